@@ -1,0 +1,28 @@
+//===- KiteAttrs.td - Kite dialect enums and attributes ----*- tablegen -*-===//
+//
+// Enumerations used by Kite ops: reduction kinds and dot input precisions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_DIALECT_KITE_IR_KITEATTRS_TD
+#define KITE_DIALECT_KITE_IR_KITEATTRS_TD
+
+include "kite/Dialect/Kite/IR/KiteDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
+def Kite_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
+    "how f32 dot operands are multiplied", [
+    I32EnumAttrCase<"IEEE", 0, "ieee">,
+    I32EnumAttrCase<"TF32", 1, "tf32">,
+    I32EnumAttrCase<"TF32x3", 2, "tf32x3">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
+#endif // KITE_DIALECT_KITE_IR_KITEATTRS_TD

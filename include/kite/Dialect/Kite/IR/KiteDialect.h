@@ -1,0 +1,41 @@
+//===- KiteDialect.h - Kite dialect ------------------------------*- C++ -*-===//
+//
+// Declares the `kite` dialect, its types, attributes and operations. Include
+// this one header to use the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_DIALECT_KITE_IR_KITEDIALECT_H
+#define KITE_DIALECT_KITE_IR_KITEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h.inc"
+#include "kite/Dialect/Kite/IR/KiteEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "kite/Dialect/Kite/IR/KiteTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "kite/Dialect/Kite/IR/KiteOps.h.inc"
+
+namespace mlir::kite {
+
+/// The element type of a scalar-or-block type (the type itself for scalars).
+Type getElementTypeOrSelf(Type type);
+
+/// `elementType` with the shape of `like`: a tensor if `like` is a ranked
+/// tensor, the scalar itself otherwise.
+Type getTypeWithShapeOf(Type like, Type elementType);
+
+/// Whether `op` is a `func.func` marked as a Kite kernel.
+bool isKernel(Operation *op);
+
+} // namespace mlir::kite
+
+#endif // KITE_DIALECT_KITE_IR_KITEDIALECT_H

@@ -1,0 +1,53 @@
+//===- KiteDialect.td - Kite dialect definition ------------*- tablegen -*-===//
+//
+// The `kite` dialect: block-level GPU kernels in the style of Triton. A kernel
+// is one *program* of a grid; its values are scalars or *blocks* (statically
+// shaped ranked tensors) of scalars or of global pointers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_DIALECT_KITE_IR_KITEDIALECT_TD
+#define KITE_DIALECT_KITE_IR_KITEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Kite_Dialect : Dialect {
+  let name = "kite";
+  let cppNamespace = "::mlir::kite";
+  let summary = "Block-level GPU kernels in the style of Triton";
+  let description = [{
+    A Kite kernel is a `func.func` marked `kite.kernel`. It runs as one program
+    of a 1-3-D grid; `kite.program_id` tells which. Values are scalars or
+    blocks: statically shaped `tensor`s of integers, floats or `!kite.ptr`s.
+    Elementwise arithmetic on blocks uses the `arith` and `math` dialects on
+    tensors; `where` is `arith.select` with a block condition.
+
+    Kernel attributes:
+    - on the function: `kite.kernel` (unit), `kite.num_warps` (i32, a power
+      of two in 1..32; warps per program);
+    - on arguments: `kite.constexpr` (unit; a compile-time constant scalar
+      that must be bound before lowering) and `kite.divisibility` (i32, a
+      power of two: the argument, pointer or integer, is divisible by it).
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    /// Unit attribute marking a `func.func` as a Kite kernel.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() { return "kite.kernel"; }
+    /// i32 attribute: warps (of 32 threads) per program.
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
+    /// Unit argument attribute: a compile-time constant parameter.
+    static constexpr ::llvm::StringLiteral getConstexprAttrName() { return "kite.constexpr"; }
+    /// i32 argument attribute: the argument is divisible by this power of two.
+    static constexpr ::llvm::StringLiteral getDivisibilityAttrName() { return "kite.divisibility"; }
+  }];
+}
+
+class Kite_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kite_Dialect, mnemonic, traits>;
+
+#endif // KITE_DIALECT_KITE_IR_KITEDIALECT_TD

@@ -1,0 +1,316 @@
+//===- KiteOps.td - Kite dialect operations ----------------*- tablegen -*-===//
+//
+// The operations of the `kite` dialect. Their semantics follow Triton's `tt`
+// dialect: a program reads its position in the grid (program_id), builds
+// blocks of offsets (arange, splat, broadcast, expand_dims), turns them into
+// blocks of pointers (addptr), moves data (load, store), and computes
+// (arith/math on tensors, rand, dot, reduce).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_DIALECT_KITE_IR_KITEOPS_TD
+#define KITE_DIALECT_KITE_IR_KITEOPS_TD
+
+include "kite/Dialect/Kite/IR/KiteDialect.td"
+include "kite/Dialect/Kite/IR/KiteTypes.td"
+include "kite/Dialect/Kite/IR/KiteAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+class Kite_GridOp<string mnemonic> : Kite_Op<mnemonic, [Pure]> {
+  let arguments = (ins I32Attr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let hasVerifier = 1;
+}
+
+def Kite_ProgramIdOp : Kite_GridOp<"program_id"> {
+  let summary = "Index of this program along a grid axis";
+  let description = [{
+    Returns the index (i32) of the running program along grid axis 0, 1 or 2,
+    like Triton's `tl.program_id(axis)`.
+
+    ```mlir
+    %pid = kite.program_id 0
+    ```
+  }];
+}
+
+def Kite_NumProgramsOp : Kite_GridOp<"num_programs"> {
+  let summary = "Number of programs along a grid axis";
+  let description = [{
+    Returns the number of programs (i32) launched along grid axis 0, 1 or 2,
+    like Triton's `tl.num_programs(axis)`.
+
+    ```mlir
+    %n = kite.num_programs 1
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Block construction
+//===----------------------------------------------------------------------===//
+
+def Kite_ArangeOp : Kite_Op<"arange", [Pure]> {
+  let summary = "Block of consecutive integers";
+  let description = [{
+    Returns the 1-D block `[start, start+1, ..., end-1]` of i32. The bounds
+    are constants and the length `end - start` is a power of two (at most
+    2^20), as for Triton's `tl.arange`.
+
+    ```mlir
+    %r = kite.arange 0, 1024 : tensor<1024xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_SplatOp : Kite_Op<"splat", [Pure]> {
+  let summary = "Block filled with one scalar";
+  let description = [{
+    Returns a block whose every element is the scalar operand. The result's
+    element type is the operand's type.
+
+    ```mlir
+    %b = kite.splat %x : f32 -> tensor<1024xf32>
+    %p = kite.splat %ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Kite_Scalar:$src);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kite_BroadcastOp : Kite_Op<"broadcast", [Pure]> {
+  let summary = "Broadcast a block along its size-1 dimensions";
+  let description = [{
+    Repeats the operand along each dimension where it has size 1 to reach the
+    result's shape. Operand and result have the same rank and element type;
+    every other dimension must match.
+
+    ```mlir
+    %b = kite.broadcast %a : tensor<1x64xf32> -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Kite_ExpandDimsOp : Kite_Op<"expand_dims", [Pure]> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    Returns the operand with a new dimension of size 1 inserted at `axis`
+    (0 <= axis <= rank), like `x[:, None]` (axis 1) or `x[None, :]` (axis 0).
+
+    ```mlir
+    %c = kite.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, I32Attr:$axis);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat =
+      "$src `axis` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Kite_AddPtrOp : Kite_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Pointer plus element offsets";
+  let description = [{
+    Advances a pointer (or each pointer of a block) by an integer offset
+    counted in elements of the pointee type, like `ptr + offsets` in Triton.
+    A block of pointers takes a block of offsets of the same shape; a scalar
+    pointer a scalar offset. Offsets are i32 or i64.
+
+    ```mlir
+    %q = kite.addptr %p, %offs : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    %s = kite.addptr %base, %n : !kite.ptr<f16>, i64
+    ```
+  }];
+  let arguments = (ins Kite_PtrLike:$ptr, Kite_IntLike:$offset);
+  let results = (outs Kite_PtrLike:$result);
+  let assemblyFormat =
+      "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kite_LoadOp : Kite_Op<"load", [AttrSizedOperandSegments,
+                                   MemoryEffects<[MemRead]>]> {
+  let summary = "Load from global memory, optionally masked";
+  let description = [{
+    Loads the value behind a pointer, or behind each pointer of a block.
+    With a `mask` (i1, same shape as the pointers), masked-off elements are
+    not read and take the value of `other`, a scalar or block of the loaded
+    type (undefined when `other` is absent). `other` requires a mask.
+
+    Custom syntax: operands are positional, `ptr[, mask[, other]]`; the mask,
+    other and result types follow from the pointer type.
+
+    ```mlir
+    %x = kite.load %ptrs : tensor<1024x!kite.ptr<f32>>
+    %y = kite.load %ptrs, %mask : tensor<1024x!kite.ptr<f32>>
+    %z = kite.load %ptrs, %mask, %zero : tensor<1024x!kite.ptr<f32>>
+    %s = kite.load %p : !kite.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Kite_PtrLike:$ptr, Optional<Kite_BoolLike>:$mask,
+                       Optional<Kite_ScalarOrBlock>:$other);
+  let results = (outs Kite_ScalarOrBlock:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr, CArg<"::mlir::Value", "{}">:$mask,
+                   CArg<"::mlir::Value", "{}">:$other)>
+  ];
+}
+
+def Kite_StoreOp : Kite_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Store to global memory, optionally masked";
+  let description = [{
+    Stores a value behind a pointer, or each element of a block behind the
+    matching pointer. With a `mask` (i1, same shape), masked-off elements are
+    not written. The value's type is the pointee type with the pointers'
+    shape.
+
+    Custom syntax: operands are positional, `ptr, value[, mask]`.
+
+    ```mlir
+    kite.store %ptrs, %v, %mask : tensor<1024x!kite.ptr<f32>>
+    kite.store %p, %s : !kite.ptr<f32>
+    ```
+  }];
+  let arguments = (ins Kite_PtrLike:$ptr, Kite_ScalarOrBlock:$value,
+                       Optional<Kite_BoolLike>:$mask);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Random numbers (Philox4x32-10, bit-exact with Triton)
+//===----------------------------------------------------------------------===//
+
+class Kite_RandomOp<string mnemonic> : Kite_Op<mnemonic, [Pure]> {
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset);
+  let results = (outs Kite_ScalarOrBlock:$result);
+  let assemblyFormat = "$seed `,` $offset attr-dict `:` type($seed) `,` "
+                       "type($offset) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_RandIntOp : Kite_RandomOp<"randint"> {
+  let summary = "Random 32-bit words (Philox4x32-10)";
+  let description = [{
+    For each offset, the first output word of Philox4x32 with 10 rounds,
+    bit-exact with Triton's `tl.randint(seed, offset)`. Key: the seed
+    sign-extended to 64 bits (k0 = low, k1 = high word). Counter: c0 = the
+    offset's low 32 bits, c1 = its high 32 bits (0 for i32 offsets),
+    c2 = c3 = 0. Offsets are i32 or i64; the result is i32 with the
+    offsets' shape.
+
+    ```mlir
+    %r = kite.randint %seed, %offs : i32, tensor<1024xi32> -> tensor<1024xi32>
+    ```
+  }];
+}
+
+def Kite_RandOp : Kite_RandomOp<"rand"> {
+  let summary = "Uniform random floats in [0, 1) (Philox4x32-10)";
+  let description = [{
+    `kite.randint`'s word x as a signed i32, mapped to `~x` when negative,
+    converted to f32 and multiplied by 4.6566127342e-10 (bits 0x2FFFFFFF):
+    bit-exact with Triton's `tl.rand`. The result is f32 with the offsets'
+    shape.
+
+    ```mlir
+    %u = kite.rand %seed, %offs : i32, tensor<1024xi32> -> tensor<1024xf32>
+    ```
+  }];
+}
+
+def Kite_RandNOp : Kite_RandomOp<"randn"> {
+  let summary = "Standard normal random floats (Philox4x32-10, Box-Muller)";
+  let description = [{
+    Words 0 and 1 of Philox4x32-10 mapped to uniforms u1, u2 as in
+    `kite.rand`, then `sqrt(-2 ln max(u1, 1e-7)) * cos(2 pi u2)`, as Triton's
+    `tl.randn`. The result is f32 with the offsets' shape.
+
+    ```mlir
+    %g = kite.randn %seed, %offs : i64, tensor<256xi64> -> tensor<256xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Dot and reductions
+//===----------------------------------------------------------------------===//
+
+def Kite_DotOp : Kite_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Block matrix product with accumulation";
+  let description = [{
+    `result = a * b + acc` for 2-D blocks a (MxK), b (KxN) and acc (MxN).
+    a and b have the same element type, f32, f16 or bf16; the accumulator
+    and result are f32. `precision` says how f32 inputs are multiplied:
+    `ieee` (exact f32 products, the default), `tf32` or `tf32x3`; it is
+    ignored for f16/bf16 inputs. Unlike Triton, whose default is tf32, Kite
+    defaults to IEEE.
+
+    ```mlir
+    %c = kite.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %d = kite.dot %x, %y, %acc precision = tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Kite_FloatBlock:$a, Kite_FloatBlock:$b,
+                       Kite_FloatBlock:$acc,
+                       DefaultValuedAttr<Kite_InputPrecisionAttr,
+                           "::mlir::kite::InputPrecision::IEEE">:$precision);
+  let results = (outs Kite_FloatBlock:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc (`precision` `=` $precision^)? "
+                       "attr-dict `:` type($a) `,` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
+  let summary = "Reduce a block along one axis";
+  let description = [{
+    Combines the elements of a block along `axis` with `sum`, `max` or `min`
+    (Triton's `tl.sum`/`tl.max`/`tl.min`). The result drops that dimension; a
+    1-D block reduces to a scalar. Floats and integers (not i1) are accepted;
+    integer max/min are signed. Float max/min propagate NaN.
+
+    ```mlir
+    %s = kite.reduce sum %x axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+    %m = kite.reduce max %v axis 0 : tensor<1024xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, Kite_ReduceKindAttr:$kind,
+                       I32Attr:$axis);
+  let results = (outs Kite_ScalarOrBlock:$result);
+  let assemblyFormat = "$kind $src `axis` $axis attr-dict `:` type($src) "
+                       "`->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // KITE_DIALECT_KITE_IR_KITEOPS_TD

@@ -1,0 +1,162 @@
+//===- KiteDialect.cpp - Kite dialect registration and attributes ---------===//
+//
+// Registers the `kite` dialect's types, attributes and operations, verifies
+// the kernel attributes it owns (`kite.kernel`, `kite.num_warps`,
+// `kite.constexpr`, `kite.divisibility`) and materializes folded constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+
+#include "kite/Dialect/Kite/IR/KiteDialect.cpp.inc"
+#include "kite/Dialect/Kite/IR/KiteEnums.cpp.inc"
+
+
+#define GET_TYPEDEF_CLASSES
+#include "kite/Dialect/Kite/IR/KiteTypes.cpp.inc"
+
+void KiteDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "kite/Dialect/Kite/IR/KiteOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "kite/Dialect/Kite/IR/KiteTypes.cpp.inc"
+      >();
+}
+
+Operation *KiteDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Pointer type
+//===----------------------------------------------------------------------===//
+
+bool PointerType::isValidPointeeType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return intType.isSignless() &&
+           llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
+LogicalResult
+PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                    Type pointeeType) {
+  if (!isValidPointeeType(pointeeType))
+    return emitError() << "!kite.ptr cannot point to " << pointeeType
+                       << "; expected i1, i8, i16, i32, i64, f16, bf16, f32 "
+                          "or f64";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type mlir::kite::getElementTypeOrSelf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+Type mlir::kite::getTypeWithShapeOf(Type like, Type elementType) {
+  if (auto tensor = dyn_cast<RankedTensorType>(like))
+    return RankedTensorType::get(tensor.getShape(), elementType);
+  return elementType;
+}
+
+bool mlir::kite::isKernel(Operation *op) {
+  return isa<func::FuncOp>(op) &&
+         op->hasAttr(KiteDialect::getKernelAttrName());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel attribute verification
+//===----------------------------------------------------------------------===//
+
+static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == getKernelAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op->emitError() << "'" << name
+                             << "' may only be attached to a func.func";
+    if (func.getFunctionType().getNumResults() != 0)
+      return op->emitError() << "kernel '" << func.getSymName()
+                             << "' must not return values";
+    for (Type t : func.getArgumentTypes())
+      if (isa<RankedTensorType>(t))
+        return op->emitError()
+               << "kernel '" << func.getSymName()
+               << "' takes a block argument of type " << t
+               << "; kernel parameters are scalars or pointers";
+    return success();
+  }
+  if (name == getNumWarpsAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32))
+      return op->emitError() << "'" << name << "' must be an i32 attribute";
+    int64_t warps = value.getInt();
+    if (!isPowerOfTwo(warps) || warps > 32)
+      return op->emitError() << "'" << name
+                             << "' must be a power of two in [1, 32], got "
+                             << warps;
+    if (!isKernel(op))
+      return op->emitError() << "'" << name
+                             << "' requires a func.func marked 'kite.kernel'";
+    return success();
+  }
+  return op->emitError() << "unknown Kite attribute '" << name << "'";
+}
+
+LogicalResult KiteDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    return op->emitError() << "'" << name
+                           << "' may only be attached to func.func arguments";
+  Type argType = func.getArgumentTypes()[argIndex];
+  if (name == getConstexprAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    if (!isa<IntegerType, FloatType>(argType))
+      return op->emitError() << "constexpr argument #" << argIndex
+                             << " must be an integer or float scalar, got "
+                             << argType;
+    return success();
+  }
+  if (name == getDivisibilityAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32))
+      return op->emitError() << "'" << name << "' must be an i32 attribute";
+    if (!isPowerOfTwo(value.getInt()))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be a positive power of two, got "
+                             << value.getInt();
+    if (!isa<PointerType, IntegerType>(argType))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " requires a pointer or integer argument, got "
+                             << argType;
+    return success();
+  }
+  return op->emitError() << "unknown Kite argument attribute '" << name << "'";
+}

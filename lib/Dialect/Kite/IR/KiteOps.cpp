@@ -1,0 +1,517 @@
+//===- KiteOps.cpp - Kite dialect operations -------------------------------===//
+//
+// Verifiers, custom assembly, folds and canonicalization patterns of the
+// `kite` operations. Verifier messages name the operand and what was expected.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The shape of a block type, or the empty shape of a scalar.
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+/// Prints a shape as `[a, b]`, or `scalar` for a rank-0 shape.
+static std::string shapeString(Type type) {
+  if (!isa<RankedTensorType>(type))
+    return "scalar";
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shapeOf(type), os);
+  os << "]";
+  return s;
+}
+
+static bool sameShape(Type a, Type b) {
+  return isa<RankedTensorType>(a) == isa<RankedTensorType>(b) &&
+         shapeOf(a) == shapeOf(b);
+}
+
+/// The pointee type of a pointer or block-of-pointers type.
+static Type pointeeOf(Type ptrLike) {
+  return cast<PointerType>(getElementTypeOrSelf(ptrLike)).getPointeeType();
+}
+
+/// Whether `v` is a constant i1 (scalar or splat block) equal to `value`.
+static bool isConstantBool(Value v, bool value) {
+  return value ? matchPattern(v, m_One()) : matchPattern(v, m_Zero());
+}
+
+static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+//===----------------------------------------------------------------------===//
+// program_id, num_programs
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyGridAxis(Operation *op, int32_t axis) {
+  if (axis < 0 || axis > 2)
+    return op->emitOpError() << "axis must be 0, 1 or 2, got " << axis;
+  return success();
+}
+
+LogicalResult ProgramIdOp::verify() { return verifyGridAxis(*this, getAxis()); }
+LogicalResult NumProgramsOp::verify() {
+  return verifyGridAxis(*this, getAxis());
+}
+
+//===----------------------------------------------------------------------===//
+// arange
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  auto type = getType();
+  if (type.getRank() != 1)
+    return emitOpError() << "result must be a 1-D block, got rank "
+                         << type.getRank();
+  if (end <= start)
+    return emitOpError() << "end (" << end << ") must be greater than start ("
+                         << start << ")";
+  int64_t length = end - start;
+  if (!isPowerOfTwo(length))
+    return emitOpError() << "length end - start = " << length
+                         << " must be a power of two";
+  if (length > (int64_t(1) << 20))
+    return emitOpError() << "length " << length
+                         << " exceeds the maximum block size 2^20";
+  if (type.getDimSize(0) != length)
+    return emitOpError() << "result has " << type.getDimSize(0)
+                         << " elements but the range [" << start << ", " << end
+                         << ") has " << length;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// splat
+//===----------------------------------------------------------------------===//
+
+LogicalResult SplatOp::verify() {
+  Type elementType = getType().getElementType();
+  if (elementType != getSrc().getType())
+    return emitOpError() << "result element type " << elementType
+                         << " does not match the scalar type "
+                         << getSrc().getType();
+  return success();
+}
+
+// splat(constant c) -> dense<c>
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<ShapedType>(getType());
+  if (auto value = dyn_cast_if_present<IntegerAttr>(adaptor.getSrc()))
+    return DenseElementsAttr::get(type, value.getValue());
+  if (auto value = dyn_cast_if_present<FloatAttr>(adaptor.getSrc()))
+    return DenseElementsAttr::get(type, value.getValue());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (srcType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " does not match the operand element type "
+                         << srcType.getElementType();
+  if (srcType.getRank() != resultType.getRank())
+    return emitOpError() << "operand rank " << srcType.getRank()
+                         << " differs from result rank "
+                         << resultType.getRank()
+                         << "; use kite.expand_dims to add dimensions";
+  for (auto [i, from, to] : llvm::enumerate(srcType.getShape(),
+                                            resultType.getShape()))
+    if (from != to && from != 1)
+      return emitOpError() << "cannot broadcast dimension " << i << " of size "
+                           << from << " to " << to
+                           << "; only size-1 dimensions broadcast";
+  return success();
+}
+
+// broadcast(x : T -> T) -> x; broadcast(dense splat) -> dense splat
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto dense = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+namespace {
+/// Pattern: broadcast(splat(x)) => splat(x)
+struct BroadcastOfSplat : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+
+/// Pattern: expand_dims(splat(x)) => splat(x)
+struct ExpandDimsOfSplat : OpRewritePattern<ExpandDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<BroadcastOfSplat>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// expand_dims
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, "
+                         << srcType.getRank() << "] for a rank-"
+                         << srcType.getRank() << " operand";
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  auto expectedType =
+      RankedTensorType::get(expected, srcType.getElementType());
+  if (resultType != expectedType)
+    return emitOpError() << "result type " << resultType << " should be "
+                         << expectedType;
+  return success();
+}
+
+// expand_dims(dense splat) -> dense splat
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  if (auto dense = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ExpandDimsOfSplat>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// addptr
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  Type ptrType = getPtr().getType(), offsetType = getOffset().getType();
+  if (!sameShape(ptrType, offsetType))
+    return emitOpError() << "offset shape " << shapeString(offsetType)
+                         << " does not match pointer shape "
+                         << shapeString(ptrType);
+  Type offsetElement = getElementTypeOrSelf(offsetType);
+  if (!offsetElement.isInteger(32) && !offsetElement.isInteger(64))
+    return emitOpError() << "offsets must be i32 or i64, got "
+                         << offsetElement;
+  return success();
+}
+
+// addptr(p, 0) -> p
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// load
+//===----------------------------------------------------------------------===//
+
+void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
+                   Value mask, Value other) {
+  Type resultType = getTypeWithShapeOf(ptr.getType(), pointeeOf(ptr.getType()));
+  build(builder, state, resultType, ptr, mask, other);
+}
+
+/// Parses `ptr-operand (`,` operand)* attr-dict `:` type`, the trailing
+/// operands' types being derived from the pointer type by `typesFor`.
+static ParseResult
+parsePositionalMemOp(OpAsmParser &parser, OperationState &result,
+                     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                     Type &ptrType) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(ptrType))
+    return failure();
+  if (operands.empty())
+    return parser.emitError(loc, "expected a pointer operand");
+  Type element = getElementTypeOrSelf(ptrType);
+  if (!isa<PointerType>(element))
+    return parser.emitError(loc, "expected a pointer or block of pointers "
+                                 "type after ':', got ")
+           << ptrType;
+  return success();
+}
+
+ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> operands;
+  Type ptrType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parsePositionalMemOp(parser, result, operands, ptrType))
+    return failure();
+  if (operands.size() > 3)
+    return parser.emitError(loc, "expected at most 3 operands (ptr, mask, "
+                                 "other), got ")
+           << operands.size();
+  Type valueType = getTypeWithShapeOf(ptrType, pointeeOf(ptrType));
+  Type maskType =
+      getTypeWithShapeOf(ptrType, IntegerType::get(parser.getContext(), 1));
+  Type types[] = {ptrType, maskType, valueType};
+  for (auto [operand, type] : llvm::zip(operands, types))
+    if (parser.resolveOperand(operand, type, result.operands))
+      return failure();
+  auto &props = result.getOrAddProperties<LoadOp::Properties>();
+  props.operandSegmentSizes = {1, operands.size() > 1 ? 1 : 0,
+                               operands.size() > 2 ? 1 : 0};
+  result.addTypes(valueType);
+  return success();
+}
+
+void LoadOp::print(OpAsmPrinter &p) {
+  p << ' ' << getPtr();
+  if (getMask())
+    p << ", " << getMask();
+  if (getOther())
+    p << ", " << getOther();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          /*elidedAttrs=*/{getOperandSegmentSizesAttrName()});
+  p << " : " << getPtr().getType();
+}
+
+LogicalResult LoadOp::verify() {
+  Type ptrType = getPtr().getType();
+  Type expected = getTypeWithShapeOf(ptrType, pointeeOf(ptrType));
+  if (getType() != expected)
+    return emitOpError() << "result type " << getType()
+                         << " does not match the pointer type " << ptrType
+                         << "; expected " << expected;
+  if (Value mask = getMask(); mask && !sameShape(mask.getType(), ptrType))
+    return emitOpError() << "mask shape " << shapeString(mask.getType())
+                         << " does not match pointer shape "
+                         << shapeString(ptrType);
+  if (Value other = getOther()) {
+    if (!getMask())
+      return emitOpError() << "'other' requires a mask";
+    if (other.getType() != expected)
+      return emitOpError() << "'other' has type " << other.getType()
+                           << " but the loaded value has type " << expected;
+  }
+  return success();
+}
+
+// load(p, splat(false), other) -> other
+OpFoldResult LoadOp::fold(FoldAdaptor) {
+  if (getMask() && getOther() && isConstantBool(getMask(), false))
+    return getOther();
+  return {};
+}
+
+namespace {
+/// Pattern: load(p, splat(true)[, other]) => load(p)
+struct LoadDropTrueMask : OpRewritePattern<LoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getMask() || !isConstantBool(op.getMask(), true))
+      return rewriter.notifyMatchFailure(op, "mask is not constant true");
+    rewriter.replaceOpWithNewOp<LoadOp>(op, op.getPtr());
+    return success();
+  }
+};
+
+/// Pattern: store(p, v, splat(true)) => store(p, v)
+/// Pattern: store(p, v, splat(false)) => (erased)
+struct StoreConstantMask : OpRewritePattern<StoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    if (mask && isConstantBool(mask, false)) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (mask && isConstantBool(mask, true)) {
+      rewriter.modifyOpInPlace(op, [&] { op.getMaskMutable().clear(); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "mask is absent or not constant");
+  }
+};
+} // namespace
+
+void LoadOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<LoadDropTrueMask>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// store
+//===----------------------------------------------------------------------===//
+
+ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> operands;
+  Type ptrType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parsePositionalMemOp(parser, result, operands, ptrType))
+    return failure();
+  if (operands.size() < 2 || operands.size() > 3)
+    return parser.emitError(loc, "expected 2 or 3 operands (ptr, value, "
+                                 "mask), got ")
+           << operands.size();
+  Type valueType = getTypeWithShapeOf(ptrType, pointeeOf(ptrType));
+  Type maskType =
+      getTypeWithShapeOf(ptrType, IntegerType::get(parser.getContext(), 1));
+  Type types[] = {ptrType, valueType, maskType};
+  for (auto [operand, type] : llvm::zip(operands, types))
+    if (parser.resolveOperand(operand, type, result.operands))
+      return failure();
+  return success();
+}
+
+void StoreOp::print(OpAsmPrinter &p) {
+  p << ' ' << getPtr() << ", " << getValue();
+  if (getMask())
+    p << ", " << getMask();
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " : " << getPtr().getType();
+}
+
+LogicalResult StoreOp::verify() {
+  Type ptrType = getPtr().getType();
+  Type expected = getTypeWithShapeOf(ptrType, pointeeOf(ptrType));
+  if (getValue().getType() != expected)
+    return emitOpError() << "stored value has type " << getValue().getType()
+                         << " but the pointer type " << ptrType
+                         << " expects " << expected;
+  if (Value mask = getMask(); mask && !sameShape(mask.getType(), ptrType))
+    return emitOpError() << "mask shape " << shapeString(mask.getType())
+                         << " does not match pointer shape "
+                         << shapeString(ptrType);
+  return success();
+}
+
+void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<StoreConstantMask>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// rand, randint, randn
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyRandom(Operation *op, Type offsetType,
+                                  Type resultType, Type expectedElement) {
+  Type offsetElement = getElementTypeOrSelf(offsetType);
+  if (!offsetElement.isInteger(32) && !offsetElement.isInteger(64))
+    return op->emitOpError() << "offsets must be i32 or i64, got "
+                             << offsetElement;
+  Type expected = getTypeWithShapeOf(offsetType, expectedElement);
+  if (resultType != expected)
+    return op->emitOpError() << "result type " << resultType << " should be "
+                             << expected << " (" << expectedElement
+                             << " with the offsets' shape)";
+  return success();
+}
+
+LogicalResult RandIntOp::verify() {
+  return verifyRandom(*this, getOffset().getType(), getType(),
+                      IntegerType::get(getContext(), 32));
+}
+LogicalResult RandOp::verify() {
+  return verifyRandom(*this, getOffset().getType(), getType(),
+                      Float32Type::get(getContext()));
+}
+LogicalResult RandNOp::verify() {
+  return verifyRandom(*this, getOffset().getType(), getType(),
+                      Float32Type::get(getContext()));
+}
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto aType = getA().getType(), bType = getB().getType();
+  auto accType = getAcc().getType();
+  if (aType.getRank() != 2 || bType.getRank() != 2 || accType.getRank() != 2)
+    return emitOpError() << "operands must be 2-D blocks, got ranks "
+                         << aType.getRank() << ", " << bType.getRank()
+                         << " and " << accType.getRank();
+  if (aType.getElementType() != bType.getElementType())
+    return emitOpError() << "a and b must have the same element type, got "
+                         << aType.getElementType() << " and "
+                         << bType.getElementType();
+  if (!accType.getElementType().isF32())
+    return emitOpError() << "accumulator must be f32, got "
+                         << accType.getElementType();
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t kb = bType.getDimSize(0), n = bType.getDimSize(1);
+  if (k != kb)
+    return emitOpError() << "inner dimensions differ: a is " << m << "x" << k
+                         << " but b is " << kb << "x" << n;
+  if (accType.getDimSize(0) != m || accType.getDimSize(1) != n)
+    return emitOpError() << "accumulator must be " << m << "x" << n << ", got "
+                         << accType.getDimSize(0) << "x"
+                         << accType.getDimSize(1);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto srcType = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << srcType.getRank() << " block";
+  Type element = srcType.getElementType();
+  if (isa<PointerType>(element) || element.isInteger(1))
+    return emitOpError() << "cannot reduce a block of " << element;
+  SmallVector<int64_t> shape(srcType.getShape());
+  shape.erase(shape.begin() + axis);
+  Type expected = shape.empty() ? element
+                                : Type(RankedTensorType::get(shape, element));
+  if (getType() != expected)
+    return emitOpError() << "result type " << getType() << " should be "
+                         << expected;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "kite/Dialect/Kite/IR/KiteOps.cpp.inc"
