@@ -17,10 +17,12 @@ config.substitutions.append(("%kite_src_root", config.kite_src_root))
 config.substitutions.append(("%examples", os.path.join(config.kite_src_root, "dsl-examples")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.kite_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kite_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["kite-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["kite-opt", "split-file"], tool_dirs)
 
 ptxas = os.path.join(config.cuda_home, "bin", "ptxas")
 if os.path.exists(ptxas):

@@ -64,12 +64,6 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
 // Helpers
 //===----------------------------------------------------------------------===//
 
-Type mlir::kite::getElementTypeOrSelf(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.getElementType();
-  return type;
-}
-
 Type mlir::kite::getTypeWithShapeOf(Type like, Type elementType) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
     return RankedTensorType::get(tensor.getShape(), elementType);

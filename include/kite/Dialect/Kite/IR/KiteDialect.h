@@ -13,6 +13,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h.inc"
@@ -25,9 +26,6 @@
 #include "kite/Dialect/Kite/IR/KiteOps.h.inc"
 
 namespace mlir::kite {
-
-/// The element type of a scalar-or-block type (the type itself for scalars).
-Type getElementTypeOrSelf(Type type);
 
 /// `elementType` with the shape of `like`: a tensor if `like` is a ranked
 /// tensor, the scalar itself otherwise.

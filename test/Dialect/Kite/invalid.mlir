@@ -1,0 +1,369 @@
+// RUN: kite-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of the kite ops.
+
+func.func @program_id_axis() {
+  // expected-error @+1 {{'kite.program_id' op axis must be 0, 1 or 2, got 3}}
+  %0 = kite.program_id 3
+  return
+}
+
+// -----
+
+func.func @num_programs_axis() {
+  // expected-error @+1 {{'kite.num_programs' op axis must be 0, 1 or 2, got -1}}
+  %0 = kite.num_programs -1
+  return
+}
+
+// -----
+
+func.func @arange_rank() {
+  // expected-error @+1 {{result must be a 1-D block, got rank 2}}
+  %0 = kite.arange 0, 16 : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @arange_empty() {
+  // expected-error @+1 {{end (8) must be greater than start (8)}}
+  %0 = kite.arange 8, 8 : tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @arange_not_pow2() {
+  // expected-error @+1 {{length end - start = 100 must be a power of two}}
+  %0 = kite.arange 0, 100 : tensor<100xi32>
+  return
+}
+
+// -----
+
+func.func @arange_too_long() {
+  // expected-error @+1 {{length 2097152 exceeds the maximum block size 2^20}}
+  %0 = kite.arange 0, 2097152 : tensor<2097152xi32>
+  return
+}
+
+// -----
+
+func.func @arange_size() {
+  // expected-error @+1 {{result has 32 elements but the range [0, 16) has 16}}
+  %0 = kite.arange 0, 16 : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @arange_type() {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit signless integer values}}
+  %0 = kite.arange 0, 16 : tensor<16xi64>
+  return
+}
+
+// -----
+
+func.func @splat_type(%x: i32) {
+  // expected-error @+1 {{result element type 'f32' does not match the scalar type 'i32'}}
+  %0 = kite.splat %x : i32 -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @splat_of_block(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be Kite scalar}}
+  %0 = kite.splat %x : tensor<4xi32> -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element(%x: tensor<1x16xi32>) {
+  // expected-error @+1 {{result element type 'i64' does not match the operand element type 'i32'}}
+  %0 = kite.broadcast %x : tensor<1x16xi32> -> tensor<8x16xi64>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<16xi32>) {
+  // expected-error @+1 {{operand rank 1 differs from result rank 2; use kite.expand_dims to add dimensions}}
+  %0 = kite.broadcast %x : tensor<16xi32> -> tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%x: tensor<2x16xi32>) {
+  // expected-error @+1 {{cannot broadcast dimension 0 of size 2 to 8; only size-1 dimensions broadcast}}
+  %0 = kite.broadcast %x : tensor<2x16xi32> -> tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_axis(%x: tensor<16xi32>) {
+  // expected-error @+1 {{axis 2 is out of range [0, 1] for a rank-1 operand}}
+  %0 = kite.expand_dims %x axis 2 : tensor<16xi32> -> tensor<16x1xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_result(%x: tensor<16xi32>) {
+  // expected-error @+1 {{result type 'tensor<1x16xi32>' should be 'tensor<16x1xi32>'}}
+  %0 = kite.expand_dims %x axis 1 : tensor<16xi32> -> tensor<1x16xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<16x!kite.ptr<f32>>, %o: tensor<32xi32>) {
+  // expected-error @+1 {{offset shape [32] does not match pointer shape [16]}}
+  %0 = kite.addptr %p, %o : tensor<16x!kite.ptr<f32>>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_scalar_offset(%p: tensor<16x!kite.ptr<f32>>, %o: i32) {
+  // expected-error @+1 {{offset shape scalar does not match pointer shape [16]}}
+  %0 = kite.addptr %p, %o : tensor<16x!kite.ptr<f32>>, i32
+  return
+}
+
+// -----
+
+func.func @addptr_offset_type(%p: !kite.ptr<f32>, %o: i16) {
+  // expected-error @+1 {{offsets must be i32 or i64, got 'i16'}}
+  %0 = kite.addptr %p, %o : !kite.ptr<f32>, i16
+  return
+}
+
+// -----
+
+func.func @load_result(%p: tensor<16x!kite.ptr<f32>>) {
+  // expected-error @+1 {{result type 'tensor<16xf16>' does not match the pointer type 'tensor<16x!kite.ptr<f32>>'; expected 'tensor<16xf32>'}}
+  %0 = "kite.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<16x!kite.ptr<f32>>) -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<16x!kite.ptr<f32>>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{mask shape [8] does not match pointer shape [16]}}
+  %0 = "kite.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<16x!kite.ptr<f32>>, tensor<8xi1>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_without_mask(%p: tensor<16x!kite.ptr<f32>>, %o: tensor<16xf32>) {
+  // expected-error @+1 {{'other' requires a mask}}
+  %0 = "kite.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<16x!kite.ptr<f32>>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_type(%p: tensor<16x!kite.ptr<f32>>, %m: tensor<16xi1>, %o: f32) {
+  // expected-error @+1 {{'other' has type 'f32' but the loaded value has type 'tensor<16xf32>'}}
+  %0 = "kite.load"(%p, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<16x!kite.ptr<f32>>, tensor<16xi1>, f32) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_mask_type(%p: tensor<16x!kite.ptr<f32>>, %m: tensor<16xi32>) {
+  // expected-error @+1 {{operand #1 must be i1 or block of i1, but got 'tensor<16xi32>'}}
+  %0 = "kite.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<16x!kite.ptr<f32>>, tensor<16xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_too_many(%p: tensor<16x!kite.ptr<f32>>, %m: tensor<16xi1>, %o: tensor<16xf32>) {
+  // expected-error @+1 {{expected at most 3 operands (ptr, mask, other), got 4}}
+  %0 = kite.load %p, %m, %o, %o : tensor<16x!kite.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @load_not_pointer(%p: tensor<16xf32>) {
+  // expected-error @+1 {{expected a pointer or block of pointers type after ':', got 'tensor<16xf32>'}}
+  %0 = kite.load %p : tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_mask_wrong_type(%p: tensor<16x!kite.ptr<f32>>, %m: tensor<16xi32>) {
+  // expected-error @+2 {{use of value '%m' expects different type than prior uses: 'tensor<16xi1>' vs 'tensor<16xi32>'}}
+  // expected-note @-2 {{prior use here}}
+  %0 = kite.load %p, %m : tensor<16x!kite.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @store_value(%p: tensor<16x!kite.ptr<f32>>, %v: tensor<16xf16>) {
+  // expected-error @+1 {{stored value has type 'tensor<16xf16>' but the pointer type 'tensor<16x!kite.ptr<f32>>' expects 'tensor<16xf32>'}}
+  "kite.store"(%p, %v) : (tensor<16x!kite.ptr<f32>>, tensor<16xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: tensor<16x!kite.ptr<f32>>, %v: tensor<16xf32>, %m: tensor<16x1xi1>) {
+  // expected-error @+1 {{mask shape [16, 1] does not match pointer shape [16]}}
+  "kite.store"(%p, %v, %m) : (tensor<16x!kite.ptr<f32>>, tensor<16xf32>, tensor<16x1xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_operands(%p: tensor<16x!kite.ptr<f32>>) {
+  // expected-error @+1 {{expected 2 or 3 operands (ptr, value, mask), got 1}}
+  kite.store %p : tensor<16x!kite.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @rand_offsets(%s: i32, %o: tensor<16xi16>) {
+  // expected-error @+1 {{offsets must be i32 or i64, got 'i16'}}
+  %0 = kite.rand %s, %o : i32, tensor<16xi16> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @rand_result(%s: i32, %o: tensor<16xi32>) {
+  // expected-error @+1 {{result type 'tensor<16xf64>' should be 'tensor<16xf32>' ('f32' with the offsets' shape)}}
+  %0 = kite.rand %s, %o : i32, tensor<16xi32> -> tensor<16xf64>
+  return
+}
+
+// -----
+
+func.func @randint_result(%s: i64, %o: tensor<16xi64>) {
+  // expected-error @+1 {{result type 'tensor<16xi64>' should be 'tensor<16xi32>' ('i32' with the offsets' shape)}}
+  %0 = kite.randint %s, %o : i64, tensor<16xi64> -> tensor<16xi64>
+  return
+}
+
+// -----
+
+func.func @randn_result(%s: i32, %o: tensor<16xi32>) {
+  // expected-error @+1 {{result type 'tensor<8xf32>' should be 'tensor<16xf32>' ('f32' with the offsets' shape)}}
+  %0 = kite.randn %s, %o : i32, tensor<16xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @rand_seed(%s: f32, %o: tensor<16xi32>) {
+  // expected-error @+1 {{operand #0 must be 32-bit signless integer or 64-bit signless integer}}
+  %0 = kite.rand %s, %o : f32, tensor<16xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{operands must be 2-D blocks, got ranks 1, 2 and 2}}
+  %0 = kite.dot %a, %b, %c : tensor<16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{a and b must have the same element type, got 'f16' and 'bf16'}}
+  %0 = kite.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{accumulator must be f32, got 'f16'}}
+  %0 = kite.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{inner dimensions differ: a is 16x32 but b is 16x16}}
+  %0 = kite.dot %a, %b, %c : tensor<16x32xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{accumulator must be 16x64, got 16x32}}
+  %0 = kite.dot %a, %b, %c : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int(%a: tensor<16x16xi8>, %b: tensor<16x16xi8>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float values}}
+  %0 = kite.dot %a, %b, %c : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<16x16xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for a rank-2 block}}
+  %0 = kite.reduce sum %x axis 2 : tensor<16x16xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_bool(%x: tensor<16xi1>) {
+  // expected-error @+1 {{cannot reduce a block of 'i1'}}
+  %0 = kite.reduce max %x axis 0 : tensor<16xi1> -> i1
+  return
+}
+
+// -----
+
+func.func @reduce_ptr(%x: tensor<16x!kite.ptr<f32>>) {
+  // expected-error @+1 {{cannot reduce a block of '!kite.ptr<f32>'}}
+  %0 = kite.reduce max %x axis 0 : tensor<16x!kite.ptr<f32>> -> !kite.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<8x16xf32>) {
+  // expected-error @+1 {{result type 'tensor<8xf32>' should be 'tensor<16xf32>'}}
+  %0 = kite.reduce sum %x axis 0 : tensor<8x16xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: tensor<8xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  %0 = kite.reduce prod %x axis 0 : tensor<8xf32> -> f32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{!kite.ptr cannot point to 'i7'; expected i1, i8, i16, i32, i64, f16, bf16, f32 or f64}}
+func.func @bad_pointee(%p: !kite.ptr<i7>) {
+  return
+}

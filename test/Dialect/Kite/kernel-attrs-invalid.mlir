@@ -1,0 +1,106 @@
+// RUN: kite-opt %s -split-input-file -verify-diagnostics
+
+// The kernel attributes owned by the kite dialect.
+
+// expected-error @+1 {{'kite.kernel' must be a unit attribute}}
+func.func @kernel_not_unit() attributes {kite.kernel = 1 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.kernel' may only be attached to a func.func}}
+module attributes {kite.kernel} {
+}
+
+// -----
+
+// expected-error @+1 {{kernel 'returns' must not return values}}
+func.func @returns() -> i32 attributes {kite.kernel} {
+  %0 = arith.constant 0 : i32
+  return %0 : i32
+}
+
+// -----
+
+// expected-error @+1 {{kernel 'block_arg' takes a block argument of type 'tensor<4xf32>'; kernel parameters are scalars or pointers}}
+func.func @block_arg(%x: tensor<4xf32>) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.num_warps' must be an i32 attribute}}
+func.func @warps_type() attributes {kite.kernel, kite.num_warps = 4 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.num_warps' must be a power of two in [1, 32], got 6}}
+func.func @warps_value() attributes {kite.kernel, kite.num_warps = 6 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.num_warps' must be a power of two in [1, 32], got 64}}
+func.func @warps_large() attributes {kite.kernel, kite.num_warps = 64 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.num_warps' requires a func.func marked 'kite.kernel'}}
+func.func @warps_no_kernel() attributes {kite.num_warps = 4 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown Kite attribute 'kite.warps'}}
+func.func @unknown() attributes {kite.kernel, kite.warps = 4 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.constexpr' must be a unit attribute}}
+func.func @constexpr_value(%b: i32 {kite.constexpr = 1 : i32}) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{constexpr argument #1 must be an integer or float scalar, got '!kite.ptr<f32>'}}
+func.func @constexpr_ptr(%n: i32, %p: !kite.ptr<f32> {kite.constexpr}) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.divisibility' must be an i32 attribute}}
+func.func @div_type(%p: !kite.ptr<f32> {kite.divisibility = 16 : i64}) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.divisibility' of argument #0 must be a positive power of two, got 12}}
+func.func @div_value(%p: !kite.ptr<f32> {kite.divisibility = 12 : i32}) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.divisibility' of argument #0 requires a pointer or integer argument, got 'f32'}}
+func.func @div_float(%x: f32 {kite.divisibility = 16 : i32}) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown Kite argument attribute 'kite.aligned'}}
+func.func @unknown_arg(%p: !kite.ptr<f32> {kite.aligned}) attributes {kite.kernel} {
+  return
+}

@@ -1,0 +1,128 @@
+// RUN: kite-opt %s | kite-opt | FileCheck %s
+// RUN: kite-opt %s --mlir-print-op-generic | kite-opt | FileCheck %s
+
+// Round trip of every kite op and type through the custom and generic forms.
+
+// CHECK-LABEL: func.func @grid
+func.func @grid() -> (i32, i32, i32, i32) {
+  // CHECK: kite.program_id 0
+  // CHECK: kite.program_id 2
+  // CHECK: kite.num_programs 1
+  // CHECK: kite.num_programs 2
+  %0 = kite.program_id 0
+  %1 = kite.program_id 2
+  %2 = kite.num_programs 1
+  %3 = kite.num_programs 2
+  return %0, %1, %2, %3 : i32, i32, i32, i32
+}
+
+// CHECK-LABEL: func.func @blocks
+func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
+  // CHECK: kite.arange 0, 1024 : tensor<1024xi32>
+  %r = kite.arange 0, 1024 : tensor<1024xi32>
+  // CHECK: kite.arange 16, 32 : tensor<16xi32>
+  %r2 = kite.arange 16, 32 : tensor<16xi32>
+  // CHECK: kite.splat %{{.*}} : i32 -> tensor<1024xi32>
+  %s = kite.splat %x : i32 -> tensor<1024xi32>
+  // CHECK: kite.splat %{{.*}} : f32 -> tensor<4x8xf32>
+  %sf = kite.splat %f : f32 -> tensor<4x8xf32>
+  // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
+  %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
+  // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %c = kite.expand_dims %r2 axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  // CHECK: kite.expand_dims %{{.*}} axis 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %rw = kite.expand_dims %r2 axis 0 : tensor<16xi32> -> tensor<1x16xi32>
+  // CHECK: kite.broadcast %{{.*}} : tensor<16x1xi32> -> tensor<16x16xi32>
+  %bc = kite.broadcast %c : tensor<16x1xi32> -> tensor<16x16xi32>
+  // CHECK: kite.broadcast %{{.*}} : tensor<1x16xi32> -> tensor<16x16xi32>
+  %br = kite.broadcast %rw : tensor<1x16xi32> -> tensor<16x16xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @pointers
+func.func @pointers(%p: !kite.ptr<f32>, %q: !kite.ptr<i64>, %offs: tensor<256xi32>,
+                    %offs64: tensor<256xi64>, %mask: tensor<256xi1>, %n: i64) {
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.addptr %{{.*}}, %{{.*}} : tensor<256x!kite.ptr<f32>>, tensor<256xi32>
+  %a = kite.addptr %ps, %offs : tensor<256x!kite.ptr<f32>>, tensor<256xi32>
+  // CHECK: kite.addptr %{{.*}}, %{{.*}} : tensor<256x!kite.ptr<f32>>, tensor<256xi64>
+  %b = kite.addptr %ps, %offs64 : tensor<256x!kite.ptr<f32>>, tensor<256xi64>
+  // CHECK: kite.addptr %{{.*}}, %{{.*}} : !kite.ptr<i64>, i64
+  %c = kite.addptr %q, %n : !kite.ptr<i64>, i64
+  // CHECK: %[[L0:.*]] = kite.load %{{.*}} : tensor<256x!kite.ptr<f32>>
+  %l0 = kite.load %a : tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.load %{{.*}}, %{{.*}} : tensor<256x!kite.ptr<f32>>
+  %l1 = kite.load %a, %mask : tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.load %{{.*}}, %{{.*}}, %[[L0]] : tensor<256x!kite.ptr<f32>>
+  %l2 = kite.load %a, %mask, %l0 : tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.load %{{.*}} : !kite.ptr<i64>
+  %l3 = kite.load %c : !kite.ptr<i64>
+  // CHECK: kite.store %{{.*}}, %{{.*}} : tensor<256x!kite.ptr<f32>>
+  kite.store %b, %l1 : tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<256x!kite.ptr<f32>>
+  kite.store %b, %l2, %mask : tensor<256x!kite.ptr<f32>>
+  // CHECK: kite.store %{{.*}}, %{{.*}} : !kite.ptr<i64>
+  kite.store %q, %l3 : !kite.ptr<i64>
+  return
+}
+
+// CHECK-LABEL: func.func @all_pointee_types
+// CHECK-SAME: !kite.ptr<i1>, %{{.*}}: !kite.ptr<i8>, %{{.*}}: !kite.ptr<i16>, %{{.*}}: !kite.ptr<i32>, %{{.*}}: !kite.ptr<i64>, %{{.*}}: !kite.ptr<f16>, %{{.*}}: !kite.ptr<bf16>, %{{.*}}: !kite.ptr<f32>, %{{.*}}: !kite.ptr<f64>
+func.func @all_pointee_types(%a: !kite.ptr<i1>, %b: !kite.ptr<i8>, %c: !kite.ptr<i16>,
+    %d: !kite.ptr<i32>, %e: !kite.ptr<i64>, %f: !kite.ptr<f16>, %g: !kite.ptr<bf16>,
+    %h: !kite.ptr<f32>, %i: !kite.ptr<f64>) {
+  return
+}
+
+// CHECK-LABEL: func.func @random
+func.func @random(%seed: i32, %seed64: i64, %offs: tensor<128xi32>, %offs64: tensor<128xi64>, %o: i32)
+    -> (tensor<128xi32>, tensor<128xf32>, tensor<128xf32>, f32) {
+  // CHECK: kite.randint %{{.*}}, %{{.*}} : i32, tensor<128xi32> -> tensor<128xi32>
+  %0 = kite.randint %seed, %offs : i32, tensor<128xi32> -> tensor<128xi32>
+  // CHECK: kite.rand %{{.*}}, %{{.*}} : i64, tensor<128xi64> -> tensor<128xf32>
+  %1 = kite.rand %seed64, %offs64 : i64, tensor<128xi64> -> tensor<128xf32>
+  // CHECK: kite.randn %{{.*}}, %{{.*}} : i32, tensor<128xi32> -> tensor<128xf32>
+  %2 = kite.randn %seed, %offs : i32, tensor<128xi32> -> tensor<128xf32>
+  // CHECK: kite.rand %{{.*}}, %{{.*}} : i32, i32 -> f32
+  %3 = kite.rand %seed, %o : i32, i32 -> f32
+  return %0, %1, %2, %3 : tensor<128xi32>, tensor<128xf32>, tensor<128xf32>, f32
+}
+
+// CHECK-LABEL: func.func @dot
+func.func @dot(%a: tensor<32x16xf16>, %b: tensor<16x64xf16>, %c: tensor<32x64xf32>,
+               %x: tensor<32x16xf32>, %y: tensor<16x64xf32>,
+               %s: tensor<32x16xbf16>, %t: tensor<16x64xbf16>) -> tensor<32x64xf32> {
+  // CHECK: kite.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x64xf16> -> tensor<32x64xf32>
+  %0 = kite.dot %a, %b, %c : tensor<32x16xf16>, tensor<16x64xf16> -> tensor<32x64xf32>
+  // CHECK: kite.dot %{{.*}}, %{{.*}}, %{{.*}} precision = tf32 : tensor<32x16xf32>
+  %1 = kite.dot %x, %y, %0 precision = tf32 : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // CHECK: kite.dot %{{.*}}, %{{.*}}, %{{.*}} precision = tf32x3 : tensor<32x16xf32>
+  %2 = kite.dot %x, %y, %1 precision = tf32x3 : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // The default precision (ieee) is not printed.
+  // CHECK: kite.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf32>
+  %3 = kite.dot %x, %y, %2 precision = ieee : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // CHECK: kite.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xbf16>, tensor<16x64xbf16> -> tensor<32x64xf32>
+  %4 = kite.dot %s, %t, %3 : tensor<32x16xbf16>, tensor<16x64xbf16> -> tensor<32x64xf32>
+  return %4 : tensor<32x64xf32>
+}
+
+// CHECK-LABEL: func.func @reduce
+func.func @reduce(%x: tensor<64x128xf32>, %i: tensor<256xi32>) -> (tensor<64xf32>, tensor<128xf32>, i32) {
+  // CHECK: kite.reduce sum %{{.*}} axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+  %0 = kite.reduce sum %x axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+  // CHECK: kite.reduce max %{{.*}} axis 0 : tensor<64x128xf32> -> tensor<128xf32>
+  %1 = kite.reduce max %x axis 0 : tensor<64x128xf32> -> tensor<128xf32>
+  // CHECK: kite.reduce min %{{.*}} axis 0 : tensor<256xi32> -> i32
+  %2 = kite.reduce min %i axis 0 : tensor<256xi32> -> i32
+  return %0, %1, %2 : tensor<64xf32>, tensor<128xf32>, i32
+}
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: %{{.*}}: !kite.ptr<f32> {kite.divisibility = 16 : i32}
+// CHECK-SAME: %{{.*}}: i32 {kite.constexpr}
+// CHECK-SAME: attributes {kite.kernel, kite.num_warps = 8 : i32}
+func.func @kernel(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32},
+                  %b: i32 {kite.constexpr}, %n: i64 {kite.divisibility = 16 : i32})
+    attributes {kite.kernel, kite.num_warps = 8 : i32} {
+  return
+}
