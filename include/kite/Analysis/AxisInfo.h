@@ -1,0 +1,50 @@
+//===- AxisInfo.h - Contiguity, divisibility and constancy -------*- C++ -*-===//
+//
+// A forward analysis over a Kite kernel (in the spirit of Triton's AxisInfo)
+// that tells, for every integer or pointer value, how its elements behave
+// along the block's row-major linear index:
+//   - contiguity c: the index space splits into aligned runs of c elements
+//     whose values increase by exactly 1 (pointers: by one element);
+//   - divisibility d: the first value of every run is divisible by d
+//     (pointers: in bytes);
+//   - constancy k: aligned runs of k elements hold equal values.
+// Scalars have c = k = 1. The lowering uses it to emit 16-byte vector
+// accesses and to know when a mask is uniform over a vector.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_ANALYSIS_AXISINFO_H
+#define KITE_ANALYSIS_AXISINFO_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+class Operation;
+namespace kite {
+
+struct AxisInfo {
+  /// Divisibility assumed for "known to be 0" and capped products.
+  static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+  int64_t contiguity = 1;
+  int64_t divisibility = 1;
+  int64_t constancy = 1;
+};
+
+class AxisInfoAnalysis {
+public:
+  /// Analyses every value defined in `root` (a kernel function).
+  explicit AxisInfoAnalysis(Operation *root);
+
+  /// The facts known about `value`; conservative ({1, 1, 1}) if unknown.
+  AxisInfo get(Value value) const;
+
+private:
+  void visit(Operation *op);
+  llvm::DenseMap<Value, AxisInfo> infos;
+};
+
+} // namespace kite
+} // namespace mlir
+
+#endif // KITE_ANALYSIS_AXISINFO_H

@@ -1,0 +1,89 @@
+//===- KiteToGPU.h - Lowering Kite kernels to GPU/LLVM ------------*- C++ -*-===//
+//
+// The pieces of the kite -> gpu/llvm lowering: how a block is distributed
+// over the threads of a program (BlockedLayout), the type converter that maps
+// blocks to per-thread vectors, and the pattern families, one file each.
+//
+// Representation after the conversion, inside a `gpu.func`:
+//   - a block tensor<d0 x ... x T> becomes vector<E x T'> holding the E
+//     elements this thread owns (T' = T, or i64 addresses for pointers);
+//   - a scalar !kite.ptr<T> becomes !llvm.ptr<1> (global address space);
+//   - other scalars are unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_CONVERSION_KITETOGPU_KITETOGPU_H
+#define KITE_CONVERSION_KITETOGPU_KITETOGPU_H
+
+#include "kite/Analysis/AxisInfo.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::kite {
+
+/// Triton's blocked layout, restricted to the row-major linear index of a
+/// block: thread t owns chunks of `chunk` consecutive elements, the chunks of
+/// consecutive threads being adjacent; the pattern repeats every
+/// numThreads * chunk elements. Blocks smaller than the thread count are
+/// replicated (thread t holds element t mod numel).
+struct BlockedLayout {
+  int64_t numel = 1;
+  int64_t numThreads = 1;
+  int64_t chunk = 1;     ///< consecutive elements per thread per repetition
+  int64_t perThread = 1; ///< elements held by each thread
+
+  static BlockedLayout get(int64_t numel, int64_t numThreads,
+                           int64_t vectorWidth);
+  /// Whether several threads hold the same element.
+  bool isReplicated() const { return numel < numThreads; }
+  /// Linear index of register `e` of thread 0 (= register offset of every
+  /// thread relative to its base, see threadBase).
+  int64_t registerOffset(int64_t e) const {
+    return (e / chunk) * numThreads * chunk + e % chunk;
+  }
+  /// threadBase(t) + registerOffset(e) is the linear index of register e of
+  /// thread t: threadBase(t) = t * chunk, or t mod numel when replicated.
+};
+
+/// Maps kite types to their per-thread representation for one kernel.
+class KiteTypeConverter : public TypeConverter {
+public:
+  KiteTypeConverter(MLIRContext *context, int64_t numThreads,
+                    int64_t vectorWidth);
+  BlockedLayout getLayout(RankedTensorType type) const;
+  int64_t getNumThreads() const { return numThreads; }
+
+private:
+  int64_t numThreads;
+  int64_t vectorWidth;
+};
+
+/// Options and analyses shared by the pattern families.
+struct KiteLoweringState {
+  const AxisInfoAnalysis &axisInfo;
+  /// f32 division: approximate div.full.f32 (Triton's default) or IEEE.
+  bool ieeeDivision = false;
+};
+
+/// program_id, num_programs.
+void populateGridOpPatterns(KiteTypeConverter &converter,
+                            RewritePatternSet &patterns);
+/// arange, splat, expand_dims, broadcast and block constants.
+void populateBlockOpPatterns(KiteTypeConverter &converter,
+                             RewritePatternSet &patterns);
+/// addptr, load, store.
+void populateMemoryOpPatterns(KiteTypeConverter &converter,
+                              const KiteLoweringState &state,
+                              RewritePatternSet &patterns);
+/// rand, randint, randn (Philox4x32-10).
+void populateRandomOpPatterns(KiteTypeConverter &converter,
+                              RewritePatternSet &patterns);
+/// arith/math ops on blocks; f32 division.
+void populateElementwisePatterns(KiteTypeConverter &converter,
+                                 const KiteLoweringState &state,
+                                 RewritePatternSet &patterns);
+
+} // namespace mlir::kite
+
+#endif // KITE_CONVERSION_KITETOGPU_KITETOGPU_H

@@ -1,0 +1,87 @@
+//===- Pipeline.h - From kite IR to PTX ---------------------------*- C++ -*-===//
+//
+// The `kite-to-ptx` pipeline as one C++ entry point, shared by kite-opt
+// (registered by name), kitec and the JIT runtime: target options and their
+// validation, the pass pipeline builder with its inspection stages, and the
+// compilation to PTX text plus launch metadata.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_PIPELINE_PIPELINE_H
+#define KITE_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kite {
+
+/// Where the pipeline stops; each stage's IR can be inspected.
+enum class Stage {
+  Kite, ///< kite IR after inlining and canonicalization
+  GPU,  ///< after convert-kite-to-gpu: gpu.func kernels, per-thread code
+  LLVM, ///< the gpu.module lowered to the LLVM/NVVM dialects
+  PTX,  ///< gpu.binary holding the PTX (the full pipeline)
+};
+
+/// Parses "kite", "gpu", "llvm" or "ptx".
+std::optional<Stage> parseStage(llvm::StringRef name);
+
+struct TargetOptions {
+  std::string chip = "sm_90"; ///< sm_70 .. sm_120a
+  std::string features;       ///< e.g. "+ptx80"; empty: the chip's default
+  int numWarps = 4;           ///< for kernels without kite.num_warps
+  int optLevel = 3;           ///< LLVM optimization level 0..3
+  bool ieeeDivision = false;  ///< f32 `/` as div.rn.f32 (default: div.full)
+  std::string libdevice;      ///< libdevice.10.bc; empty: searched for
+};
+
+/// Checks the chip, PTX features and levels before LLVM sees them (LLVM
+/// aborts on some invalid combinations). Fills in default features.
+llvm::Error validateTargetOptions(TargetOptions &options);
+
+/// Adds the kite -> PTX passes, up to `stopAfter`, to a ModuleOp pass
+/// manager. `options` must have been validated.
+void buildKiteToPTXPipeline(mlir::OpPassManager &pm,
+                            const TargetOptions &options,
+                            Stage stopAfter = Stage::PTX);
+
+/// Registers the `kite-to-ptx` pipeline and `kite-check-target` pass.
+void registerPipelines();
+
+/// How a kernel is launched: what the runtime needs and no more.
+struct KernelParam {
+  enum class Kind { Pointer, Scalar };
+  Kind kind;
+  std::string type; ///< scalar type, or the pointee type of a pointer
+};
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelParam> params; ///< in PTX order
+  int threads = 128;               ///< threads per program (block)
+  int sharedBytes = 0;             ///< static shared memory
+};
+
+struct CompiledModule {
+  std::string ptx;
+  std::vector<KernelInfo> kernels;
+  /// The kernels' metadata as JSON (see docs/abi.md).
+  std::string metadataJSON() const;
+};
+
+/// Reads the launch metadata of every kernel in a kite-dialect module.
+std::vector<KernelInfo> collectKernelInfo(mlir::ModuleOp module,
+                                          const TargetOptions &options);
+
+/// Lowers `module` (kite dialect, modified in place) to PTX. Diagnostics are
+/// returned in the error, never printed or aborted on.
+llvm::Expected<CompiledModule> compileToPTX(mlir::ModuleOp module,
+                                            TargetOptions options);
+
+} // namespace kite
+
+#endif // KITE_PIPELINE_PIPELINE_H

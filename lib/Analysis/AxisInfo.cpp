@@ -1,0 +1,164 @@
+//===- AxisInfo.cpp - Contiguity, divisibility and constancy --------------===//
+//
+// Transfer functions of the AxisInfo analysis (see AxisInfo.h). Every rule
+// errs on the safe side: an unknown op yields {1, 1, 1}, except that
+// elementwise ops keep the constancy common to their operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Analysis/AxisInfo.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::kite;
+
+/// Largest power of two dividing `v` (capped; 0 is divisible by anything).
+static int64_t powerOfTwoFactor(int64_t v) {
+  if (v == 0)
+    return AxisInfo::kMaxDivisibility;
+  uint64_t u = static_cast<uint64_t>(v);
+  return std::min<int64_t>(static_cast<int64_t>(u & (~u + 1)),
+                           AxisInfo::kMaxDivisibility);
+}
+
+static int64_t numElements(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getNumElements();
+  return 1;
+}
+
+static int64_t capMul(int64_t a, int64_t b) {
+  return std::min<int64_t>(a * b, AxisInfo::kMaxDivisibility);
+}
+
+/// Byte size of the pointee of a pointer or block of pointers.
+static int64_t pointeeBytes(Type type) {
+  auto ptr = cast<PointerType>(getElementTypeOrSelf(type));
+  return std::max<int64_t>(1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
+}
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
+  if (auto func = dyn_cast<func::FuncOp>(root)) {
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      AxisInfo info;
+      if (auto div = func.getArgAttrOfType<IntegerAttr>(
+              i, KiteDialect::getDivisibilityAttrName()))
+        info.divisibility = div.getInt();
+      infos[arg] = info;
+    }
+  }
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != root)
+      visit(op);
+  });
+}
+
+AxisInfo AxisInfoAnalysis::get(Value value) const {
+  auto it = infos.find(value);
+  if (it != infos.end())
+    return it->second;
+  return AxisInfo();
+}
+
+void AxisInfoAnalysis::visit(Operation *op) {
+  if (op->getNumResults() != 1)
+    return;
+  Value result = op->getResult(0);
+  int64_t n = numElements(result);
+  auto operand = [&](unsigned i) { return get(op->getOperand(i)); };
+  AxisInfo info;
+
+  // Integer constants, scalar or splat.
+  APInt constant;
+  if (matchPattern(result, m_ConstantInt(&constant))) {
+    info.divisibility = powerOfTwoFactor(constant.getSExtValue());
+    info.constancy = n;
+    infos[result] = info;
+    return;
+  }
+
+  if (auto arange = dyn_cast<ArangeOp>(op)) {
+    info.contiguity = n;
+    info.divisibility = powerOfTwoFactor(arange.getStart());
+  } else if (isa<SplatOp>(op)) {
+    info.divisibility = operand(0).divisibility;
+    info.constancy = n;
+  } else if (isa<ExpandDimsOp>(op)) {
+    // The row-major linear index is unchanged by inserting a size-1 dim.
+    info = operand(0);
+  } else if (auto bcast = dyn_cast<BroadcastOp>(op)) {
+    AxisInfo src = operand(0);
+    ArrayRef<int64_t> from = bcast.getSrc().getType().getShape();
+    ArrayRef<int64_t> to = bcast.getType().getShape();
+    int64_t last = to.back();
+    info.divisibility = src.divisibility;
+    if (from.back() == 1 && last > 1) {
+      info.constancy = last;
+    } else {
+      info.contiguity = std::gcd(src.contiguity, last);
+      info.constancy = std::gcd(src.constancy, last);
+    }
+  } else if (isa<AddPtrOp>(op)) {
+    AxisInfo p = operand(0), off = operand(1);
+    int64_t bytes = pointeeBytes(result.getType());
+    info.contiguity = std::max(std::gcd(p.contiguity, off.constancy),
+                               std::gcd(off.contiguity, p.constancy));
+    info.divisibility =
+        std::gcd(p.divisibility, capMul(off.divisibility, bytes));
+    info.constancy = std::gcd(p.constancy, off.constancy);
+  } else if (isa<arith::AddIOp>(op)) {
+    AxisInfo a = operand(0), b = operand(1);
+    info.contiguity = std::max(std::gcd(a.contiguity, b.constancy),
+                               std::gcd(b.contiguity, a.constancy));
+    info.divisibility = std::gcd(a.divisibility, b.divisibility);
+    info.constancy = std::gcd(a.constancy, b.constancy);
+  } else if (isa<arith::SubIOp>(op)) {
+    AxisInfo a = operand(0), b = operand(1);
+    info.contiguity = std::gcd(a.contiguity, b.constancy);
+    info.divisibility = std::gcd(a.divisibility, b.divisibility);
+    info.constancy = std::gcd(a.constancy, b.constancy);
+  } else if (isa<arith::MulIOp>(op)) {
+    AxisInfo a = operand(0), b = operand(1);
+    info.divisibility = capMul(a.divisibility, b.divisibility);
+    info.constancy = std::gcd(a.constancy, b.constancy);
+  } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op)) {
+    info = operand(0);
+  } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    AxisInfo a = operand(0), b = operand(1);
+    info.constancy = std::gcd(a.constancy, b.constancy);
+    // A contiguous run compared against a constant run changes value at most
+    // once, at the constant; when the run starts and the constant are both
+    // multiples of g, runs of g stay on one side of it.
+    auto contiguousVsConstant = [](AxisInfo c, AxisInfo k) {
+      if (c.contiguity <= 1)
+        return int64_t(1);
+      int64_t g = std::gcd(std::gcd(c.contiguity, c.divisibility),
+                           std::gcd(k.divisibility, k.constancy));
+      return g;
+    };
+    using P = arith::CmpIPredicate;
+    P pred = cmp.getPredicate();
+    if (pred == P::slt || pred == P::ult || pred == P::sge || pred == P::uge)
+      info.constancy = std::max(info.constancy, contiguousVsConstant(a, b));
+    else if (pred == P::sgt || pred == P::ugt || pred == P::sle ||
+             pred == P::ule)
+      info.constancy = std::max(info.constancy, contiguousVsConstant(b, a));
+  } else if (op->getNumOperands() > 0 &&
+             isa<arith::ArithDialect>(op->getDialect())) {
+    // Any other elementwise op: equal inputs give equal outputs.
+    int64_t k = n;
+    for (Value v : op->getOperands())
+      k = std::gcd(k, get(v).constancy);
+    info.constancy = k;
+  }
+  if (n == 1)
+    info.contiguity = info.constancy = 1;
+  infos[result] = info;
+}

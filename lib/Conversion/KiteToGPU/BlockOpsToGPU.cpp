@@ -1,0 +1,126 @@
+//===- BlockOpsToGPU.cpp - arange, splat, expand_dims, constants ----------===//
+//
+// Lowers the ops that build blocks to per-thread vectors:
+//   kite.arange     => splat(start + threadBase) + dense<registerOffsets>
+//   kite.splat      => vector.broadcast (pointers: llvm.ptrtoint first)
+//   kite.expand_dims=> the operand (the linear index is unchanged)
+//   arith.constant dense<splat> : tensor => arith.constant : vector
+// kite.broadcast that really repeats data needs a data exchange between
+// threads, which this lowering does not do yet: it is reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+namespace {
+
+/// Pattern: kite.arange s, e => splat(s + threadBase(tid)) + dense<offsets>
+struct ArangeLowering : OpConversionPattern<ArangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &converter = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout layout = converter.getLayout(op.getType());
+    Location loc = op.getLoc();
+    Value base = threadBase(rewriter, loc, layout);
+    Value start = arith::ConstantIntOp::create(rewriter, loc,
+                                               rewriter.getI32Type(),
+                                               op.getStart());
+    base = arith::AddIOp::create(rewriter, loc, base, start);
+    auto vecType = VectorType::get({layout.perThread}, rewriter.getI32Type());
+    SmallVector<int32_t> offsets;
+    for (int64_t e = 0; e < layout.perThread; ++e)
+      offsets.push_back(layout.isReplicated() ? 0 : layout.registerOffset(e));
+    Value offs = arith::ConstantOp::create(
+        rewriter, loc, vecType, DenseElementsAttr::get(vecType, ArrayRef(offsets)));
+    Value splat = vector::BroadcastOp::create(rewriter, loc, vecType, base);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, splat, offs);
+    return success();
+  }
+};
+
+/// Pattern: kite.splat x => vector.broadcast x (pointers as i64 addresses)
+struct SplatLowering : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto vecType = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    Value src = adaptor.getSrc();
+    if (isa<LLVM::LLVMPointerType>(src.getType()))
+      src = LLVM::PtrToIntOp::create(rewriter, op.getLoc(),
+                                     rewriter.getI64Type(), src);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, vecType, src);
+    return success();
+  }
+};
+
+/// Pattern: kite.expand_dims x => x (same linear index, same layout)
+struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// Pattern: kite.broadcast x (no element repeated) => x
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getSrc().getType().getNumElements() == op.getType().getNumElements()) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
+    return op.emitOpError()
+           << "broadcasting " << op.getSrc().getType() << " to "
+           << op.getType()
+           << " needs a data exchange between threads, which the GPU "
+              "lowering does not support yet (broadcast a kite.splat "
+              "instead, or run -canonicalize first)";
+  }
+};
+
+/// Pattern: arith.constant dense<c> : tensor<...> => arith.constant : vector
+struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType)
+      return rewriter.notifyMatchFailure(op, "not a block constant");
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat())
+      return op.emitOpError()
+             << "only splat block constants are supported by the GPU "
+                "lowering, got " << op.getValue();
+    auto vecType =
+        cast<VectorType>(getTypeConverter()->convertType(tensorType));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, vecType,
+                                                   dense.resizeSplat(vecType));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kite::populateBlockOpPatterns(KiteTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<ArangeLowering, SplatLowering, ExpandDimsLowering,
+               BroadcastLowering, BlockConstantLowering>(converter,
+                                                         patterns.getContext());
+}

@@ -1,0 +1,160 @@
+//===- KiteToGPUPass.cpp - The convert-kite-to-gpu pass -------------------===//
+//
+// Moves each kite kernel (func.func marked kite.kernel) into a gpu.module as
+// a gpu.func kernel with the same parameters in the same order (pointers
+// become !llvm.ptr<1>), then runs the dialect conversion that lowers its body
+// to per-thread code with the pattern families of this directory. Any op the
+// lowering cannot handle fails the pass with a diagnostic naming it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "kite/Conversion/Passes.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace mlir::kite {
+#define GEN_PASS_DEF_CONVERTKITETOGPU
+#include "kite/Conversion/Passes.h.inc"
+} // namespace mlir::kite
+
+using namespace mlir;
+using namespace mlir::kite;
+
+/// Elements per thread-chunk: 16 bytes of the narrowest type the kernel
+/// loads or stores (so its accesses can be 16-byte vectors), at least 1.
+static int64_t chooseVectorWidth(func::FuncOp func) {
+  int64_t minBytes = 4;
+  func.walk([&](Operation *op) {
+    if (!isa<LoadOp, StoreOp>(op))
+      return;
+    Type ptr = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type pointee = cast<PointerType>(ptr).getPointeeType();
+    minBytes = std::min<int64_t>(
+        minBytes, std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8));
+  });
+  return 16 / minBytes;
+}
+
+namespace {
+struct ConvertKiteToGPUPass
+    : public mlir::kite::impl::ConvertKiteToGPUBase<ConvertKiteToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (isKernel(func))
+        kernels.push_back(func);
+    if (kernels.empty())
+      return;
+    if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
+      module.emitError() << "convert-kite-to-gpu: num-warps must be a power "
+                            "of two in [1, 32], got "
+                         << numWarps;
+      return signalPassFailure();
+    }
+
+    // Calls are not lowered: helpers must have been inlined.
+    WalkResult calls = module.walk([](func::CallOp call) {
+      call.emitOpError() << "calls '" << call.getCallee()
+                         << "', but kernels cannot call functions on the GPU; "
+                            "inline it first (-inline)";
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
+      return signalPassFailure();
+
+    OpBuilder builder(module.getContext());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    builder.getUnitAttr());
+    builder.setInsertionPointToEnd(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(builder, module.getLoc(), moduleName);
+
+    for (func::FuncOp func : kernels)
+      if (failed(lowerKernel(func, gpuModule)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
+    MLIRContext *context = &getContext();
+    int64_t warps = numWarps;
+    if (auto attr = func->getAttrOfType<IntegerAttr>(
+            KiteDialect::getNumWarpsAttrName()))
+      warps = attr.getInt();
+    int64_t numThreads = 32 * warps;
+    KiteTypeConverter converter(context, numThreads, chooseVectorWidth(func));
+    AxisInfoAnalysis axisInfo(func);
+    KiteLoweringState state{axisInfo, ieeeDivision};
+
+    // Constexpr parameters must have been bound to constants already; they
+    // are not kernel parameters on the GPU.
+    llvm::BitVector constexprArgs(func.getNumArguments());
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      if (!func.getArgAttr(i, KiteDialect::getConstexprAttrName()))
+        continue;
+      if (!arg.use_empty())
+        return func.emitError()
+               << "constexpr parameter #" << i
+               << " is still used as a value; bind it to a constant before "
+                  "lowering";
+      constexprArgs.set(i);
+    }
+    func.getBody().front().eraseArguments(constexprArgs);
+    auto kernelType = FunctionType::get(
+        context, func.getBody().front().getArgumentTypes(), {});
+
+    // Move the kernel into the gpu.module as a gpu.func (still kite-typed).
+    OpBuilder builder(gpuModule.getBodyRegion());
+    auto gpuFunc = gpu::GPUFuncOp::create(builder, func.getLoc(),
+                                          func.getSymName(), kernelType);
+    gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                     builder.getUnitAttr());
+    gpuFunc.setKnownBlockSizeAttr(
+        builder.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    Region &body = gpuFunc.getBody();
+    body.getBlocks().clear();
+    body.takeBody(func.getBody());
+    body.walk([&](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      gpu::ReturnOp::create(b, ret.getLoc());
+      ret.erase();
+    });
+    func.erase();
+
+    // Lower the body.
+    ConversionTarget target(*context);
+    target.addIllegalDialect<KiteDialect>();
+    target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
+                           vector::VectorDialect>();
+    target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    target.addDynamicallyLegalOp<gpu::GPUFuncOp>([&](gpu::GPUFuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType()) &&
+             converter.isLegal(&f.getBody());
+    });
+    target.addLegalOp<gpu::ReturnOp>();
+
+    RewritePatternSet patterns(context);
+    populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(
+        patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    populateGridOpPatterns(converter, patterns);
+    populateBlockOpPatterns(converter, patterns);
+    populateMemoryOpPatterns(converter, state, patterns);
+    populateRandomOpPatterns(converter, patterns);
+    populateElementwisePatterns(converter, state, patterns);
+    // Whatever is left illegal is reported by the driver with its location.
+    return applyPartialConversion(gpuFunc, target, std::move(patterns));
+  }
+};
+} // namespace

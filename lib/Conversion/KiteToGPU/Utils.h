@@ -1,0 +1,71 @@
+//===- Utils.h - Helpers shared by the kite -> gpu patterns ------*- C++ -*-===//
+//
+// Small IR-building helpers used by several pattern families: thread ids,
+// constants of a given shape, per-register extraction.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_CONVERSION_KITETOGPU_UTILS_H
+#define KITE_LIB_CONVERSION_KITETOGPU_UTILS_H
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::kite::detail {
+
+/// The thread's index in its program (i32).
+inline Value threadId(OpBuilder &b, Location loc) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
+}
+
+/// threadBase(t) of `layout` (i32): the linear index of the thread's first
+/// register.
+inline Value threadBase(OpBuilder &b, Location loc,
+                        const BlockedLayout &layout) {
+  Value tid = threadId(b, loc);
+  if (layout.isReplicated()) {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), layout.numel);
+    return arith::RemUIOp::create(b, loc, tid, n);
+  }
+  Value chunk =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), layout.chunk);
+  return arith::MulIOp::create(b, loc, tid, chunk);
+}
+
+/// An integer or float constant `value` of type `type` (scalar or vector).
+inline Value constantOf(OpBuilder &b, Location loc, Type type, int64_t value) {
+  Type element = getElementTypeOrSelf(type);
+  TypedAttr scalar;
+  if (isa<FloatType>(element))
+    scalar = b.getFloatAttr(element, static_cast<double>(value));
+  else
+    scalar = b.getIntegerAttr(element, value);
+  if (auto vec = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc, vec,
+                                     DenseElementsAttr::get(vec, scalar));
+  return arith::ConstantOp::create(b, loc, type, scalar);
+}
+
+/// `scalar` broadcast to `like`'s vector shape (itself if `like` is scalar).
+inline Value splatLike(OpBuilder &b, Location loc, Value scalar, Type like) {
+  auto vec = dyn_cast<VectorType>(like);
+  if (!vec)
+    return scalar;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get(vec.getShape(), scalar.getType()), scalar);
+}
+
+/// Register `e` of a per-thread value (the value itself for scalars).
+inline Value extractRegister(OpBuilder &b, Location loc, Value v, int64_t e) {
+  if (!isa<VectorType>(v.getType()))
+    return v;
+  return vector::ExtractOp::create(b, loc, v, e);
+}
+
+} // namespace mlir::kite::detail
+
+#endif // KITE_LIB_CONVERSION_KITETOGPU_UTILS_H

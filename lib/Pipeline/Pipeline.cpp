@@ -1,0 +1,260 @@
+//===- Pipeline.cpp - The kite-to-ptx pipeline ----------------------------===//
+//
+// Builds the pass pipeline from kite IR to PTX:
+//   kite-check-target, inline, canonicalize, cse          (stage kite)
+//   convert-kite-to-gpu, canonicalize, cse                (stage gpu)
+//   nvvm-attach-target, gpu.module(scf->cf, gpu->nvvm, nvvm->llvm,
+//     reconcile-unrealized-casts)                         (stage llvm)
+//   gpu-module-to-binary{format=isa}                      (stage ptx)
+// registers it as `kite-to-ptx`, and drives it from C++ (compileToPTX),
+// returning diagnostics as errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Pipeline/Pipeline.h"
+
+#include "kite/Conversion/Passes.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
+namespace kite {
+#define GEN_PASS_DECL_CHECKTARGET
+#define GEN_PASS_REGISTRATION
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace ::kite;
+using namespace mlir;
+
+/// libdevice.10.bc: the option, $KITE_LIBDEVICE, $CUDA_HOME, /usr/local/cuda.
+static std::string findLibdevice(const TargetOptions &options) {
+  if (!options.libdevice.empty())
+    return options.libdevice;
+  if (const char *env = std::getenv("KITE_LIBDEVICE"))
+    return env;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
+    if (const char *root = std::getenv(var)) {
+      llvm::SmallString<256> path(root);
+      llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+      if (llvm::sys::fs::exists(path))
+        return std::string(path);
+    }
+  }
+  const char *fallback = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  return llvm::sys::fs::exists(fallback) ? fallback : "";
+}
+
+void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
+                                  const TargetOptions &options,
+                                  Stage stopAfter) {
+  CheckTargetOptions check;
+  check.chip = options.chip;
+  check.features = options.features;
+  check.optLevel = options.optLevel;
+  pm.addPass(createCheckTarget(check));
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (stopAfter == Stage::Kite)
+    return;
+
+  mlir::kite::ConvertKiteToGPUOptions lower;
+  lower.numWarps = options.numWarps;
+  lower.ieeeDivision = options.ieeeDivision;
+  pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (stopAfter == Stage::GPU)
+    return;
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  std::string libdevice = findLibdevice(options);
+  if (!libdevice.empty())
+    target.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  gpu.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  gpu.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpu.addPass(createConvertNVVMToLLVMPass());
+  gpu.addPass(createCanonicalizerPass());
+  gpu.addPass(createCSEPass());
+  gpu.addPass(createReconcileUnrealizedCastsPass());
+  if (stopAfter == Stage::LLVM)
+    return;
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+namespace {
+struct KiteToPTXPipelineOptions
+    : public PassPipelineOptions<KiteToPTXPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target chip"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx80 (default: the chip's)"),
+      llvm::cl::init("")};
+  Option<int> numWarps{*this, "num-warps",
+                       llvm::cl::desc("Warps per program by default"),
+                       llvm::cl::init(4)};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("LLVM optimization level 0..3"),
+                       llvm::cl::init(3)};
+  Option<bool> ieeeDiv{*this, "ieee-div",
+                       llvm::cl::desc("IEEE f32 division (div.rn.f32)"),
+                       llvm::cl::init(false)};
+  Option<std::string> libdevice{*this, "libdevice",
+                                llvm::cl::desc("Path of libdevice.10.bc"),
+                                llvm::cl::init("")};
+  Option<std::string> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Last stage: kite, gpu, llvm or ptx"),
+      llvm::cl::init("ptx")};
+};
+} // namespace
+
+void ::kite::registerPipelines() {
+  registerKitePipelinePasses();
+  PassPipelineRegistration<KiteToPTXPipelineOptions>(
+      "kite-to-ptx", "Lower kite kernels to PTX (a gpu.binary)",
+      [](OpPassManager &pm, const KiteToPTXPipelineOptions &o) {
+        TargetOptions options;
+        options.chip = o.chip;
+        options.features = o.features;
+        options.numWarps = o.numWarps;
+        options.optLevel = o.optLevel;
+        options.ieeeDivision = o.ieeeDiv;
+        options.libdevice = o.libdevice;
+        std::optional<Stage> stage = parseStage(o.stopAfter);
+        // Invalid options are diagnosed by kite-check-target, which runs
+        // first; nothing after it runs then.
+        if (llvm::Error err = validateTargetOptions(options); err || !stage) {
+          llvm::consumeError(std::move(err));
+          CheckTargetOptions check;
+          check.chip = o.chip;
+          check.features = o.features;
+          check.optLevel = o.optLevel;
+          check.stage = o.stopAfter;
+          pm.addPass(createCheckTarget(check));
+          pm.addPass(createCheckTarget(CheckTargetOptions{"", "", 0, ""}));
+          return;
+        }
+        ::kite::buildKiteToPTXPipeline(pm, options, *stage);
+      });
+}
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+namespace kite {
+std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
+                                          const TargetOptions &options) {
+  std::vector<KernelInfo> kernels;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!mlir::kite::isKernel(func))
+      continue;
+    KernelInfo info;
+    info.name = func.getSymName().str();
+    int warps = options.numWarps;
+    if (auto attr = func->getAttrOfType<IntegerAttr>(
+            mlir::kite::KiteDialect::getNumWarpsAttrName()))
+      warps = attr.getInt();
+    info.threads = 32 * warps;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (func.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+        continue;
+      if (auto ptr = dyn_cast<mlir::kite::PointerType>(type))
+        info.params.push_back(
+            {KernelParam::Kind::Pointer, typeName(ptr.getPointeeType())});
+      else
+        info.params.push_back({KernelParam::Kind::Scalar, typeName(type)});
+    }
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}
+} // namespace kite
+
+std::string CompiledModule::metadataJSON() const {
+  llvm::json::Array array;
+  for (const KernelInfo &k : kernels) {
+    llvm::json::Array params;
+    for (const KernelParam &p : k.params)
+      params.push_back(llvm::json::Object{
+          {"kind", p.kind == KernelParam::Kind::Pointer ? "pointer" : "scalar"},
+          {"type", p.type}});
+    array.push_back(llvm::json::Object{{"name", k.name},
+                                       {"threads", k.threads},
+                                       {"shared_bytes", k.sharedBytes},
+                                       {"params", std::move(params)}});
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::formatv("{0:2}",
+                      llvm::json::Value(llvm::json::Object{
+                          {"kernels", std::move(array)}}));
+  return s;
+}
+
+namespace kite {
+llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
+                                            TargetOptions options) {
+  if (llvm::Error err = validateTargetOptions(options))
+    return std::move(err);
+  CompiledModule result;
+  result.kernels = ::kite::collectKernelInfo(module, options);
+
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error) {
+      os << d.getLocation() << ": error: " << d << "\n";
+      for (Diagnostic &note : d.getNotes())
+        os << note.getLocation() << ": note: " << note << "\n";
+    }
+    return success();
+  });
+  PassManager pm(module.getContext());
+  ::kite::buildKiteToPTXPipeline(pm, options, Stage::PTX);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(diagnostics.empty()
+                                       ? std::string("kite-to-ptx failed")
+                                       : diagnostics);
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute attr : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(attr))
+        result.ptx += object.getObject().getValue().str();
+  if (result.ptx.empty())
+    return llvm::createStringError("kite-to-ptx produced no PTX (does the "
+                                   "module contain a kite.kernel?)");
+  return result;
+}
+} // namespace kite

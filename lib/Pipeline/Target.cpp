@@ -1,0 +1,116 @@
+//===- Target.cpp - Validate NVPTX target options -------------------------===//
+//
+// Which chips and PTX versions Kite accepts, the default PTX version of each
+// chip, and the kite-check-target pass that reports bad options as
+// diagnostics instead of letting LLVM abort.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace kite {
+#define GEN_PASS_DECL_CHECKTARGET
+#define GEN_PASS_DEF_CHECKTARGET
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace kite;
+
+namespace {
+struct ChipInfo {
+  const char *name;
+  int minPtx; ///< PTX ISA version (x10) the chip needs
+};
+} // namespace
+
+/// Chips LLVM 22's NVPTX backend knows, with the PTX ISA they require.
+static const ChipInfo kChips[] = {
+    {"sm_70", 60},   {"sm_72", 61},   {"sm_75", 63},   {"sm_80", 70},
+    {"sm_86", 71},   {"sm_87", 74},   {"sm_89", 78},   {"sm_90", 78},
+    {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86}, {"sm_120", 87},
+    {"sm_120a", 87},
+};
+
+/// PTX ISA versions LLVM 22 can emit (x10).
+static const int kPtxVersions[] = {60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74,
+                                   75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86,
+                                   87, 88};
+
+static std::string knownChips() {
+  std::string s;
+  for (const ChipInfo &c : kChips)
+    s += (s.empty() ? "" : ", ") + std::string(c.name);
+  return s;
+}
+
+std::optional<Stage> kite::parseStage(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Stage>>(name)
+      .Case("kite", Stage::Kite)
+      .Case("gpu", Stage::GPU)
+      .Case("llvm", Stage::LLVM)
+      .Case("ptx", Stage::PTX)
+      .Default(std::nullopt);
+}
+
+llvm::Error kite::validateTargetOptions(TargetOptions &options) {
+  auto *chip = llvm::find_if(kChips, [&](const ChipInfo &c) {
+    return options.chip == c.name;
+  });
+  if (chip == std::end(kChips))
+    return llvm::createStringError("unknown chip '" + options.chip +
+                                   "'; expected one of " + knownChips());
+  if (options.features.empty()) {
+    options.features = "+ptx" + std::to_string(std::max(chip->minPtx, 80));
+  } else {
+    llvm::StringRef f = options.features;
+    unsigned version = 0;
+    if (!f.consume_front("+ptx") || f.getAsInteger(10, version) ||
+        !llvm::is_contained(kPtxVersions, int(version)))
+      return llvm::createStringError(
+          "unsupported PTX features '" + options.features +
+          "'; expected +ptxNN with NN one of 60..88 (e.g. +ptx80)");
+    if (int(version) < chip->minPtx)
+      return llvm::createStringError(
+          "PTX ISA " + std::to_string(version / 10) + "." +
+          std::to_string(version % 10) + " (" + options.features +
+          ") does not support " + options.chip + "; it needs +ptx" +
+          std::to_string(chip->minPtx) + " or later");
+  }
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return llvm::createStringError("optimization level must be 0..3, got " +
+                                   std::to_string(options.optLevel));
+  if (options.numWarps < 1 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1)))
+    return llvm::createStringError(
+        "num_warps must be a power of two in 1..32, got " +
+        std::to_string(options.numWarps));
+  return llvm::Error::success();
+}
+
+namespace {
+struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    TargetOptions options;
+    options.chip = chip;
+    options.features = features;
+    options.optLevel = optLevel;
+    if (llvm::Error err = validateTargetOptions(options)) {
+      getOperation().emitError() << "kite-to-ptx: "
+                                 << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
+    if (!parseStage(stage)) {
+      getOperation().emitError()
+          << "kite-to-ptx: unknown stage '" << stage
+          << "'; expected kite, gpu, llvm or ptx";
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace
+

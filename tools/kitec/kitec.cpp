@@ -1,0 +1,189 @@
+//===- kitec.cpp - The Kite compiler driver -------------------------------===//
+//
+// kitec compiles kite-dialect modules (.mlir) to PTX, cubin, launch metadata
+// or the IR of any pipeline stage. All the work is done by KitePipeline; this
+// file maps command-line options onto it and reports errors with exit codes:
+//   0 success, 1 invalid input (diagnostics printed), 2 bad usage/options,
+//   3 I/O or external tool failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Pipeline/Pipeline.h"
+#include "kite/Registration.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+enum ExitCode { Success = 0, InvalidInput = 1, BadUsage = 2, IOError = 3 };
+
+cl::OptionCategory category("kitec options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir, or - for stdin>"),
+                               cl::init("-"), cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file (- for stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(category));
+cl::opt<std::string> emit("emit",
+                          cl::desc("What to produce: kite, gpu, llvm (the IR "
+                                   "after that stage), ptx, cubin, metadata"),
+                          cl::init("ptx"), cl::cat(category));
+cl::opt<std::string> chip("chip", cl::desc("Target chip (sm_70 .. sm_120a)"),
+                          cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> features("features",
+                              cl::desc("PTX features, e.g. +ptx80 (default: "
+                                       "the chip's)"),
+                              cl::init(""), cl::cat(category));
+cl::opt<int> numWarps("num-warps",
+                      cl::desc("Warps per program for kernels without "
+                               "kite.num_warps"),
+                      cl::init(4), cl::cat(category));
+cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
+                      cl::init(3), cl::Prefix, cl::cat(category));
+cl::opt<bool> ieeeDiv("ieee-div",
+                      cl::desc("IEEE f32 division instead of div.full.f32"),
+                      cl::init(false), cl::cat(category));
+cl::opt<std::string> metadataFile("metadata",
+                                  cl::desc("Also write the kernels' launch "
+                                           "metadata (JSON) to this file"),
+                                  cl::value_desc("file"), cl::init(""),
+                                  cl::cat(category));
+cl::opt<bool> timing("time", cl::desc("Print the time of each pass"),
+                     cl::init(false), cl::cat(category));
+cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas for --emit=cubin"),
+                               cl::init("/usr/local/cuda/bin/ptxas"),
+                               cl::cat(category));
+} // namespace
+
+static int writeOutput(StringRef path, StringRef text) {
+  std::string error;
+  auto output = mlir::openOutputFile(path, &error);
+  if (!output) {
+    errs() << "kitec: error: " << error << "\n";
+    return IOError;
+  }
+  output->os() << text;
+  output->keep();
+  return Success;
+}
+
+static int runPtxas(StringRef ptx) {
+  auto program = sys::findProgramByName(ptxasPath);
+  if (!program) {
+    errs() << "kitec: error: --emit=cubin needs ptxas (the CUDA toolkit); '"
+           << ptxasPath << "' was not found\n";
+    return IOError;
+  }
+  SmallString<128> ptxFile, cubinFile;
+  if (sys::fs::createTemporaryFile("kitec", "ptx", ptxFile) ||
+      sys::fs::createTemporaryFile("kitec", "cubin", cubinFile)) {
+    errs() << "kitec: error: cannot create temporary files\n";
+    return IOError;
+  }
+  if (int rc = writeOutput(ptxFile, ptx))
+    return rc;
+  std::string message;
+  int rc = sys::ExecuteAndWait(*program,
+                               {*program, "-arch=" + chip.getValue(),
+                                std::string(ptxFile), "-o",
+                                std::string(cubinFile)},
+                               std::nullopt, {}, 0, 0, &message);
+  sys::fs::remove(ptxFile);
+  if (rc != 0) {
+    errs() << "kitec: error: ptxas failed"
+           << (message.empty() ? "" : ": " + message) << "\n";
+    sys::fs::remove(cubinFile);
+    return IOError;
+  }
+  auto cubin = MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
+  sys::fs::remove(cubinFile);
+  if (!cubin) {
+    errs() << "kitec: error: cannot read ptxas output\n";
+    return IOError;
+  }
+  return writeOutput(outputFile, (*cubin)->getBuffer());
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kitec: compile Kite kernels to PTX\n");
+
+  kite::TargetOptions options;
+  options.chip = chip;
+  options.features = features;
+  options.numWarps = numWarps;
+  options.optLevel = optLevel;
+  options.ieeeDivision = ieeeDiv;
+  if (Error err = kite::validateTargetOptions(options)) {
+    errs() << "kitec: error: " << toString(std::move(err)) << "\n";
+    return BadUsage;
+  }
+  std::optional<kite::Stage> stage = kite::parseStage(emit);
+  bool wantsBinary = emit == "ptx" || emit == "cubin" || emit == "metadata";
+  if (!wantsBinary && !stage) {
+    errs() << "kitec: error: unknown --emit=" << emit
+           << "; expected kite, gpu, llvm, ptx, cubin or metadata\n";
+    return BadUsage;
+  }
+
+  mlir::DialectRegistry registry;
+  kite::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = mlir::openInputFile(inputFile, &error);
+  if (!file) {
+    errs() << "kitec: error: " << error << "\n";
+    return IOError;
+  }
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return InvalidInput;
+
+  if (!wantsBinary) {
+    mlir::PassManager pm(&context);
+    if (timing)
+      pm.enableTiming();
+    kite::buildKiteToPTXPipeline(pm, options, *stage);
+    if (failed(pm.run(*module)))
+      return InvalidInput;
+    std::string text;
+    raw_string_ostream os(text);
+    module->print(os);
+    return writeOutput(outputFile, text);
+  }
+
+  auto compiled = kite::compileToPTX(*module, options);
+  if (!compiled) {
+    errs() << toString(compiled.takeError());
+    return InvalidInput;
+  }
+  if (!metadataFile.empty())
+    if (int rc = writeOutput(metadataFile, compiled->metadataJSON() + "\n"))
+      return rc;
+  if (emit == "metadata")
+    return writeOutput(outputFile, compiled->metadataJSON() + "\n");
+  if (emit == "cubin")
+    return runPtxas(compiled->ptx);
+  return writeOutput(outputFile, compiled->ptx);
+}
