@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".kite"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kite_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "kernels"]
 
 config.substitutions.append(("%kite_src_root", config.kite_src_root))
 config.substitutions.append(("%examples", os.path.join(config.kite_src_root, "dsl-examples")))

@@ -238,7 +238,8 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
     if (d.getSeverity() == DiagnosticSeverity::Error) {
       os << d.getLocation() << ": error: " << d << "\n";
       for (Diagnostic &note : d.getNotes())
-        os << note.getLocation() << ": note: " << note << "\n";
+        if (!StringRef(note.str()).starts_with("see current operation"))
+          os << note.getLocation() << ": note: " << note << "\n";
     }
     return success();
   });

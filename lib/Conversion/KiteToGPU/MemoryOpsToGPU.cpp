@@ -252,9 +252,11 @@ private:
                            Value into, int64_t offset, int64_t width) {
     if (width == 1)
       return vector::InsertOp::create(b, loc, group, into, offset);
-    return vector::InsertStridedSliceOp::create(b, loc, group, into,
-                                                ArrayRef<int64_t>{offset},
-                                                ArrayRef<int64_t>{1});
+    for (int64_t i = 0; i < width; ++i)
+      into = vector::InsertOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, group, i), into,
+          offset + i);
+    return into;
   }
 
   const KiteLoweringState &state;

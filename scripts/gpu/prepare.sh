@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+#===- scripts/gpu/prepare.sh - Build what the GPU machine needs ------------===#
+#
+# The GPU machine has no LLVM: compile here every kernel the GPU tests and
+# benchmarks use to PTX (with launch metadata) into .gpu/, which the device
+# call carries. Each dsl-example is built twice: as written ("plain") and
+# with its pointer parameters declared 16-byte aligned ("aligned", what a
+# runtime specializing on cudaMalloc'd pointers would compile).
+#
+# Then, with the device tool:  run(command="bash scripts/gpu/run.sh", carry=[".gpu"])
+#
+#===-----------------------------------------------------------------------===#
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${KITE_BUILD_DIR:-$root/build}"
+out="$root/.gpu"
+bash "$root/scripts/build.sh" kitec >/dev/null
+rm -rf "$out" && mkdir -p "$out"
+kitec="$build/bin/kitec"
+
+compile() { # name source
+  "$kitec" "$2" -o "$out/$1.ptx" --metadata "$out/$1.json"
+}
+for src in "$root"/dsl-examples/*.mlir "$root"/test/GPU/kernels/*.mlir; do
+  name="$(basename "$src" .mlir)"
+  compile "$name" "$src"
+  sed -E 's/(%[a-z_0-9]+: !kite\.ptr<[a-z0-9]+>)([,)])/\1 {kite.divisibility = 16 : i32}\2/g' \
+    "$src" > "$out/$name.aligned.mlir"
+  compile "$name.aligned" "$out/$name.aligned.mlir"
+done
+cp "$root"/scripts/gpu/*.py "$out/"
+ls "$out"
