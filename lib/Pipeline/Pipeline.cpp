@@ -234,12 +234,24 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
 
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
+  // file:line:col where the location has one.
+  auto printLoc = [&](Location loc) {
+    if (auto file = loc->findInstanceOf<FileLineColLoc>())
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+         << file.getColumn();
+    else
+      os << loc;
+  };
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error) {
-      os << d.getLocation() << ": error: " << d << "\n";
-      for (Diagnostic &note : d.getNotes())
-        if (!StringRef(note.str()).starts_with("see current operation"))
-          os << note.getLocation() << ": note: " << note << "\n";
+      printLoc(d.getLocation());
+      os << ": error: " << d << "\n";
+      for (Diagnostic &note : d.getNotes()) {
+        if (StringRef(note.str()).starts_with("see current operation"))
+          continue;
+        printLoc(note.getLocation());
+        os << ": note: " << note << "\n";
+      }
     }
     return success();
   });

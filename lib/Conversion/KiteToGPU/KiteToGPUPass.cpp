@@ -113,7 +113,8 @@ struct ConvertKiteToGPUPass
         context, func.getBody().front().getArgumentTypes(), {});
 
     // Move the kernel into the gpu.module as a gpu.func (still kite-typed).
-    OpBuilder builder(gpuModule.getBodyRegion());
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(gpuModule.getBody());
     auto gpuFunc = gpu::GPUFuncOp::create(builder, func.getLoc(),
                                           func.getSymName(), kernelType);
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),

@@ -1,0 +1,42 @@
+// RUN: kite-opt %s -convert-kite-to-gpu | FileCheck %s
+// RUN: kite-opt %s -convert-kite-to-gpu -canonicalize | FileCheck %s --check-prefix=COUNT
+
+// Philox4x32-10: the key is the sign-extended seed; each multiply is one
+// mul.wide.u32; rand maps the word to [0, 1) as Triton does.
+// CHECK-LABEL: gpu.func @rand
+// CHECK: %[[SEED:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.trunci %[[SEED]] : i64 to i32
+// CHECK: arith.shrui %[[SEED]], %c32_i64 : i64
+// CHECK: llvm.inline_asm "{ .reg .b64 %t; mul.wide.u32 %t, $2, $3; mov.b64 {$0, $1}, %t; }", "=r,=r,r,r"
+// CHECK: arith.constant -766435501 : i32
+// CHECK: arith.xori
+// CHECK: arith.constant -1640531527 : i32
+// CHECK: arith.constant -1150833019 : i32
+// CHECK: arith.cmpi slt
+// CHECK: arith.sitofp %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: arith.constant dense<4.6566126E-10> : vector<8xf32>
+// CHECK: arith.mulf
+func.func @rand(%seed: i32, %p: !kite.ptr<f32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 1024 : tensor<1024xi32>
+  %u = kite.rand %seed, %r : i32, tensor<1024xi32> -> tensor<1024xf32>
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+  %pp = kite.addptr %ps, %r : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+  kite.store %pp, %u : tensor<1024x!kite.ptr<f32>>
+  return
+}
+
+// One randint per offset of a 1-element-per-thread block: round 1 has one
+// multiply (the counter's c2 is zero), rounds 2-9 two, and of round 10 only
+// the multiply that feeds word 0 survives: 18 wide multiplies.
+// COUNT-LABEL: gpu.func @randint_count
+// COUNT-COUNT-18: mul.wide.u32
+// COUNT-NOT: mul.wide.u32
+func.func @randint_count(%seed: i64, %p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 128 : tensor<128xi32>
+  %r64 = arith.extsi %r : tensor<128xi32> to tensor<128xi64>
+  %u = kite.randint %seed, %r64 : i64, tensor<128xi64> -> tensor<128xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<128x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %r : tensor<128x!kite.ptr<i32>>, tensor<128xi32>
+  kite.store %pp, %u : tensor<128x!kite.ptr<i32>>
+  return
+}

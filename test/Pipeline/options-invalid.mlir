@@ -1,0 +1,31 @@
+// Bad target options are diagnosed before LLVM sees them: no abort.
+// RUN: not kite-opt %s --kite-to-ptx="chip=sm_91" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not kite-opt %s --kite-to-ptx="chip=sm_90 features=+ptx60" 2>&1 | FileCheck %s --check-prefix=PTX
+// RUN: not kite-opt %s --kite-to-ptx="features=bogus" 2>&1 | FileCheck %s --check-prefix=FEAT
+// RUN: not kite-opt %s --kite-to-ptx="stop-after=asm" 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: not kitec %s --chip=sm_90 --features=+ptx60 2>&1 | FileCheck %s --check-prefix=PTX
+// RUN: not kitec %s --num-warps=3 2>&1 | FileCheck %s --check-prefix=WARPS
+// RUN: not kitec %s --emit=asm 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not kitec %s -O7 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: kite-opt %s --kite-to-ptx="stop-after=gpu" | FileCheck %s --check-prefix=GPU
+// RUN: kite-opt %s --kite-to-ptx="stop-after=llvm" | FileCheck %s --check-prefix=LLVM
+// RUN: kite-opt %s --kite-to-ptx="stop-after=kite" | FileCheck %s --check-prefix=KITE
+// RUN: kitec %s --emit=gpu | FileCheck %s --check-prefix=GPU
+
+// CHIP: error: kite-to-ptx: unknown chip 'sm_91'; expected one of sm_70,
+// PTX: PTX ISA 6.0 (+ptx60) does not support sm_90; it needs +ptx78 or later
+// FEAT: unsupported PTX features 'bogus'; expected +ptxNN
+// STAGE: unknown stage 'asm'; expected kite, gpu, llvm or ptx
+// WARPS: num_warps must be a power of two in 1..32, got 3
+// EMIT: unknown --emit=asm; expected kite, gpu, llvm, ptx, cubin or metadata
+// OPT: optimization level must be 0..3, got 7
+// KITE: func.func @k
+// KITE: kite.store
+// GPU: gpu.func @k
+// LLVM: llvm.func @k
+// LLVM: llvm.store
+
+func.func @k(%p: !kite.ptr<f32>, %x: f32) attributes {kite.kernel} {
+  kite.store %p, %x : !kite.ptr<f32>
+  return
+}
