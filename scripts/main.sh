@@ -15,15 +15,14 @@ bash "$root/scripts/build.sh" >/dev/null
 out="$build/examples"
 mkdir -p "$out"
 
-opt="$build/bin/kite-opt"
-printf '%-28s %-10s %s\n' "example" "status" "output"
+kitec="$build/bin/kitec"
+printf '%-20s %-8s %s\n' "example" "status" "outputs"
 for src in "$root"/dsl-examples/*.mlir; do
   name="$(basename "$src" .mlir)"
-  if [ -x "$build/bin/kite-opt" ] && "$opt" --help | grep -q -- '--kite-to-ptx'; then
-    "$opt" "$src" --kite-to-ptx -o "$out/$name.ptx.mlir"
-    printf '%-28s %-10s %s\n' "$name" "ptx" "$out/$name.ptx.mlir"
-  else
-    "$opt" "$src" -canonicalize -cse -o "$out/$name.mlir"
-    printf '%-28s %-10s %s\n' "$name" "verified" "$out/$name.mlir"
-  fi
+  "$kitec" "$src" -o "$out/$name.ptx" --metadata "$out/$name.json"
+  "$kitec" "$src" --emit=gpu -o "$out/$name.gpu.mlir"
+  lines=$(grep -c . "$out/$name.ptx")
+  printf '%-20s %-8s %s\n' "$name" "ptx" "$out/$name.ptx ($lines lines), $name.json, $name.gpu.mlir"
 done
+echo
+echo "Running them needs a GPU: see README.md, 'On the GPU'."
