@@ -60,14 +60,22 @@ static std::string findLibdevice(const TargetOptions &options) {
   return llvm::sys::fs::exists(fallback) ? fallback : "";
 }
 
-void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
-                                  const TargetOptions &options,
-                                  Stage stopAfter) {
+/// kite-check-target for `options` and the stage name `stage`.
+static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
+                                                   StringRef stage) {
   CheckTargetOptions check;
   check.chip = options.chip;
   check.features = options.features;
   check.optLevel = options.optLevel;
-  pm.addPass(createCheckTarget(check));
+  check.numWarps = options.numWarps;
+  check.stage = stage.str();
+  return createCheckTarget(check);
+}
+
+void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
+                                  const TargetOptions &options,
+                                  Stage stopAfter) {
+  pm.addPass(createCheckTargetPass(options, "ptx"));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
@@ -154,13 +162,7 @@ void ::kite::registerPipelines() {
         // first; nothing after it runs then.
         if (llvm::Error err = validateTargetOptions(options); err || !stage) {
           llvm::consumeError(std::move(err));
-          CheckTargetOptions check;
-          check.chip = o.chip;
-          check.features = o.features;
-          check.optLevel = o.optLevel;
-          check.stage = o.stopAfter;
-          pm.addPass(createCheckTarget(check));
-          pm.addPass(createCheckTarget(CheckTargetOptions{"", "", 0, ""}));
+          pm.addPass(createCheckTargetPass(options, o.stopAfter));
           return;
         }
         ::kite::buildKiteToPTXPipeline(pm, options, *stage);

@@ -99,6 +99,7 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
     options.chip = chip;
     options.features = features;
     options.optLevel = optLevel;
+    options.numWarps = numWarps;
     if (llvm::Error err = validateTargetOptions(options)) {
       getOperation().emitError() << "kite-to-ptx: "
                                  << llvm::toString(std::move(err));

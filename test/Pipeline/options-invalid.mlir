@@ -3,6 +3,7 @@
 // RUN: not kite-opt %s --kite-to-ptx="chip=sm_90 features=+ptx60" 2>&1 | FileCheck %s --check-prefix=PTX
 // RUN: not kite-opt %s --kite-to-ptx="features=bogus" 2>&1 | FileCheck %s --check-prefix=FEAT
 // RUN: not kite-opt %s --kite-to-ptx="stop-after=asm" 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: not kite-opt %s --kite-to-ptx="num-warps=3" 2>&1 | FileCheck %s --check-prefix=WARPS
 // RUN: not kitec %s --chip=sm_90 --features=+ptx60 2>&1 | FileCheck %s --check-prefix=PTX
 // RUN: not kitec %s --num-warps=3 2>&1 | FileCheck %s --check-prefix=WARPS
 // RUN: not kitec %s --emit=asm 2>&1 | FileCheck %s --check-prefix=EMIT

@@ -24,6 +24,8 @@ def CheckTarget : Pass<"kite-check-target", "::mlir::ModuleOp"> {
            "PTX features">,
     Option<"optLevel", "opt-level", "int", /*default=*/"3",
            "Optimization level">,
+    Option<"numWarps", "num-warps", "int", /*default=*/"4",
+           "Default warps per program">,
     Option<"stage", "stop-after", "std::string", /*default=*/"\"ptx\"",
            "Pipeline stage">,
   ];
