@@ -88,14 +88,16 @@ def cdiv(a, b):
 
 def main():
     variant = os.environ.get("KITE_VARIANT", "aligned")
-    sizes = [1, 1000, 1024, 1025, (1 << 20) + 3, 1 << 24]
+    sizes = [1, 1000, 1024, 1025, 4096 + 16, (1 << 20) + 3, 1 << 24]
     gen = torch.Generator(device="cuda").manual_seed(0)
-    for v in ["plain", "aligned"]:
-        suffix = "" if v == "plain" else ".aligned"
+    for v in ["plain", "aligned", "spec16"]:
+        suffix = "" if v == "plain" else "." + v
         add = load("vector_add" + suffix)["vector_add"]
         drop = load("dropout" + suffix)["dropout"]
         seeded = load("seeded_dropout" + suffix)["seeded_dropout"]
         for n in sizes:
+            if v == "spec16" and n % 16:
+                continue  # compiled for n divisible by 16 only
             x = torch.randn(n, device="cuda", generator=gen)
             y = torch.randn(n, device="cuda", generator=gen)
             out = torch.full((n + 64,), float("nan"), device="cuda")
@@ -156,9 +158,12 @@ def main():
 
     # Benchmarks.
     from triton.testing import do_bench
-    add = load("vector_add.aligned")["vector_add"]
-    drop = load("dropout.aligned")["dropout"]
-    seeded = load("seeded_dropout.aligned")["seeded_dropout"]
+    # Specialized like Triton's launches of the same sizes: pointers 16-byte
+    # aligned, n divisible by 16 (every size below is).
+    add = load("vector_add.spec16")["vector_add"]
+    drop = load("dropout.spec16")["dropout"]
+    seeded = load("seeded_dropout.spec16")["seeded_dropout"]
+    seeded_any = load("seeded_dropout.aligned")["seeded_dropout"]  # any n
     rows = []
     results = []
     for log2 in [20, 24, 26, 28]:
@@ -176,6 +181,8 @@ def main():
             ("dropout", 12, lambda: launch(drop, g, ptr(x), ptr(keep), ptr(out), np.int32(n), np.float32(0.5)),
              lambda: t_dropout[(g,)](x, keep, out, n, 0.5, BLOCK=1024)),
             ("seeded_dropout", 8, lambda: launch(seeded, g, ptr(x), ptr(out), np.int32(n), np.float32(0.5), np.int32(123)),
+             lambda: t_seeded[(g,)](x, out, n, 0.5, 123, BLOCK=1024)),
+            ("seeded (any n)", 8, lambda: launch(seeded_any, g, ptr(x), ptr(out), np.int32(n), np.float32(0.5), np.int32(123)),
              lambda: t_seeded[(g,)](x, out, n, 0.5, 123, BLOCK=1024)),
         ]
         for name, bytes_per, kfn, tfn in cases:

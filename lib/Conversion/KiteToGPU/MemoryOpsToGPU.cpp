@@ -4,10 +4,14 @@
 // are per-thread vectors of i64 addresses. A load or store of a block is cut
 // into groups of consecutive registers; a group becomes one vector access
 // (up to 16 bytes) when the AxisInfo facts prove its addresses consecutive
-// and aligned, else one access per element. Masks:
+// and aligned, else one access per element. Every access is one predicated
+// PTX instruction (inline asm `@p ld.global.v4.b32`), never a branch: with
+// branches, the registers merged after them made each load wait for the one
+// before it (measured in SASS), serializing memory latency. Masks:
 //   - uniform over the group (proved): one predicated vector access;
-//   - otherwise: the vector access when the whole group is enabled, else
-//     per-element predicated accesses (ragged tails stay correct).
+//   - otherwise: the vector access predicated on "whole group enabled",
+//     plus per-element accesses predicated on "enabled and not whole group"
+//     (ragged tails stay correct), joined by selects.
 // Masked-off lanes are never accessed; a masked load yields `other` there
 // (zero without `other`).
 //
@@ -70,37 +74,215 @@ static AccessPlan planAccess(const KiteLoweringState &state,
   width = std::min<int64_t>(width, info.contiguity);
   width = std::min<int64_t>(width, info.divisibility / elementBytes);
   plan.width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
+  if (plan.width * elementBytes < 4)
+    plan.width = 1; // sub-word vectors would need byte shuffles
+
   plan.uniformMask = !mask || state.axisInfo.get(mask).constancy >= plan.width;
   return plan;
 }
 
-/// Address (as !llvm.ptr<1>) of register `e` of a block of i64 addresses.
+/// How a group of `width` elements of `elementBytes` each travels as PTX
+/// registers: `count` words of `bits` (one vector access when count > 1).
+struct WordPlan {
+  unsigned bits;
+  int64_t count;
+};
+
+static WordPlan wordsOf(int64_t width, int64_t elementBytes) {
+  int64_t bytes = width * elementBytes;
+  if (elementBytes == 8)
+    return {64, width};
+  if (bytes >= 4)
+    return {32, bytes / 4};
+  assert(width == 1 && "sub-word groups are single elements");
+  return {unsigned(elementBytes * 8), 1};
+}
+
+/// The inline-asm register class of a word (8-bit words live in 32-bit
+/// registers: ld.u8 zero-extends, st.u8 truncates).
+static StringRef registerClass(unsigned bits) {
+  return bits == 64 ? "l" : bits == 16 ? "h" : "r";
+}
+
+static Type registerType(MLIRContext *ctx, unsigned bits) {
+  return IntegerType::get(ctx, bits == 8 ? 32 : bits);
+}
+
+static StringRef ptxType(unsigned bits) {
+  switch (bits) {
+  case 8:
+    return "u8";
+  case 16:
+    return "b16";
+  case 32:
+    return "b32";
+  default:
+    return "b64";
+  }
+}
+
+/// The words of a group value (memType or vector<width x memType>).
+static SmallVector<Value> toWords(OpBuilder &b, Location loc, Value group,
+                                  WordPlan plan) {
+  Type wordType = b.getIntegerType(plan.bits);
+  Type regType = registerType(b.getContext(), plan.bits);
+  if (!isa<VectorType>(group.getType())) {
+    Value w = group;
+    if (w.getType() != wordType)
+      w = arith::BitcastOp::create(b, loc, wordType, w);
+    if (regType != wordType)
+      w = arith::ExtUIOp::create(b, loc, regType, w);
+    return {w};
+  }
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({plan.count}, wordType), group);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < plan.count; ++i)
+    result.push_back(vector::ExtractOp::create(b, loc, words, i));
+  return result;
+}
+
+/// The group value of `groupType` made of `words` (inverse of toWords).
+static Value fromWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                       Type groupType, WordPlan plan) {
+  Type wordType = b.getIntegerType(plan.bits);
+  if (!isa<VectorType>(groupType)) {
+    Value w = words[0];
+    if (w.getType() != wordType)
+      w = arith::TruncIOp::create(b, loc, wordType, w);
+    if (groupType != wordType)
+      w = arith::BitcastOp::create(b, loc, groupType, w);
+    return w;
+  }
+  Value vec = vector::FromElementsOp::create(
+      b, loc, VectorType::get({plan.count}, wordType), words);
+  return vector::BitCastOp::create(b, loc, cast<VectorType>(groupType), vec);
+}
+
+/// `{$first, ..., $(first + count - 1)}` or `$first`.
+static std::string operandList(int64_t first, int64_t count) {
+  if (count == 1)
+    return "$" + std::to_string(first);
+  std::string s = "{";
+  for (int64_t i = 0; i < count; ++i)
+    s += (i ? ", $" : "$") + std::to_string(first + i);
+  return s + "}";
+}
+
+/// A predicate as the 32-bit word the access's inline asm tests (`setp`
+/// inside the asm). Passing i1 predicates ("b") kept every mask bit in a
+/// predicate register from the loads to the stores; with more than the 7
+/// the hardware has, ptxas spilled them to local memory (seen in dropout).
+static Value predicateWord(OpBuilder &b, Location loc, Value pred) {
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), pred);
+}
+
+/// One global load of `plan.count` words at address `addr` (i64), executed
+/// only where `pred` (i1; null: always). Words not loaded take `others`.
+/// Branch-free PTX (`@p ld.global.v4.b32`): the data dependency alone orders
+/// the uses, so the load issues early and its latency overlaps other work.
+static SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value addr,
+                                    Value pred, WordPlan plan,
+                                    ArrayRef<Value> others) {
+  MLIRContext *ctx = b.getContext();
+  Type regType = registerType(ctx, plan.bits);
+  StringRef cls = registerClass(plan.bits);
+  int64_t n = plan.count;
+  SmallVector<Value> operands;
+  std::string constraints, asmText;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += (i ? ",=" : "=") + cls.str();
+  int64_t next = n;
+  std::string predIndex;
+  if (pred) {
+    operands.push_back(predicateWord(b, loc, pred));
+    constraints += ",r";
+    predIndex = std::to_string(next++);
+    asmText += "@%kp ";
+  }
+  int64_t addrIndex = next++;
+  operands.push_back(addr);
+  constraints += ",l";
+  asmText += "ld.global" + (n > 1 ? ".v" + std::to_string(n) : std::string()) +
+             "." + ptxType(plan.bits).str() + " " + operandList(0, n) +
+             ", [$" + std::to_string(addrIndex) + "];";
+  if (pred) {
+    // Masked-off words keep `others`.
+    std::string movs;
+    for (int64_t i = 0; i < n; ++i) {
+      operands.push_back(others[i]);
+      constraints += "," + cls.str();
+      movs += "mov.b" + std::to_string(plan.bits == 8 ? 32 : plan.bits) +
+              " $" + std::to_string(i) + ", $" + std::to_string(next++) +
+              "; ";
+    }
+    asmText = "{ .reg .pred %kp; setp.ne.b32 %kp, $" + predIndex + ", 0; " +
+              movs + asmText + " }";
+  }
+  Type resultType =
+      n == 1 ? regType
+             : LLVM::LLVMStructType::getLiteral(
+                   ctx, SmallVector<Type>(n, regType));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  Value result = asmOp.getResult(0);
+  if (n == 1)
+    return {result};
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < n; ++i)
+    words.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  return words;
+}
+
+/// One global store of `words` at `addr` (i64), executed only where `pred`
+/// (i1; null: always), as branch-free PTX (`@p st.global.v4.b32`).
+static void storeWords(OpBuilder &b, Location loc, Value addr, Value pred,
+                       WordPlan plan, ArrayRef<Value> words) {
+  SmallVector<Value> operands;
+  std::string constraints, asmText;
+  int64_t next = 0;
+  if (pred) {
+    operands.push_back(predicateWord(b, loc, pred));
+    constraints += "r,";
+    asmText += "{ .reg .pred %kp; setp.ne.b32 %kp, $" + std::to_string(next++) +
+               ", 0; @%kp ";
+  }
+  int64_t addrIndex = next++;
+  operands.push_back(addr);
+  constraints += "l";
+  for (Value w : words) {
+    operands.push_back(w);
+    constraints += "," + registerClass(plan.bits).str();
+  }
+  int64_t n = plan.count;
+  asmText += "st.global" + (n > 1 ? ".v" + std::to_string(n) : std::string()) +
+             "." + ptxType(plan.bits).str() + " [$" +
+             std::to_string(addrIndex) + "], " + operandList(next, n) + ";" +
+             (pred ? " }" : "");
+  LLVM::InlineAsmOp::create(b, loc, Type(), operands, asmText, constraints,
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// Address (i64) of register `e` of a block of addresses, or of a scalar
+/// !llvm.ptr<1>.
 static Value addressOf(OpBuilder &b, Location loc, Value addrs, int64_t e) {
-  Value addr = extractRegister(b, loc, addrs, e);
+  if (isa<LLVM::LLVMPointerType>(addrs.getType()))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), addrs);
+  return extractRegister(b, loc, addrs, e);
+}
+
+static Value toPointer(OpBuilder &b, Location loc, Value addr) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), addr);
 }
 
-/// Loads `width` elements of `memType` at `ptr` (a vector if width > 1).
-static Value emitLoad(OpBuilder &b, Location loc, Value ptr, Type memType,
-                      int64_t width) {
-  Type type = width == 1 ? memType : VectorType::get({width}, memType);
-  int64_t align = width * memType.getIntOrFloatBitWidth() / 8;
-  return LLVM::LoadOp::create(b, loc, type, ptr, align);
-}
-
-static void emitStore(OpBuilder &b, Location loc, Value value, Value ptr) {
-  Type type = value.getType();
-  int64_t width = 1;
-  if (auto vec = dyn_cast<VectorType>(type)) {
-    width = vec.getNumElements();
-    type = vec.getElementType();
-  }
-  LLVM::StoreOp::create(b, loc, value, ptr,
-                        width * type.getIntOrFloatBitWidth() / 8);
-}
-
-/// `v` if it is a vector, else a 1-element vector of it.
+/// Registers [offset, offset + width) of a per-thread vector (one register
+/// as a scalar when width is 1).
 static Value slice(OpBuilder &b, Location loc, Value vec, int64_t offset,
                    int64_t width) {
   if (width == 1)
@@ -119,6 +301,31 @@ static Value allOf(OpBuilder &b, Location loc, Value mask, int64_t offset,
     all = arith::AndIOp::create(b, loc, all,
                                 extractRegister(b, loc, mask, offset + i));
   return all;
+}
+
+/// Emits `body` (at the rewriter's insertion point) in a branch taken when
+/// `all` is false: the per-element accesses of a partially enabled group.
+/// Returns the branch's value of `type` (zeros when not taken), or null for
+/// no type.
+static Value ifNotAll(OpBuilder &b, Location loc, Value all, Type type,
+                      function_ref<Value()> body) {
+  Value t = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  Value notAll = arith::XOrIOp::create(b, loc, all, t);
+  SmallVector<Type> types;
+  if (type)
+    types.push_back(type);
+  auto ifOp = scf::IfOp::create(b, loc, types, notAll, /*withElse=*/bool(type));
+  OpBuilder::InsertionGuard guard(b);
+  if (!type) { // The then block already ends in its yield.
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body();
+    return Value();
+  }
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, body());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, constantOf(b, loc, type, 0));
+  return ifOp.getResult(0);
 }
 
 /// Pattern: kite.addptr p, off => getelementptr (scalar) or
@@ -148,7 +355,7 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   }
 };
 
-/// Pattern: kite.load => grouped (vector) llvm.load under scf.if masks
+/// Pattern: kite.load => grouped predicated `ld.global[.vN]` (no branches)
 struct LoadLowering : OpConversionPattern<LoadOp> {
   LoadLowering(KiteTypeConverter &converter, const KiteLoweringState &state,
                MLIRContext *context)
@@ -160,109 +367,94 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     Location loc = op.getLoc();
     Type pointee = getElementTypeOrSelf(op.getType());
     Type memType = memoryType(pointee);
+    int64_t elementBytes = memoryBytes(pointee);
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
     Value other = adaptor.getOther();
     Type resultType = getTypeConverter()->convertType(op.getType());
 
-    // Scalar load.
+    // One group of `w` elements at register `g` (`g` is ignored for scalars).
+    auto loadGroup = [&](int64_t g, int64_t w, Value pred,
+                         Value groupOther) -> Value {
+      Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
+      Type group = w == 1 ? pointee : Type(VectorType::get({w}, pointee));
+      Value addr = addressOf(rewriter, loc, ptrs, g);
+      if (!pred) // Unmasked: a plain LLVM load, which LLVM may optimize.
+        return fromMemory(rewriter, loc,
+                          LLVM::LoadOp::create(rewriter, loc, memGroup,
+                                               toPointer(rewriter, loc, addr),
+                                               w * elementBytes),
+                          group);
+      WordPlan plan = wordsOf(w, elementBytes);
+      SmallVector<Value> others;
+      {
+        Value o = groupOther ? toMemory(rewriter, loc, groupOther, memGroup)
+                             : constantOf(rewriter, loc, memGroup, 0);
+        others = toWords(rewriter, loc, o, plan);
+      }
+      auto words = loadWords(rewriter, loc, addr, pred, plan, others);
+      return fromMemory(rewriter, loc,
+                        fromWords(rewriter, loc, words, memGroup, plan), group);
+    };
+
     if (!isa<VectorType>(ptrs.getType())) {
-      auto load = [&](OpBuilder &b, Location l) {
-        return fromMemory(b, l, emitLoad(b, l, ptrs, memType, 1), pointee);
-      };
-      rewriter.replaceOp(op, guarded(rewriter, loc, mask, load, other,
-                                     resultType));
+      rewriter.replaceOp(op, loadGroup(0, 1, mask, other));
       return success();
     }
 
     auto &converter = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout layout =
         converter.getLayout(cast<RankedTensorType>(op.getPtr().getType()));
-    AccessPlan plan = planAccess(state, layout, op.getPtr(), op.getMask(),
-                                 memoryBytes(pointee));
+    AccessPlan plan =
+        planAccess(state, layout, op.getPtr(), op.getMask(), elementBytes);
     int64_t w = plan.width;
-    Value result = constantOf(rewriter, loc, resultType, 0);
+    SmallVector<Value> elements;
     for (int64_t g = 0; g < layout.perThread; g += w) {
-      Type groupType =
-          w == 1 ? pointee : Type(VectorType::get({w}, pointee));
       Value groupOther = other ? slice(rewriter, loc, other, g, w) : Value();
-      auto vectorLoad = [&](OpBuilder &b, Location l) {
-        Value v = emitLoad(b, l, addressOf(b, l, ptrs, g), memType, w);
-        return fromMemory(b, l, v, groupType);
-      };
       Value value;
-      if (!mask) {
-        value = vectorLoad(rewriter, loc);
-      } else if (plan.uniformMask || w == 1) {
-        value = guarded(rewriter, loc, extractRegister(rewriter, loc, mask, g),
-                        vectorLoad, groupOther, groupType);
+      if (!mask || plan.uniformMask || w == 1) {
+        Value pred = mask ? extractRegister(rewriter, loc, mask, g) : Value();
+        value = loadGroup(g, w, pred, groupOther);
       } else {
-        // Fast path when the whole group is enabled, else element by element.
+        // The vector load where the whole group is enabled. The elements of
+        // a partial group (ragged tail) load one by one in a branch, so
+        // full groups do not pay for them; a select after the branch joins
+        // the two, leaving the vector load's registers out of any merge.
         Value all = allOf(rewriter, loc, mask, g, w);
-        auto ifOp = scf::IfOp::create(
-            rewriter, loc, all,
-            [&](OpBuilder &b, Location l) {
-              scf::YieldOp::create(b, l, vectorLoad(b, l));
-            },
-            [&](OpBuilder &b, Location l) {
-              Value acc = constantOf(b, l, groupType, 0);
+        Value vec = loadGroup(g, w, all, groupOther);
+        Value partial = ifNotAll(
+            rewriter, loc, all, vec.getType(), [&]() -> Value {
+              SmallVector<Value> parts;
               for (int64_t i = 0; i < w; ++i) {
-                auto one = [&](OpBuilder &bb, Location ll) {
-                  return fromMemory(
-                      bb, ll,
-                      emitLoad(bb, ll, addressOf(bb, ll, ptrs, g + i), memType,
-                               1),
-                      pointee);
-                };
-                Value o = other ? extractRegister(b, l, other, g + i) : Value();
-                Value e = guarded(b, l, extractRegister(b, l, mask, g + i), one,
-                                  o, pointee);
-                acc = vector::InsertOp::create(b, l, e, acc, i);
+                Value m = extractRegister(rewriter, loc, mask, g + i);
+                Value o = other ? extractRegister(rewriter, loc, other, g + i)
+                                : Value();
+                parts.push_back(loadGroup(g + i, 1, m, o));
               }
-              scf::YieldOp::create(b, l, acc);
+              return vector::FromElementsOp::create(
+                  rewriter, loc, cast<VectorType>(vec.getType()), parts);
             });
-        value = ifOp.getResult(0);
+        Value joined = arith::SelectOp::create(rewriter, loc, all, vec, partial);
+        for (int64_t i = 0; i < w; ++i)
+          elements.push_back(vector::ExtractOp::create(rewriter, loc, joined, i));
+        continue;
       }
-      result = insertGroup(rewriter, loc, value, result, g, w);
+      if (w == 1) {
+        elements.push_back(value);
+        continue;
+      }
+      for (int64_t i = 0; i < w; ++i)
+        elements.push_back(vector::ExtractOp::create(rewriter, loc, value, i));
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, cast<VectorType>(resultType), elements);
     return success();
   }
 
 private:
-  /// `load()` if `cond` (or unconditionally without a mask), else `other`
-  /// (zero when absent).
-  static Value guarded(OpBuilder &b, Location loc, Value cond,
-                       function_ref<Value(OpBuilder &, Location)> load,
-                       Value other, Type type) {
-    if (!cond)
-      return load(b, loc);
-    auto ifOp = scf::IfOp::create(
-        b, loc, cond,
-        [&](OpBuilder &bb, Location l) {
-          scf::YieldOp::create(bb, l, load(bb, l));
-        },
-        [&](OpBuilder &bb, Location l) {
-          Value o = other ? other : constantOf(bb, l, type, 0);
-          scf::YieldOp::create(bb, l, o);
-        });
-    return ifOp.getResult(0);
-  }
-
-  static Value insertGroup(OpBuilder &b, Location loc, Value group,
-                           Value into, int64_t offset, int64_t width) {
-    if (width == 1)
-      return vector::InsertOp::create(b, loc, group, into, offset);
-    for (int64_t i = 0; i < width; ++i)
-      into = vector::InsertOp::create(
-          b, loc, vector::ExtractOp::create(b, loc, group, i), into,
-          offset + i);
-    return into;
-  }
-
   const KiteLoweringState &state;
 };
 
-/// Pattern: kite.store => grouped (vector) llvm.store under scf.if masks
+/// Pattern: kite.store => grouped predicated `st.global[.vN]` (no branches)
 struct StoreLowering : OpConversionPattern<StoreOp> {
   StoreLowering(KiteTypeConverter &converter, const KiteLoweringState &state,
                 MLIRContext *context)
@@ -274,13 +466,29 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     Location loc = op.getLoc();
     Type pointee = getElementTypeOrSelf(op.getValue().getType());
     Type memType = memoryType(pointee);
+    int64_t elementBytes = memoryBytes(pointee);
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
     Value value = adaptor.getValue();
 
+    auto storeGroup = [&](int64_t g, int64_t w, Value pred) {
+      Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
+      WordPlan plan = wordsOf(w, elementBytes);
+      Value v = isa<VectorType>(value.getType())
+                    ? slice(rewriter, loc, value, g, w)
+                    : value;
+      v = toMemory(rewriter, loc, v, memGroup);
+      Value addr = addressOf(rewriter, loc, ptrs, g);
+      if (!pred) { // Unmasked: a plain LLVM store.
+        LLVM::StoreOp::create(rewriter, loc, v, toPointer(rewriter, loc, addr),
+                              w * elementBytes);
+        return;
+      }
+      storeWords(rewriter, loc, addr, pred, plan,
+                 toWords(rewriter, loc, v, plan));
+    };
+
     if (!isa<VectorType>(ptrs.getType())) {
-      guarded(rewriter, loc, mask, [&](OpBuilder &b, Location l) {
-        emitStore(b, l, toMemory(b, l, value, memType), ptrs);
-      });
+      storeGroup(0, 1, mask);
       rewriter.eraseOp(op);
       return success();
     }
@@ -300,62 +508,30 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       mask = mask ? arith::AndIOp::create(rewriter, loc, mask, owners).getResult()
                   : owners;
     }
-    AccessPlan plan = planAccess(state, layout, op.getPtr(), op.getMask(),
-                                 memoryBytes(pointee));
+    AccessPlan plan =
+        planAccess(state, layout, op.getPtr(), op.getMask(), elementBytes);
     if (layout.isReplicated())
       plan.uniformMask = false;
     int64_t w = plan.width;
-    Type memGroupType = w == 1 ? memType : Type(VectorType::get({w}, memType));
     for (int64_t g = 0; g < layout.perThread; g += w) {
-      auto vectorStore = [&](OpBuilder &b, Location l) {
-        Value v = slice(b, l, value, g, w);
-        if (memType != pointee)
-          v = arith::ExtUIOp::create(b, l, memGroupType, v);
-        emitStore(b, l, v, addressOf(b, l, ptrs, g));
-      };
-      if (!mask) {
-        vectorStore(rewriter, loc);
-      } else if (plan.uniformMask || w == 1) {
-        guarded(rewriter, loc, extractRegister(rewriter, loc, mask, g),
-                vectorStore);
-      } else {
-        Value all = allOf(rewriter, loc, mask, g, w);
-        scf::IfOp::create(
-            rewriter, loc, all,
-            [&](OpBuilder &b, Location l) {
-              vectorStore(b, l);
-              scf::YieldOp::create(b, l);
-            },
-            [&](OpBuilder &b, Location l) {
-              for (int64_t i = 0; i < w; ++i)
-                guarded(b, l, extractRegister(b, l, mask, g + i),
-                        [&](OpBuilder &bb, Location ll) {
-                          Value v = toMemory(
-                              bb, ll, extractRegister(bb, ll, value, g + i),
-                              memType);
-                          emitStore(bb, ll, v, addressOf(bb, ll, ptrs, g + i));
-                        });
-              scf::YieldOp::create(b, l);
-            });
+      if (!mask || plan.uniformMask || w == 1) {
+        storeGroup(g, w,
+                   mask ? extractRegister(rewriter, loc, mask, g) : Value());
+        continue;
       }
+      Value all = allOf(rewriter, loc, mask, g, w);
+      storeGroup(g, w, all);
+      ifNotAll(rewriter, loc, all, Type(), [&]() -> Value {
+        for (int64_t i = 0; i < w; ++i)
+          storeGroup(g + i, 1, extractRegister(rewriter, loc, mask, g + i));
+        return Value();
+      });
     }
     rewriter.eraseOp(op);
     return success();
   }
 
 private:
-  static void guarded(OpBuilder &b, Location loc, Value cond,
-                      function_ref<void(OpBuilder &, Location)> store) {
-    if (!cond) {
-      store(b, loc);
-      return;
-    }
-    scf::IfOp::create(b, loc, cond, [&](OpBuilder &bb, Location l) {
-      store(bb, l);
-      scf::YieldOp::create(bb, l);
-    });
-  }
-
   const KiteLoweringState &state;
 };
 

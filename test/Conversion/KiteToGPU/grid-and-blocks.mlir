@@ -43,8 +43,7 @@ func.func @arange(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 // CHECK-LABEL: gpu.func @small
 // CHECK: arith.remui %{{.*}}, %c64_i32 : i32
 // CHECK: arith.cmpi ult, %{{.*}}, %c64_i32{{.*}} : i32
-// CHECK: scf.if
-// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<1>
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1], $2; }", "r,l,r"
 func.func @small(%p: !kite.ptr<i32>) attributes {kite.kernel} {
   %r = kite.arange 0, 64 : tensor<64xi32>
   %ps = kite.splat %p : !kite.ptr<i32> -> tensor<64x!kite.ptr<i32>>

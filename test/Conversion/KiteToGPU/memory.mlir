@@ -43,19 +43,24 @@ func.func @unaligned(%x: !kite.ptr<f32>, %y: !kite.ptr<f32>) attributes {kite.ke
 // -----
 
 // A mask that may change inside a vector group (n of unknown divisibility):
-// the vector access when the whole group is enabled, else element by element,
-// masked-off lanes taking `other`.
+// the vector load is predicated PTX on "whole group enabled" (no branch, so
+// nothing merges with its registers); the elements of a partial group load
+// one by one in a branch taken only for such groups; a select joins them.
+// Masked-off lanes keep `other`. Stores likewise.
 // CHECK-LABEL: gpu.func @masked
 // CHECK: %[[A:.*]] = arith.andi
 // CHECK: %[[B:.*]] = arith.andi %[[A]]
 // CHECK: %[[ALL:.*]] = arith.andi %[[B]]
-// CHECK: scf.if %[[ALL]] -> (vector<4xf32>) {
-// CHECK:   llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: %[[ALLW:.*]] = arith.extui %[[ALL]] : i1 to i32
+// CHECK: %[[VEC:.*]] = llvm.inline_asm has_side_effects "{ .reg .pred %kp; setp.ne.b32 %kp, $4, 0; mov.b32 $0, $6; mov.b32 $1, $7; mov.b32 $2, $8; mov.b32 $3, $9; @%kp ld.global.v4.b32 {$0, $1, $2, $3}, [$5]; }", "=r,=r,=r,=r,r,l,r,r,r,r" %[[ALLW]]
+// CHECK: %[[NOTALL:.*]] = arith.xori %[[ALL]], %true
+// CHECK: %[[PART:.*]] = scf.if %[[NOTALL]] -> (vector<4xf32>) {
+// CHECK-COUNT-4: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2]; }", "=r,r,l,r"
 // CHECK: } else {
-// CHECK:   scf.if %{{.*}} -> (f32) {
-// CHECK:     llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK:   } else {
-// CHECK:     vector.extract %{{.*}}[0] : f32 from vector<8xf32>
+// CHECK: arith.select %[[ALL]], %{{.*}}, %[[PART]] : vector<4xf32>
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.v4.b32 [$1], {$2, $3, $4, $5}; }", "r,l,r,r,r,r"
+// CHECK: scf.if
+// CHECK-COUNT-4: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1], $2; }", "r,l,r"
 func.func @masked(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i32, %y: !kite.ptr<f32> {kite.divisibility = 16 : i32})
     attributes {kite.kernel} {
   %r = kite.arange 0, 1024 : tensor<1024xi32>
@@ -74,13 +79,13 @@ func.func @masked(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i32, %y
 // -----
 
 // n divisible by 16: the mask is uniform over each group of 4, so one
-// predicated vector access per group and no per-element fallback.
+// predicated vector access per group and no per-element access.
 // CHECK-LABEL: gpu.func @uniform_mask
-// CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
-// CHECK-NEXT: vector.extract
-// CHECK-NEXT: llvm.inttoptr
-// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-NOT: -> f32
+// CHECK-COUNT-2: @%kp ld.global.v4.b32
+// CHECK-NOT: ld.global.b32
+// CHECK-COUNT-2: @%kp st.global.v4.b32
+// CHECK-NOT: st.global.b32
+// CHECK-LABEL: gpu.func @scalar
 func.func @uniform_mask(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i32 {kite.divisibility = 16 : i32},
                         %y: !kite.ptr<f32> {kite.divisibility = 16 : i32}) attributes {kite.kernel} {
   %r = kite.arange 0, 1024 : tensor<1024xi32>
@@ -98,9 +103,10 @@ func.func @uniform_mask(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i
 // -----
 
 // Scalar pointers: getelementptr, plain loads and stores; i1 is stored as i8.
-// CHECK-LABEL: gpu.func @scalar
 // CHECK: %[[Q:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
-// CHECK: llvm.load %[[Q]] {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK: %[[QA:.*]] = llvm.ptrtoint %[[Q]]
+// CHECK: %[[QP:.*]] = llvm.inttoptr %[[QA]]
+// CHECK: llvm.load %[[QP]] {alignment = 1 : i64} : !llvm.ptr<1> -> i8
 // CHECK: arith.cmpi ne
 // CHECK: arith.extui %{{.*}} : i1 to i8
 // CHECK: llvm.store %{{.*}} : i8, !llvm.ptr<1>
@@ -108,5 +114,47 @@ func.func @scalar(%p: !kite.ptr<i1>, %i: i64) attributes {kite.kernel} {
   %q = kite.addptr %p, %i : !kite.ptr<i1>, i64
   %b = kite.load %q : !kite.ptr<i1>
   kite.store %p, %b : !kite.ptr<i1>
+  return
+}
+
+// -----
+
+// Masked scalar accesses and sub-word elements: one predicated access each,
+// 8-bit words in 32-bit registers (ld.u8 zero-extends, st.u8 truncates),
+// 16-bit words in 16-bit registers, 64-bit in 64-bit ones.
+// CHECK-LABEL: gpu.func @scalar_masked
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.u8 $0, [$2]; }", "=r,r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.u8 [$1], $2; }", "r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b16 $0, $3; @%kp ld.global.b16 $0, [$2]; }", "=h,r,l,h"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b16 [$1], $2; }", "r,l,h"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b64 $0, $3; @%kp ld.global.b64 $0, [$2]; }", "=l,r,l,l"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b64 [$1], $2; }", "r,l,l"
+func.func @scalar_masked(%p: !kite.ptr<i8>, %h: !kite.ptr<f16>, %d: !kite.ptr<f64>, %m: i1) attributes {kite.kernel} {
+  %b = kite.load %p, %m : !kite.ptr<i8>
+  kite.store %p, %b, %m : !kite.ptr<i8>
+  %x = kite.load %h, %m : !kite.ptr<f16>
+  kite.store %h, %x, %m : !kite.ptr<f16>
+  %y = kite.load %d, %m : !kite.ptr<f64>
+  kite.store %d, %y, %m : !kite.ptr<f64>
+  return
+}
+
+// -----
+
+// f16 blocks, aligned and masked by a uniform mask: 8 halves travel as one
+// v4.b32 access.
+// CHECK-LABEL: gpu.func @half
+// CHECK: @%kp ld.global.v4.b32
+// CHECK: vector.bitcast %{{.*}} : vector<4xi32> to vector<8xf16>
+// CHECK: vector.bitcast %{{.*}} : vector<8xf16> to vector<4xi32>
+// CHECK: @%kp st.global.v4.b32
+func.func @half(%x: !kite.ptr<f16> {kite.divisibility = 16 : i32}, %n: i32 {kite.divisibility = 16 : i32}) attributes {kite.kernel} {
+  %r = kite.arange 0, 1024 : tensor<1024xi32>
+  %nb = kite.splat %n : i32 -> tensor<1024xi32>
+  %m = arith.cmpi slt, %r, %nb : tensor<1024xi32>
+  %xs = kite.splat %x : !kite.ptr<f16> -> tensor<1024x!kite.ptr<f16>>
+  %xp = kite.addptr %xs, %r : tensor<1024x!kite.ptr<f16>>, tensor<1024xi32>
+  %v = kite.load %xp, %m : tensor<1024x!kite.ptr<f16>>
+  kite.store %xp, %v, %m : tensor<1024x!kite.ptr<f16>>
   return
 }
