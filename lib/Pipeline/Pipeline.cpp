@@ -72,49 +72,66 @@ static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
   return createCheckTarget(check);
 }
 
+/// Adds the passes of one stage (those after the previous stage's).
+static void buildStage(OpPassManager &pm, const TargetOptions &options,
+                       Stage stage) {
+  switch (stage) {
+  case Stage::Kite:
+    pm.addPass(createInlinerPass());
+    pm.addPass(createSymbolDCEPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  case Stage::GPU: {
+    mlir::kite::ConvertKiteToGPUOptions lower;
+    lower.numWarps = options.numWarps;
+    lower.ieeeDivision = options.ieeeDivision;
+    pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
+  case Stage::LLVM: {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    target.optLevel = options.optLevel;
+    std::string libdevice = findLibdevice(options);
+    if (!libdevice.empty())
+      target.linkLibs.push_back(libdevice);
+    pm.addPass(createGpuNVVMAttachTarget(target));
+    OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+    gpu.addPass(createSCFToControlFlowPass());
+    ConvertGpuOpsToNVVMOpsOptions toNVVM;
+    toNVVM.useBarePtrCallConv = true;
+    gpu.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+    gpu.addPass(createConvertNVVMToLLVMPass());
+    gpu.addPass(createCanonicalizerPass());
+    gpu.addPass(createCSEPass());
+    gpu.addPass(createReconcileUnrealizedCastsPass());
+    return;
+  }
+  case Stage::PTX: {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+    return;
+  }
+  }
+}
+
+static constexpr Stage kStages[] = {Stage::Kite, Stage::GPU, Stage::LLVM,
+                                    Stage::PTX};
+
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
                                   const TargetOptions &options,
                                   Stage stopAfter) {
   pm.addPass(createCheckTargetPass(options, "ptx"));
-  pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (stopAfter == Stage::Kite)
-    return;
-
-  mlir::kite::ConvertKiteToGPUOptions lower;
-  lower.numWarps = options.numWarps;
-  lower.ieeeDivision = options.ieeeDivision;
-  pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (stopAfter == Stage::GPU)
-    return;
-
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
-  std::string libdevice = findLibdevice(options);
-  if (!libdevice.empty())
-    target.linkLibs.push_back(libdevice);
-  pm.addPass(createGpuNVVMAttachTarget(target));
-  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
-  gpu.addPass(createSCFToControlFlowPass());
-  ConvertGpuOpsToNVVMOpsOptions toNVVM;
-  toNVVM.useBarePtrCallConv = true;
-  gpu.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
-  gpu.addPass(createConvertNVVMToLLVMPass());
-  gpu.addPass(createCanonicalizerPass());
-  gpu.addPass(createCSEPass());
-  gpu.addPass(createReconcileUnrealizedCastsPass());
-  if (stopAfter == Stage::LLVM)
-    return;
-
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  for (Stage stage : kStages) {
+    buildStage(pm, options, stage);
+    if (stage == stopAfter)
+      return;
+  }
 }
 
 namespace {
@@ -228,7 +245,8 @@ std::string CompiledModule::metadataJSON() const {
 
 namespace kite {
 llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
-                                            TargetOptions options) {
+                                            TargetOptions options,
+                                            const StageCallback &onStage) {
   if (llvm::Error err = validateTargetOptions(options))
     return std::move(err);
   CompiledModule result;
@@ -257,12 +275,30 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
     }
     return success();
   });
-  PassManager pm(module.getContext());
-  ::kite::buildKiteToPTXPipeline(pm, options, Stage::PTX);
-  if (failed(pm.run(module)))
+  auto failure = [&]() {
     return llvm::createStringError(diagnostics.empty()
                                        ? std::string("kite-to-ptx failed")
                                        : diagnostics);
+  };
+  if (!onStage) {
+    PassManager pm(module.getContext());
+    ::kite::buildKiteToPTXPipeline(pm, options, Stage::PTX);
+    if (failed(pm.run(module)))
+      return failure();
+  } else {
+    // Stage by stage, showing the module after each.
+    PassManager check(module.getContext());
+    check.addPass(createCheckTargetPass(options, "ptx"));
+    if (failed(check.run(module)))
+      return failure();
+    for (Stage stage : kStages) {
+      PassManager pm(module.getContext());
+      buildStage(pm, options, stage);
+      if (failed(pm.run(module)))
+        return failure();
+      onStage(stage, module);
+    }
+  }
   for (auto binary : module.getOps<gpu::BinaryOp>())
     for (Attribute attr : binary.getObjects())
       if (auto object = dyn_cast<gpu::ObjectAttr>(attr))

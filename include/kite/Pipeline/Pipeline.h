@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,10 +78,15 @@ struct CompiledModule {
 std::vector<KernelInfo> collectKernelInfo(mlir::ModuleOp module,
                                           const TargetOptions &options);
 
+/// Called with the module after each stage (for dumps and inspection).
+using StageCallback = std::function<void(Stage, mlir::ModuleOp)>;
+
 /// Lowers `module` (kite dialect, modified in place) to PTX. Diagnostics are
-/// returned in the error, never printed or aborted on.
+/// returned in the error, never printed or aborted on. With `onStage`, the
+/// stages run one by one and `onStage` sees the module after each.
 llvm::Expected<CompiledModule> compileToPTX(mlir::ModuleOp module,
-                                            TargetOptions options);
+                                            TargetOptions options,
+                                            const StageCallback &onStage = {});
 
 } // namespace kite
 

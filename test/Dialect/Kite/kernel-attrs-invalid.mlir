@@ -104,3 +104,10 @@ func.func @div_float(%x: f32 {kite.divisibility = 16 : i32}) attributes {kite.ke
 func.func @unknown_arg(%p: !kite.ptr<f32> {kite.aligned}) attributes {kite.kernel} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.name' of argument #0 must be a non-empty string}}
+func.func @bad_name(%x: i32 {kite.name = 3 : i32}) attributes {kite.kernel} {
+  return
+}

@@ -152,5 +152,12 @@ LogicalResult KiteDialect::verifyRegionArgAttribute(Operation *op,
                              << argType;
     return success();
   }
+  if (name == getArgNameAttrName()) {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!value || value.getValue().empty())
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be a non-empty string";
+    return success();
+  }
   return op->emitError() << "unknown Kite argument attribute '" << name << "'";
 }

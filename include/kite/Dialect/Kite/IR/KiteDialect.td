@@ -44,6 +44,9 @@ def Kite_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConstexprAttrName() { return "kite.constexpr"; }
     /// i32 argument attribute: the argument is divisible by this power of two.
     static constexpr ::llvm::StringLiteral getDivisibilityAttrName() { return "kite.divisibility"; }
+    /// Source name of a kernel parameter (string), for diagnostics and for
+    /// binding constexpr values by name.
+    static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
   }];
 }
 

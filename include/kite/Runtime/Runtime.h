@@ -1,0 +1,287 @@
+//===- Runtime.h - Compile, cache and launch Kite kernels -----*- C++ -*-===//
+//
+// The host C++ API of Kite (docs/runtime.md):
+//
+//   auto k = kite::compileFile("seeded_dropout.mlir").value();
+//   auto x = kite::DeviceBuffer<float>::fromHost(host).value();
+//   auto y = kite::DeviceBuffer<float>::allocate(n).value();
+//   k.launch(kite::cdiv(n, 1024), {x, y, int32_t(n), 0.5f, int32_t(123)})
+//       .value();
+//
+// A Kernel is compiled lazily per *specialization* (which pointer and
+// integer arguments are divisible by 16, like Triton) and per device; every
+// compiled variant is cached in memory and on disk (docs/runtime.md lists
+// the environment switches). The CUDA driver is loaded at run time, so
+// everything but launching works without a GPU. All calls are thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_RUNTIME_RUNTIME_H
+#define KITE_RUNTIME_RUNTIME_H
+
+#include "kite/Runtime/Error.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace kite {
+
+/// Compile-time options of a kernel.
+struct CompileOptions {
+  /// The kernel to take from a module with several; empty: the only one.
+  std::string kernel;
+  /// Values of `kite.constexpr` parameters, by their `kite.name`.
+  std::map<std::string, double> constants;
+  /// Warps per program for kernels without kite.num_warps (1..32).
+  int numWarps = 4;
+  /// Target chip, e.g. "sm_90"; empty: the launching device's.
+  std::string chip;
+  int optLevel = 3;          ///< LLVM optimization level 0..3
+  bool ieeeDivision = false; ///< f32 `/` as IEEE div.rn (default div.full)
+};
+
+/// Scalar and pointee types of kernel parameters.
+enum class ScalarType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, Any };
+KITE_API const char *scalarTypeName(ScalarType type);
+
+/// One kernel parameter, as the GPU sees it (constexprs excluded).
+struct Param {
+  bool pointer = false;
+  ScalarType type = ScalarType::I32; ///< the scalar, or the pointee
+  std::string name;                  ///< `kite.name`, or "#<index>"
+};
+
+template <typename T> class DeviceBuffer;
+
+namespace detail {
+template <typename T> constexpr ScalarType scalarTypeOf() {
+  if constexpr (std::is_same_v<T, float>)
+    return ScalarType::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return ScalarType::F64;
+  else if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                     std::is_same_v<T, char> || std::is_same_v<T, bool>)
+    return ScalarType::I8;
+  else if constexpr (std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>)
+    return ScalarType::I16;
+  else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>)
+    return ScalarType::I32;
+  else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>)
+    return ScalarType::I64;
+  else
+    return ScalarType::Any;
+}
+} // namespace detail
+
+/// A launch argument: a device pointer (typed by its C++ pointee, or
+/// untyped) or a scalar. Scalars must match the parameter's type exactly:
+/// pass int32_t(n) for an i32 parameter.
+class Arg {
+public:
+  Arg(int32_t v) : type_(ScalarType::I32) { set(v); }
+  Arg(uint32_t v) : type_(ScalarType::I32) { set(v); }
+  Arg(int64_t v) : type_(ScalarType::I64) { set(v); }
+  Arg(uint64_t v) : type_(ScalarType::I64) { set(v); }
+  Arg(float v) : type_(ScalarType::F32) { set(v); }
+  Arg(double v) : type_(ScalarType::F64) { set(v); }
+  Arg(bool v) : type_(ScalarType::I1) { set(uint8_t(v)); }
+  template <typename T>
+  Arg(T *p) : pointer_(true), type_(detail::scalarTypeOf<T>()) {
+    set(reinterpret_cast<uint64_t>(p));
+  }
+  template <typename T>
+  Arg(const DeviceBuffer<T> &b) : Arg(static_cast<T *>(b.data())) {}
+  /// An untyped device address (CUdeviceptr).
+  static Arg pointer(uint64_t address) {
+    Arg a(address);
+    a.pointer_ = true;
+    a.type_ = ScalarType::Any;
+    return a;
+  }
+  /// An f16/bf16 scalar from its bits.
+  static Arg f16Bits(uint16_t bits) { return Arg(ScalarType::F16, bits); }
+  static Arg bf16Bits(uint16_t bits) { return Arg(ScalarType::BF16, bits); }
+
+  bool isPointer() const { return pointer_; }
+  ScalarType type() const { return type_; }
+  const void *storage() const { return &bits_; }
+  uint64_t bits() const { return bits_; }
+
+private:
+  Arg(ScalarType t, uint16_t bits) : type_(t) { set(bits); }
+  template <typename V> void set(V v) {
+    static_assert(sizeof(V) <= sizeof(bits_));
+    bits_ = 0;
+    __builtin_memcpy(&bits_, &v, sizeof(V));
+  }
+  bool pointer_ = false;
+  ScalarType type_;
+  uint64_t bits_ = 0;
+};
+
+/// Grid of programs (CUDA blocks), 1-3 dimensions.
+struct Grid {
+  Grid(uint32_t x, uint32_t y = 1, uint32_t z = 1) : x(x), y(y), z(z) {}
+  uint32_t x, y, z;
+};
+
+struct LaunchOptions {
+  int device = 0;         ///< CUDA device ordinal
+  void *stream = nullptr; ///< CUstream; null: the default stream
+};
+
+/// Which parameters are known divisible by 16 (bit i: GPU parameter i).
+struct Specialization {
+  uint64_t divisibleBy16 = 0;
+  bool operator==(const Specialization &o) const {
+    return divisibleBy16 == o.divisibleBy16;
+  }
+};
+
+/// Where a compiled variant came from (most recent compile of a Kernel).
+enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
+
+/// IR stages a kernel can show.
+enum class IRStage { Kite, GPU, LLVM, PTX };
+
+class KernelImpl;
+
+/// A compiled kernel. Cheap to copy (shared); thread-safe.
+class KITE_API Kernel {
+public:
+  const std::string &name() const;
+  const std::vector<Param> &params() const;
+  int threadsPerProgram() const;
+
+  /// Checks `args` against the signature (count, kinds, types) without
+  /// launching; the error names the parameter.
+  Expected<void> checkArgs(const std::vector<Arg> &args) const;
+  /// The specialization `args` select.
+  Specialization specializationFor(const std::vector<Arg> &args) const;
+
+  /// The PTX of a variant (compiled, or from the caches, if needed).
+  Expected<std::string> ptx(Specialization spec = {}) const;
+  /// The IR of a variant after `stage` (always compiled afresh).
+  Expected<std::string> ir(IRStage stage, Specialization spec = {}) const;
+  /// The disk-cache key of a variant's PTX (hex SHA-256).
+  std::string cacheKey(Specialization spec = {}) const;
+  /// How the last variant this Kernel needed was obtained.
+  CacheOutcome lastOutcome() const;
+
+  /// Launches on `grid` with `args`, after checking them; asynchronous.
+  Expected<void> launch(Grid grid, const std::vector<Arg> &args,
+                        const LaunchOptions &options = {}) const;
+  Expected<void> launch(Grid grid, std::initializer_list<Arg> args,
+                        const LaunchOptions &options = {}) const {
+    return launch(grid, std::vector<Arg>(args), options);
+  }
+
+  explicit Kernel(std::shared_ptr<KernelImpl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<KernelImpl> impl_;
+};
+
+/// Compiles a kernel from kite-dialect MLIR text. `sourceName` names it in
+/// diagnostics (file:line:col).
+KITE_API Expected<Kernel> compileMLIR(std::string_view text,
+                                      const CompileOptions &options = {},
+                                      std::string_view sourceName = "<mlir>");
+/// Compiles a kernel from a file (.mlir: kite dialect).
+KITE_API Expected<Kernel> compileFile(const std::string &path,
+                                      const CompileOptions &options = {});
+
+/// Forgets every compiled variant held in memory (the disk cache stays).
+KITE_API void clearMemoryCache();
+/// The disk-cache directory in use; empty when the disk cache is disabled.
+KITE_API std::string cacheDirectory();
+
+/// Number of CUDA devices (NoDriver error without a driver).
+KITE_API Expected<int> deviceCount();
+/// "sm_XY" of a device.
+KITE_API Expected<std::string> deviceChip(int device = 0);
+/// Waits for all work on a device.
+KITE_API Expected<void> synchronize(int device = 0);
+
+/// ceil(a / b), for grids.
+constexpr uint32_t cdiv(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
+
+// Untyped device memory (used by DeviceBuffer).
+KITE_API Expected<uint64_t> deviceAlloc(size_t bytes, int device = 0);
+KITE_API void deviceFree(uint64_t address, int device = 0);
+KITE_API Expected<void> copyToDevice(uint64_t dst, const void *src,
+                                     size_t bytes, int device = 0);
+KITE_API Expected<void> copyToHost(void *dst, uint64_t src, size_t bytes,
+                                   int device = 0);
+
+/// Device memory for `size` elements of T, freed on destruction.
+template <typename T> class DeviceBuffer {
+public:
+  static Expected<DeviceBuffer> allocate(size_t size, int device = 0) {
+    size_t bytes = size * sizeof(T);
+    auto address = deviceAlloc(bytes > 0 ? bytes : 1, device);
+    if (!address)
+      return address.error();
+    return DeviceBuffer(*address, size, device);
+  }
+  static Expected<DeviceBuffer> fromHost(const std::vector<T> &host,
+                                         int device = 0) {
+    auto buffer = allocate(host.size(), device);
+    if (!buffer)
+      return buffer;
+    if (auto ok = buffer->copyFrom(host); !ok)
+      return ok.error();
+    return buffer;
+  }
+  Expected<void> copyFrom(const std::vector<T> &host) {
+    if (host.size() > size_)
+      return Error(ErrorCode::InvalidArgument,
+                   "copyFrom: " + std::to_string(host.size()) +
+                       " elements do not fit in a buffer of " +
+                       std::to_string(size_));
+    return copyToDevice(address_, host.data(), host.size() * sizeof(T), device_);
+  }
+  Expected<std::vector<T>> toHost() const {
+    std::vector<T> host(size_);
+    if (auto ok = copyToHost(host.data(), address_, size_ * sizeof(T), device_);
+        !ok)
+      return ok.error();
+    return host;
+  }
+  T *data() const { return reinterpret_cast<T *>(address_); }
+  size_t size() const { return size_; }
+
+  DeviceBuffer(DeviceBuffer &&o) noexcept
+      : address_(o.address_), size_(o.size_), device_(o.device_) {
+    o.address_ = 0;
+  }
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
+    std::swap(address_, o.address_);
+    std::swap(size_, o.size_);
+    std::swap(device_, o.device_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (address_)
+      deviceFree(address_, device_);
+  }
+
+private:
+  DeviceBuffer(uint64_t address, size_t size, int device)
+      : address_(address), size_(size), device_(device) {}
+  uint64_t address_;
+  size_t size_;
+  int device_;
+};
+
+} // namespace kite
+
+#endif // KITE_RUNTIME_RUNTIME_H

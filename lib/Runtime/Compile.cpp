@@ -1,0 +1,292 @@
+//===- Compile.cpp - The runtime's view of the compiler ---------------------===//
+
+#include "Compile.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Pipeline/Pipeline.h"
+#include "kite/Registration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+using ::kite::CompileOptions;
+using ::kite::Error;
+using ::kite::ErrorCode;
+using ::kite::Expected;
+
+#ifndef KITE_VERSION
+#define KITE_VERSION "dev"
+#endif
+
+const char *::kite::detail::compilerVersion() {
+  return "kite-" KITE_VERSION " llvm-" LLVM_VERSION_STRING;
+}
+
+namespace {
+/// One MLIRContext per thread, created on first use: compiles on different
+/// threads never share one, and a thread's compiles reuse its dialects.
+MLIRContext &threadContext() {
+  thread_local std::unique_ptr<MLIRContext> context;
+  if (!context) {
+    static std::once_flag once;
+    std::call_once(once, [] { ::kite::registerPipelines(); });
+    DialectRegistry registry;
+    ::kite::registerAllDialects(registry);
+    context = std::make_unique<MLIRContext>(registry,
+                                            MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+  }
+  return *context;
+}
+
+/// Collects diagnostics as "file:line:col: error: message" text.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext &ctx)
+      : handler(&ctx, [this](Diagnostic &d) {
+          llvm::raw_string_ostream os(text);
+          Location loc = d.getLocation();
+          if (auto file = loc->findInstanceOf<FileLineColLoc>())
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn() << ": ";
+          os << (d.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                               : "note: ")
+             << d << "\n";
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+::kite::ScalarType paramTypeOf(Type t) {
+  using ::kite::ScalarType;
+  if (t.isInteger(1))
+    return ScalarType::I1;
+  if (t.isInteger(8))
+    return ScalarType::I8;
+  if (t.isInteger(16))
+    return ScalarType::I16;
+  if (t.isInteger(32))
+    return ScalarType::I32;
+  if (t.isInteger(64))
+    return ScalarType::I64;
+  if (t.isF16())
+    return ScalarType::F16;
+  if (t.isBF16())
+    return ScalarType::BF16;
+  if (t.isF32())
+    return ScalarType::F32;
+  if (t.isF64())
+    return ScalarType::F64;
+  return ScalarType::Any;
+}
+
+std::string argName(func::FuncOp f, unsigned i) {
+  if (auto n = f.getArgAttrOfType<StringAttr>(
+          i, mlir::kite::KiteDialect::getArgNameAttrName()))
+    return n.getValue().str();
+  return "#" + std::to_string(i);
+}
+} // namespace
+
+auto ::kite::detail::analyzeMLIR(std::string_view text,
+                                 std::string_view sourceName,
+                                 const CompileOptions &options)
+    -> Expected<Analyzed> {
+  MLIRContext &ctx = threadContext();
+  DiagnosticCollector diags(ctx);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(text.data(), text.size()),
+          llvm::StringRef(sourceName.data(), sourceName.size())),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return Error(ErrorCode::ParseError, diags.text.empty()
+                                            ? "the kernel source does not parse"
+                                            : diags.text);
+
+  // Select the kernel.
+  SmallVector<func::FuncOp> kernels;
+  for (auto f : module->getOps<func::FuncOp>())
+    if (mlir::kite::isKernel(f))
+      kernels.push_back(f);
+  func::FuncOp kernel;
+  std::string names;
+  for (auto f : kernels) {
+    names += (names.empty() ? "" : ", ") + f.getSymName().str();
+    if (f.getSymName() == options.kernel)
+      kernel = f;
+  }
+  if (kernels.empty())
+    return Error(ErrorCode::ParseError,
+                 std::string(sourceName) + ": no kernel (a func.func marked "
+                                           "kite.kernel) in the module");
+  if (!kernel) {
+    if (!options.kernel.empty())
+      return Error(ErrorCode::InvalidArgument,
+                   "no kernel named '" + options.kernel + "' (kernels: " +
+                       names + ")");
+    if (kernels.size() > 1)
+      return Error(ErrorCode::InvalidArgument,
+                   "the module has several kernels (" + names +
+                       "): choose one with CompileOptions::kernel");
+    kernel = kernels.front();
+  }
+  for (auto f : kernels)
+    if (f != kernel)
+      f.erase();
+
+  // Bind constexpr parameters.
+  auto constexprName = mlir::kite::KiteDialect::getConstexprAttrName();
+  std::map<std::string, double> unused = options.constants;
+  std::string available;
+  OpBuilder b(kernel.getBody());
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    if (!kernel.getArgAttr(i, constexprName))
+      continue;
+    std::string name = argName(kernel, i);
+    available += (available.empty() ? "" : ", ") + name;
+    auto it = options.constants.find(name);
+    if (it == options.constants.end())
+      return Error(ErrorCode::InvalidArgument,
+                   "constexpr parameter '" + name + "' of kernel '" +
+                       kernel.getSymName().str() +
+                       "' has no value: set CompileOptions::constants[\"" +
+                       name + "\"]");
+    unused.erase(name);
+    BlockArgument arg = kernel.getArgument(i);
+    Type t = arg.getType();
+    Value c;
+    if (isa<IntegerType>(t)) {
+      double v = it->second;
+      if (v != double(int64_t(v)))
+        return Error(ErrorCode::InvalidArgument,
+                     "constexpr parameter '" + name + "' is an integer (" +
+                         [&] {
+                           std::string s;
+                           llvm::raw_string_ostream os(s);
+                           os << t;
+                           return s;
+                         }() +
+                         "), got " + std::to_string(v));
+      c = arith::ConstantIntOp::create(b, arg.getLoc(), t, int64_t(v));
+    } else {
+      c = arith::ConstantFloatOp::create(
+          b, arg.getLoc(), cast<FloatType>(t),
+          APFloat(cast<FloatType>(t).getFloatSemantics(), std::to_string(it->second)));
+    }
+    arg.replaceAllUsesWith(c);
+  }
+  if (!unused.empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "kernel '" + kernel.getSymName().str() +
+                     "' has no constexpr parameter '" + unused.begin()->first +
+                     "'" +
+                     (available.empty() ? std::string(" (it has none)")
+                                        : " (it has: " + available + ")"));
+  if (failed(verify(*module)))
+    return Error(ErrorCode::ParseError, diags.text);
+
+  ::kite::detail::Analyzed result;
+  ::kite::TargetOptions target;
+  target.numWarps = options.numWarps;
+  auto infos = ::kite::collectKernelInfo(*module, target);
+  const ::kite::KernelInfo &info = infos.front();
+  result.signature.name = info.name;
+  result.signature.threads = info.threads;
+  result.signature.sharedBytes = info.sharedBytes;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    if (kernel.getArgAttr(i, constexprName))
+      continue;
+    Type t = kernel.getArgumentTypes()[i];
+    ::kite::Param p;
+    if (auto ptr = dyn_cast<mlir::kite::PointerType>(t)) {
+      p.pointer = true;
+      t = ptr.getPointeeType();
+    }
+    p.type = paramTypeOf(t);
+    p.name = argName(kernel, i);
+    result.signature.params.push_back(p);
+  }
+  llvm::raw_string_ostream os(result.canonical);
+  module->print(os, OpPrintingFlags().enableDebugInfo(true, false));
+  llvm::raw_string_ostream keyOs(result.keySource);
+  module->print(keyOs);
+  return result;
+}
+
+static ::kite::IRStage publicStage(::kite::Stage s) {
+  switch (s) {
+  case ::kite::Stage::Kite:
+    return ::kite::IRStage::Kite;
+  case ::kite::Stage::GPU:
+    return ::kite::IRStage::GPU;
+  case ::kite::Stage::LLVM:
+    return ::kite::IRStage::LLVM;
+  case ::kite::Stage::PTX:
+    return ::kite::IRStage::PTX;
+  }
+  return ::kite::IRStage::PTX;
+}
+
+auto ::kite::detail::lowerToPTX(const std::string &canonical,
+                         const Signature &signature, Specialization spec,
+                         const CompileOptions &options,
+                         const std::string &chip, const StageFn &onStage)
+    -> Expected<std::string> {
+  MLIRContext &ctx = threadContext();
+  DiagnosticCollector diags(ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(canonical, ParserConfig(&ctx));
+  if (!module)
+    return Error(ErrorCode::CompileError,
+                 "internal error: canonical module does not parse:\n" +
+                     diags.text);
+  // The specialization's facts, on the GPU parameters (constexprs skipped).
+  auto divName = mlir::kite::KiteDialect::getDivisibilityAttrName();
+  for (auto f : module->getOps<func::FuncOp>()) {
+    if (!mlir::kite::isKernel(f))
+      continue;
+    unsigned gpuIndex = 0;
+    for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+      if (f.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+        continue;
+      if (gpuIndex < 64 && (spec.divisibleBy16 >> gpuIndex & 1) &&
+          !f.getArgAttr(i, divName))
+        f.setArgAttr(i, divName,
+                     IntegerAttr::get(IntegerType::get(&ctx, 32), 16));
+      ++gpuIndex;
+    }
+  }
+  (void)signature;
+  ::kite::TargetOptions target;
+  target.chip = chip;
+  target.numWarps = options.numWarps;
+  target.optLevel = options.optLevel;
+  target.ieeeDivision = options.ieeeDivision;
+  ::kite::StageCallback callback;
+  if (onStage)
+    callback = [&](::kite::Stage s, ModuleOp m) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      m.print(os);
+      onStage(publicStage(s), text);
+    };
+  auto compiled = ::kite::compileToPTX(*module, target, callback);
+  if (!compiled) {
+    std::string message = llvm::toString(compiled.takeError());
+    return Error(ErrorCode::CompileError, message);
+  }
+  return std::move(compiled->ptx);
+}

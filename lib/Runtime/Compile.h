@@ -1,0 +1,52 @@
+//===- Compile.h - The runtime's view of the compiler ----------*- C++ -*-===//
+//
+// The only part of the runtime that sees MLIR: turns kernel source into a
+// canonical module text (one kernel, constexprs bound) with its signature,
+// and a canonical module plus a specialization into PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_RUNTIME_COMPILE_H
+#define KITE_LIB_RUNTIME_COMPILE_H
+
+#include "kite/Runtime/Runtime.h"
+
+#include <functional>
+
+namespace kite::detail {
+
+struct Signature {
+  std::string name;
+  std::vector<Param> params;
+  int threads = 128;
+  int sharedBytes = 0;
+};
+
+struct Analyzed {
+  std::string canonical; ///< the module, one kernel, constexprs bound
+  std::string keySource; ///< the same without locations (cache keys)
+  Signature signature;
+};
+
+/// Parses, verifies, selects the kernel and binds the constants.
+Expected<Analyzed> analyzeMLIR(std::string_view text,
+                               std::string_view sourceName,
+                               const CompileOptions &options);
+
+using StageFn = std::function<void(IRStage, const std::string &)>;
+
+/// Lowers a canonical module to PTX for `chip`, with `spec`'s divisibility
+/// facts; `onStage` (optional) sees the IR after every stage.
+Expected<std::string> lowerToPTX(const std::string &canonical,
+                                 const Signature &signature,
+                                 Specialization spec,
+                                 const CompileOptions &options,
+                                 const std::string &chip,
+                                 const StageFn &onStage = {});
+
+/// Identifies the compiler in cache keys.
+const char *compilerVersion();
+
+} // namespace kite::detail
+
+#endif // KITE_LIB_RUNTIME_COMPILE_H

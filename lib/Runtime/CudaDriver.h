@@ -1,0 +1,86 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// Kite builds and compiles without CUDA: libcuda.so.1 is dlopen-ed on first
+// use (KITE_CUDA_LIBRARY overrides the name, e.g. to test the no-driver
+// path). Only the entry points Kite uses are declared here, with the
+// driver's ABI types; every call goes through check(), which turns a
+// CUresult into a kite::Error carrying cuGetErrorName's text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_RUNTIME_CUDADRIVER_H
+#define KITE_LIB_RUNTIME_CUDADRIVER_H
+
+#include "kite/Runtime/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kite::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUlinkState = struct CUlinkState_st *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_JIT_INPUT_PTX = 1;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
+  CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *,
+                            unsigned, int *, void **);
+  CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
+  CUresult (*cuLinkDestroy)(CUlinkState);
+
+  /// "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)".
+  std::string describe(const char *call, CUresult result) const;
+  /// Success, or a DriverError naming the call.
+  Expected<void> check(const char *call, CUresult result) const {
+    if (result == CUDA_SUCCESS)
+      return Success{};
+    return Error(ErrorCode::DriverError, describe(call, result));
+  }
+};
+
+/// The loaded and initialized driver (once per process), or NoDriver.
+Expected<const Driver *> driver();
+
+/// Makes `device`'s primary context current on this thread (cached per
+/// thread); NoDevice for a bad ordinal.
+Expected<void> useDevice(int device);
+
+/// "sm_XY" of `device`.
+Expected<std::string> chipOf(int device);
+
+} // namespace kite::cuda
+
+#endif // KITE_LIB_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,160 @@
+//===- DiskCache.cpp - Compiled kernels on disk ----------------------------===//
+
+#include "DiskCache.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SHA256.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace kite;
+
+static constexpr char kMagic[] = "KITE-CACHE-1\n";
+
+std::string cache::hashHex(const std::string &text) {
+  llvm::SHA256 sha;
+  sha.update(llvm::StringRef(text));
+  auto digest = sha.final();
+  static const char *hex = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : digest) {
+    s += hex[b >> 4];
+    s += hex[b & 15];
+  }
+  return s;
+}
+
+static bool makeDirs(const std::string &path) {
+  std::string partial;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || (path[i] == '/' && i > 0)) {
+      partial = path.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+        return false;
+    }
+  }
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string cache::directory() {
+  const char *off = std::getenv("KITE_CACHE_DISABLE");
+  if (off && *off && std::strcmp(off, "0") != 0)
+    return "";
+  std::string dir;
+  if (const char *d = std::getenv("KITE_CACHE_DIR"); d && *d)
+    dir = d;
+  else if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    dir = std::string(x) + "/kite";
+  else if (const char *h = std::getenv("HOME"); h && *h)
+    dir = std::string(h) + "/.cache/kite";
+  else
+    return "";
+  return dir;
+}
+
+std::string cache::entryPath(const std::string &key,
+                             const std::string &suffix) {
+  std::string dir = directory();
+  if (dir.empty())
+    return "";
+  return dir + "/" + hashHex(key) + "." + suffix;
+}
+
+/// 64-bit FNV-1a, the payload checksum.
+static uint64_t checksum(const std::string &s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static std::string header(const std::string &key, const std::string &payload) {
+  return std::string(kMagic) + std::to_string(key.size()) + "\n" + key + "\n" +
+         std::to_string(payload.size()) + " " +
+         std::to_string(checksum(payload)) + "\n";
+}
+
+std::optional<std::string> cache::read(const std::string &key,
+                                       const std::string &suffix) {
+  std::string path = entryPath(key, suffix);
+  if (path.empty())
+    return std::nullopt;
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return std::nullopt;
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    data.append(buf, n);
+  std::fclose(f);
+  // Magic, key length, key, payload size and checksum, payload.
+  size_t pos = sizeof(kMagic) - 1;
+  if (data.compare(0, pos, kMagic) != 0)
+    return std::nullopt;
+  size_t nl = data.find('\n', pos);
+  if (nl == std::string::npos)
+    return std::nullopt;
+  char *end = nullptr;
+  unsigned long long keyLen = std::strtoull(data.c_str() + pos, &end, 10);
+  if (end != data.c_str() + nl || keyLen != key.size())
+    return std::nullopt;
+  pos = nl + 1;
+  if (data.size() < pos + keyLen + 1 || data.compare(pos, keyLen, key) != 0 ||
+      data[pos + keyLen] != '\n')
+    return std::nullopt;
+  pos += keyLen + 1;
+  nl = data.find('\n', pos);
+  if (nl == std::string::npos)
+    return std::nullopt;
+  unsigned long long size = 0, sum = 0;
+  if (std::sscanf(data.c_str() + pos, "%llu %llu", &size, &sum) != 2)
+    return std::nullopt;
+  pos = nl + 1;
+  if (data.size() - pos != size)
+    return std::nullopt;
+  std::string payload = data.substr(pos);
+  if (checksum(payload) != sum)
+    return std::nullopt;
+  return payload;
+}
+
+void cache::write(const std::string &key, const std::string &suffix,
+                  const std::string &payload) {
+  std::string dir = directory();
+  if (dir.empty() || !makeDirs(dir))
+    return;
+  std::string path = entryPath(key, suffix);
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = dir + "/.tmp-" + std::to_string(getpid()) + "-" +
+                    std::to_string(std::hash<std::thread::id>()(
+                        std::this_thread::get_id())) +
+                    "-" + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0)
+    return;
+  std::string data = header(key, payload) + payload;
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+    if (w <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return;
+    }
+    done += size_t(w);
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0)
+    ::unlink(tmp.c_str());
+}

@@ -1,0 +1,566 @@
+//===- Runtime.cpp - Kernels, caches and launches ----------------------------===//
+//
+// A Kernel holds its canonical source and signature; compiled variants are
+// keyed by (source, options, specialization, chip, compiler version):
+//   1. in memory, process-wide (variantCache below);
+//   2. on disk: the PTX under that key, and the cubin the driver's linker
+//      made from it under (PTX key, driver version), so a new process loads
+//      a cubin without compiling or JIT-ing anything.
+// Each variant keeps one CUfunction per device, loaded on first launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include "Compile.h"
+#include "CudaDriver.h"
+#include "DiskCache.h"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <shared_mutex>
+#include <sstream>
+#include <unordered_map>
+
+using namespace kite;
+using namespace kite::cuda;
+
+const char *kite::errorCodeName(ErrorCode code) {
+  switch (code) {
+  case ErrorCode::InvalidArgument:
+    return "invalid argument";
+  case ErrorCode::ParseError:
+    return "parse error";
+  case ErrorCode::CompileError:
+    return "compile error";
+  case ErrorCode::NoDriver:
+    return "no CUDA driver";
+  case ErrorCode::NoDevice:
+    return "no such device";
+  case ErrorCode::DriverError:
+    return "CUDA driver error";
+  case ErrorCode::IOError:
+    return "I/O error";
+  }
+  return "error";
+}
+
+const char *kite::scalarTypeName(ScalarType type) {
+  static const char *names[] = {"i1",  "i8",   "i16", "i32", "i64",
+                                "f16", "bf16", "f32", "f64", "any"};
+  return names[unsigned(type)];
+}
+
+//===----------------------------------------------------------------------===//
+// Variants and their caches
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One compiled specialization of a kernel for one chip.
+struct Variant {
+  std::string key; ///< disk-cache key of the PTX
+  std::string ptx;
+  std::mutex loadMutex;
+  /// CUfunction per device ordinal (null until loaded).
+  std::array<std::atomic<CUfunction>, 64> functions{};
+};
+
+std::mutex &variantMutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<std::string, std::shared_ptr<Variant>> &variantCache() {
+  static std::unordered_map<std::string, std::shared_ptr<Variant>> cache;
+  return cache;
+}
+
+bool dumpEnabled(std::string &where) {
+  const char *d = std::getenv("KITE_DUMP_IR");
+  if (!d || !*d || std::strcmp(d, "0") == 0)
+    return false;
+  where = std::strcmp(d, "1") == 0 ? "" : d;
+  return true;
+}
+
+const char *stageName(IRStage s) {
+  switch (s) {
+  case IRStage::Kite:
+    return "kite";
+  case IRStage::GPU:
+    return "gpu";
+  case IRStage::LLVM:
+    return "llvm";
+  case IRStage::PTX:
+    return "ptx";
+  }
+  return "?";
+}
+} // namespace
+
+namespace kite {
+class KernelImpl {
+public:
+  detail::Analyzed source;
+  CompileOptions options;
+  std::atomic<int> lastOutcome{int(CacheOutcome::Compiled)};
+  /// Variants this kernel already resolved, by (spec, chip): the launch
+  /// path's lock-free-ish fast lookup.
+  mutable std::shared_mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<Variant>> resolved;
+  /// The chip per device, resolved once.
+  std::array<std::string, 64> deviceChips;
+  /// Launch fast path: (specialization, device) -> function, once loaded.
+  struct Launchable {
+    uint64_t spec;
+    int device;
+    CUfunction function;
+  };
+  std::vector<Launchable> launchables; ///< guarded by `mutex`
+
+  CUfunction findLaunchable(uint64_t spec, int device) const {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    for (const Launchable &l : launchables)
+      if (l.spec == spec && l.device == device)
+        return l.function;
+    return nullptr;
+  }
+
+  std::string keyText(Specialization spec, const std::string &chip) const {
+    std::ostringstream os;
+    os << "compiler=" << detail::compilerVersion() << "\nchip=" << chip
+       << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
+       << "\nieee_div=" << options.ieeeDivision
+       << "\nspec=" << spec.divisibleBy16 << "\nsource=\n"
+       << source.keySource;
+    return os.str();
+  }
+
+  Expected<std::string> chipFor(int device) {
+    if (!options.chip.empty())
+      return options.chip;
+    if (device < 0 || device >= 64)
+      return Error(ErrorCode::NoDevice,
+                   "device " + std::to_string(device) + " is out of range");
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      if (!deviceChips[device].empty())
+        return deviceChips[device];
+    }
+    auto chip = chipOf(device);
+    if (!chip)
+      return chip;
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    deviceChips[device] = *chip;
+    return chip;
+  }
+
+  /// The variant for (spec, chip): from this kernel, the process, the disk,
+  /// or compiled.
+  Expected<std::shared_ptr<Variant>> variant(Specialization spec,
+                                             const std::string &chip) {
+    std::string local = std::to_string(spec.divisibleBy16) + "/" + chip;
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      auto it = resolved.find(local);
+      if (it != resolved.end())
+        return it->second;
+    }
+    std::string keyText = this->keyText(spec, chip);
+    std::string key = cache::hashHex(keyText);
+    std::shared_ptr<Variant> v;
+    {
+      std::lock_guard<std::mutex> lock(variantMutex());
+      auto it = variantCache().find(key);
+      if (it != variantCache().end())
+        v = it->second;
+    }
+    if (v) {
+      lastOutcome = int(CacheOutcome::MemoryHit);
+    } else if (auto ptx = cache::read(keyText, "ptx")) {
+      v = std::make_shared<Variant>();
+      v->key = key;
+      v->ptx = std::move(*ptx);
+      lastOutcome = int(CacheOutcome::DiskHit);
+    } else {
+      std::string where;
+      detail::StageFn dump;
+      if (dumpEnabled(where))
+        dump = [&](IRStage s, const std::string &text) {
+          std::string label = source.signature.name + "." + stageName(s);
+          if (where.empty()) {
+            std::fprintf(stderr, "// ----- kite IR: %s (%s)\n%s\n",
+                         label.c_str(), key.c_str(), text.c_str());
+          } else {
+            std::ofstream(where + "/" + label + ".mlir") << text;
+          }
+        };
+      auto compiled = detail::lowerToPTX(source.canonical, source.signature,
+                                         spec, options, chip, dump);
+      if (!compiled)
+        return compiled.error();
+      v = std::make_shared<Variant>();
+      v->key = key;
+      v->ptx = std::move(*compiled);
+      cache::write(keyText, "ptx", v->ptx);
+      if (!where.empty())
+        std::ofstream(where + "/" + source.signature.name + ".ptx") << v->ptx;
+      lastOutcome = int(CacheOutcome::Compiled);
+    }
+    {
+      std::lock_guard<std::mutex> lock(variantMutex());
+      auto [it, inserted] = variantCache().emplace(key, v);
+      v = it->second; // first one wins
+    }
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    resolved.emplace(local, v);
+    return v;
+  }
+
+  /// The variant's function on `device` (loading its module once).
+  Expected<CUfunction> function(Variant &v, int device) {
+    if (CUfunction f = v.functions[device].load(std::memory_order_acquire))
+      return f;
+    std::lock_guard<std::mutex> lock(v.loadMutex);
+    if (CUfunction f = v.functions[device].load(std::memory_order_acquire))
+      return f;
+    auto drv = driver();
+    if (!drv)
+      return drv.error();
+    const Driver &d = **drv;
+    if (auto ok = useDevice(device); !ok)
+      return ok.error();
+    int version = 0;
+    d.cuDriverGetVersion(&version);
+    auto chip = chipFor(device);
+    if (!chip)
+      return chip.error();
+    // The cubin the driver's linker made from this PTX before (any process).
+    std::string cubinKey = "cubin of " + v.key + " for " + *chip +
+                           " driver " + std::to_string(version);
+    std::string image;
+    if (auto cubin = cache::read(cubinKey, "cubin")) {
+      image = std::move(*cubin);
+    } else {
+      auto linked = link(d, v.ptx);
+      if (!linked)
+        return linked.error();
+      image = std::move(*linked);
+      cache::write(cubinKey, "cubin", image);
+    }
+    CUmodule module;
+    if (auto ok = d.check("cuModuleLoadData",
+                          d.cuModuleLoadData(&module, image.data()));
+        !ok)
+      return ok.error();
+    CUfunction f;
+    if (auto ok = d.check("cuModuleGetFunction",
+                          d.cuModuleGetFunction(
+                              &f, module, source.signature.name.c_str()));
+        !ok)
+      return ok.error();
+    v.functions[device].store(f, std::memory_order_release);
+    return f;
+  }
+
+  /// PTX -> cubin through the driver's JIT linker.
+  static Expected<std::string> link(const Driver &d, const std::string &ptx) {
+    char log[8192] = {0};
+    int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+    CUlinkState state;
+    if (auto ok = d.check("cuLinkCreate",
+                          d.cuLinkCreate(2, options, values, &state));
+        !ok)
+      return ok.error();
+    std::string text = ptx;
+    CUresult r = d.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(),
+                                 text.size() + 1, "kite.ptx", 0, nullptr,
+                                 nullptr);
+    void *cubin = nullptr;
+    size_t size = 0;
+    if (r == CUDA_SUCCESS)
+      r = d.cuLinkComplete(state, &cubin, &size);
+    if (r != CUDA_SUCCESS) {
+      std::string message = d.describe("cuLinkAddData/cuLinkComplete", r);
+      d.cuLinkDestroy(state);
+      return Error(ErrorCode::DriverError,
+                   message + (log[0] ? std::string("\n") + log : ""));
+    }
+    std::string image(static_cast<const char *>(cubin), size);
+    d.cuLinkDestroy(state);
+    return image;
+  }
+};
+} // namespace kite
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+const std::string &Kernel::name() const { return impl_->source.signature.name; }
+const std::vector<Param> &Kernel::params() const {
+  return impl_->source.signature.params;
+}
+int Kernel::threadsPerProgram() const { return impl_->source.signature.threads; }
+CacheOutcome Kernel::lastOutcome() const {
+  return CacheOutcome(impl_->lastOutcome.load());
+}
+
+static std::string describe(const Param &p) {
+  return p.pointer ? std::string("pointer to ") + scalarTypeName(p.type)
+                   : std::string(scalarTypeName(p.type));
+}
+
+Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
+  const auto &sig = impl_->source.signature;
+  if (args.size() != sig.params.size())
+    return Error(ErrorCode::InvalidArgument,
+                 "kernel '" + sig.name + "' takes " +
+                     std::to_string(sig.params.size()) + " argument(s), got " +
+                     std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Param &p = sig.params[i];
+    const Arg &a = args[i];
+    auto bad = [&](const std::string &got) -> Expected<void> {
+      return Error(ErrorCode::InvalidArgument,
+                   "kernel '" + sig.name + "', argument " + std::to_string(i) +
+                       " ('" + p.name + "'): expected " + describe(p) +
+                       ", got " + got);
+    };
+    if (p.pointer != a.isPointer())
+      return bad(a.isPointer() ? "a pointer"
+                               : std::string("a scalar ") +
+                                     scalarTypeName(a.type()));
+    if (p.pointer) {
+      if (a.bits() == 0)
+        return bad("a null pointer");
+      if (a.type() != ScalarType::Any && a.type() != p.type &&
+          !(p.type == ScalarType::I1 && a.type() == ScalarType::I8) &&
+          !((p.type == ScalarType::F16 || p.type == ScalarType::BF16) &&
+            a.type() == ScalarType::I16))
+        return bad(std::string("a pointer to ") + scalarTypeName(a.type()));
+    } else if (a.type() != p.type) {
+      return bad(std::string("a scalar ") + scalarTypeName(a.type()));
+    }
+  }
+  return Success{};
+}
+
+Specialization Kernel::specializationFor(const std::vector<Arg> &args) const {
+  Specialization spec;
+  const auto &params = impl_->source.signature.params;
+  for (size_t i = 0; i < args.size() && i < params.size() && i < 64; ++i) {
+    const Arg &a = args[i];
+    bool integer = a.type() == ScalarType::I32 || a.type() == ScalarType::I64;
+    if ((a.isPointer() || integer) && a.bits() % 16 == 0)
+      spec.divisibleBy16 |= uint64_t(1) << i;
+  }
+  return spec;
+}
+
+static std::string defaultChip(KernelImpl &impl) {
+  if (!impl.options.chip.empty())
+    return impl.options.chip;
+  if (auto chip = impl.chipFor(0))
+    return *chip;
+  return "sm_90";
+}
+
+Expected<std::string> Kernel::ptx(Specialization spec) const {
+  auto v = impl_->variant(spec, defaultChip(*impl_));
+  if (!v)
+    return v.error();
+  return (*v)->ptx;
+}
+
+Expected<std::string> Kernel::ir(IRStage stage, Specialization spec) const {
+  std::string result;
+  auto ptx = detail::lowerToPTX(
+      impl_->source.canonical, impl_->source.signature, spec, impl_->options,
+      defaultChip(*impl_), [&](IRStage s, const std::string &text) {
+        if (s == stage)
+          result = text;
+      });
+  if (!ptx)
+    return ptx.error();
+  return stage == IRStage::PTX ? *ptx : result;
+}
+
+std::string Kernel::cacheKey(Specialization spec) const {
+  return cache::hashHex(impl_->keyText(spec, defaultChip(*impl_)));
+}
+
+Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
+                              const LaunchOptions &options) const {
+  if (auto ok = checkArgs(args); !ok)
+    return ok;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
+      grid.z > 65535)
+    return Error(ErrorCode::InvalidArgument,
+                 "grid (" + std::to_string(grid.x) + ", " +
+                     std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+                     ") is invalid: every dimension must be >= 1, y and z "
+                     "<= 65535");
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (options.device < 0 || options.device >= 64)
+    return Error(ErrorCode::NoDevice,
+                 "device " + std::to_string(options.device) + " is out of range");
+  if (auto ok = useDevice(options.device); !ok)
+    return ok;
+  Specialization spec = specializationFor(args);
+  CUfunction function = impl_->findLaunchable(spec.divisibleBy16, options.device);
+  if (!function) {
+    auto chip = impl_->chipFor(options.device);
+    if (!chip)
+      return chip.error();
+    auto v = impl_->variant(spec, *chip);
+    if (!v)
+      return v.error();
+    auto f = impl_->function(**v, options.device);
+    if (!f)
+      return f.error();
+    function = *f;
+    std::unique_lock<std::shared_mutex> lock(impl_->mutex);
+    impl_->launchables.push_back({spec.divisibleBy16, options.device, function});
+  }
+  void *params[64];
+  for (size_t i = 0; i < args.size(); ++i)
+    params[i] = const_cast<void *>(args[i].storage());
+  const Driver &d = **drv;
+  const auto &sig = impl_->source.signature;
+  return d.check("cuLaunchKernel",
+                 d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,
+                                  sig.sharedBytes,
+                                  static_cast<CUstream>(options.stream), params,
+                                  nullptr));
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+static Expected<void> checkOptions(const CompileOptions &o) {
+  if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
+    return Error(ErrorCode::InvalidArgument,
+                 "numWarps must be a power of two in [1, 32], got " +
+                     std::to_string(o.numWarps));
+  if (o.optLevel < 0 || o.optLevel > 3)
+    return Error(ErrorCode::InvalidArgument,
+                 "optLevel must be in [0, 3], got " +
+                     std::to_string(o.optLevel));
+  if (!o.chip.empty() && o.chip.rfind("sm_", 0) != 0)
+    return Error(ErrorCode::InvalidArgument,
+                 "chip must look like sm_90, got '" + o.chip + "'");
+  return Success{};
+}
+
+Expected<Kernel> kite::compileMLIR(std::string_view text,
+                                   const CompileOptions &options,
+                                   std::string_view sourceName) {
+  if (auto ok = checkOptions(options); !ok)
+    return ok.error();
+  auto analyzed = detail::analyzeMLIR(text, sourceName, options);
+  if (!analyzed)
+    return analyzed.error();
+  auto impl = std::make_shared<KernelImpl>();
+  impl->source = std::move(*analyzed);
+  impl->options = options;
+  if (impl->source.signature.params.size() > 64)
+    return Error(ErrorCode::InvalidArgument,
+                 "kernels take at most 64 parameters");
+  return Kernel(impl);
+}
+
+Expected<Kernel> kite::compileFile(const std::string &path,
+                                   const CompileOptions &options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error(ErrorCode::IOError, "cannot read '" + path + "': " +
+                                         std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".kite") == 0)
+    return Error(ErrorCode::InvalidArgument,
+                 "'" + path +
+                     "': .kite sources need the Kite language frontend, "
+                     "which is not built yet; use the kite dialect (.mlir)");
+  return compileMLIR(text, options, path);
+}
+
+void kite::clearMemoryCache() {
+  std::lock_guard<std::mutex> lock(variantMutex());
+  variantCache().clear();
+}
+
+std::string kite::cacheDirectory() { return cache::directory(); }
+
+Expected<int> kite::deviceCount() {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  int count = 0;
+  if (auto ok = (*drv)->check("cuDeviceGetCount",
+                              (*drv)->cuDeviceGetCount(&count));
+      !ok)
+    return ok.error();
+  return count;
+}
+
+Expected<std::string> kite::deviceChip(int device) { return chipOf(device); }
+
+Expected<void> kite::synchronize(int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok;
+  return (*drv)->check("cuCtxSynchronize", (*drv)->cuCtxSynchronize());
+}
+
+Expected<uint64_t> kite::deviceAlloc(size_t bytes, int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok.error();
+  CUdeviceptr p = 0;
+  if (auto ok = (*drv)->check("cuMemAlloc", (*drv)->cuMemAlloc(&p, bytes));
+      !ok)
+    return ok.error();
+  return uint64_t(p);
+}
+
+void kite::deviceFree(uint64_t address, int device) {
+  auto drv = driver();
+  if (!drv || !useDevice(device))
+    return;
+  (*drv)->cuMemFree(address);
+}
+
+Expected<void> kite::copyToDevice(uint64_t dst, const void *src, size_t bytes,
+                                  int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok;
+  return (*drv)->check("cuMemcpyHtoD", (*drv)->cuMemcpyHtoD(dst, src, bytes));
+}
+
+Expected<void> kite::copyToHost(void *dst, uint64_t src, size_t bytes,
+                                int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok;
+  return (*drv)->check("cuMemcpyDtoH", (*drv)->cuMemcpyDtoH(dst, src, bytes));
+}

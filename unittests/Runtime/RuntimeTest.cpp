@@ -1,0 +1,422 @@
+//===- RuntimeTest.cpp - The runtime without a GPU -------------------------===//
+//
+// Runs in CI (no GPU): compiling, signatures, argument checking, cache keys,
+// the disk cache (hits, corrupt and concurrent entries), IR dumps, and the
+// error a launch gives without a CUDA driver. KITE_CUDA_LIBRARY points at a
+// library that does not exist, so the no-driver path is taken even on a
+// machine with a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace kite;
+
+static std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+static std::string example(const std::string &name) {
+  return readFile(std::string(KITE_SOURCE_DIR) + "/dsl-examples/" + name);
+}
+
+/// A fresh, empty cache directory per test.
+class RuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kite-cache-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir = tmpl;
+    setenv("KITE_CACHE_DIR", dir.c_str(), 1);
+    unsetenv("KITE_CACHE_DISABLE");
+    unsetenv("KITE_DUMP_IR");
+    clearMemoryCache();
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  std::vector<std::string> entries() {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+      while (dirent *e = readdir(d))
+        if (e->d_name[0] != '.' || std::string(e->d_name).rfind(".tmp", 0) == 0)
+          names.push_back(e->d_name);
+      closedir(d);
+    }
+    return names;
+  }
+  std::string dir;
+};
+
+TEST_F(RuntimeTest, SignatureOfSeededDropout) {
+  auto k = compileMLIR(example("seeded_dropout.mlir"));
+  ASSERT_TRUE(k) << k.error().str();
+  EXPECT_EQ(k->name(), "seeded_dropout");
+  EXPECT_EQ(k->threadsPerProgram(), 128);
+  ASSERT_EQ(k->params().size(), 5u);
+  EXPECT_TRUE(k->params()[0].pointer);
+  EXPECT_EQ(k->params()[0].type, ScalarType::F32);
+  EXPECT_FALSE(k->params()[2].pointer);
+  EXPECT_EQ(k->params()[2].type, ScalarType::I32);
+  EXPECT_EQ(k->params()[3].type, ScalarType::F32);
+}
+
+TEST_F(RuntimeTest, ArgumentChecking) {
+  auto k = compileMLIR(example("seeded_dropout.mlir")).value();
+  float *x = reinterpret_cast<float *>(0x1000), *y = reinterpret_cast<float *>(0x2000);
+  EXPECT_TRUE(k.checkArgs({x, y, int32_t(10), 0.5f, int32_t(1)}));
+
+  auto count = k.checkArgs({x, y});
+  ASSERT_FALSE(count);
+  EXPECT_EQ(count.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(count.error().message(),
+            "kernel 'seeded_dropout' takes 5 argument(s), got 2");
+
+  auto scalarType = k.checkArgs({x, y, int64_t(10), 0.5f, int32_t(1)});
+  ASSERT_FALSE(scalarType);
+  EXPECT_EQ(scalarType.error().message(),
+            "kernel 'seeded_dropout', argument 2 ('#2'): expected i32, got a "
+            "scalar i64");
+
+  auto notPointer = k.checkArgs({int32_t(1), y, int32_t(10), 0.5f, int32_t(1)});
+  ASSERT_FALSE(notPointer);
+  EXPECT_NE(notPointer.error().message().find(
+                "argument 0 ('#0'): expected pointer to f32, got a scalar i32"),
+            std::string::npos);
+
+  int32_t *ip = reinterpret_cast<int32_t *>(0x3000);
+  auto pointee = k.checkArgs({x, ip, int32_t(10), 0.5f, int32_t(1)});
+  ASSERT_FALSE(pointee);
+  EXPECT_NE(pointee.error().message().find("got a pointer to i32"),
+            std::string::npos);
+
+  auto null = k.checkArgs({x, static_cast<float *>(nullptr), int32_t(10),
+                           0.5f, int32_t(1)});
+  ASSERT_FALSE(null);
+  EXPECT_NE(null.error().message().find("got a null pointer"), std::string::npos);
+
+  auto doubleForFloat = k.checkArgs({x, y, int32_t(10), 0.5, int32_t(1)});
+  ASSERT_FALSE(doubleForFloat);
+  EXPECT_NE(doubleForFloat.error().message().find("expected f32, got a scalar f64"),
+            std::string::npos);
+
+  // Untyped addresses are accepted for any pointee.
+  EXPECT_TRUE(k.checkArgs({Arg::pointer(0x1000), Arg::pointer(0x2000),
+                           int32_t(10), 0.5f, int32_t(1)}));
+}
+
+TEST_F(RuntimeTest, LaunchWithoutDriverFailsClearly) {
+  auto k = compileMLIR(example("vector_add.mlir")).value();
+  float *p = reinterpret_cast<float *>(0x1000);
+  // Bad arguments are reported before the driver is needed.
+  auto bad = k.launch(1, {p, p});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::InvalidArgument);
+  auto grid = k.launch(Grid(1, 0), {p, p, p, int32_t(4)});
+  ASSERT_FALSE(grid);
+  EXPECT_EQ(grid.error().code(), ErrorCode::InvalidArgument);
+
+  auto r = k.launch(1, {p, p, p, int32_t(4)});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::NoDriver);
+  EXPECT_NE(r.error().message().find("cannot load"), std::string::npos)
+      << r.error().message();
+  auto count = deviceCount();
+  ASSERT_FALSE(count);
+  EXPECT_EQ(count.error().code(), ErrorCode::NoDriver);
+  auto buffer = DeviceBuffer<float>::allocate(16);
+  ASSERT_FALSE(buffer);
+  EXPECT_EQ(buffer.error().code(), ErrorCode::NoDriver);
+}
+
+TEST_F(RuntimeTest, CompileErrors) {
+  auto parse = compileMLIR("func.func @k( {", {}, "broken.mlir");
+  ASSERT_FALSE(parse);
+  EXPECT_EQ(parse.error().code(), ErrorCode::ParseError);
+  EXPECT_EQ(parse.error().message().rfind("broken.mlir:1:", 0), 0u)
+      << parse.error().message();
+
+  auto noKernel = compileMLIR("func.func @f() { return }", {}, "f.mlir");
+  ASSERT_FALSE(noKernel);
+  EXPECT_NE(noKernel.error().message().find("no kernel"), std::string::npos);
+
+  CompileOptions named;
+  named.kernel = "nope";
+  auto missing = compileMLIR(example("vector_add.mlir"), named);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message(),
+            "no kernel named 'nope' (kernels: vector_add)");
+
+  auto file = compileFile("/nonexistent/k.mlir");
+  ASSERT_FALSE(file);
+  EXPECT_EQ(file.error().code(), ErrorCode::IOError);
+
+  CompileOptions warps;
+  warps.numWarps = 3;
+  auto w = compileMLIR(example("vector_add.mlir"), warps);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "numWarps must be a power of two in [1, 32], got 3");
+
+  CompileOptions chip;
+  chip.chip = "sm_1000";
+  auto c = compileMLIR(example("vector_add.mlir"), chip).value().ptx();
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code(), ErrorCode::CompileError);
+  EXPECT_NE(c.error().message().find("sm_1000"), std::string::npos)
+      << c.error().message();
+
+  // A lowering failure names the op and its location.
+  const char *dot = R"(
+func.func @d(%p: !kite.ptr<f32>) attributes {kite.kernel} {
+  %a = arith.constant dense<1.0> : tensor<16x16xf32>
+  %c = kite.dot %a, %a, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<16x16x!kite.ptr<f32>>
+  kite.store %ps, %c : tensor<16x16x!kite.ptr<f32>>
+  return
+})";
+  auto lowering = compileMLIR(dot, {}, "dot.mlir").value().ptx();
+  ASSERT_FALSE(lowering);
+  EXPECT_NE(lowering.error().message().find("dot.mlir:4:"), std::string::npos)
+      << lowering.error().message();
+}
+
+static const char *kScaled = R"(
+func.func @scaled(%p: !kite.ptr<f32>, %s: f32 {kite.constexpr, kite.name = "SCALE"},
+                  %b: i32 {kite.constexpr, kite.name = "BIAS"}) attributes {kite.kernel} {
+  %r = kite.arange 0, 128 : tensor<128xi32>
+  %bb = kite.splat %b : i32 -> tensor<128xi32>
+  %o = arith.addi %r, %bb : tensor<128xi32>
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<128x!kite.ptr<f32>>
+  %pp = kite.addptr %ps, %o : tensor<128x!kite.ptr<f32>>, tensor<128xi32>
+  %v = kite.load %pp : tensor<128x!kite.ptr<f32>>
+  %sb = kite.splat %s : f32 -> tensor<128xf32>
+  %w = arith.mulf %v, %sb : tensor<128xf32>
+  kite.store %pp, %w : tensor<128x!kite.ptr<f32>>
+  return
+})";
+
+TEST_F(RuntimeTest, Constants) {
+  CompileOptions none;
+  auto missing = compileMLIR(kScaled, none);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message(),
+            "constexpr parameter 'SCALE' of kernel 'scaled' has no value: set "
+            "CompileOptions::constants[\"SCALE\"]");
+
+  CompileOptions extra;
+  extra.constants = {{"SCALE", 2.0}, {"BIAS", 4}, {"BLOCK", 1}};
+  auto unknown = compileMLIR(kScaled, extra);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(),
+            "kernel 'scaled' has no constexpr parameter 'BLOCK' (it has: "
+            "SCALE, BIAS)");
+
+  CompileOptions frac;
+  frac.constants = {{"SCALE", 2.0}, {"BIAS", 0.5}};
+  EXPECT_FALSE(compileMLIR(kScaled, frac));
+
+  CompileOptions ok;
+  ok.constants = {{"SCALE", 2.5}, {"BIAS", 4}};
+  auto k = compileMLIR(kScaled, ok);
+  ASSERT_TRUE(k) << k.error().str();
+  ASSERT_EQ(k->params().size(), 1u); // constexprs are not GPU parameters
+  auto ptx = k->ptx();
+  ASSERT_TRUE(ptx) << ptx.error().str();
+  EXPECT_NE(ptx->find("0f40200000"), std::string::npos); // 2.5f
+  EXPECT_NE(ptx->find(", 16;"), std::string::npos);       // 4 floats = 16 bytes
+
+  CompileOptions other = ok;
+  other.constants["SCALE"] = 3.0;
+  EXPECT_NE(compileMLIR(kScaled, other).value().cacheKey(), k->cacheKey());
+}
+
+TEST_F(RuntimeTest, CacheKeys) {
+  std::string src = example("seeded_dropout.mlir");
+  auto base = compileMLIR(src).value();
+  EXPECT_EQ(base.cacheKey().size(), 64u);
+  EXPECT_EQ(base.cacheKey(), compileMLIR(src).value().cacheKey());
+  // Comments and locations do not matter; the IR does.
+  EXPECT_EQ(base.cacheKey(), compileMLIR("// another comment\n" + src).value().cacheKey());
+  std::string changed = src;
+  changed.replace(changed.find("1.0 : f32"), 9, "2.0 : f32");
+  EXPECT_NE(base.cacheKey(), compileMLIR(changed).value().cacheKey());
+
+  auto differs = [&](CompileOptions o) {
+    return compileMLIR(src, o).value().cacheKey() != base.cacheKey();
+  };
+  CompileOptions o;
+  o.chip = "sm_80";
+  EXPECT_TRUE(differs(o));
+  o = {};
+  o.ieeeDivision = true;
+  EXPECT_TRUE(differs(o));
+  o = {};
+  o.optLevel = 2;
+  EXPECT_TRUE(differs(o));
+  o = {};
+  o.numWarps = 8; // the kernel's own kite.num_warps wins, but the key differs
+  EXPECT_TRUE(differs(o));
+  EXPECT_NE(base.cacheKey(Specialization{0b11}), base.cacheKey());
+  EXPECT_NE(base.cacheKey(Specialization{0b111}), base.cacheKey(Specialization{0b11}));
+}
+
+TEST_F(RuntimeTest, Specialization) {
+  auto k = compileMLIR(example("seeded_dropout.mlir")).value();
+  float *a = reinterpret_cast<float *>(0x1000), *b = reinterpret_cast<float *>(0x2004);
+  EXPECT_EQ(k.specializationFor({a, a, int32_t(1024), 0.5f, int32_t(16)}).divisibleBy16,
+            0b10111u); // both pointers, n and seed; never floats
+  EXPECT_EQ(k.specializationFor({a, b, int32_t(1000), 0.5f, int32_t(3)}).divisibleBy16,
+            0b1u);
+  auto generic = k.ptx(), spec = k.ptx(Specialization{0b111});
+  ASSERT_TRUE(generic && spec);
+  EXPECT_EQ(generic->find("ld.global.v4"), std::string::npos);
+  EXPECT_NE(spec->find("ld.global.v4"), std::string::npos);
+}
+
+TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {
+  std::string src = example("vector_add.mlir");
+  auto k = compileMLIR(src).value();
+  auto ptx = k.ptx();
+  ASSERT_TRUE(ptx) << ptx.error().str();
+  EXPECT_EQ(k.lastOutcome(), CacheOutcome::Compiled);
+  auto names = entries();
+  ASSERT_EQ(names.size(), 1u);
+  std::string entry = dir + "/" + names[0];
+
+  // Same process: memory; after clearing memory: disk.
+  auto again = compileMLIR(src).value();
+  ASSERT_TRUE(again.ptx());
+  EXPECT_EQ(again.lastOutcome(), CacheOutcome::MemoryHit);
+  clearMemoryCache();
+  auto fromDisk = compileMLIR(src).value();
+  ASSERT_EQ(*fromDisk.ptx(), *ptx);
+  EXPECT_EQ(fromDisk.lastOutcome(), CacheOutcome::DiskHit);
+
+  // Every kind of damage is detected and the entry recompiled and rewritten.
+  std::string good = readFile(entry);
+  auto damaged = [&](const std::string &bytes) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    clearMemoryCache();
+    auto fresh = compileMLIR(src).value();
+    auto p = fresh.ptx();
+    bool recompiled = p && *p == *ptx &&
+                      fresh.lastOutcome() == CacheOutcome::Compiled &&
+                      readFile(entry) == good;
+    return recompiled;
+  };
+  EXPECT_TRUE(damaged(""));
+  EXPECT_TRUE(damaged(good.substr(0, good.size() / 2))); // truncated
+  std::string flipped = good;
+  flipped[flipped.size() - 10] ^= 1; // payload bit flip: checksum
+  EXPECT_TRUE(damaged(flipped));
+  std::string otherKey = good;
+  otherKey[otherKey.find("compiler=") + 9] ^= 1; // an entry for another key
+  EXPECT_TRUE(damaged(otherKey));
+  EXPECT_TRUE(damaged(std::string(4096, '\0')));
+
+  // Disabled: nothing is written.
+  setenv("KITE_CACHE_DISABLE", "1", 1);
+  EXPECT_EQ(cacheDirectory(), "");
+  ::unlink(entry.c_str());
+  clearMemoryCache();
+  ASSERT_TRUE(compileMLIR(src).value().ptx());
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(RuntimeTest, ConcurrentThreadsAndProcesses) {
+  std::string src = example("seeded_dropout.mlir");
+  std::string reference = *compileMLIR(src).value().ptx();
+  clearMemoryCache();
+  ::system(("rm -f '" + dir + "'/*").c_str());
+
+  // Processes racing on one empty cache directory.
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto k = compileMLIR(src);
+      bool ok = k && k->ptx() && *k->ptx() == reference;
+      _exit(ok ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  // Threads of this process at the same time, each compiling and asking for
+  // several specializations.
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 3; ++i) {
+        auto k = compileMLIR(src);
+        if (!k) {
+          ++failures;
+          continue;
+        }
+        auto p = k->ptx(Specialization{uint64_t((t + i) % 3)});
+        if (!p || (((t + i) % 3) == 0 && *p != reference))
+          ++failures;
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  // Whole entries only, no temporary files left behind.
+  for (const std::string &name : entries())
+    EXPECT_EQ(name.rfind(".tmp", 0), std::string::npos) << name;
+  clearMemoryCache();
+  auto k = compileMLIR(src).value();
+  EXPECT_EQ(*k.ptx(), reference);
+  EXPECT_EQ(k.lastOutcome(), CacheOutcome::DiskHit);
+}
+
+TEST_F(RuntimeTest, IRStagesAndDumps) {
+  auto k = compileMLIR(example("vector_add.mlir")).value();
+  auto kiteIR = k.ir(IRStage::Kite), gpuIR = k.ir(IRStage::GPU),
+       llvmIR = k.ir(IRStage::LLVM), ptx = k.ir(IRStage::PTX);
+  ASSERT_TRUE(kiteIR && gpuIR && llvmIR && ptx);
+  EXPECT_NE(kiteIR->find("kite.load"), std::string::npos);
+  EXPECT_NE(gpuIR->find("gpu.func @vector_add"), std::string::npos);
+  EXPECT_NE(llvmIR->find("llvm.func @vector_add"), std::string::npos);
+  EXPECT_NE(ptx->find(".visible .entry vector_add"), std::string::npos);
+
+  std::string dumps = dir + "/dumps";
+  ASSERT_EQ(mkdir(dumps.c_str(), 0755), 0);
+  setenv("KITE_DUMP_IR", dumps.c_str(), 1);
+  ASSERT_TRUE(k.ptx(Specialization{1}));
+  unsetenv("KITE_DUMP_IR");
+  for (const char *stage : {"kite", "gpu", "llvm", "ptx"})
+    EXPECT_FALSE(readFile(dumps + "/vector_add." + stage + ".mlir").empty()) << stage;
+  EXPECT_NE(readFile(dumps + "/vector_add.ptx").find(".entry vector_add"),
+            std::string::npos);
+}
+
+int main(int argc, char **argv) {
+  // Before anything loads the driver: the no-driver path, deterministically.
+  setenv("KITE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
