@@ -30,6 +30,17 @@ inline std::string source(const std::string &file) {
   return "dsl-examples/" + file;
 }
 
+/// Exits with 77 ("skipped") and the reason when there is no GPU.
+inline void requireGPU() {
+  auto count = kite::deviceCount();
+  if (!count || *count == 0) {
+    std::fprintf(stderr, "no GPU: %s\n",
+                 count ? "the driver reports 0 devices"
+                       : count.error().str().c_str());
+    std::exit(77);
+  }
+}
+
 } // namespace examples
 
 #endif

@@ -8,6 +8,7 @@
 int main() {
   const size_t n = 10;
   const float p = 0.5f;
+  examples::requireGPU();
   kite::Kernel dropout = kite::compileFile(examples::source("dropout.mlir")).value();
 
   std::mt19937 rng(0);

@@ -9,6 +9,7 @@
 int main() {
   const size_t n = 10;
   const float p = 0.5f;
+  examples::requireGPU();
   kite::Kernel seeded =
       kite::compileFile(examples::source("seeded_dropout.mlir")).value();
 

@@ -25,4 +25,16 @@ for src in "$root"/dsl-examples/*.mlir; do
   printf '%-20s %-8s %s\n' "$name" "ptx" "$out/$name.ptx ($lines lines), $name.json, $name.gpu.mlir"
 done
 echo
-echo "Running them needs a GPU: see README.md, 'On the GPU'."
+# The tutorials' host programs (libkite.so): they need a GPU.
+for p in vector_add dropout seeded_dropout; do
+  echo "== $p"
+  set +e
+  "$out/$p"
+  rc=$?
+  set -e
+  if [ $rc = 77 ]; then
+    echo "(skipped: no GPU here; see README.md, 'On the GPU')"
+  elif [ $rc != 0 ]; then
+    exit $rc
+  fi
+done

@@ -35,4 +35,23 @@ for src in "$root"/dsl-examples/*.mlir "$root"/test/GPU/kernels/*.mlir; do
   compile "$name.spec16" "$out/$name.spec16.mlir"
 done
 cp "$root"/scripts/gpu/*.py "$out/"
+
+# The runtime, self-contained (MLIR/LLVM inside libkite.so), with the host
+# programs, the GPU test suite and the runtime benchmarks.
+if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
+  static="${KITE_STATIC_BUILD_DIR:-$root/build-static}"
+  bash "$root/scripts/gpu/build-static.sh" >/dev/null
+  rt="$out/rt"
+  mkdir -p "$rt/lib" "$rt/bin" "$rt/examples" "$rt/unittests" "$rt/dsl-examples" "$rt/bench"
+  strip --strip-unneeded -o "$rt/lib/libkite.so" "$static/lib/libkite.so"
+  for p in vector_add dropout seeded_dropout; do
+    strip -o "$rt/examples/$p" "$static/examples/$p"
+  done
+  strip -o "$rt/unittests/KiteRuntimeGPUTests" "$static/unittests/KiteRuntimeGPUTests"
+  strip -o "$rt/bin/kite-bench-runtime" "$static/bin/kite-bench-runtime"
+  cp "$root"/dsl-examples/*.mlir "$rt/dsl-examples/"
+  cp "$root"/bench/kernels/*.mlir "$rt/bench/"
+  xz -T0 -3 -f "$rt/lib/libkite.so" # carried compressed; run.sh unpacks
+fi
+du -sh "$out"
 ls "$out"

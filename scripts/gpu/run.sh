@@ -13,4 +13,60 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for f in .gpu/*.ptx; do
   /usr/local/cuda/bin/ptxas -arch=sm_90 "$f" -o /dev/null || { echo "ptxas failed on $f"; exit 1; }
 done
-python3 .gpu/check_1d.py 2>&1 | tee "${OUT:-/tmp}/check_1d.log"
+# KITE_GPU_PARTS (default: all) picks parts: ptx, tests, programs, bench.
+parts="${KITE_GPU_PARTS:-ptx tests programs bench}"
+want() { [[ " $parts " == *" $1 "* ]]; }
+status=0
+if want ptx; then
+  python3 .gpu/check_1d.py 2>&1 | tee "${OUT:-/tmp}/check_1d.log" || status=1
+fi
+
+if [ -d .gpu/rt ]; then
+  # The self-contained runtime: nothing of LLVM on this machine.
+  rt=.gpu/rt
+  [ -f $rt/lib/libkite.so.xz ] && xz -d -f $rt/lib/libkite.so.xz
+  echo "== libkite.so needs:"; ldd $rt/lib/libkite.so | awk '{print "   ", $1}'
+  export KITE_CACHE_DIR="$(mktemp -d)"
+  if want tests; then
+    echo "== GPU test suite"
+    (cd $rt && ./unittests/KiteRuntimeGPUTests) 2>&1 | tail -25
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  fi
+  if want programs; then
+    echo "== host programs"
+    for p in vector_add dropout seeded_dropout; do
+      (cd $rt && ./examples/$p) || status=1
+    done
+  fi
+  want bench || exit $status
+  echo "== runtime benchmarks"
+  bench="$rt/bin/kite-bench-runtime"
+  (cd $rt && ./bin/kite-bench-runtime launch bench/axpby.mlir) | tee "${OUT:-/tmp}/bench_runtime.jsonl" || status=1
+  # Cold: empty Kite cache and the driver's own JIT cache off; then warm: a
+  # new process over the same Kite cache.
+  for i in 1 2 3 4 5; do
+    cold="$(mktemp -d)"
+    (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$cold" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+    (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$cold" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+  done
+  python3 - "${OUT:-/tmp}/bench_runtime.jsonl" <<'PY'
+import json, sys, statistics
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+launch = [r for r in rows if r["bench"] == "launch"]
+cold = [r["ms"] for r in rows if r["bench"] == "compile" and r["outcome"] == "compiled"]
+warm = [r["ms"] for r in rows if r["bench"] == "compile" and r["outcome"] == "disk"]
+print()
+print(f"{'runtime measure':42} {'value':>10}  target")
+for r in launch:
+    print(f"{'launch, raw cuLaunchKernel (us)':42} {r['raw_us']:10.2f}")
+    print(f"{'launch, kite::Kernel::launch (us)':42} {r['kite_us']:10.2f}")
+    print(f"{'launch ratio kite/raw':42} {r['ratio']:10.3f}  <= 1.15")
+if cold: print(f"{'cold compile seeded_dropout, median ms':42} {statistics.median(cold):10.1f}  <= 100  (max {max(cold):.1f})")
+c = [r for r in rows if r["bench"] == "compile" and r["outcome"] == "compiled"]
+if c:
+    for k in ["parse_ms", "to_ptx_ms", "load_ms"]:
+        print(f"{'  of which ' + k + ', median':42} {statistics.median(r[k] for r in c):10.1f}")
+if warm: print(f"{'warm disk hit, new process, median ms':42} {statistics.median(warm):10.1f}  <= 5")
+PY
+fi
+exit $status

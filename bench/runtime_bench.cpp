@@ -1,0 +1,122 @@
+//===- runtime_bench.cpp - Launch overhead and compile times ----------------===//
+//
+//   kite-bench-runtime launch <axpby.mlir>
+//       Host cost per launch of a compiled 6-argument kernel through
+//       Kite::launch and through a raw cuLaunchKernel of the same PTX, in
+//       the same process (batches of 2000 launches, median of 15 batches,
+//       the two interleaved). Prints one JSON line.
+//   kite-bench-runtime compile <kernel.mlir>
+//       Time from nothing to a launched kernel in this (new) process:
+//       compileFile + the first launch (compile or cache hit, load). Run it
+//       with an empty KITE_CACHE_DIR (cold) and again (warm disk hit).
+//       Prints one JSON line with the cache outcome.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+
+static double since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+static int launchBench(const char *path) {
+  auto k = kite::compileFile(path).value();
+  size_t n = 1024;
+  auto x = kite::DeviceBuffer<float>::fromHost(std::vector<float>(n, 1.f)).value();
+  auto y = kite::DeviceBuffer<float>::fromHost(std::vector<float>(n, 2.f)).value();
+  auto out = kite::DeviceBuffer<float>::allocate(n).value();
+  std::vector<kite::Arg> args = {x, y, out, int32_t(n), 2.f, 3.f};
+  k.launch(1, args).value(); // compile and load
+  kite::synchronize().value();
+
+  // The raw driver path on the same PTX (Kite made its context current).
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW);
+  using ModuleLoad = int (*)(void **, const void *);
+  using GetFunction = int (*)(void **, void *, const char *);
+  using Launch = int (*)(void *, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, unsigned, unsigned, void *, void **, void **);
+  using Sync = int (*)();
+  auto load = reinterpret_cast<ModuleLoad>(dlsym(cuda, "cuModuleLoadData"));
+  auto get = reinterpret_cast<GetFunction>(dlsym(cuda, "cuModuleGetFunction"));
+  auto launch = reinterpret_cast<Launch>(dlsym(cuda, "cuLaunchKernel"));
+  auto sync = reinterpret_cast<Sync>(dlsym(cuda, "cuCtxSynchronize"));
+  std::string ptx = k.ptx(k.specializationFor(args)).value();
+  void *module = nullptr, *function = nullptr;
+  if (load(&module, ptx.c_str()) || get(&function, module, k.name().c_str())) {
+    std::fprintf(stderr, "raw module load failed\n");
+    return 1;
+  }
+  void *params[6];
+  for (int i = 0; i < 6; ++i)
+    params[i] = const_cast<void *>(args[i].storage());
+
+  const int batch = 2000, batches = 15;
+  std::vector<double> raw, viaKite;
+  for (int b = 0; b < batches + 2; ++b) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < batch; ++i)
+      launch(function, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
+    double r = since(t0) / batch;
+    sync();
+    t0 = Clock::now();
+    for (int i = 0; i < batch; ++i)
+      k.launch(1, args).value();
+    double v = since(t0) / batch;
+    sync();
+    if (b >= 2) { // warm-up batches dropped
+      raw.push_back(r);
+      viaKite.push_back(v);
+    }
+  }
+  std::sort(raw.begin(), raw.end());
+  std::sort(viaKite.begin(), viaKite.end());
+  double r = raw[batches / 2], v = viaKite[batches / 2];
+  std::printf("{\"bench\": \"launch\", \"args\": 6, \"raw_us\": %.3f, "
+              "\"kite_us\": %.3f, \"ratio\": %.3f}\n",
+              r, v, v / r);
+  return 0;
+}
+
+static int compileBench(const char *path) {
+  // The driver and the buffers first: driver start-up is not compiling.
+  size_t n = 1 << 20;
+  auto x = kite::DeviceBuffer<float>::allocate(n).value();
+  auto out = kite::DeviceBuffer<float>::allocate(n).value();
+  auto t0 = Clock::now();
+  auto k = kite::compileFile(path).value();
+  double parsed = since(t0);
+  std::vector<kite::Arg> args = {x, out, int32_t(n), 0.5f, int32_t(123)};
+  k.ptx(k.specializationFor(args)).value(); // the variant the launch needs
+  double lowered = since(t0);
+  k.launch(kite::cdiv(n, 1024), args).value(); // + driver link and load
+  double launched = since(t0);
+  kite::synchronize().value();
+  const char *outcome[] = {"compiled", "memory", "disk"};
+  std::printf("{\"bench\": \"compile\", \"kernel\": \"%s\", \"outcome\": "
+              "\"%s\", \"ms\": %.2f, \"parse_ms\": %.2f, \"to_ptx_ms\": %.2f, "
+              "\"load_ms\": %.2f}\n",
+              k.name().c_str(), outcome[int(k.lastOutcome())],
+              launched / 1000.0, parsed / 1000.0, (lowered - parsed) / 1000.0,
+              (launched - lowered) / 1000.0);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 || (std::strcmp(argv[1], "launch") && std::strcmp(argv[1], "compile"))) {
+    std::fprintf(stderr, "usage: kite-bench-runtime launch|compile <kernel.mlir>\n");
+    return 2;
+  }
+  return std::strcmp(argv[1], "launch") == 0 ? launchBench(argv[2])
+                                             : compileBench(argv[2]);
+}
