@@ -17,6 +17,7 @@
 #include "DiskCache.h"
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +86,31 @@ bool dumpEnabled(std::string &where) {
   where = std::strcmp(d, "1") == 0 ? "" : d;
   return true;
 }
+
+/// KITE_TRACE=1: one line on stderr per compile, cache lookup, JIT link and
+/// module load, with its duration.
+bool tracing() {
+  static const bool on = [] {
+    const char *t = std::getenv("KITE_TRACE");
+    return t && *t && std::strcmp(t, "0") != 0;
+  }();
+  return on;
+}
+
+struct TraceTimer {
+  explicit TraceTimer(std::string what) : what(std::move(what)) {}
+  ~TraceTimer() {
+    if (!tracing())
+      return;
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    std::fprintf(stderr, "kite: %s: %.2f ms%s\n", what.c_str(), ms,
+                 note.empty() ? "" : (" (" + note + ")").c_str());
+  }
+  std::string what, note;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
 
 const char *stageName(IRStage s) {
   switch (s) {
@@ -178,9 +204,14 @@ public:
       if (it != variantCache().end())
         v = it->second;
     }
+    TraceTimer trace(source.signature.name + " spec " +
+                     std::to_string(spec.divisibleBy16) + " " + chip +
+                     ": PTX");
     if (v) {
       lastOutcome = int(CacheOutcome::MemoryHit);
+      trace.note = "memory cache";
     } else if (auto ptx = cache::read(keyText, "ptx")) {
+      trace.note = "disk cache " + key.substr(0, 12);
       v = std::make_shared<Variant>();
       v->key = key;
       v->ptx = std::move(*ptx);
@@ -209,6 +240,7 @@ public:
       if (!where.empty())
         std::ofstream(where + "/" + source.signature.name + ".ptx") << v->ptx;
       lastOutcome = int(CacheOutcome::Compiled);
+      trace.note = "compiled, " + key.substr(0, 12);
     }
     {
       std::lock_guard<std::mutex> lock(variantMutex());
@@ -242,16 +274,24 @@ public:
     std::string cubinKey = "cubin of " + v.key + " for " + *chip +
                            " driver " + std::to_string(version);
     std::string image;
-    if (auto cubin = cache::read(cubinKey, "cubin")) {
-      image = std::move(*cubin);
-    } else {
-      auto linked = link(d, v.ptx);
-      if (!linked)
-        return linked.error();
-      image = std::move(*linked);
-      cache::write(cubinKey, "cubin", image);
+    {
+      TraceTimer traceLink(source.signature.name + " device " +
+                           std::to_string(device) + ": cubin");
+      if (auto cubin = cache::read(cubinKey, "cubin")) {
+        image = std::move(*cubin);
+        traceLink.note = "disk cache";
+      } else {
+        traceLink.note = "driver JIT of the PTX";
+        auto linked = link(d, v.ptx);
+        if (!linked)
+          return linked.error();
+        image = std::move(*linked);
+        cache::write(cubinKey, "cubin", image);
+      }
     }
     CUmodule module;
+    TraceTimer traceLoad(source.signature.name + " device " +
+                         std::to_string(device) + ": module load");
     if (auto ok = d.check("cuModuleLoadData",
                           d.cuModuleLoadData(&module, image.data()));
         !ok)
