@@ -1,16 +1,21 @@
 //===- kitec.cpp - The Kite compiler driver -------------------------------===//
 //
-// kitec compiles kite-dialect modules (.mlir) to PTX, cubin, launch metadata
-// or the IR of any pipeline stage. All the work is done by KitePipeline; this
-// file maps command-line options onto it and reports errors with exit codes:
+// kitec compiles Kite sources (.kite, through the frontend) and kite-dialect
+// modules (.mlir) to the kite dialect, PTX, cubin, launch metadata or the IR
+// of any pipeline stage. The work is done by KiteFrontend and KitePipeline;
+// this file maps command-line options onto them and reports errors with
+// exit codes:
 //   0 success, 1 invalid input (diagnostics printed), 2 bad usage/options,
 //   3 I/O or external tool failure.
 //
 //===----------------------------------------------------------------------===//
 
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Frontend/Frontend.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -32,15 +37,29 @@ namespace {
 enum ExitCode { Success = 0, InvalidInput = 1, BadUsage = 2, IOError = 3 };
 
 cl::OptionCategory category("kitec options");
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir, or - for stdin>"),
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .kite or .mlir, or - for stdin>"),
                                cl::init("-"), cl::cat(category));
 cl::opt<std::string> outputFile("o", cl::desc("Output file (- for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(category));
 cl::opt<std::string> emit("emit",
-                          cl::desc("What to produce: kite, gpu, llvm (the IR "
+                          cl::desc("What to produce: mlir (the input as the "
+                                   "kite dialect), kite, gpu, llvm (the IR "
                                    "after that stage), ptx, cubin, metadata"),
                           cl::init("ptx"), cl::cat(category));
+cl::list<std::string> defines("D", cl::Prefix,
+                               cl::desc("Value of a constexpr parameter "
+                                        "(.kite input)"),
+                               cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::opt<std::string> kernelName("kernel",
+                                cl::desc("Compile only this kernel"),
+                                cl::value_desc("name"), cl::init(""),
+                                cl::cat(category));
+cl::opt<std::string> language("x",
+                              cl::desc("Input language: kite or mlir "
+                                       "(default: from the file name; stdin "
+                                       "is mlir)"),
+                              cl::init(""), cl::cat(category));
 cl::opt<std::string> chip("chip", cl::desc("Target chip (sm_70 .. sm_120a)"),
                           cl::init("sm_90"), cl::cat(category));
 cl::opt<std::string> features("features",
@@ -135,9 +154,32 @@ int main(int argc, char **argv) {
   }
   std::optional<kite::Stage> stage = kite::parseStage(emit);
   bool wantsBinary = emit == "ptx" || emit == "cubin" || emit == "metadata";
-  if (!wantsBinary && !stage) {
+  bool wantsSource = emit == "mlir";
+  if (!wantsBinary && !wantsSource && !stage) {
     errs() << "kitec: error: unknown --emit=" << emit
-           << "; expected kite, gpu, llvm, ptx, cubin or metadata\n";
+           << "; expected mlir, kite, gpu, llvm, ptx, cubin or metadata\n";
+    return BadUsage;
+  }
+  bool isKite = language.empty()
+                    ? StringRef(inputFile).ends_with(".kite")
+                    : language == "kite";
+  if (!language.empty() && language != "kite" && language != "mlir") {
+    errs() << "kitec: error: unknown -x " << language
+           << "; expected kite or mlir\n";
+    return BadUsage;
+  }
+  kite::FrontendOptions frontend;
+  for (const std::string &d : defines) {
+    size_t eq = d.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      errs() << "kitec: error: -D" << d << ": expected -D NAME=VALUE\n";
+      return BadUsage;
+    }
+    frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
+  }
+  if (!defines.empty() && !isKite) {
+    errs() << "kitec: error: -D applies to .kite sources (kite-dialect "
+              "kernels bind constexprs through the runtime)\n";
     return BadUsage;
   }
 
@@ -156,9 +198,40 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      isKite ? kite::importKiteSource(sourceMgr, &context, frontend)
+             : mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return InvalidInput;
+
+  if (!kernelName.empty()) {
+    // Keep only the chosen kernel (helpers stay for the inliner).
+    SmallVector<mlir::func::FuncOp> others;
+    bool found = false;
+    std::string names;
+    for (auto f : module->getOps<mlir::func::FuncOp>()) {
+      if (!mlir::kite::isKernel(f))
+        continue;
+      names += (names.empty() ? "" : ", ") + f.getSymName().str();
+      if (f.getSymName() == kernelName)
+        found = true;
+      else
+        others.push_back(f);
+    }
+    if (!found) {
+      errs() << "kitec: error: no kernel named '" << kernelName
+             << "' (kernels: " << (names.empty() ? "none" : names) << ")\n";
+      return InvalidInput;
+    }
+    for (auto f : others)
+      f.erase();
+  }
+
+  if (wantsSource) {
+    std::string text;
+    raw_string_ostream os(text);
+    module->print(os);
+    return writeOutput(outputFile, text);
+  }
 
   if (!wantsBinary) {
     mlir::PassManager pm(&context);

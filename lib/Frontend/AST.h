@@ -1,0 +1,96 @@
+//===- AST.h - Syntax tree of the Kite language ------------------*- C++ -*-===//
+
+#ifndef KITE_LIB_FRONTEND_AST_H
+#define KITE_LIB_FRONTEND_AST_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kite::ast {
+
+/// A position in the source: 1-based line and column.
+struct Loc {
+  unsigned line = 0, col = 0;
+};
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  enum Kind {
+    Name,      ///< name
+    Int,       ///< intValue
+    Float,     ///< floatValue
+    Bool,      ///< intValue (0/1)
+    Str,       ///< name (the text)
+    NoneLit,   ///< None
+    Slice,     ///< `:` inside a subscript
+    Unary,     ///< op args[0]        (-, ~, not)
+    Binary,    ///< args[0] op args[1] (arithmetic, bitwise, and/or)
+    Compare,   ///< args[0] op args[1]
+    Call,      ///< args[0](args[1..], kwargs)
+    Attribute, ///< args[0].name
+    Subscript, ///< args[0][args[1..]]
+    Tuple,     ///< (args...)
+    Ternary,   ///< args[1] if args[0] else args[2]
+  };
+  Kind kind;
+  Loc loc;
+  std::string name; ///< Name, Str, Attribute member; op for Unary/Binary/Compare
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::vector<ExprPtr> args;
+  std::vector<std::pair<std::string, ExprPtr>> kwargs;
+
+  Expr(Kind kind, Loc loc) : kind(kind), loc(loc) {}
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+struct Stmt {
+  enum Kind {
+    Assign,   ///< names = value (op: "" or the augmented operator)
+    ExprStmt, ///< value
+    For,      ///< for names[0] in value: body
+    If,       ///< if value: body else orelse
+    Return,   ///< return value (may be null)
+    Pass,
+  };
+  Kind kind;
+  Loc loc;
+  std::vector<std::pair<std::string, Loc>> names; ///< targets / loop variable
+  std::string op;
+  ExprPtr value;
+  Block body, orelse;
+
+  Stmt(Kind kind, Loc loc) : kind(kind), loc(loc) {}
+};
+
+struct Param {
+  std::string name;
+  Loc loc;
+  ExprPtr type;    ///< annotation (null for helpers' untyped parameters)
+  ExprPtr deflt;   ///< default value (constexpr parameters)
+};
+
+struct Function {
+  std::string name;
+  Loc loc;
+  bool isKernel = false;
+  std::vector<std::pair<std::string, ExprPtr>> decoratorArgs;
+  std::vector<Param> params;
+  Block body;
+};
+
+struct Module {
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
+} // namespace kite::ast
+
+#endif // KITE_LIB_FRONTEND_AST_H

@@ -1,0 +1,823 @@
+//===- Parser.cpp - Lexer and parser of the Kite language -----------------===//
+//
+// A Python-like grammar (docs/language.md): indentation blocks, `def` with
+// an optional `@kernel(...)` decorator, assignments, `for ... in range()`,
+// `if/elif/else`, `return`, expressions with Python's precedence. Hostile
+// input (NUL bytes, invalid UTF-8, huge literals, deep nesting, enormous
+// lines) gets a diagnostic, never a crash: recursion is bounded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Parser.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+using namespace kite::ast;
+
+namespace {
+
+enum class Tok {
+  Name, Int, Float, Str, Op, Newline, Indent, Dedent, End, Error
+};
+
+struct Token {
+  Tok kind;
+  std::string text;
+  Loc loc;
+};
+
+class Lexer {
+public:
+  Lexer(llvm::StringRef src, const ErrorFn &error, unsigned &errors)
+      : src(src), error(error), errors(errors) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    indents.push_back(0);
+    bool lineStart = true;
+    while (pos < src.size()) {
+      if (lineStart) {
+        lineStart = false;
+        // Measure indentation; skip blank and comment-only lines.
+        unsigned width = 0;
+        size_t p = pos;
+        bool tab = false;
+        while (p < src.size() && (src[p] == ' ' || src[p] == '\t')) {
+          tab |= src[p] == '\t';
+          ++width;
+          ++p;
+        }
+        if (p >= src.size() || src[p] == '\n' || src[p] == '#' ||
+            (src[p] == '\r' && p + 1 < src.size() && src[p + 1] == '\n')) {
+          while (p < src.size() && src[p] != '\n')
+            ++p;
+          advanceTo(p);
+          if (pos < src.size())
+            newline();
+          lineStart = true;
+          continue;
+        }
+        advanceTo(p);
+        if (depth == 0) {
+          if (tab)
+            report(here(), "tabs are not allowed in indentation; use spaces");
+          if (width > indents.back()) {
+            indents.push_back(width);
+            out.push_back({Tok::Indent, "", here()});
+          } else {
+            while (width < indents.back()) {
+              indents.pop_back();
+              out.push_back({Tok::Dedent, "", here()});
+            }
+            if (width != indents.back())
+              report(here(), "unindent does not match any outer indentation "
+                             "level");
+          }
+        }
+      }
+      char c = src[pos];
+      Loc loc = here();
+      if (c == '\n') {
+        if (depth == 0)
+          out.push_back({Tok::Newline, "", loc});
+        newline();
+        lineStart = depth == 0;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        advance(1);
+        continue;
+      }
+      if (c == '#') {
+        while (pos < src.size() && src[pos] != '\n')
+          advance(1);
+        continue;
+      }
+      if (c == '\\' && pos + 1 < src.size() && src[pos + 1] == '\n') {
+        advance(1);
+        newline();
+        continue;
+      }
+      if (isalpha(uc(c)) || c == '_') {
+        size_t p = pos;
+        while (p < src.size() && (isalnum(uc(src[p])) || src[p] == '_'))
+          ++p;
+        out.push_back({Tok::Name, src.substr(pos, p - pos).str(), loc});
+        advanceTo(p);
+        continue;
+      }
+      if (isdigit(uc(c)) ||
+          (c == '.' && pos + 1 < src.size() && isdigit(uc(src[pos + 1])))) {
+        out.push_back(number(loc));
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        size_t p = pos + 1;
+        while (p < src.size() && src[p] != c && src[p] != '\n')
+          ++p;
+        if (p >= src.size() || src[p] != c) {
+          report(loc, "unterminated string");
+          advanceTo(p);
+          continue;
+        }
+        out.push_back({Tok::Str, src.substr(pos + 1, p - pos - 1).str(), loc});
+        advanceTo(p + 1);
+        continue;
+      }
+      static const char *ops3[] = {"//=", "**=", ">>=", "<<="};
+      static const char *ops2[] = {"==", "!=", "<=", ">=", "//", "**", "<<",
+                                   ">>", "+=", "-=", "*=", "/=", "%=", "&=",
+                                   "|=", "^=", "->"};
+      std::string op;
+      for (const char *o : ops3)
+        if (src.substr(pos).starts_with(o))
+          op = o;
+      if (op.empty())
+        for (const char *o : ops2)
+          if (src.substr(pos).starts_with(o))
+            op = o;
+      if (op.empty() && llvm::StringRef("+-*/%<>=()[]{},:.@&|^~").contains(c))
+        op = std::string(1, c);
+      if (op.empty()) {
+        if (uc(c) >= 0x80)
+          report(loc, "unexpected non-ASCII byte 0x" + hex(uc(c)) +
+                          " (Kite source is ASCII outside strings and "
+                          "comments)");
+        else
+          report(loc, "unexpected character 0x" + hex(uc(c)));
+        advance(1);
+        continue;
+      }
+      if (op == "(" || op == "[" || op == "{")
+        ++depth;
+      if ((op == ")" || op == "]" || op == "}") && depth > 0)
+        --depth;
+      out.push_back({Tok::Op, op, loc});
+      advance(op.size());
+    }
+    Loc end = here();
+    if (!out.empty() && out.back().kind != Tok::Newline)
+      out.push_back({Tok::Newline, "", end});
+    while (indents.size() > 1) {
+      indents.pop_back();
+      out.push_back({Tok::Dedent, "", end});
+    }
+    out.push_back({Tok::End, "", end});
+    return out;
+  }
+
+private:
+  static unsigned char uc(char c) { return static_cast<unsigned char>(c); }
+  static std::string hex(unsigned v) {
+    const char *d = "0123456789abcdef";
+    return {d[(v >> 4) & 15], d[v & 15]};
+  }
+  Loc here() const { return {line, col}; }
+  void advance(size_t n) {
+    pos += n;
+    col += n;
+  }
+  void advanceTo(size_t p) { advance(p - pos); }
+  void newline() {
+    ++pos;
+    ++line;
+    col = 1;
+  }
+  void report(Loc loc, const std::string &msg) {
+    ++errors;
+    error(loc, msg);
+  }
+
+  Token number(Loc loc) {
+    size_t p = pos;
+    bool isFloat = false;
+    if (src.substr(p).starts_with("0x") || src.substr(p).starts_with("0X")) {
+      p += 2;
+      while (p < src.size() && isxdigit(uc(src[p])))
+        ++p;
+    } else {
+      while (p < src.size() && (isdigit(uc(src[p])) || src[p] == '_'))
+        ++p;
+      if (p < src.size() && src[p] == '.') {
+        isFloat = true;
+        ++p;
+        while (p < src.size() && isdigit(uc(src[p])))
+          ++p;
+      }
+      if (p < src.size() && (src[p] == 'e' || src[p] == 'E')) {
+        size_t q = p + 1;
+        if (q < src.size() && (src[q] == '+' || src[q] == '-'))
+          ++q;
+        if (q < src.size() && isdigit(uc(src[q]))) {
+          isFloat = true;
+          p = q;
+          while (p < src.size() && isdigit(uc(src[p])))
+            ++p;
+        }
+      }
+    }
+    std::string text = src.substr(pos, p - pos).str();
+    advanceTo(p);
+    if (p < src.size() && (isalpha(uc(src[p])) || src[p] == '_')) {
+      report(loc, "invalid number literal '" + text + src[p] + "...'");
+      while (pos < src.size() && (isalnum(uc(src[pos])) || src[pos] == '_'))
+        advance(1);
+      return {Tok::Error, text, loc};
+    }
+    text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
+    return {isFloat ? Tok::Float : Tok::Int, text, loc};
+  }
+
+  llvm::StringRef src;
+  const ErrorFn &error;
+  unsigned &errors;
+  size_t pos = 0;
+  unsigned line = 1, col = 1;
+  int depth = 0;
+  std::vector<unsigned> indents;
+};
+
+/// Thrown inside the parser only, caught at statement level.
+struct SyntaxError {};
+
+class Parser {
+public:
+  Parser(std::vector<Token> toks, const ErrorFn &error, unsigned &errors)
+      : toks(std::move(toks)), error(error), errors(errors) {}
+
+  Module run() {
+    Module m;
+    while (!at(Tok::End) && errors < kMaxErrors) {
+      if (accept(Tok::Newline))
+        continue;
+      try {
+        if (at(Tok::Indent))
+          fail(peek().loc, "unexpected indentation");
+        m.functions.push_back(function());
+      } catch (SyntaxError &) {
+        recoverTopLevel();
+      }
+    }
+    return m;
+  }
+
+private:
+  static constexpr unsigned kMaxErrors = 20;
+  static constexpr unsigned kMaxDepth = 200;
+
+  const Token &peek(size_t k = 0) const {
+    return toks[std::min(i + k, toks.size() - 1)];
+  }
+  bool at(Tok k) const { return peek().kind == k; }
+  bool atOp(const char *op) const {
+    return peek().kind == Tok::Op && peek().text == op;
+  }
+  bool atName(const char *n) const {
+    return peek().kind == Tok::Name && peek().text == n;
+  }
+  Token next() {
+    Token t = peek();
+    if (i < toks.size() - 1)
+      ++i;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k))
+      return false;
+    next();
+    return true;
+  }
+  bool acceptOp(const char *op) {
+    if (!atOp(op))
+      return false;
+    next();
+    return true;
+  }
+  static std::string describe(const Token &t) {
+    switch (t.kind) {
+    case Tok::Name:
+      return "'" + t.text + "'";
+    case Tok::Int:
+    case Tok::Float:
+      return "number " + t.text;
+    case Tok::Str:
+      return "a string";
+    case Tok::Op:
+      return "'" + t.text + "'";
+    case Tok::Newline:
+      return "end of line";
+    case Tok::Indent:
+      return "indentation";
+    case Tok::Dedent:
+      return "end of block";
+    case Tok::End:
+      return "end of file";
+    case Tok::Error:
+      return "an invalid token";
+    }
+    return "?";
+  }
+  [[noreturn]] void fail(Loc loc, const std::string &msg) {
+    ++errors;
+    error(loc, msg);
+    throw SyntaxError();
+  }
+  void expectOp(const char *op, const char *what) {
+    if (!acceptOp(op))
+      fail(peek().loc, std::string("expected '") + op + "' " + what +
+                           ", found " + describe(peek()));
+  }
+  std::string expectName(const char *what) {
+    if (!at(Tok::Name))
+      fail(peek().loc, std::string("expected ") + what + ", found " +
+                           describe(peek()));
+    return next().text;
+  }
+  void expectNewline() {
+    if (!accept(Tok::Newline))
+      fail(peek().loc, "expected end of line, found " + describe(peek()));
+  }
+  /// Skips to the next top-level `def` or `@`.
+  void recoverTopLevel() {
+    while (!at(Tok::End)) {
+      if ((atName("def") || atOp("@")) && indentLevel == 0)
+        return;
+      if (at(Tok::Indent))
+        ++indentLevel;
+      if (at(Tok::Dedent) && indentLevel > 0)
+        --indentLevel;
+      next();
+    }
+  }
+
+  std::unique_ptr<Function> function() {
+    auto f = std::make_unique<Function>();
+    if (acceptOp("@")) {
+      Loc l = peek().loc;
+      std::string d = expectName("a decorator name");
+      if (d != "kernel")
+        fail(l, "unknown decorator '@" + d + "'; Kite knows '@kernel'");
+      f->isKernel = true;
+      if (acceptOp("(")) {
+        while (!atOp(")")) {
+          std::string key = expectName("a decorator argument name");
+          expectOp("=", "after the argument name");
+          f->decoratorArgs.emplace_back(key, ternary());
+          if (!acceptOp(","))
+            break;
+        }
+        expectOp(")", "to close the decorator arguments");
+      }
+      expectNewline();
+      while (accept(Tok::Newline)) {
+      }
+    }
+    if (!atName("def"))
+      fail(peek().loc, "expected 'def', found " + describe(peek()));
+    f->loc = next().loc;
+    f->name = expectName("a function name");
+    expectOp("(", "after the function name");
+    while (!atOp(")")) {
+      Param p;
+      p.loc = peek().loc;
+      p.name = expectName("a parameter name");
+      if (acceptOp(":"))
+        p.type = typeExpr();
+      if (acceptOp("="))
+        p.deflt = ternary();
+      f->params.push_back(std::move(p));
+      if (!acceptOp(","))
+        break;
+    }
+    expectOp(")", "to close the parameter list");
+    if (acceptOp("->"))
+      typeExpr();
+    expectOp(":", "after the function signature");
+    f->body = block();
+    return f;
+  }
+
+  /// `*f32` (a pointer type) or an expression (`i32`, `constexpr`).
+  ExprPtr typeExpr() {
+    if (atOp("*")) {
+      Loc l = next().loc;
+      auto e = std::make_unique<Expr>(Expr::Unary, l);
+      e->name = "*";
+      e->args.push_back(typeExpr());
+      return e;
+    }
+    return ternary();
+  }
+
+  Block block() {
+    expectNewline();
+    if (!accept(Tok::Indent))
+      fail(peek().loc, "expected an indented block");
+    ++indentLevel;
+    Block b;
+    while (!at(Tok::Dedent) && !at(Tok::End)) {
+      if (accept(Tok::Newline))
+        continue;
+      try {
+        b.push_back(statement());
+      } catch (SyntaxError &) {
+        if (errors >= kMaxErrors)
+          throw;
+        // Resume at the next line of this block.
+        int nested = 0;
+        while (!at(Tok::End)) {
+          if (at(Tok::Indent))
+            ++nested;
+          if (at(Tok::Dedent)) {
+            if (nested == 0)
+              break;
+            --nested;
+          }
+          if (at(Tok::Newline) && nested == 0) {
+            next();
+            break;
+          }
+          next();
+        }
+      }
+    }
+    accept(Tok::Dedent);
+    --indentLevel;
+    return b;
+  }
+
+  StmtPtr statement() {
+    Loc l = peek().loc;
+    if (atName("for")) {
+      next();
+      auto s = std::make_unique<Stmt>(Stmt::For, l);
+      Loc vl = peek().loc;
+      s->names.emplace_back(expectName("a loop variable"), vl);
+      if (!atName("in"))
+        fail(peek().loc, "expected 'in', found " + describe(peek()));
+      next();
+      s->value = expr();
+      expectOp(":", "after the for header");
+      s->body = block();
+      return s;
+    }
+    if (atName("if"))
+      return ifStatement();
+    if (atName("elif") || atName("else"))
+      fail(l, "'" + peek().text + "' without a matching 'if'");
+    if (atName("while"))
+      fail(l, "'while' loops are not supported; use 'for i in range(...)'");
+    if (atName("def"))
+      fail(l, "nested functions are not supported; define helpers at the "
+              "top level");
+    if (atName("return")) {
+      next();
+      auto s = std::make_unique<Stmt>(Stmt::Return, l);
+      if (!at(Tok::Newline))
+        s->value = expr();
+      expectNewline();
+      return s;
+    }
+    if (atName("pass")) {
+      next();
+      expectNewline();
+      return std::make_unique<Stmt>(Stmt::Pass, l);
+    }
+    // Assignment (possibly to a tuple of names) or expression.
+    ExprPtr e = expr();
+    static const char *augmented[] = {"+=", "-=", "*=", "/=", "//=", "%=",
+                                      "&=", "|=", "^=", "<<=", ">>="};
+    for (const char *op : augmented)
+      if (atOp(op)) {
+        next();
+        if (e->kind != Expr::Name)
+          fail(e->loc, "can only assign to a name");
+        auto s = std::make_unique<Stmt>(Stmt::Assign, l);
+        s->names.emplace_back(e->name, e->loc);
+        s->op = std::string(op).substr(0, std::string(op).size() - 1);
+        s->value = expr();
+        expectNewline();
+        return s;
+      }
+    if (acceptOp("=")) {
+      auto s = std::make_unique<Stmt>(Stmt::Assign, l);
+      std::vector<Expr *> targets;
+      if (e->kind == Expr::Tuple)
+        for (auto &a : e->args)
+          targets.push_back(a.get());
+      else
+        targets.push_back(e.get());
+      for (Expr *t : targets) {
+        if (t->kind != Expr::Name)
+          fail(t->loc, "can only assign to a name or a tuple of names");
+        s->names.emplace_back(t->name, t->loc);
+      }
+      s->value = expr();
+      expectNewline();
+      return s;
+    }
+    auto s = std::make_unique<Stmt>(Stmt::ExprStmt, l);
+    s->value = std::move(e);
+    expectNewline();
+    return s;
+  }
+
+  StmtPtr ifStatement() {
+    Loc l = next().loc; // if / elif
+    auto s = std::make_unique<Stmt>(Stmt::If, l);
+    s->value = expr();
+    expectOp(":", "after the if condition");
+    s->body = block();
+    if (atName("elif")) {
+      s->orelse.push_back(ifStatement());
+    } else if (atName("else")) {
+      next();
+      expectOp(":", "after 'else'");
+      s->orelse = block();
+    }
+    return s;
+  }
+
+  struct DepthGuard {
+    DepthGuard(Parser &p) : p(p) {
+      if (++p.depth > kMaxDepth)
+        p.fail(p.peek().loc, "expression nested too deeply (more than " +
+                                 std::to_string(kMaxDepth) + " levels)");
+    }
+    ~DepthGuard() { --p.depth; }
+    Parser &p;
+  };
+
+  /// expr := ternary [',' ternary]*   (a tuple without parentheses)
+  ExprPtr expr() {
+    DepthGuard g(*this);
+    ExprPtr first = ternary();
+    if (!atOp(","))
+      return first;
+    auto t = std::make_unique<Expr>(Expr::Tuple, first->loc);
+    t->args.push_back(std::move(first));
+    while (acceptOp(",")) {
+      if (at(Tok::Newline) || atOp("=") || atOp(")"))
+        break;
+      t->args.push_back(ternary());
+    }
+    return t;
+  }
+
+  ExprPtr ternary() {
+    DepthGuard g(*this);
+    ExprPtr value = orExpr();
+    if (!atName("if"))
+      return value;
+    Loc l = next().loc;
+    ExprPtr cond = orExpr();
+    if (!atName("else"))
+      fail(peek().loc, "expected 'else' in a conditional expression");
+    next();
+    auto t = std::make_unique<Expr>(Expr::Ternary, l);
+    t->args.push_back(std::move(cond));
+    t->args.push_back(std::move(value));
+    t->args.push_back(ternary());
+    return t;
+  }
+
+  ExprPtr binary(ExprPtr lhs, const std::string &op, ExprPtr rhs, Loc l,
+                 Expr::Kind kind = Expr::Binary) {
+    auto e = std::make_unique<Expr>(kind, l);
+    e->name = op;
+    e->args.push_back(std::move(lhs));
+    e->args.push_back(std::move(rhs));
+    return e;
+  }
+
+  ExprPtr orExpr() {
+    ExprPtr e = andExpr();
+    while (atName("or")) {
+      Loc l = next().loc;
+      e = binary(std::move(e), "or", andExpr(), l);
+    }
+    return e;
+  }
+  ExprPtr andExpr() {
+    ExprPtr e = notExpr();
+    while (atName("and")) {
+      Loc l = next().loc;
+      e = binary(std::move(e), "and", notExpr(), l);
+    }
+    return e;
+  }
+  ExprPtr notExpr() {
+    DepthGuard g(*this);
+    if (atName("not")) {
+      Loc l = next().loc;
+      auto e = std::make_unique<Expr>(Expr::Unary, l);
+      e->name = "not";
+      e->args.push_back(notExpr());
+      return e;
+    }
+    return comparison();
+  }
+  ExprPtr comparison() {
+    ExprPtr e = bitOr();
+    static const char *ops[] = {"<", ">", "==", ">=", "<=", "!="};
+    for (;;) {
+      const char *found = nullptr;
+      for (const char *op : ops)
+        if (atOp(op))
+          found = op;
+      if (!found)
+        return e;
+      Loc l = next().loc;
+      ExprPtr rhs = bitOr();
+      for (const char *op : ops)
+        if (atOp(op))
+          fail(peek().loc, "chained comparisons are not supported; combine "
+                           "them with '&'");
+      e = binary(std::move(e), found, std::move(rhs), l, Expr::Compare);
+    }
+  }
+  template <typename Next>
+  ExprPtr leftAssoc(std::initializer_list<const char *> ops, Next nextFn) {
+    ExprPtr e = (this->*nextFn)();
+    for (;;) {
+      const char *found = nullptr;
+      for (const char *op : ops)
+        if (atOp(op))
+          found = op;
+      if (!found)
+        return e;
+      Loc l = next().loc;
+      e = binary(std::move(e), found, (this->*nextFn)(), l);
+    }
+  }
+  ExprPtr bitOr() { return leftAssoc({"|"}, &Parser::bitXor); }
+  ExprPtr bitXor() { return leftAssoc({"^"}, &Parser::bitAnd); }
+  ExprPtr bitAnd() { return leftAssoc({"&"}, &Parser::shift); }
+  ExprPtr shift() { return leftAssoc({"<<", ">>"}, &Parser::arith); }
+  ExprPtr arith() { return leftAssoc({"+", "-"}, &Parser::term); }
+  ExprPtr term() { return leftAssoc({"*", "/", "//", "%"}, &Parser::unary); }
+
+  ExprPtr unary() {
+    DepthGuard g(*this);
+    if (atOp("-") || atOp("+") || atOp("~")) {
+      Token t = next();
+      auto e = std::make_unique<Expr>(Expr::Unary, t.loc);
+      e->name = t.text;
+      e->args.push_back(unary());
+      return e;
+    }
+    if (atOp("**"))
+      fail(peek().loc, "'**' is not supported");
+    return postfix(atom());
+  }
+
+  ExprPtr postfix(ExprPtr e) {
+    for (;;) {
+      if (atOp("(")) {
+        Loc l = next().loc;
+        auto call = std::make_unique<Expr>(Expr::Call, l);
+        call->args.push_back(std::move(e));
+        while (!atOp(")")) {
+          if (at(Tok::Name) && peek(1).kind == Tok::Op && peek(1).text == "=") {
+            std::string key = next().text;
+            next();
+            call->kwargs.emplace_back(key, ternary());
+          } else {
+            if (!call->kwargs.empty())
+              fail(peek().loc, "positional argument after keyword arguments");
+            call->args.push_back(ternary());
+          }
+          if (!acceptOp(","))
+            break;
+        }
+        expectOp(")", "to close the call");
+        e = std::move(call);
+      } else if (atOp("[")) {
+        Loc l = next().loc;
+        auto sub = std::make_unique<Expr>(Expr::Subscript, l);
+        sub->args.push_back(std::move(e));
+        while (!atOp("]")) {
+          if (atOp(":")) {
+            sub->args.push_back(std::make_unique<Expr>(Expr::Slice, next().loc));
+          } else {
+            sub->args.push_back(ternary());
+          }
+          if (!acceptOp(","))
+            break;
+        }
+        expectOp("]", "to close the subscript");
+        e = std::move(sub);
+      } else if (atOp(".")) {
+        next();
+        auto attr = std::make_unique<Expr>(Expr::Attribute, peek().loc);
+        attr->name = expectName("an attribute name after '.'");
+        attr->args.push_back(std::move(e));
+        e = std::move(attr);
+      } else {
+        return e;
+      }
+    }
+  }
+
+  ExprPtr atom() {
+    Token t = peek();
+    switch (t.kind) {
+    case Tok::Name: {
+      next();
+      if (t.text == "True" || t.text == "False") {
+        auto e = std::make_unique<Expr>(Expr::Bool, t.loc);
+        e->intValue = t.text == "True";
+        return e;
+      }
+      if (t.text == "None")
+        return std::make_unique<Expr>(Expr::NoneLit, t.loc);
+      static const char *keywords[] = {"def", "for", "in", "if", "else",
+                                       "elif", "return", "pass", "and", "or",
+                                       "not", "while", "lambda"};
+      for (const char *k : keywords)
+        if (t.text == k)
+          fail(t.loc, "unexpected keyword '" + t.text + "'");
+      auto e = std::make_unique<Expr>(Expr::Name, t.loc);
+      e->name = t.text;
+      return e;
+    }
+    case Tok::Int: {
+      next();
+      auto e = std::make_unique<Expr>(Expr::Int, t.loc);
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(t.text.c_str(), &end, 0);
+      if (errno == ERANGE || v > uint64_t(INT64_MAX))
+        fail(t.loc, "integer literal " + t.text.substr(0, 40) +
+                        (t.text.size() > 40 ? "..." : "") +
+                        " does not fit in 64 bits");
+      e->intValue = int64_t(v);
+      return e;
+    }
+    case Tok::Float: {
+      next();
+      auto e = std::make_unique<Expr>(Expr::Float, t.loc);
+      e->floatValue = std::strtod(t.text.c_str(), nullptr);
+      if (std::isinf(e->floatValue))
+        fail(t.loc, "float literal is too large");
+      return e;
+    }
+    case Tok::Str: {
+      next();
+      auto e = std::make_unique<Expr>(Expr::Str, t.loc);
+      e->name = t.text;
+      return e;
+    }
+    case Tok::Op:
+      if (t.text == "(") {
+        next();
+        if (acceptOp(")"))
+          return std::make_unique<Expr>(Expr::Tuple, t.loc);
+        ExprPtr inner = expr();
+        if (inner->kind == Expr::Tuple && atOp(")"))
+          inner->loc = t.loc;
+        expectOp(")", "to close the parenthesis");
+        return inner;
+      }
+      if (t.text == "[") {
+        next();
+        auto list = std::make_unique<Expr>(Expr::Tuple, t.loc);
+        while (!atOp("]")) {
+          list->args.push_back(ternary());
+          if (!acceptOp(","))
+            break;
+        }
+        expectOp("]", "to close the list");
+        return list;
+      }
+      break;
+    default:
+      break;
+    }
+    fail(t.loc, "expected an expression, found " + describe(t));
+  }
+
+  std::vector<Token> toks;
+  const ErrorFn &error;
+  unsigned &errors;
+  size_t i = 0;
+  unsigned depth = 0;
+  int indentLevel = 0;
+};
+
+} // namespace
+
+Module kite::ast::parse(llvm::StringRef source, const ErrorFn &error,
+                        unsigned &errors) {
+  Lexer lexer(source, error, errors);
+  std::vector<Token> toks = lexer.run();
+  Parser parser(std::move(toks), error, errors);
+  try {
+    return parser.run();
+  } catch (SyntaxError &) {
+    return Module();
+  }
+}
