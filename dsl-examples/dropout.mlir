@@ -1,36 +1,34 @@
-// Triton tutorial 04, dropout with an explicit keep mask, in the kite dialect:
-//   out[i] = keep[i] != 0 ? x[i] / (1 - p) : 0 for i < n.
-// The keep mask is i32 (0 or 1), as in the tutorial.
-// Launch: grid = (cdiv(n, 1024), 1, 1), 4 warps per program.
+// Generated from dsl-examples/dropout.kite by: kitec dsl-examples/dropout.kite --emit=mlir
+// test/Examples/kite-sources.test keeps the two in sync; edit the .kite.
 module {
-  func.func @dropout(%x_ptr: !kite.ptr<f32>, %keep_ptr: !kite.ptr<i32>,
-                     %out_ptr: !kite.ptr<f32>, %n: i32, %p: f32)
-      attributes {kite.kernel, kite.num_warps = 4 : i32} {
-    %pid = kite.program_id 0
-    %block = arith.constant 1024 : i32
-    %start = arith.muli %pid, %block : i32
-    %range = kite.arange 0, 1024 : tensor<1024xi32>
-    %start_b = kite.splat %start : i32 -> tensor<1024xi32>
-    %offsets = arith.addi %start_b, %range : tensor<1024xi32>
-    %n_b = kite.splat %n : i32 -> tensor<1024xi32>
-    %mask = arith.cmpi slt, %offsets, %n_b : tensor<1024xi32>
-    %x_base = kite.splat %x_ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
-    %x_ptrs = kite.addptr %x_base, %offsets : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
-    %x = kite.load %x_ptrs, %mask : tensor<1024x!kite.ptr<f32>>
-    %k_base = kite.splat %keep_ptr : !kite.ptr<i32> -> tensor<1024x!kite.ptr<i32>>
-    %k_ptrs = kite.addptr %k_base, %offsets : tensor<1024x!kite.ptr<i32>>, tensor<1024xi32>
-    %keep_i = kite.load %k_ptrs, %mask : tensor<1024x!kite.ptr<i32>>
-    %zero_i = arith.constant dense<0> : tensor<1024xi32>
-    %keep = arith.cmpi ne, %keep_i, %zero_i : tensor<1024xi32>
-    %one = arith.constant 1.0 : f32
-    %q = arith.subf %one, %p : f32
-    %q_b = kite.splat %q : f32 -> tensor<1024xf32>
-    %scaled = arith.divf %x, %q_b : tensor<1024xf32>
-    %zero = arith.constant dense<0.0> : tensor<1024xf32>
-    %out = arith.select %keep, %scaled, %zero : tensor<1024xi1>, tensor<1024xf32>
-    %o_base = kite.splat %out_ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
-    %o_ptrs = kite.addptr %o_base, %offsets : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
-    kite.store %o_ptrs, %out, %mask : tensor<1024x!kite.ptr<f32>>
+  func.func @dropout(%arg0: !kite.ptr<f32> {kite.name = "x_ptr"}, %arg1: !kite.ptr<i32> {kite.name = "keep_ptr"}, %arg2: !kite.ptr<f32> {kite.name = "output_ptr"}, %arg3: i32 {kite.name = "n"}, %arg4: f32 {kite.name = "p"}) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+    %0 = kite.program_id 0
+    %c1024_i32 = arith.constant 1024 : i32
+    %1 = arith.muli %0, %c1024_i32 : i32
+    %2 = kite.arange 0, 1024 : tensor<1024xi32>
+    %3 = kite.splat %1 : i32 -> tensor<1024xi32>
+    %4 = arith.addi %3, %2 : tensor<1024xi32>
+    %5 = kite.splat %arg3 : i32 -> tensor<1024xi32>
+    %6 = arith.cmpi slt, %4, %5 : tensor<1024xi32>
+    %7 = kite.splat %arg0 : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    %8 = kite.addptr %7, %4 : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    %9 = kite.load %8, %6 : tensor<1024x!kite.ptr<f32>>
+    %10 = kite.splat %arg1 : !kite.ptr<i32> -> tensor<1024x!kite.ptr<i32>>
+    %11 = kite.addptr %10, %4 : tensor<1024x!kite.ptr<i32>>, tensor<1024xi32>
+    %12 = kite.load %11, %6 : tensor<1024x!kite.ptr<i32>>
+    %c0_i32 = arith.constant 0 : i32
+    %13 = kite.splat %c0_i32 : i32 -> tensor<1024xi32>
+    %14 = arith.cmpi ne, %12, %13 : tensor<1024xi32>
+    %cst = arith.constant 1.000000e+00 : f32
+    %15 = arith.subf %cst, %arg4 : f32
+    %16 = kite.splat %15 : f32 -> tensor<1024xf32>
+    %17 = arith.divf %9, %16 : tensor<1024xf32>
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %18 = kite.splat %cst_0 : f32 -> tensor<1024xf32>
+    %19 = arith.select %14, %17, %18 : tensor<1024xi1>, tensor<1024xf32>
+    %20 = kite.splat %arg2 : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    %21 = kite.addptr %20, %4 : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    kite.store %21, %19, %6 : tensor<1024x!kite.ptr<f32>>
     return
   }
 }

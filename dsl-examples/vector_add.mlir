@@ -1,28 +1,25 @@
-// Triton tutorial 01, vector addition, in the kite dialect:
-//   out[i] = x[i] + y[i] for i < n, one 1024-element block per program.
-// Launch: grid = (cdiv(n, 1024), 1, 1), 4 warps per program.
+// Generated from dsl-examples/vector_add.kite by: kitec dsl-examples/vector_add.kite --emit=mlir
+// test/Examples/kite-sources.test keeps the two in sync; edit the .kite.
 module {
-  func.func @vector_add(%x_ptr: !kite.ptr<f32>, %y_ptr: !kite.ptr<f32>,
-                        %out_ptr: !kite.ptr<f32>, %n: i32)
-      attributes {kite.kernel, kite.num_warps = 4 : i32} {
-    %pid = kite.program_id 0
-    %block = arith.constant 1024 : i32
-    %start = arith.muli %pid, %block : i32
-    %range = kite.arange 0, 1024 : tensor<1024xi32>
-    %start_b = kite.splat %start : i32 -> tensor<1024xi32>
-    %offsets = arith.addi %start_b, %range : tensor<1024xi32>
-    %n_b = kite.splat %n : i32 -> tensor<1024xi32>
-    %mask = arith.cmpi slt, %offsets, %n_b : tensor<1024xi32>
-    %x_base = kite.splat %x_ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
-    %x_ptrs = kite.addptr %x_base, %offsets : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
-    %x = kite.load %x_ptrs, %mask : tensor<1024x!kite.ptr<f32>>
-    %y_base = kite.splat %y_ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
-    %y_ptrs = kite.addptr %y_base, %offsets : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
-    %y = kite.load %y_ptrs, %mask : tensor<1024x!kite.ptr<f32>>
-    %sum = arith.addf %x, %y : tensor<1024xf32>
-    %out_base = kite.splat %out_ptr : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
-    %out_ptrs = kite.addptr %out_base, %offsets : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
-    kite.store %out_ptrs, %sum, %mask : tensor<1024x!kite.ptr<f32>>
+  func.func @vector_add(%arg0: !kite.ptr<f32> {kite.name = "x_ptr"}, %arg1: !kite.ptr<f32> {kite.name = "y_ptr"}, %arg2: !kite.ptr<f32> {kite.name = "output_ptr"}, %arg3: i32 {kite.name = "n"}) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+    %0 = kite.program_id 0
+    %c1024_i32 = arith.constant 1024 : i32
+    %1 = arith.muli %0, %c1024_i32 : i32
+    %2 = kite.arange 0, 1024 : tensor<1024xi32>
+    %3 = kite.splat %1 : i32 -> tensor<1024xi32>
+    %4 = arith.addi %3, %2 : tensor<1024xi32>
+    %5 = kite.splat %arg3 : i32 -> tensor<1024xi32>
+    %6 = arith.cmpi slt, %4, %5 : tensor<1024xi32>
+    %7 = kite.splat %arg0 : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    %8 = kite.addptr %7, %4 : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    %9 = kite.load %8, %6 : tensor<1024x!kite.ptr<f32>>
+    %10 = kite.splat %arg1 : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    %11 = kite.addptr %10, %4 : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    %12 = kite.load %11, %6 : tensor<1024x!kite.ptr<f32>>
+    %13 = kite.splat %arg2 : !kite.ptr<f32> -> tensor<1024x!kite.ptr<f32>>
+    %14 = kite.addptr %13, %4 : tensor<1024x!kite.ptr<f32>>, tensor<1024xi32>
+    %15 = arith.addf %9, %12 : tensor<1024xf32>
+    kite.store %14, %15, %6 : tensor<1024x!kite.ptr<f32>>
     return
   }
 }

@@ -2,8 +2,9 @@
 #===- scripts/setup.sh - Install Kite's build dependencies ------------------===#
 #
 # Installs whatever is missing among the Debian packages Kite builds against
-# (LLVM/MLIR 22, lit tools, ninja, ccache, zstd, GoogleTest). Idempotent: when
-# everything is present it only checks and returns in well under a second.
+# (LLVM/MLIR 22, lit tools, ninja, ccache, zstd, GoogleTest), plus any
+# packages given as arguments. Idempotent: when everything is present it
+# only checks and returns in well under a second.
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
@@ -12,6 +13,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libzstd-dev zlib1g-dev libxml2-dev ninja-build ccache cmake g++
   googletest libgtest-dev
+  "$@" # extra packages for optional jobs (scripts/fuzz.sh: clang-22 ...)
 )
 
 missing=()

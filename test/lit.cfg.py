@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "Kite"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".kite"]
+config.suffixes = [".mlir", ".kite", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kite_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "kernels"]

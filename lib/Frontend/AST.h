@@ -44,6 +44,7 @@ struct Expr {
   double floatValue = 0;
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
+  unsigned height = 1; ///< of the tree below (bounded by the parser)
 
   Expr(Kind kind, Loc loc) : kind(kind), loc(loc) {}
 };

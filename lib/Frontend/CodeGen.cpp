@@ -382,12 +382,21 @@ private:
       fail(l, "expected a number or a block, got " + describe(a));
     if (!c.isConst() && c.kind != Val::Runtime)
       fail(l, "expected a number or a block, got " + describe(c));
+    bool pa = a.kind == Val::Runtime && isPtr(a.v.getType());
+    bool pc = c.kind == Val::Runtime && isPtr(c.v.getType());
+    if (pa || pc) {
+      if (!allowPtr)
+        fail(l, "this operator does not apply to pointers (" + describe(a) +
+                    ", " + describe(c) + ")");
+      if (!pa || !pc || elemOf(a.v.getType()) != elemOf(c.v.getType()))
+        fail(l, "cannot mix " + describe(a) + " and " + describe(c));
+    }
     Type ea, ec;
-    if (a.kind == Val::Runtime && c.kind == Val::Runtime) {
+    if (pa && pc) {
+      ea = ec = elemOf(a.v.getType());
+    } else if (a.kind == Val::Runtime && c.kind == Val::Runtime) {
       ea = elemOf(a.v.getType());
       ec = elemOf(c.v.getType());
-      if (!allowPtr && (isPtr(ea) || isPtr(ec)))
-        fail(l, "this operator does not apply to pointers");
       ea = ec = promote(ea, ec, l);
     } else if (a.kind == Val::Runtime) {
       ea = elemOf(a.v.getType());
@@ -562,7 +571,7 @@ private:
       if (fl)
         return Val::runtime(math::FloorOp::create(
             b, lc, arith::DivFOp::create(b, lc, x, y)));
-      return Val::runtime(arith::FloorDivSIOp::create(b, lc, x, y));
+      return Val::runtime(arith::DivSIOp::create(b, lc, x, y));
     }
     if (op == "%")
       return Val::runtime(fl ? arith::RemFOp::create(b, lc, x, y).getResult()
@@ -1363,12 +1372,10 @@ private:
         y = materialize(v, elemOf(want), s.loc);
       if (!y)
         fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
-      if (y.getType() != want) {
-        if (shapeOf(y.getType()) == shapeOf(want))
-          y = cast(y, elemOf(want), s.loc);
-        else
-          y = broadcastTo(y, shapeOf(want), s.loc);
-      }
+      // A scalar assigned to a carried block is splat; types never change.
+      if (y.getType() != want && shapeOf(y.getType()).empty() &&
+          elemOf(y.getType()) == elemOf(want))
+        y = broadcastTo(y, shapeOf(want), s.loc);
       if (y.getType() != want)
         fail(s.loc, "loop-carried '" + carried[k] + "' is " + typeName(want) +
                         " before the loop but " + typeName(y.getType()) +
@@ -1439,9 +1446,9 @@ private:
         mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
         if (v.isConst())
           y = materialize(v, elemOf(types[k]), s.loc);
-        if (y && y.getType() != types[k] &&
-            shapeOf(y.getType()) == shapeOf(types[k]))
-          y = cast(y, elemOf(types[k]), s.loc);
+        if (y && y.getType() != types[k] && shapeOf(y.getType()).empty() &&
+            elemOf(y.getType()) == elemOf(types[k]))
+          y = broadcastTo(y, shapeOf(types[k]), s.loc);
         if (!y || y.getType() != types[k])
           fail(s.loc, "'" + results[k] + "' is " + typeName(types[k]) +
                           " before the 'if' but " +

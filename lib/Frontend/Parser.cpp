@@ -267,6 +267,8 @@ public:
 private:
   static constexpr unsigned kMaxErrors = 20;
   static constexpr unsigned kMaxDepth = 200;
+  static constexpr unsigned kMaxHeight = 1000;
+  static constexpr unsigned kMaxBlocks = 100;
 
   const Token &peek(size_t k = 0) const {
     return toks[std::min(i + k, toks.size() - 1)];
@@ -416,6 +418,9 @@ private:
     expectNewline();
     if (!accept(Tok::Indent))
       fail(peek().loc, "expected an indented block");
+    if (indentLevel >= int(kMaxBlocks))
+      fail(peek().loc, "blocks nested more than " + std::to_string(kMaxBlocks) +
+                           " deep");
     ++indentLevel;
     Block b;
     while (!at(Tok::Dedent) && !at(Tok::End)) {
@@ -451,6 +456,8 @@ private:
 
   StmtPtr statement() {
     Loc l = peek().loc;
+    if (at(Tok::Indent))
+      fail(l, "unexpected indentation");
     if (atName("for")) {
       next();
       auto s = std::make_unique<Stmt>(Stmt::For, l);
@@ -586,11 +593,33 @@ private:
 
   ExprPtr binary(ExprPtr lhs, const std::string &op, ExprPtr rhs, Loc l,
                  Expr::Kind kind = Expr::Binary) {
+    // Long operator chains make deep trees, which later passes walk
+    // recursively: bound their height like parenthesis nesting.
+    unsigned height = 1 + std::max(lhs->height, rhs->height);
+    if (height > kMaxHeight)
+      fail(l, "expression too deep (more than " + std::to_string(kMaxHeight) +
+                  " nested operators); split it into several assignments");
     auto e = std::make_unique<Expr>(kind, l);
+    e->height = height;
     e->name = op;
     e->args.push_back(std::move(lhs));
     e->args.push_back(std::move(rhs));
     return e;
+  }
+
+  /// Sets `e.height` from its children; refuses trees taller than
+  /// kMaxHeight (later passes walk them recursively).
+  void checkHeight(Expr &e) {
+    unsigned h = 0;
+    for (auto &a : e.args)
+      h = std::max(h, a->height);
+    for (auto &kw : e.kwargs)
+      h = std::max(h, kw.second->height);
+    e.height = h + 1;
+    if (e.height > kMaxHeight)
+      fail(e.loc, "expression too deep (more than " +
+                      std::to_string(kMaxHeight) +
+                      " nested operators); split it into several assignments");
   }
 
   ExprPtr orExpr() {
@@ -695,6 +724,7 @@ private:
         }
         expectOp(")", "to close the call");
         e = std::move(call);
+        checkHeight(*e);
       } else if (atOp("[")) {
         Loc l = next().loc;
         auto sub = std::make_unique<Expr>(Expr::Subscript, l);
@@ -710,12 +740,14 @@ private:
         }
         expectOp("]", "to close the subscript");
         e = std::move(sub);
+        checkHeight(*e);
       } else if (atOp(".")) {
         next();
         auto attr = std::make_unique<Expr>(Expr::Attribute, peek().loc);
         attr->name = expectName("an attribute name after '.'");
         attr->args.push_back(std::move(e));
         e = std::move(attr);
+        checkHeight(*e);
       } else {
         return e;
       }

@@ -3,6 +3,7 @@
 #include "Compile.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Frontend/Frontend.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
 
@@ -98,9 +99,9 @@ std::string argName(func::FuncOp f, unsigned i) {
 }
 } // namespace
 
-auto ::kite::detail::analyzeMLIR(std::string_view text,
-                                 std::string_view sourceName,
-                                 const CompileOptions &options)
+auto ::kite::detail::analyzeSource(std::string_view text,
+                                   std::string_view sourceName,
+                                   const CompileOptions &options, bool isKite)
     -> Expected<Analyzed> {
   MLIRContext &ctx = threadContext();
   DiagnosticCollector diags(ctx);
@@ -110,7 +111,22 @@ auto ::kite::detail::analyzeMLIR(std::string_view text,
           llvm::StringRef(text.data(), text.size()),
           llvm::StringRef(sourceName.data(), sourceName.size())),
       llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  OwningOpRef<ModuleOp> module;
+  if (isKite) {
+    // Constants are the frontend's constexprs: they shape blocks.
+    ::kite::FrontendOptions frontend;
+    for (auto &[name, value] : options.constants) {
+      char buf[64];
+      if (value == double(int64_t(value)))
+        std::snprintf(buf, sizeof buf, "%lld", (long long)value);
+      else
+        std::snprintf(buf, sizeof buf, "%.17g", value);
+      frontend.defines[name] = buf;
+    }
+    module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  }
   if (!module)
     return Error(ErrorCode::ParseError, diags.text.empty()
                                             ? "the kernel source does not parse"
@@ -149,7 +165,8 @@ auto ::kite::detail::analyzeMLIR(std::string_view text,
 
   // Bind constexpr parameters.
   auto constexprName = mlir::kite::KiteDialect::getConstexprAttrName();
-  std::map<std::string, double> unused = options.constants;
+  std::map<std::string, double> unused =
+      isKite ? std::map<std::string, double>() : options.constants;
   std::string available;
   OpBuilder b(kernel.getBody());
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {

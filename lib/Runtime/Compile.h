@@ -28,10 +28,11 @@ struct Analyzed {
   Signature signature;
 };
 
-/// Parses, verifies, selects the kernel and binds the constants.
-Expected<Analyzed> analyzeMLIR(std::string_view text,
-                               std::string_view sourceName,
-                               const CompileOptions &options);
+/// Parses (kite dialect, or the Kite language when `isKite`), verifies,
+/// selects the kernel and binds the constants.
+Expected<Analyzed> analyzeSource(std::string_view text,
+                                 std::string_view sourceName,
+                                 const CompileOptions &options, bool isKite);
 
 using StageFn = std::function<void(IRStage, const std::string &)>;
 

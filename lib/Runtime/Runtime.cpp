@@ -501,12 +501,13 @@ static Expected<void> checkOptions(const CompileOptions &o) {
   return Success{};
 }
 
-Expected<Kernel> kite::compileMLIR(std::string_view text,
-                                   const CompileOptions &options,
-                                   std::string_view sourceName) {
+static Expected<Kernel> compileSource(std::string_view text,
+                                      const CompileOptions &options,
+                                      std::string_view sourceName,
+                                      bool isKite) {
   if (auto ok = checkOptions(options); !ok)
     return ok.error();
-  auto analyzed = detail::analyzeMLIR(text, sourceName, options);
+  auto analyzed = detail::analyzeSource(text, sourceName, options, isKite);
   if (!analyzed)
     return analyzed.error();
   auto impl = std::make_shared<KernelImpl>();
@@ -518,6 +519,18 @@ Expected<Kernel> kite::compileMLIR(std::string_view text,
   return Kernel(impl);
 }
 
+Expected<Kernel> kite::compileMLIR(std::string_view text,
+                                   const CompileOptions &options,
+                                   std::string_view sourceName) {
+  return compileSource(text, options, sourceName, /*isKite=*/false);
+}
+
+Expected<Kernel> kite::compileKite(std::string_view text,
+                                   const CompileOptions &options,
+                                   std::string_view sourceName) {
+  return compileSource(text, options, sourceName, /*isKite=*/true);
+}
+
 Expected<Kernel> kite::compileFile(const std::string &path,
                                    const CompileOptions &options) {
   std::ifstream in(path, std::ios::binary);
@@ -527,12 +540,8 @@ Expected<Kernel> kite::compileFile(const std::string &path,
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  if (path.size() >= 5 && path.compare(path.size() - 5, 5, ".kite") == 0)
-    return Error(ErrorCode::InvalidArgument,
-                 "'" + path +
-                     "': .kite sources need the Kite language frontend, "
-                     "which is not built yet; use the kite dialect (.mlir)");
-  return compileMLIR(text, options, path);
+  bool isKite = path.size() >= 5 && path.compare(path.size() - 5, 5, ".kite") == 0;
+  return compileSource(text, options, path, isKite);
 }
 
 void kite::clearMemoryCache() {

@@ -2,9 +2,9 @@
 // assembled by ptxas (no spills, no local memory).
 // REQUIRES: ptxas
 // RUN: split-file %s %t
-// RUN: sed -E 's/(%[a-z_0-9]+: !kite\.ptr<[a-z0-9]+>)([,)])/\1 {kite.divisibility = 16 : i32}\2/g' %examples/vector_add.mlir > %t/vector_add.mlir
-// RUN: sed -E 's/(%[a-z_0-9]+: !kite\.ptr<[a-z0-9]+>)([,)])/\1 {kite.divisibility = 16 : i32}\2/g' %examples/dropout.mlir > %t/dropout.mlir
-// RUN: sed -E 's/(%[a-z_0-9]+: !kite\.ptr<[a-z0-9]+>)([,)])/\1 {kite.divisibility = 16 : i32}\2/g' %examples/seeded_dropout.mlir > %t/seeded_dropout.mlir
+// RUN: sed -E 's/(!kite\.ptr<[a-z0-9]+>) \{/\1 {kite.divisibility = 16 : i32, /g' %examples/vector_add.mlir > %t/vector_add.mlir
+// RUN: sed -E 's/(!kite\.ptr<[a-z0-9]+>) \{/\1 {kite.divisibility = 16 : i32, /g' %examples/dropout.mlir > %t/dropout.mlir
+// RUN: sed -E 's/(!kite\.ptr<[a-z0-9]+>) \{/\1 {kite.divisibility = 16 : i32, /g' %examples/seeded_dropout.mlir > %t/seeded_dropout.mlir
 // RUN: kitec %t/vector_add.mlir -o %t/vector_add.ptx
 // RUN: FileCheck %s --check-prefix=ADD < %t/vector_add.ptx
 // RUN: kitec %t/dropout.mlir -o %t/dropout.ptx
@@ -13,7 +13,7 @@
 // RUN: FileCheck %s --check-prefix=SEED < %t/seeded_dropout.ptx
 // With n also divisible by 16 (the runtime's specialization): uniform masks,
 // one predicated 16-byte access per vector, no per-element path or branch.
-// RUN: sed -E 's/(%n: i32)([,)])/\1 {kite.divisibility = 16 : i32}\2/' %t/seeded_dropout.mlir > %t/seeded_spec.mlir
+// RUN: sed -E 's/i32 \{kite.name = "n"\}/i32 {kite.divisibility = 16 : i32, kite.name = "n"}/' %t/seeded_dropout.mlir > %t/seeded_spec.mlir
 // RUN: kitec %t/seeded_spec.mlir -o %t/seeded_spec.ptx
 // RUN: FileCheck %s --check-prefix=SPEC < %t/seeded_spec.ptx
 // RUN: %ptxas -arch=sm_90 -v %t/seeded_spec.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS

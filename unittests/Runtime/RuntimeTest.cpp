@@ -93,13 +93,13 @@ TEST_F(RuntimeTest, ArgumentChecking) {
   auto scalarType = k.checkArgs({x, y, int64_t(10), 0.5f, int32_t(1)});
   ASSERT_FALSE(scalarType);
   EXPECT_EQ(scalarType.error().message(),
-            "kernel 'seeded_dropout', argument 2 ('#2'): expected i32, got a "
+            "kernel 'seeded_dropout', argument 2 ('n'): expected i32, got a "
             "scalar i64");
 
   auto notPointer = k.checkArgs({int32_t(1), y, int32_t(10), 0.5f, int32_t(1)});
   ASSERT_FALSE(notPointer);
   EXPECT_NE(notPointer.error().message().find(
-                "argument 0 ('#0'): expected pointer to f32, got a scalar i32"),
+                "argument 0 ('x_ptr'): expected pointer to f32, got a scalar i32"),
             std::string::npos);
 
   int32_t *ip = reinterpret_cast<int32_t *>(0x3000);
@@ -248,6 +248,42 @@ TEST_F(RuntimeTest, Constants) {
   EXPECT_NE(compileMLIR(kScaled, other).value().cacheKey(), k->cacheKey());
 }
 
+TEST_F(RuntimeTest, KiteSources) {
+  // The Kite language through the runtime: the same kernel as the .mlir.
+  auto k = compileFile(std::string(KITE_SOURCE_DIR) +
+                       "/dsl-examples/seeded_dropout.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  EXPECT_EQ(k->params().size(), 5u);
+  EXPECT_EQ(k->params()[2].name, "n");
+  auto fromMLIR = compileMLIR(example("seeded_dropout.mlir")).value();
+  EXPECT_EQ(k->cacheKey(), fromMLIR.cacheKey());
+
+  // Constants are constexprs of the source: they shape blocks.
+  CompileOptions small;
+  small.constants = {{"BLOCK", 256}};
+  auto k256 = compileKite(readFile(std::string(KITE_SOURCE_DIR) +
+                                   "/dsl-examples/seeded_dropout.kite"),
+                          small, "sd.kite");
+  ASSERT_TRUE(k256) << k256.error().str();
+  auto ir = k256->ir(IRStage::Kite);
+  ASSERT_TRUE(ir);
+  EXPECT_NE(ir->find("tensor<256xi32>"), std::string::npos);
+
+  CompileOptions unknown;
+  unknown.constants = {{"BLOCKSIZE", 256}};
+  auto bad = compileKite("@kernel\ndef k(p: *f32, BLOCK: constexpr = 4):\n    pass\n",
+                         unknown, "k.kite");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::ParseError);
+  EXPECT_NE(bad.error().message().find("BLOCKSIZE"), std::string::npos)
+      << bad.error().message();
+
+  auto syntax = compileKite("@kernel\ndef k(p: *f32):\n    x = = 1\n", {}, "s.kite");
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().message().rfind("s.kite:3:9: error: ", 0), 0u)
+      << syntax.error().message();
+}
+
 TEST_F(RuntimeTest, CacheKeys) {
   std::string src = example("seeded_dropout.mlir");
   auto base = compileMLIR(src).value();
@@ -256,7 +292,9 @@ TEST_F(RuntimeTest, CacheKeys) {
   // Comments and locations do not matter; the IR does.
   EXPECT_EQ(base.cacheKey(), compileMLIR("// another comment\n" + src).value().cacheKey());
   std::string changed = src;
-  changed.replace(changed.find("1.0 : f32"), 9, "2.0 : f32");
+  size_t one = changed.find("1.000000e+00 : f32");
+  ASSERT_NE(one, std::string::npos);
+  changed.replace(one, 18, "2.000000e+00 : f32");
   EXPECT_NE(base.cacheKey(), compileMLIR(changed).value().cacheKey());
 
   auto differs = [&](CompileOptions o) {

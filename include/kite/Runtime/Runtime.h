@@ -193,7 +193,12 @@ private:
 KITE_API Expected<Kernel> compileMLIR(std::string_view text,
                                       const CompileOptions &options = {},
                                       std::string_view sourceName = "<mlir>");
-/// Compiles a kernel from a file (.mlir: kite dialect).
+/// Compiles a kernel from Kite language source (docs/language.md);
+/// `CompileOptions::constants` give constexpr values (like kitec -D).
+KITE_API Expected<Kernel> compileKite(std::string_view text,
+                                      const CompileOptions &options = {},
+                                      std::string_view sourceName = "<kite>");
+/// Compiles a kernel from a file: .kite (the language), else kite dialect.
 KITE_API Expected<Kernel> compileFile(const std::string &path,
                                       const CompileOptions &options = {});
 
