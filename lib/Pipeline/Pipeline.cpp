@@ -246,7 +246,8 @@ std::string CompiledModule::metadataJSON() const {
 namespace kite {
 llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
                                             TargetOptions options,
-                                            const StageCallback &onStage) {
+                                            const StageCallback &onStage,
+                                            bool timing) {
   if (llvm::Error err = validateTargetOptions(options))
     return std::move(err);
   CompiledModule result;
@@ -282,6 +283,8 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   };
   if (!onStage) {
     PassManager pm(module.getContext());
+    if (timing)
+      pm.enableTiming();
     ::kite::buildKiteToPTXPipeline(pm, options, Stage::PTX);
     if (failed(pm.run(module)))
       return failure();

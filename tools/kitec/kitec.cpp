@@ -24,7 +24,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include <chrono>
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -80,7 +82,7 @@ cl::opt<std::string> metadataFile("metadata",
                                            "metadata (JSON) to this file"),
                                   cl::value_desc("file"), cl::init(""),
                                   cl::cat(category));
-cl::opt<bool> timing("time", cl::desc("Print the time of each pass"),
+cl::opt<bool> timing("time", cl::desc("Print the time of the frontend and of each pass"),
                      cl::init(false), cl::cat(category));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas for --emit=cubin"),
                                cl::init("/usr/local/cuda/bin/ptxas"),
@@ -197,9 +199,18 @@ int main(int argc, char **argv) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       isKite ? kite::importKiteSource(sourceMgr, &context, frontend)
              : mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (timing)
+    errs() << "kitec: " << (isKite ? "frontend (parse, check, generate)"
+                                   : "parse")
+           << ": "
+           << format("%.2f", std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count())
+           << " ms\n";
   if (!module)
     return InvalidInput;
 
@@ -246,7 +257,7 @@ int main(int argc, char **argv) {
     return writeOutput(outputFile, text);
   }
 
-  auto compiled = kite::compileToPTX(*module, options);
+  auto compiled = kite::compileToPTX(*module, options, {}, timing);
   if (!compiled) {
     errs() << toString(compiled.takeError());
     return InvalidInput;

@@ -84,9 +84,11 @@ using StageCallback = std::function<void(Stage, mlir::ModuleOp)>;
 /// Lowers `module` (kite dialect, modified in place) to PTX. Diagnostics are
 /// returned in the error, never printed or aborted on. With `onStage`, the
 /// stages run one by one and `onStage` sees the module after each.
+/// With `timing`, the pass manager's timing report goes to stderr.
 llvm::Expected<CompiledModule> compileToPTX(mlir::ModuleOp module,
                                             TargetOptions options,
-                                            const StageCallback &onStage = {});
+                                            const StageCallback &onStage = {},
+                                            bool timing = false);
 
 } // namespace kite
 
