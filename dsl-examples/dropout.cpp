@@ -9,7 +9,7 @@ int main() {
   const size_t n = 10;
   const float p = 0.5f;
   examples::requireGPU();
-  kite::Kernel dropout = kite::compileFile(examples::source("dropout.mlir")).value();
+  kite::Kernel dropout = kite::compileFile(examples::source("dropout.kite")).value();
 
   std::mt19937 rng(0);
   std::normal_distribution<float> normal;

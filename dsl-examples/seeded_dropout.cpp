@@ -11,7 +11,7 @@ int main() {
   const float p = 0.5f;
   examples::requireGPU();
   kite::Kernel seeded =
-      kite::compileFile(examples::source("seeded_dropout.mlir")).value();
+      kite::compileFile(examples::source("seeded_dropout.kite")).value();
 
   std::mt19937 rng(0);
   std::normal_distribution<float> normal;

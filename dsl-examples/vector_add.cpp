@@ -9,7 +9,7 @@
 int main(int argc, char **argv) {
   size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 98432;
   examples::requireGPU();
-  kite::Kernel add = kite::compileFile(examples::source("vector_add.mlir")).value();
+  kite::Kernel add = kite::compileFile(examples::source("vector_add.kite")).value();
 
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> u(0.f, 1.f);
