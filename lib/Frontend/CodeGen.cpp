@@ -824,7 +824,7 @@ private:
     a.given.assign(params.size(), false);
     if (call.args.size() - 1 > params.size())
       fail(call.loc, fname + "() takes at most " +
-                         std::to_string(params.size()) + " arguments, got " +
+                         std::to_string(params.size()) + " argument(s), got " +
                          std::to_string(call.args.size() - 1));
     for (size_t k = 1; k < call.args.size(); ++k) {
       a.values[k - 1] = expr(*call.args[k]);

@@ -700,7 +700,10 @@ private:
     }
     if (atOp("**"))
       fail(peek().loc, "'**' is not supported");
-    return postfix(atom());
+    ExprPtr e = postfix(atom());
+    if (atOp("**"))
+      fail(peek().loc, "'**' is not supported; multiply, or use exp/log");
+    return e;
   }
 
   ExprPtr postfix(ExprPtr e) {
