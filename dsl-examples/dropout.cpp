@@ -1,5 +1,6 @@
-// Triton tutorial 04, dropout with an explicit keep mask, from C++: prints
-// the tutorial's table (input, keep mask, output) and checks every element.
+// Triton tutorial 04, dropout with an explicit keep mask, from C++ (GPU, or
+// the Kite interpreter where there is none): prints the tutorial's table
+// (input, keep mask, output) and checks every element.
 #include "common.h"
 
 #include <random>
@@ -8,20 +9,23 @@
 int main() {
   const size_t n = 10;
   const float p = 0.5f;
-  examples::requireGPU();
   kite::Kernel dropout = kite::compileFile(examples::source("dropout.kite")).value();
 
   std::mt19937 rng(0);
   std::normal_distribution<float> normal;
-  std::vector<float> x(n);
+  std::vector<float> x(n), out(n);
   std::vector<int32_t> keep(n);
   for (size_t i = 0; i < n; ++i)
     x[i] = normal(rng), keep[i] = (rng() & 1) ? 1 : 0;
-  auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
-  auto dk = kite::DeviceBuffer<int32_t>::fromHost(keep).value();
-  auto dout = kite::DeviceBuffer<float>::allocate(n).value();
-  dropout.launch(kite::cdiv(n, 1024), {dx, dk, dout, int32_t(n), p}).value();
-  std::vector<float> out = dout.toHost().value();
+  if (examples::haveGPU()) {
+    auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
+    auto dk = kite::DeviceBuffer<int32_t>::fromHost(keep).value();
+    auto dout = kite::DeviceBuffer<float>::allocate(n).value();
+    dropout.launch(kite::cdiv(n, 1024), {dx, dk, dout, int32_t(n), p}).value();
+    out = dout.toHost().value();
+  } else {
+    dropout.interpret(kite::cdiv(n, 1024), {x, keep, out, int32_t(n), p}).value();
+  }
 
   bool ok = true;
   std::printf("%-12s", "input");

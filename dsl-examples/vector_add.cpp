@@ -1,4 +1,5 @@
-// Triton tutorial 01 from C++: z = x + y on the GPU, checked on the host.
+// Triton tutorial 01 from C++: z = x + y, on the GPU (or in the Kite
+// interpreter where there is none), checked on the host.
 //   vector_add [n]        (default 98432, the tutorial's size)
 #include "common.h"
 
@@ -8,19 +9,22 @@
 
 int main(int argc, char **argv) {
   size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 98432;
-  examples::requireGPU();
   kite::Kernel add = kite::compileFile(examples::source("vector_add.kite")).value();
 
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<float> x(n), y(n);
+  std::vector<float> x(n), y(n), z(n);
   for (size_t i = 0; i < n; ++i)
     x[i] = u(rng), y[i] = u(rng);
-  auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
-  auto dy = kite::DeviceBuffer<float>::fromHost(y).value();
-  auto dz = kite::DeviceBuffer<float>::allocate(n).value();
-  add.launch(kite::cdiv(n, 1024), {dx, dy, dz, int32_t(n)}).value();
-  std::vector<float> z = dz.toHost().value();
+  if (examples::haveGPU()) {
+    auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
+    auto dy = kite::DeviceBuffer<float>::fromHost(y).value();
+    auto dz = kite::DeviceBuffer<float>::allocate(n).value();
+    add.launch(kite::cdiv(n, 1024), {dx, dy, dz, int32_t(n)}).value();
+    z = dz.toHost().value();
+  } else {
+    add.interpret(kite::cdiv(n, 1024), {x, y, z, int32_t(n)}).value();
+  }
 
   float maxDiff = 0;
   for (size_t i = 0; i < n; ++i)

@@ -30,16 +30,9 @@ for src in "$root"/dsl-examples/*.kite; do
   fi
 done
 echo
-# The tutorials' host programs (libkite.so): they need a GPU.
+# The tutorials' host programs (libkite.so): on the GPU when there is one,
+# in the Kite interpreter otherwise.
 for p in vector_add dropout seeded_dropout; do
   echo "== $p"
-  set +e
   "$out/$p"
-  rc=$?
-  set -e
-  if [ $rc = 77 ]; then
-    echo "(skipped: no GPU here; see README.md, 'On the GPU')"
-  elif [ $rc != 0 ]; then
-    exit $rc
-  fi
 done

@@ -22,7 +22,7 @@ llvm_config.with_environment("PATH", config.kite_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kite_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["kite-opt", "kitec", "split-file"], tool_dirs)
+llvm_config.add_tool_substitutions(["kite-opt", "kitec", "kite-run", "split-file"], tool_dirs)
 
 ptxas = os.path.join(config.cuda_home, "bin", "ptxas")
 if os.path.exists(ptxas):

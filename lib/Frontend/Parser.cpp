@@ -709,7 +709,9 @@ private:
   ExprPtr postfix(ExprPtr e) {
     for (;;) {
       if (atOp("(")) {
-        Loc l = next().loc;
+        next();
+        // A call is located at its callee (the name the user reads).
+        Loc l = e->kind == Expr::Attribute ? e->loc : e->loc;
         auto call = std::make_unique<Expr>(Expr::Call, l);
         call->args.push_back(std::move(e));
         while (!atOp(")")) {

@@ -4,6 +4,7 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Frontend/Frontend.h"
+#include "kite/Interpreter/Interpreter.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
 
@@ -13,10 +14,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -306,4 +310,104 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
     return Error(ErrorCode::CompileError, message);
   }
   return std::move(compiled->ptx);
+}
+
+std::string (::kite::detail::interpret)(const std::string &canonical,
+                                        const ::kite::Grid &grid,
+                                        const std::vector<::kite::Arg> &args,
+                                        const std::vector<::kite::Param> &params) {
+  MLIRContext &ctx = threadContext();
+  DiagnosticCollector diags(ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(canonical, ParserConfig(&ctx));
+  if (!module)
+    return "internal error: canonical module does not parse:\n" + diags.text;
+  // Inline helpers and canonicalize, as the GPU pipeline's first stage.
+  PassManager pm(&ctx);
+  ::kite::TargetOptions target;
+  ::kite::buildKiteToPTXPipeline(pm, target, ::kite::Stage::Kite);
+  if (failed(pm.run(*module)))
+    return diags.text;
+  func::FuncOp kernel;
+  for (auto f : module->getOps<func::FuncOp>())
+    if (mlir::kite::isKernel(f))
+      kernel = f;
+  // Constexpr parameters are bound already; they are not arguments.
+  llvm::BitVector constexprs(kernel.getNumArguments());
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (kernel.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+      constexprs.set(i);
+  if (constexprs.any())
+    (void)kernel.eraseArguments(constexprs);
+
+  ::kite::interp::Launch launch;
+  launch.grid[0] = grid.x;
+  launch.grid[1] = grid.y;
+  launch.grid[2] = grid.z;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ::kite::Arg &a = args[i];
+    ::kite::interp::Value v;
+    uint64_t b = a.bits();
+    using ST = ::kite::ScalarType;
+    if (a.isPointer()) {
+      v.i = int64_t(b);
+      if (a.extentBytes() == 0)
+        return "argument " + std::to_string(i) + " ('" + params[i].name +
+               "'): the interpreter needs host memory with its size: pass a "
+               "std::vector or kite::Arg::host(pointer, count)";
+      launch.buffers.push_back({b, a.extentBytes(), params[i].name});
+    } else {
+      switch (a.type()) {
+      case ST::I1:
+        v.i = int64_t(b & 1);
+        break;
+      case ST::I8:
+        v.i = int8_t(b);
+        break;
+      case ST::I16:
+        v.i = int16_t(b);
+        break;
+      case ST::I32:
+        v.i = int32_t(b);
+        break;
+      case ST::I64:
+      case ST::Any:
+        v.i = int64_t(b);
+        break;
+      case ST::F32: {
+        float f;
+        uint32_t u = uint32_t(b);
+        std::memcpy(&f, &u, 4);
+        v.isFloat = true;
+        v.f = f;
+        break;
+      }
+      case ST::F64: {
+        double d;
+        std::memcpy(&d, &b, 8);
+        v.isFloat = true;
+        v.f = d;
+        break;
+      }
+      case ST::F16: {
+        _Float16 h;
+        uint16_t u = uint16_t(b);
+        std::memcpy(&h, &u, 2);
+        v.isFloat = true;
+        v.f = double(float(h));
+        break;
+      }
+      case ST::BF16: {
+        uint32_t u = uint32_t(b & 0xffff) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        v.isFloat = true;
+        v.f = f;
+        break;
+      }
+      }
+    }
+    launch.args.push_back(v);
+  }
+  return ::kite::interp::run(kernel, launch);
 }

@@ -45,6 +45,11 @@ Expected<std::string> lowerToPTX(const std::string &canonical,
                                  const std::string &chip,
                                  const StageFn &onStage = {});
 
+/// Runs the kernel in the interpreter; empty string or the error.
+std::string interpret(const std::string &canonical, const Grid &grid,
+                      const std::vector<Arg> &args,
+                      const std::vector<Param> &params);
+
 /// Identifies the compiler in cache keys.
 const char *compilerVersion();
 

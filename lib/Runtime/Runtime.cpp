@@ -46,6 +46,8 @@ const char *kite::errorCodeName(ErrorCode code) {
     return "CUDA driver error";
   case ErrorCode::IOError:
     return "I/O error";
+  case ErrorCode::ExecutionError:
+    return "execution error";
   }
   return "error";
 }
@@ -433,6 +435,21 @@ Expected<std::string> Kernel::ir(IRStage stage, Specialization spec) const {
 
 std::string Kernel::cacheKey(Specialization spec) const {
   return cache::hashHex(impl_->keyText(spec, defaultChip(*impl_)));
+}
+
+Expected<void> Kernel::interpret(Grid grid, const std::vector<Arg> &args) const {
+  if (auto ok = checkArgs(args); !ok)
+    return ok;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    return Error(ErrorCode::InvalidArgument,
+                 "grid dimensions must be >= 1");
+  std::string err = detail::interpret(impl_->source.canonical, grid, args,
+                                      impl_->source.signature.params);
+  if (!err.empty())
+    return Error(err.rfind("argument ", 0) == 0 ? ErrorCode::InvalidArgument
+                                                : ErrorCode::ExecutionError,
+                 err);
+  return Success{};
 }
 
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,

@@ -28,6 +28,7 @@ enum class ErrorCode {
   NoDevice,        ///< the driver works but the device does not exist
   DriverError,     ///< a CUDA driver call failed (message: cuGetErrorName)
   IOError,         ///< reading a source file failed
+  ExecutionError,  ///< the interpreter stopped the kernel (out-of-bounds access, ...)
 };
 
 KITE_API const char *errorCodeName(ErrorCode code);

@@ -97,6 +97,23 @@ public:
   }
   template <typename T>
   Arg(const DeviceBuffer<T> &b) : Arg(static_cast<T *>(b.data())) {}
+  /// Host memory for Kernel::interpret: a vector (its whole extent)...
+  template <typename T>
+  Arg(std::vector<T> &v) : Arg(v.data()) {
+    extent_ = v.size() * sizeof(T);
+  }
+  /// ... or `count` elements at `p`.
+  template <typename T> static Arg host(T *p, size_t count) {
+    Arg a(p);
+    a.extent_ = count * sizeof(T);
+    return a;
+  }
+  /// Untyped host memory of `bytes` bytes, for Kernel::interpret.
+  static Arg hostBytes(void *p, uint64_t bytes) {
+    Arg a = pointer(reinterpret_cast<uint64_t>(p));
+    a.extent_ = bytes;
+    return a;
+  }
   /// An untyped device address (CUdeviceptr).
   static Arg pointer(uint64_t address) {
     Arg a(address);
@@ -112,6 +129,8 @@ public:
   ScalarType type() const { return type_; }
   const void *storage() const { return &bits_; }
   uint64_t bits() const { return bits_; }
+  /// Bytes of host memory behind a pointer (0: unknown, e.g. device memory).
+  uint64_t extentBytes() const { return extent_; }
 
 private:
   Arg(ScalarType t, uint16_t bits) : type_(t) { set(bits); }
@@ -123,6 +142,7 @@ private:
   bool pointer_ = false;
   ScalarType type_;
   uint64_t bits_ = 0;
+  uint64_t extent_ = 0;
 };
 
 /// Grid of programs (CUDA blocks), 1-3 dimensions.
@@ -173,6 +193,14 @@ public:
   std::string cacheKey(Specialization spec = {}) const;
   /// How the last variant this Kernel needed was obtained.
   CacheOutcome lastOutcome() const;
+
+  /// Runs the kernel in the interpreter (no GPU needed) on host memory:
+  /// pointer arguments are std::vectors or Arg::host(ptr, count). Loads and
+  /// stores outside them are reported (file:line:col of the op), not done.
+  Expected<void> interpret(Grid grid, const std::vector<Arg> &args) const;
+  Expected<void> interpret(Grid grid, std::initializer_list<Arg> args) const {
+    return interpret(grid, std::vector<Arg>(args));
+  }
 
   /// Launches on `grid` with `args`, after checking them; asynchronous.
   Expected<void> launch(Grid grid, const std::vector<Arg> &args,

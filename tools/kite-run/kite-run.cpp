@@ -1,0 +1,426 @@
+//===- kite-run.cpp - Run a kernel from the command line -------------------===//
+//
+//   kite-run KERNEL.kite|.mlir [--kernel NAME] [-D NAME=VALUE]...
+//            --grid X[,Y[,Z]] NAME=VALUE... [--print NAME[:COUNT]]...
+//            [--save NAME=FILE]... [--gpu]
+//
+// Runs one kernel in the Kite interpreter (or, with --gpu, on GPU 0) on
+// generated or file inputs, and prints or saves the outputs. Every runtime
+// parameter gets a value by name:
+//   scalars   n=1000  p=0.5  seed=123
+//   pointers  zeros:N  ones:N  arange:N  rand:N[:SEED]  randn:N[:SEED]
+//             values:1,2,3  file:PATH (raw elements of the pointee type)
+// Exit codes: 0 success, 1 the kernel or its inputs failed, 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace kite;
+
+namespace {
+
+[[noreturn]] void usage(const std::string &msg) {
+  std::fprintf(stderr, "kite-run: error: %s\n(kite-run --help for usage)\n",
+               msg.c_str());
+  std::exit(2);
+}
+
+void help() {
+  std::printf(
+      "usage: kite-run KERNEL.kite|.mlir [--kernel NAME] [-D NAME=VALUE]...\n"
+      "                --grid X[,Y[,Z]] NAME=VALUE... [--print NAME[:COUNT]]...\n"
+      "                [--save NAME=FILE]... [--gpu]\n\n"
+      "Runs a kernel in the Kite interpreter (--gpu: on GPU 0).\n"
+      "Scalar parameters: NAME=NUMBER. Pointer parameters: NAME=SPEC with SPEC\n"
+      "  zeros:N | ones:N | arange:N | rand:N[:SEED] | randn:N[:SEED]\n"
+      "  | values:V1,V2,... | file:PATH (raw elements of the pointee type)\n"
+      "--print NAME[:COUNT] prints a buffer after the run (default 16 elements);\n"
+      "--save NAME=FILE writes it as raw elements.\n");
+}
+
+size_t elemBytes(ScalarType t) {
+  switch (t) {
+  case ScalarType::I1:
+  case ScalarType::I8:
+    return 1;
+  case ScalarType::I16:
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I32:
+  case ScalarType::F32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+/// Stores `v` into element `i` of a raw buffer of type `t`.
+void put(std::vector<uint8_t> &buf, ScalarType t, size_t i, double v) {
+  uint8_t *p = buf.data() + i * elemBytes(t);
+  switch (t) {
+  case ScalarType::I1:
+  case ScalarType::I8: {
+    int8_t x = int8_t(v);
+    std::memcpy(p, &x, 1);
+    break;
+  }
+  case ScalarType::I16: {
+    int16_t x = int16_t(v);
+    std::memcpy(p, &x, 2);
+    break;
+  }
+  case ScalarType::I32: {
+    int32_t x = int32_t(v);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case ScalarType::I64:
+  case ScalarType::Any: {
+    int64_t x = int64_t(v);
+    std::memcpy(p, &x, 8);
+    break;
+  }
+  case ScalarType::F16: {
+    _Float16 x = _Float16(float(v));
+    std::memcpy(p, &x, 2);
+    break;
+  }
+  case ScalarType::BF16: {
+    float f = float(v);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    uint16_t h = uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+    std::memcpy(p, &h, 2);
+    break;
+  }
+  case ScalarType::F32: {
+    float x = float(v);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case ScalarType::F64:
+    std::memcpy(p, &v, 8);
+    break;
+  }
+}
+
+double get(const std::vector<uint8_t> &buf, ScalarType t, size_t i) {
+  const uint8_t *p = buf.data() + i * elemBytes(t);
+  switch (t) {
+  case ScalarType::I1:
+  case ScalarType::I8:
+    return int8_t(p[0]);
+  case ScalarType::I16: {
+    int16_t x;
+    std::memcpy(&x, p, 2);
+    return x;
+  }
+  case ScalarType::I32: {
+    int32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  case ScalarType::I64:
+  case ScalarType::Any: {
+    int64_t x;
+    std::memcpy(&x, p, 8);
+    return double(x);
+  }
+  case ScalarType::F16: {
+    _Float16 x;
+    std::memcpy(&x, p, 2);
+    return double(float(x));
+  }
+  case ScalarType::BF16: {
+    uint32_t u = uint32_t(p[0] | (p[1] << 8)) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  case ScalarType::F32: {
+    float x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  case ScalarType::F64: {
+    double x;
+    std::memcpy(&x, p, 8);
+    return x;
+  }
+  }
+  return 0;
+}
+
+bool isFloat(ScalarType t) {
+  return t == ScalarType::F16 || t == ScalarType::BF16 ||
+         t == ScalarType::F32 || t == ScalarType::F64;
+}
+
+double number(const std::string &name, const std::string &text) {
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end)
+    usage("'" + name + "=" + text + "': not a number");
+  return v;
+}
+
+std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
+                                const std::string &spec) {
+  size_t colon = spec.find(':');
+  std::string kind = spec.substr(0, colon);
+  std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  std::vector<uint8_t> buf;
+  if (kind == "file") {
+    std::ifstream in(rest, std::ios::binary);
+    if (!in)
+      usage("'" + name + "': cannot read '" + rest + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string data = ss.str();
+    if (data.size() % elemBytes(t))
+      usage("'" + rest + "' is not a whole number of " +
+            scalarTypeName(t) + " elements");
+    return std::vector<uint8_t>(data.begin(), data.end());
+  }
+  if (kind == "values") {
+    std::vector<double> vals;
+    std::stringstream ss(rest);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      vals.push_back(number(name, item));
+    buf.assign(vals.size() * elemBytes(t), 0);
+    for (size_t i = 0; i < vals.size(); ++i)
+      put(buf, t, i, vals[i]);
+    return buf;
+  }
+  std::string count = rest.substr(0, rest.find(':'));
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(count.c_str(), &end, 10);
+  if (count.empty() || *end || n == 0 || n > (1ull << 31))
+    usage("'" + name + "=" + spec + "': expected a size N in 1..2^31");
+  uint32_t seed = 0;
+  if (rest.find(':') != std::string::npos)
+    seed = uint32_t(std::strtoul(rest.substr(rest.find(':') + 1).c_str(), nullptr, 10));
+  buf.assign(n * elemBytes(t), 0);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uni(0, 1);
+  std::normal_distribution<double> normal;
+  for (size_t i = 0; i < n; ++i) {
+    double v;
+    if (kind == "zeros")
+      v = 0;
+    else if (kind == "ones")
+      v = 1;
+    else if (kind == "arange")
+      v = double(i);
+    else if (kind == "rand")
+      v = isFloat(t) ? uni(rng) : double(rng() % 100);
+    else if (kind == "randn")
+      v = isFloat(t) ? normal(rng) : std::round(normal(rng) * 10);
+    else
+      usage("'" + name + "=" + spec + "': unknown buffer kind '" + kind +
+            "' (zeros, ones, arange, rand, randn, values, file)");
+    put(buf, t, i, v);
+  }
+  return buf;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string file, kernelName;
+  CompileOptions options;
+  uint32_t grid[3] = {0, 1, 1};
+  bool gridGiven = false, gpu = false;
+  std::map<std::string, std::string> values;
+  std::vector<std::pair<std::string, size_t>> prints;
+  std::vector<std::pair<std::string, std::string>> saves;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      help();
+      return 0;
+    } else if (a == "--kernel") {
+      options.kernel = next();
+    } else if (a == "--gpu") {
+      gpu = true;
+    } else if (a.rfind("-D", 0) == 0) {
+      std::string d = a.size() > 2 ? a.substr(2) : next();
+      size_t eq = d.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usage("-D" + d + ": expected -D NAME=VALUE");
+      options.constants[d.substr(0, eq)] = number(d.substr(0, eq), d.substr(eq + 1));
+    } else if (a == "--grid") {
+      std::stringstream ss(next());
+      std::string item;
+      int k = 0;
+      while (std::getline(ss, item, ',')) {
+        if (k > 2)
+          usage("--grid takes at most 3 dimensions");
+        char *end = nullptr;
+        unsigned long v = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end || v == 0 || v > 0x7fffffff)
+          usage("--grid: '" + item + "' is not a positive size");
+        grid[k++] = uint32_t(v);
+      }
+      gridGiven = k > 0;
+    } else if (a == "--print") {
+      std::string v = next();
+      size_t c = v.find(':');
+      prints.emplace_back(v.substr(0, c),
+                          c == std::string::npos ? 16 : std::strtoul(v.c_str() + c + 1, nullptr, 10));
+    } else if (a == "--save") {
+      std::string v = next();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos)
+        usage("--save NAME=FILE");
+      saves.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage("unknown option '" + a + "'");
+    } else if (file.empty() && a.find('=') == std::string::npos) {
+      file = a;
+    } else {
+      size_t eq = a.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usage("'" + a + "': expected NAME=VALUE");
+      values[a.substr(0, eq)] = a.substr(eq + 1);
+    }
+  }
+  if (file.empty())
+    usage("no kernel file");
+  if (!gridGiven)
+    usage("--grid is required");
+
+  auto kernel = compileFile(file, options);
+  if (!kernel) {
+    std::fprintf(stderr, "%s\n", kernel.error().message().c_str());
+    return 1;
+  }
+  // Buffers and scalars by parameter name.
+  std::map<std::string, std::vector<uint8_t>> buffers;
+  std::vector<Arg> args;
+  for (const Param &p : kernel->params()) {
+    auto it = values.find(p.name);
+    if (it == values.end())
+      usage("no value for parameter '" + p.name + "' (" +
+            (p.pointer ? std::string("a buffer: zeros:N, rand:N, ...")
+                       : std::string(scalarTypeName(p.type))) +
+            ")");
+    if (p.pointer) {
+      buffers[p.name] = makeBuffer(p.name, p.type, it->second);
+    } else {
+      double v = number(p.name, it->second);
+      switch (p.type) {
+      case ScalarType::I32:
+        args.push_back(int32_t(v));
+        break;
+      case ScalarType::I64:
+        args.push_back(int64_t(v));
+        break;
+      case ScalarType::F32:
+        args.push_back(float(v));
+        break;
+      case ScalarType::F64:
+        args.push_back(v);
+        break;
+      default:
+        usage("parameter '" + p.name + "' of type " +
+              scalarTypeName(p.type) + " is not supported by kite-run");
+      }
+      continue;
+    }
+    args.push_back(int32_t(0)); // placeholder: the pointer is set below
+  }
+  for (auto &[name, value] : values) {
+    bool known = false;
+    for (const Param &p : kernel->params())
+      known |= p.name == name;
+    if (!known)
+      usage("kernel '" + kernel->name() + "' has no parameter '" + name + "'");
+  }
+  // Pointer arguments.
+  std::map<std::string, uint64_t> deviceBuffers;
+  size_t k = 0;
+  for (const Param &p : kernel->params()) {
+    if (p.pointer) {
+      auto &buf = buffers[p.name];
+      if (gpu) {
+        auto d = deviceAlloc(buf.size());
+        if (!d || !copyToDevice(*d, buf.data(), buf.size())) {
+          std::fprintf(stderr, "%s\n", d ? "copy to the GPU failed" : d.error().str().c_str());
+          return 1;
+        }
+        deviceBuffers[p.name] = *d;
+        args[k] = Arg::pointer(*d);
+      } else {
+        args[k] = Arg::hostBytes(buf.data(), buf.size());
+      }
+    }
+    ++k;
+  }
+  Expected<void> ran = gpu ? kernel->launch(Grid(grid[0], grid[1], grid[2]), args)
+                           : kernel->interpret(Grid(grid[0], grid[1], grid[2]), args);
+  if (ran && gpu)
+    ran = synchronize();
+  if (!ran) {
+    std::fprintf(stderr, "%s\n", ran.error().message().c_str());
+    return 1;
+  }
+  if (gpu)
+    for (auto &[name, d] : deviceBuffers) {
+      auto &buf = buffers[name];
+      if (!copyToHost(buf.data(), d, buf.size()))
+        return 1;
+      deviceFree(d);
+    }
+  for (auto &[name, count] : prints) {
+    auto it = buffers.find(name);
+    if (it == buffers.end())
+      usage("--print " + name + ": not a pointer parameter");
+    ScalarType t = ScalarType::F32;
+    for (const Param &p : kernel->params())
+      if (p.name == name)
+        t = p.type;
+    size_t n = it->second.size() / elemBytes(t);
+    std::printf("%s:", name.c_str());
+    for (size_t i = 0; i < std::min(n, count); ++i) {
+      double v = get(it->second, t, i);
+      if (isFloat(t))
+        std::printf(" %.6g", v);
+      else
+        std::printf(" %lld", (long long)v);
+    }
+    std::printf(n > count ? " ... (%zu elements)\n" : "\n", n);
+  }
+  for (auto &[name, path] : saves) {
+    auto it = buffers.find(name);
+    if (it == buffers.end())
+      usage("--save " + name + ": not a pointer parameter");
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(it->second.data()),
+              std::streamsize(it->second.size()));
+    if (!out) {
+      std::fprintf(stderr, "kite-run: error: cannot write '%s'\n", path.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}

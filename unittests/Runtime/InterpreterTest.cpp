@@ -1,0 +1,259 @@
+//===- InterpreterTest.cpp - Kernels in the interpreter (CI, no GPU) -------===//
+//
+// The dsl-examples run in the interpreter against plain C++ references on
+// random inputs (ragged sizes, outputs poisoned with NaN and a guard zone);
+// rand/randint through a kernel against the Random123 known answers and
+// Triton's values (../shared/notes/random.md); out-of-bounds accesses are
+// reported with the op's location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace kite;
+
+static std::string examplePath(const std::string &name) {
+  return std::string(KITE_SOURCE_DIR) + "/dsl-examples/" + name;
+}
+
+static std::vector<float> randomVector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d;
+  std::vector<float> v(n);
+  for (float &e : v)
+    e = d(rng);
+  return v;
+}
+
+static const size_t kGuard = 64;
+static const std::vector<size_t> kSizes = {1, 1000, 1024, 1025, 4097, 100003};
+
+static bool guardIntact(const std::vector<float> &v, size_t n) {
+  for (size_t i = n; i < v.size(); ++i)
+    if (!std::isnan(v[i]))
+      return false;
+  return true;
+}
+
+TEST(Interpreter, VectorAdd) {
+  auto k = compileFile(examplePath("vector_add.kite")).value();
+  for (size_t n : kSizes) {
+    auto x = randomVector(n, 1), y = randomVector(n, 2);
+    std::vector<float> out(n + kGuard, NAN);
+    auto ok = k.interpret(cdiv(n, 1024), {x, y, out, int32_t(n)});
+    ASSERT_TRUE(ok) << ok.error().str();
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], x[i] + y[i]) << "n = " << n << ", i = " << i;
+    EXPECT_TRUE(guardIntact(out, n));
+  }
+}
+
+TEST(Interpreter, Dropout) {
+  auto k = compileFile(examplePath("dropout.kite")).value();
+  for (size_t n : kSizes) {
+    auto x = randomVector(n, 3);
+    std::vector<int32_t> keep(n);
+    std::mt19937 rng(4);
+    for (auto &e : keep)
+      e = rng() & 1;
+    std::vector<float> out(n + kGuard, NAN);
+    const float p = 0.3f;
+    auto ok = k.interpret(cdiv(n, 1024), {x, keep, out, int32_t(n), p});
+    ASSERT_TRUE(ok) << ok.error().str();
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], keep[i] ? x[i] / (1 - p) : 0.f) << "i = " << i;
+    EXPECT_TRUE(guardIntact(out, n));
+  }
+}
+
+/// Triton's tl.rand on the host, written independently of the interpreter.
+static uint32_t philox(uint32_t seed, uint32_t offset) {
+  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0;
+  uint32_t k0 = seed, k1 = int32_t(seed) < 0 ? 0xffffffffu : 0u;
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c2, pa = uint64_t(0xD2511F53u) * c0;
+    uint32_t n0 = uint32_t(pb >> 32) ^ c1 ^ k0, n2 = uint32_t(pa >> 32) ^ c3 ^ k1;
+    c1 = uint32_t(pb);
+    c3 = uint32_t(pa);
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c0;
+}
+
+TEST(Interpreter, SeededDropout) {
+  auto k = compileFile(examplePath("seeded_dropout.kite")).value();
+  for (size_t n : kSizes) {
+    auto x = randomVector(n, 5);
+    for (int32_t seed : {123, 512, -1}) {
+      std::vector<float> out(n + kGuard, NAN);
+      const float p = 0.5f;
+      auto ok = k.interpret(cdiv(n, 1024), {x, out, int32_t(n), p, seed});
+      ASSERT_TRUE(ok) << ok.error().str();
+      for (size_t i = 0; i < n; ++i) {
+        int32_t w = int32_t(philox(uint32_t(seed), uint32_t(i)));
+        float r = float(w < 0 ? ~w : w) * 4.6566127342e-10f;
+        ASSERT_EQ(out[i], r > p ? x[i] / (1 - p) : 0.f)
+            << "n = " << n << ", seed = " << seed << ", i = " << i;
+      }
+      EXPECT_TRUE(guardIntact(out, n));
+    }
+  }
+}
+
+static const char *kRandKernel = R"(
+@kernel
+def rand_test(offsets: *i32, out_i: *i32, out_f: *f32, seed: i32):
+    r = arange(0, 4)
+    offs = load(offsets + r)
+    store(out_i + r, randint(seed, offs))
+    store(out_f + r, rand(seed, offs))
+
+@kernel
+def rand_test64(offsets: *i64, out_i: *i32, out_f: *f32, seed: i64):
+    r = arange(0, 4)
+    offs = load(offsets + r)
+    store(out_i + r, randint(seed, offs))
+    store(out_f + r, rand(seed, offs))
+)";
+
+TEST(Interpreter, RandKnownAnswers) {
+  CompileOptions o;
+  o.kernel = "rand_test";
+  auto k = compileKite(kRandKernel, o, "rand.kite").value();
+  struct Row {
+    int32_t seed;
+    uint32_t words[3], bits[3];
+  };
+  // ../shared/notes/random.md, offsets 0, 1, 1024.
+  Row rows[] = {
+      {0, {0x6627e8d5, 0xf8e4cca4, 0xed8385b7}, {0x3f4c4fd1, 0x3d63666a, 0x3e13e3d1}},
+      {42, {0x9ceaf053, 0xfcdb2127, 0x090f01d4}, {0x3f462a1e, 0x3cc937b5, 0x3d90f01c}},
+      {123, {0x11237cdc, 0xa3c0144e, 0x2f9196b0}, {0x3e091be6, 0x3f387fd6, 0x3ebe465a}},
+      {-1, {0x72a47709, 0x19fed511, 0x0c2d0cf3}, {0x3f6548ed, 0x3e4ff6a8, 0x3dc2d0ce}},
+      {512, {0x38c86f57, 0x13f010b0, 0xa9631b93}, {0x3ee321bc, 0x3e1f8085, 0x3f2d39c8}},
+  };
+  std::vector<int32_t> offsets = {0, 1, 1024, 7};
+  for (const Row &row : rows) {
+    std::vector<int32_t> words(4);
+    std::vector<float> floats(4);
+    auto ok = k.interpret(1, {offsets, words, floats, row.seed});
+    ASSERT_TRUE(ok) << ok.error().str();
+    for (int i = 0; i < 3; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &floats[i], 4);
+      EXPECT_EQ(uint32_t(words[i]), row.words[i]) << "seed " << row.seed;
+      EXPECT_EQ(bits, row.bits[i]) << "seed " << row.seed;
+    }
+  }
+  // The Random123 known answer for counter 0 and key 0, and the i64 seed
+  // 0xffffffff (key (0xffffffff, 0)) with i64 offsets.
+  o.kernel = "rand_test64";
+  auto k64 = compileKite(kRandKernel, o, "rand.kite").value();
+  std::vector<int64_t> offsets64 = {0, 1, 1024, 5};
+  std::vector<int32_t> words(4);
+  std::vector<float> floats(4);
+  ASSERT_TRUE(k64.interpret(1, {offsets64, words, floats, int64_t(0)}));
+  EXPECT_EQ(uint32_t(words[0]), 0x6627e8d5u);
+  ASSERT_TRUE(k64.interpret(1, {offsets64, words, floats, int64_t(0xffffffff)}));
+  uint32_t expectWords[] = {0xf60ba7e1, 0x87c8813c, 0x2bddf193};
+  uint32_t expectBits[] = {0x3d9f4581, 0x3f706efd, 0x3eaf77c5};
+  for (int i = 0; i < 3; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &floats[i], 4);
+    EXPECT_EQ(uint32_t(words[i]), expectWords[i]);
+    EXPECT_EQ(bits, expectBits[i]);
+  }
+}
+
+TEST(Interpreter, OutOfBoundsIsReportedWithItsLocation) {
+  const char *src = R"(@kernel
+def oob(x: *f32, y: *f32, n: i32):
+    offs = arange(0, 16)
+    v = load(x + offs)
+    store(y + offs, v, mask=offs < n)
+)";
+  auto k = compileKite(src, {}, "oob.kite").value();
+  std::vector<float> x(10, 1.f), y(16, 0.f);
+  auto r = k.interpret(1, {x, y, int32_t(16)});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::ExecutionError);
+  EXPECT_EQ(r.error().message().rfind(
+                "oob.kite:4:9: error: out-of-bounds load at element [10]: "
+                "address 0x",
+                0),
+            0u)
+      << r.error().message();
+  EXPECT_NE(r.error().message().find("0 bytes past the end of buffer 'x' (40 "
+                                     "bytes)"),
+            std::string::npos)
+      << r.error().message();
+
+  // Masked-off lanes are not accessed; an unmasked store past the end is
+  // reported and nothing is written.
+  std::vector<float> x16(16, 2.f), y8(8, 0.f);
+  auto s = k.interpret(1, {x16, y8, int32_t(12)});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message().rfind(
+                "oob.kite:5:5: error: out-of-bounds store at element [8]", 0),
+            0u)
+      << s.error().message();
+  for (float v : y8)
+    EXPECT_EQ(v, 0.f);
+  EXPECT_TRUE(k.interpret(1, {x16, y8, int32_t(8)}));
+  for (float v : y8)
+    EXPECT_EQ(v, 2.f);
+
+  // Device pointers (no extent) are refused by the interpreter.
+  auto dev = k.interpret(1, {Arg::pointer(0x1000), Arg::pointer(0x2000), int32_t(1)});
+  ASSERT_FALSE(dev);
+  EXPECT_EQ(dev.error().code(), ErrorCode::InvalidArgument);
+}
+
+TEST(Interpreter, LoopsIfsDotAndReductions) {
+  const char *src = R"(@kernel
+def mm(a: *f32, b: *f32, c: *f32, s: *f32, K: i32, flag: i32):
+    rm = arange(0, 16)
+    rk = arange(0, 16)
+    acc = zeros((16, 16), f32)
+    for k in range(0, K, 16):
+        x = load(a + rm[:, None] * K + (k + rk)[None, :])
+        y = load(b + (k + rk)[:, None] * 16 + rm[None, :])
+        acc = dot(x, y, acc)
+    if flag > 0:
+        acc = acc * 2.0
+    store(c + rm[:, None] * 16 + rm[None, :], acc)
+    store(s + rm, sum(acc, axis=1))
+)";
+  auto k = compileKite(src, {}, "mm.kite").value();
+  const int K = 48;
+  std::vector<float> a(16 * K), b(K * 16), c(256), s(16);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> d(-4, 4); // small ints: exact in f32
+  for (float &v : a)
+    v = float(d(rng));
+  for (float &v : b)
+    v = float(d(rng));
+  ASSERT_TRUE(k.interpret(1, {a, b, c, s, int32_t(K), int32_t(1)}));
+  for (int i = 0; i < 16; ++i) {
+    float row = 0;
+    for (int j = 0; j < 16; ++j) {
+      float e = 0;
+      for (int kk = 0; kk < K; ++kk)
+        e += a[i * K + kk] * b[kk * 16 + j];
+      EXPECT_EQ(c[i * 16 + j], 2 * e);
+      row += 2 * e;
+    }
+    EXPECT_EQ(s[i], row);
+  }
+}
