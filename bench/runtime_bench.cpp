@@ -10,6 +10,8 @@
 //       compileFile + the first launch (compile or cache hit, load). Run it
 //       with an empty KITE_CACHE_DIR (cold) and again (warm disk hit).
 //       Prints one JSON line with the cache outcome.
+//   kite-bench-runtime interpret <seeded_dropout.kite>
+//       Seeded dropout over 2^20 elements in the interpreter (one thread).
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,11 +114,38 @@ static int compileBench(const char *path) {
   return 0;
 }
 
+/// Seeded dropout over 2^20 elements in the interpreter (one thread),
+/// median of 5 runs after a warm-up.
+static int interpBench(const char *path) {
+  auto k = kite::compileFile(path).value();
+  size_t n = 1 << 20;
+  std::vector<float> x(n, 1.f), out(n);
+  std::vector<double> times;
+  for (int r = 0; r < 6; ++r) {
+    auto t0 = Clock::now();
+    k.interpret(kite::cdiv(n, 1024), {x, out, int32_t(n), 0.5f, int32_t(123)})
+        .value();
+    if (r > 0)
+      times.push_back(since(t0) / 1000.0);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("{\"bench\": \"interpret\", \"kernel\": \"%s\", \"n\": %zu, "
+              "\"ms\": %.1f}\n",
+              k.name().c_str(), n, times[times.size() / 2]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3 || (std::strcmp(argv[1], "launch") && std::strcmp(argv[1], "compile"))) {
-    std::fprintf(stderr, "usage: kite-bench-runtime launch|compile <kernel.mlir>\n");
+  if (argc != 3 || (std::strcmp(argv[1], "launch") &&
+                    std::strcmp(argv[1], "compile") &&
+                    std::strcmp(argv[1], "interpret"))) {
+    std::fprintf(stderr,
+                 "usage: kite-bench-runtime launch|compile|interpret <kernel>\n");
     return 2;
   }
-  return std::strcmp(argv[1], "launch") == 0 ? launchBench(argv[2])
-                                             : compileBench(argv[2]);
+  if (std::strcmp(argv[1], "launch") == 0)
+    return launchBench(argv[2]);
+  if (std::strcmp(argv[1], "interpret") == 0)
+    return interpBench(argv[2]);
+  return compileBench(argv[2]);
 }

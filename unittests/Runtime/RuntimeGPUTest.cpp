@@ -260,3 +260,73 @@ TEST(GPU, SecondDevice) {
   for (size_t i = 0; i < n; ++i)
     ASSERT_EQ(z[i], x[i] + x[i]);
 }
+
+/// Units in the last place between two floats.
+static int64_t ulps(float a, float b) {
+  int32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  if ((x < 0) != (y < 0))
+    return a == b ? 0 : INT64_MAX;
+  return std::abs(int64_t(x) - int64_t(y));
+}
+
+TEST(GPU, InterpreterAgreesWithTheGPU) {
+  REQUIRE_GPU();
+  for (size_t n : {size_t(100003), (size_t(1) << 20) + 3}) {
+    auto x = randomVector(n, 11), y = randomVector(n, 12);
+    std::vector<int32_t> keep(n);
+    for (size_t i = 0; i < n; ++i)
+      keep[i] = (i * 2654435761u >> 7) & 1;
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dy = DeviceBuffer<float>::fromHost(y).value();
+    auto dk = DeviceBuffer<int32_t>::fromHost(keep).value();
+    auto dout = DeviceBuffer<float>::allocate(n).value();
+    std::vector<float> host(n);
+    auto compare = [&](const char *what, bool exact) {
+      auto gpu = dout.toHost().value();
+      size_t bad = 0;
+      for (size_t i = 0; i < n; ++i)
+        bad += exact ? gpu[i] != host[i] : ulps(gpu[i], host[i]) > 2;
+      EXPECT_EQ(bad, 0u) << what << ", n = " << n;
+    };
+    auto add = compileKite(source("vector_add.kite"), {}, "vector_add.kite").value();
+    ASSERT_TRUE(add.launch(cdiv(n, 1024), {dx, dy, dout, int32_t(n)}).ok());
+    ASSERT_TRUE(add.interpret(cdiv(n, 1024), {x, y, host, int32_t(n)}).ok());
+    compare("vector_add (exact)", true);
+    auto drop = compileKite(source("dropout.kite"), {}, "dropout.kite").value();
+    ASSERT_TRUE(drop.launch(cdiv(n, 1024), {dx, dk, dout, int32_t(n), 0.3f}).ok());
+    ASSERT_TRUE(drop.interpret(cdiv(n, 1024), {x, keep, host, int32_t(n), 0.3f}).ok());
+    compare("dropout (div.full.f32 vs IEEE: 2 ulp)", false);
+    auto seeded = compileKite(source("seeded_dropout.kite"), {}, "seeded_dropout.kite").value();
+    for (int32_t seed : {123, -7}) {
+      ASSERT_TRUE(seeded.launch(cdiv(n, 1024), {dx, dout, int32_t(n), 0.3f, seed}).ok());
+      ASSERT_TRUE(seeded.interpret(cdiv(n, 1024), {x, host, int32_t(n), 0.3f, seed}).ok());
+      auto gpu = dout.toHost().value();
+      size_t maskBad = 0;
+      for (size_t i = 0; i < n; ++i)
+        maskBad += (gpu[i] == 0.f) != (host[i] == 0.f);
+      EXPECT_EQ(maskBad, 0u) << "seeded_dropout keep mask, seed " << seed;
+      compare("seeded_dropout values (2 ulp)", false);
+    }
+  }
+  // randint/rand words bit for bit.
+  const char *src = R"(@kernel
+def r(out_i: *i32, out_f: *f32, seed: i32, n: i32):
+    offs = program_id(0) * 1024 + arange(0, 1024)
+    m = offs < n
+    store(out_i + offs, randint(seed, offs * 7919), mask=m)
+    store(out_f + offs, rand(seed, offs * 7919), mask=m)
+)";
+  auto k = compileKite(src, {}, "r.kite").value();
+  size_t n = 50000;
+  auto di = DeviceBuffer<int32_t>::allocate(n).value();
+  auto df = DeviceBuffer<float>::allocate(n).value();
+  std::vector<int32_t> hi(n);
+  std::vector<float> hf(n);
+  ASSERT_TRUE(k.launch(cdiv(n, 1024), {di, df, int32_t(42), int32_t(n)}).ok());
+  ASSERT_TRUE(k.interpret(cdiv(n, 1024), {hi, hf, int32_t(42), int32_t(n)}).ok());
+  EXPECT_EQ(di.toHost().value(), hi);
+  auto gf = df.toHost().value();
+  EXPECT_EQ(std::memcmp(gf.data(), hf.data(), n * 4), 0);
+}
