@@ -257,3 +257,58 @@ def mm(a: *f32, b: *f32, c: *f32, s: *f32, K: i32, flag: i32):
     EXPECT_EQ(s[i], row);
   }
 }
+
+/// Relative error by norm: ||C - R||_F / ||R||_F (R in double).
+static double relError(const std::vector<float> &c,
+                       const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    num += (c[i] - ref[i]) * (c[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+TEST(Interpreter, TutorialMatmul) {
+  // Small blocks keep the interpreter quick; the kernel is the tutorial's.
+  CompileOptions o;
+  o.constants = {{"BLOCK_M", 32}, {"BLOCK_N", 16}, {"BLOCK_K", 16},
+                 {"GROUP_SIZE_M", 2}};
+  auto k = compileFile(examplePath("matmul.kite"), o).value();
+  o.constants["ACTIVATION"] = 1;
+  auto leaky = compileFile(examplePath("matmul.kite"), o).value();
+  struct Shape {
+    int M, N, K;
+    bool transposedB;
+  };
+  for (Shape sh : {Shape{1, 1, 1, false}, Shape{33, 17, 65, false},
+                   Shape{64, 48, 40, true}, Shape{70, 35, 129, false}}) {
+    int M = sh.M, N = sh.N, K = sh.K;
+    auto a = randomVector(size_t(M) * K, 21), b = randomVector(size_t(K) * N, 22);
+    // B is K x N; transposed: stored N x K (column-major K x N).
+    int sbk = sh.transposedB ? 1 : N, sbn = sh.transposedB ? K : 1;
+    std::vector<double> ref(size_t(M) * N, 0);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j)
+        for (int kk = 0; kk < K; ++kk)
+          ref[size_t(i) * N + j] +=
+              double(a[size_t(i) * K + kk]) * b[size_t(kk) * sbk + size_t(j) * sbn];
+    for (bool act : {false, true}) {
+      std::vector<float> c(size_t(M) * N + kGuard, NAN);
+      int grid = ((M + 31) / 32) * ((N + 15) / 16);
+      auto ok = (act ? leaky : k)
+                    .interpret(grid, {a, b, c, int32_t(M), int32_t(N), int32_t(K),
+                                      int32_t(K), int32_t(1), int32_t(sbk),
+                                      int32_t(sbn), int32_t(N), int32_t(1)});
+      ASSERT_TRUE(ok) << ok.error().str();
+      std::vector<double> expect = ref;
+      if (act)
+        for (double &v : expect)
+          v = v >= 0 ? v : 0.01 * v;
+      EXPECT_TRUE(guardIntact(c, size_t(M) * N));
+      c.resize(size_t(M) * N);
+      EXPECT_LE(relError(c, expect), 1e-5)
+          << M << "x" << N << "x" << K << (act ? " leaky_relu" : "");
+    }
+  }
+}

@@ -330,3 +330,147 @@ def r(out_i: *i32, out_f: *f32, seed: i32, n: i32):
   auto gf = df.toHost().value();
   EXPECT_EQ(std::memcmp(gf.data(), hf.data(), n * 4), 0);
 }
+
+//===----------------------------------------------------------------------===//
+// Matmul (Triton tutorial 03)
+//===----------------------------------------------------------------------===//
+
+/// C = A x B in double on the host (threads over rows); B may be transposed
+/// (stored N x K).
+static std::vector<double> hostMatmul(const std::vector<float> &a,
+                                      const std::vector<float> &b, int M,
+                                      int N, int K, int sbk, int sbn) {
+  std::vector<double> c(size_t(M) * N, 0);
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      std::vector<double> row(N);
+      for (int i = int(t); i < M; i += int(threads)) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int k = 0; k < K; ++k) {
+          double av = a[size_t(i) * K + k];
+          for (int j = 0; j < N; ++j)
+            row[j] += av * b[size_t(k) * sbk + size_t(j) * sbn];
+        }
+        std::copy(row.begin(), row.end(), c.begin() + size_t(i) * N);
+      }
+    });
+  for (auto &th : pool)
+    th.join();
+  return c;
+}
+
+static double normError(const std::vector<float> &c,
+                        const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    num += (c[i] - ref[i]) * (c[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+/// The tutorial kernel with `in` inputs (f16/bf16 take the f32 source and
+/// change the pointer types of A and B).
+static std::string matmulSource(const char *in) {
+  std::string src = source("matmul.kite");
+  if (std::string(in) != "f32") {
+    size_t at = src.find("a_ptr: *f32, b_ptr: *f32");
+    src.replace(at, 24, std::string("a_ptr: *") + in + ", b_ptr: *" + in);
+  }
+  return src;
+}
+
+static uint16_t toHalfBits(float f, bool bf16) {
+  if (bf16) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+  }
+  _Float16 h = _Float16(f);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+static float fromHalfBits(uint16_t u, bool bf16) {
+  if (bf16) {
+    uint32_t v = uint32_t(u) << 16;
+    float f;
+    std::memcpy(&f, &v, 4);
+    return f;
+  }
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return float(h);
+}
+
+TEST(GPU, MatmulAllShapes) {
+  REQUIRE_GPU();
+  struct Shape {
+    int M, N, K;
+    bool transposedB;
+  };
+  struct Config {
+    int bm, bn, bk, group;
+  };
+  for (const char *in : {"f32", "f16", "bf16"}) {
+    bool half = std::string(in) != "f32", bf16 = std::string(in) == "bf16";
+    for (Config cfg : {Config{128, 128, 32, 8}, Config{64, 32, 16, 4}}) {
+      CompileOptions o;
+      o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                     {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
+      auto k = compileKite(matmulSource(in), o, "matmul.kite");
+      ASSERT_TRUE(k) << k.error().str();
+      for (Shape sh : {Shape{1, 1, 1, false}, Shape{1000, 1000, 1000, false},
+                       Shape{4097, 33, 129, false}, Shape{4096, 4096, 512, false},
+                       Shape{333, 257, 100, true}}) {
+        if (half && sh.M == 4096)
+          continue; // the f32 run covers the big shape
+        int M = sh.M, N = sh.N, K = sh.K;
+        auto a = randomVector(size_t(M) * K, 31), b = randomVector(size_t(K) * N, 32);
+        if (half) { // the inputs the kernel will see
+          for (float &v : a) v = fromHalfBits(toHalfBits(v, bf16), bf16);
+          for (float &v : b) v = fromHalfBits(toHalfBits(v, bf16), bf16);
+        }
+        int sbk = sh.transposedB ? 1 : N, sbn = sh.transposedB ? K : 1;
+        auto ref = hostMatmul(a, b, M, N, K, sbk, sbn);
+        auto dc = DeviceBuffer<float>::fromHost(
+                      std::vector<float>(size_t(M) * N + kGuard, std::nanf("")))
+                      .value();
+        Expected<void> ran = Success{};
+        int grid = cdiv(M, cfg.bm) * cdiv(N, cfg.bn);
+        std::vector<Arg> rest = {int32_t(M), int32_t(N), int32_t(K), int32_t(K),
+                                 int32_t(1), int32_t(sbk), int32_t(sbn),
+                                 int32_t(N), int32_t(1)};
+        if (half) {
+          std::vector<uint16_t> ha(a.size()), hb(b.size());
+          for (size_t i = 0; i < a.size(); ++i) ha[i] = toHalfBits(a[i], bf16);
+          for (size_t i = 0; i < b.size(); ++i) hb[i] = toHalfBits(b[i], bf16);
+          auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+          auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+          std::vector<Arg> args = {Arg(da), Arg(db), Arg(dc)};
+          args.insert(args.end(), rest.begin(), rest.end());
+          ran = k->launch(grid, args);
+        } else {
+          auto da = DeviceBuffer<float>::fromHost(a).value();
+          auto db = DeviceBuffer<float>::fromHost(b).value();
+          std::vector<Arg> args = {Arg(da), Arg(db), Arg(dc)};
+          args.insert(args.end(), rest.begin(), rest.end());
+          ran = k->launch(grid, args);
+        }
+        ASSERT_TRUE(ran) << ran.error().str();
+        auto c = dc.toHost().value();
+        EXPECT_TRUE(guardIntact(c, size_t(M) * N));
+        c.resize(size_t(M) * N);
+        double err = normError(c, ref);
+        EXPECT_LE(err, half ? 1e-2 : 1e-5)
+            << in << " " << M << "x" << N << "x" << K
+            << (sh.transposedB ? " (B transposed)" : "") << " blocks " << cfg.bm
+            << "x" << cfg.bn << "x" << cfg.bk;
+        std::printf("matmul %s %dx%dx%d%s blocks %dx%dx%d: error %.2e\n", in, M,
+                    N, K, sh.transposedB ? "T" : "", cfg.bm, cfg.bn, cfg.bk, err);
+      }
+    }
+  }
+}

@@ -85,12 +85,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
     }
-    return op.emitOpError()
-           << "broadcasting " << op.getSrc().getType() << " to "
-           << op.getType()
-           << " needs a data exchange between threads, which the GPU "
-              "lowering does not support yet (broadcast a kite.splat "
-              "instead, or run -canonicalize first)";
+    // Repeating elements moves data between threads: SharedMemoryOpsToGPU.
+    return rewriter.notifyMatchFailure(op, "repeats elements");
   }
 };
 

@@ -29,6 +29,9 @@ using namespace mlir::kite;
 
 /// Elements per thread-chunk: 16 bytes of the narrowest type the kernel
 /// loads or stores (so its accesses can be 16-byte vectors), at least 1.
+/// Static shared memory a kernel may use without opting in (48 KB).
+static constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
+
 static int64_t chooseVectorWidth(func::FuncOp func) {
   int64_t minBytes = 4;
   func.walk([&](Operation *op) {
@@ -72,19 +75,6 @@ struct ConvertKiteToGPUPass
     if (calls.wasInterrupted())
       return signalPassFailure();
 
-    // Ops this lowering does not handle yet: say so by name, instead of the
-    // conversion framework's generic "failed to legalize".
-    WalkResult unsupported = module.walk([](Operation *op) {
-      if (!isa<DotOp, ReduceOp>(op))
-        return WalkResult::advance();
-      op->emitOpError()
-          << "is not supported by the GPU lowering yet (1-D blocks only; "
-             "dot and reductions need 2-D layouts, which are not built yet)";
-      return WalkResult::interrupt();
-    });
-    if (unsupported.wasInterrupted())
-      return signalPassFailure();
-
     OpBuilder builder(module.getContext());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     builder.getUnitAttr());
@@ -106,7 +96,35 @@ struct ConvertKiteToGPUPass
     int64_t numThreads = 32 * warps;
     KiteTypeConverter converter(context, numThreads, chooseVectorWidth(func));
     AxisInfoAnalysis axisInfo(func);
-    KiteLoweringState state{axisInfo, ieeeDivision};
+    KiteLoweringState state{axisInfo, ieeeDivision, ""};
+
+    // Shared memory for the ops that exchange data between threads: one
+    // scratch buffer per kernel, sized for the largest such op.
+    int64_t smemBytes = 0;
+    func.walk([&](Operation *op) {
+      smemBytes = std::max(smemBytes, sharedMemoryBytes(op));
+    });
+    if (smemBytes > kMaxStaticSharedMemory) {
+      func.emitError() << "kernel '" << func.getSymName() << "' needs "
+                       << smemBytes
+                       << " bytes of shared memory to exchange data between "
+                          "threads (at most "
+                       << kMaxStaticSharedMemory
+                       << "); use smaller blocks";
+      return failure();
+    }
+    if (smemBytes > 0) {
+      OpBuilder gb(context);
+      gb.setInsertionPointToStart(gpuModule.getBody());
+      state.sharedMemory = ("kite_smem_" + func.getSymName()).str();
+      auto arrayType = LLVM::LLVMArrayType::get(
+          IntegerType::get(context, 8), uint64_t(smemBytes));
+      auto global = LLVM::GlobalOp::create(
+          gb, func.getLoc(), arrayType, /*isConstant=*/false,
+          LLVM::Linkage::Internal, state.sharedMemory, Attribute(),
+          /*alignment=*/16, /*addrSpace=*/3);
+      (void)global;
+    }
 
     // Constexpr parameters must have been bound to constants already; they
     // are not kernel parameters on the GPU.
@@ -167,6 +185,7 @@ struct ConvertKiteToGPUPass
     populateMemoryOpPatterns(converter, state, patterns);
     populateRandomOpPatterns(converter, patterns);
     populateElementwisePatterns(converter, state, patterns);
+    populateSharedMemoryOpPatterns(converter, state, patterns);
     // Whatever is left illegal is reported by the driver with its location.
     return applyPartialConversion(gpuFunc, target, std::move(patterns));
   }

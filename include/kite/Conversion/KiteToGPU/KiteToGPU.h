@@ -18,6 +18,8 @@
 #include "kite/Analysis/AxisInfo.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <string>
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::kite {
@@ -64,7 +66,15 @@ struct KiteLoweringState {
   const AxisInfoAnalysis &axisInfo;
   /// f32 division: approximate div.full.f32 (Triton's default) or IEEE.
   bool ieeeDivision = false;
+  /// The kernel's shared-memory scratch buffer (an llvm.mlir.global in
+  /// address space 3), for ops that exchange data between threads; empty
+  /// when the kernel needs none.
+  std::string sharedMemory;
 };
+
+/// Bytes of shared memory `op` needs to exchange data between threads
+/// (0 for ops that need none).
+int64_t sharedMemoryBytes(Operation *op);
 
 /// program_id, num_programs.
 void populateGridOpPatterns(KiteTypeConverter &converter,
@@ -79,6 +89,11 @@ void populateMemoryOpPatterns(KiteTypeConverter &converter,
 /// rand, randint, randn (Philox4x32-10).
 void populateRandomOpPatterns(KiteTypeConverter &converter,
                               RewritePatternSet &patterns);
+/// broadcast (with repetition), dot and reduce: data exchanged between
+/// threads through shared memory.
+void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
+                                    const KiteLoweringState &state,
+                                    RewritePatternSet &patterns);
 /// arith/math ops on blocks; f32 division.
 void populateElementwisePatterns(KiteTypeConverter &converter,
                                  const KiteLoweringState &state,
