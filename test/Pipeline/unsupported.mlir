@@ -2,11 +2,13 @@
 // kitec, and exit code 1.
 // RUN: not kitec %s 2>&1 | FileCheck %s
 
-// CHECK: unsupported.mlir:9:8: error: 'kite.reduce' op is not supported by the GPU lowering yet (1-D blocks only; dot and reductions need 2-D layouts, which are not built yet)
-func.func @k(%p: !kite.ptr<f32>) attributes {kite.kernel} {
-  %r = kite.arange 0, 16 : tensor<16xi32>
-  %f = arith.sitofp %r : tensor<16xi32> to tensor<16xf32>
-  %s = kite.reduce sum %f axis 0 : tensor<16xf32> -> f32
-  kite.store %p, %s : !kite.ptr<f32>
+// CHECK: unsupported.mlir:8:8: error: 'arith.constant' op only splat block constants are supported by the GPU lowering
+func.func @k(%p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 4 : tensor<4xi32>
+  %c = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32>
+  %s = arith.addi %r, %c : tensor<4xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<4x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %r : tensor<4x!kite.ptr<i32>>, tensor<4xi32>
+  kite.store %pp, %s : tensor<4x!kite.ptr<i32>>
   return
 }

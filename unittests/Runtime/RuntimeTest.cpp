@@ -184,17 +184,18 @@ TEST_F(RuntimeTest, CompileErrors) {
       << c.error().message();
 
   // A lowering failure names the op and its location.
-  const char *dot = R"(
-func.func @d(%p: !kite.ptr<f32>) attributes {kite.kernel} {
-  %a = arith.constant dense<1.0> : tensor<16x16xf32>
-  %c = kite.dot %a, %a, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
-  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<16x16x!kite.ptr<f32>>
-  kite.store %ps, %c : tensor<16x16x!kite.ptr<f32>>
+  const char *nonsplat = R"(
+func.func @d(%p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 4 : tensor<4xi32>
+  %c = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<4x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %r : tensor<4x!kite.ptr<i32>>, tensor<4xi32>
+  kite.store %pp, %c : tensor<4x!kite.ptr<i32>>
   return
 })";
-  auto lowering = compileMLIR(dot, {}, "dot.mlir").value().ptx();
+  auto lowering = compileMLIR(nonsplat, {}, "nonsplat.mlir").value().ptx();
   ASSERT_FALSE(lowering);
-  EXPECT_NE(lowering.error().message().find("dot.mlir:4:"), std::string::npos)
+  EXPECT_NE(lowering.error().message().find("nonsplat.mlir:4:"), std::string::npos)
       << lowering.error().message();
 }
 

@@ -21,8 +21,8 @@ def ConvertKiteToGPU : Pass<"convert-kite-to-gpu", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",

@@ -301,15 +301,17 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
                                   : arith::ExtFOp::create(rewriter, loc, f32, v)
                                         .getResult();
       };
+      SmallVector<Value> regs;
       for (int64_t e = 0; e < out.perThread; ++e) {
         Value ai = arith::AddIOp::create(rewriter, loc, rowBase[e], k);
         Value bi = arith::AddIOp::create(rewriter, loc, kRow, col[e]);
         Value av = widen(s.load(0, ai, inElem, inElem));
         Value bv = widen(s.load(bOffset, bi, inElem, inElem));
         Value c = vector::ExtractOp::create(rewriter, loc, acc, e);
-        Value r = math::FmaOp::create(rewriter, loc, av, bv, c);
-        acc = vector::InsertOp::create(rewriter, loc, r, acc, e);
+        regs.push_back(math::FmaOp::create(rewriter, loc, av, bv, c));
       }
+      acc = vector::FromElementsOp::create(
+          rewriter, loc, cast<VectorType>(acc.getType()), regs);
       scf::YieldOp::create(rewriter, loc, acc);
     }
     (void)M;

@@ -101,29 +101,13 @@ func.func @used_constexpr(%p: !kite.ptr<i32>, %b: i32 {kite.constexpr}) attribut
 
 // -----
 
-func.func @broadcast(%p: !kite.ptr<i32>) attributes {kite.kernel} {
-  %r = kite.arange 0, 16 : tensor<16xi32>
-  %c = kite.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
-  // expected-error @+2 {{failed to legalize operation 'kite.broadcast'}}
-  // expected-error @+1 {{broadcasting 'tensor<16x1xi32>' to 'tensor<16x16xi32>' needs a data exchange between threads, which the GPU lowering does not support yet}}
-  %b = kite.broadcast %c : tensor<16x1xi32> -> tensor<16x16xi32>
-  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<16x16x!kite.ptr<i32>>
-  %pp = kite.addptr %ps, %b : tensor<16x16x!kite.ptr<i32>>, tensor<16x16xi32>
-  kite.store %pp, %b : tensor<16x16x!kite.ptr<i32>>
-  return
-}
-
-// -----
-
-func.func @dot(%a: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  return %a : tensor<16x16xf32>
-}
-func.func @unsupported(%p: !kite.ptr<f32>) attributes {kite.kernel} {
-  %r = kite.arange 0, 16 : tensor<16xi32>
-  %f = arith.sitofp %r : tensor<16xi32> to tensor<16xf32>
-  // expected-error @+1 {{'kite.reduce' op is not supported by the GPU lowering yet}}
-  %s = kite.reduce sum %f axis 0 : tensor<16xf32> -> f32
-  kite.store %p, %s : !kite.ptr<f32>
+func.func @nonsplat(%p: !kite.ptr<i32>) attributes {kite.kernel} {
+  // expected-error @+2 {{failed to legalize operation 'arith.constant'}}
+  // expected-error @+1 {{only splat block constants are supported by the GPU lowering}}
+  %c = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<4x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %c : tensor<4x!kite.ptr<i32>>, tensor<4xi32>
+  kite.store %pp, %c : tensor<4x!kite.ptr<i32>>
   return
 }
 

@@ -1,0 +1,58 @@
+// RUN: kite-opt %s -convert-kite-to-gpu -split-input-file | FileCheck %s
+// Ops whose results need other threads' elements go through one shared
+// memory scratch buffer per kernel: barrier, store every register at its
+// linear index, barrier, load what each result register needs.
+
+// A broadcast that repeats elements.
+// CHECK: llvm.mlir.global internal @kite_smem_broadcast() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
+// CHECK-LABEL: gpu.func @broadcast
+// CHECK: %[[BASE:.*]] = llvm.mlir.addressof @kite_smem_broadcast : !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+func.func @broadcast(%p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 16 : tensor<16xi32>
+  %c = kite.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %b = kite.broadcast %c : tensor<16x1xi32> -> tensor<16x16xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<16x16x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %b : tensor<16x16x!kite.ptr<i32>>, tensor<16x16xi32>
+  kite.store %pp, %b : tensor<16x16x!kite.ptr<i32>>
+  return
+}
+
+// -----
+
+// A reduction to a scalar: every thread combines the run in a loop.
+// CHECK: llvm.mlir.global internal @kite_smem_reduce() {{.*}} : !llvm.array<64 x i8>
+// CHECK-LABEL: gpu.func @reduce
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c1_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32)
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: arith.addf
+func.func @reduce(%p: !kite.ptr<f32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 16 : tensor<16xi32>
+  %f = arith.sitofp %r : tensor<16xi32> to tensor<16xf32>
+  %s = kite.reduce sum %f axis 0 : tensor<16xf32> -> f32
+  kite.store %p, %s : !kite.ptr<f32>
+  return
+}
+
+// -----
+
+// dot: both operands staged (B 16-byte aligned after A), an fma loop on k.
+// CHECK: llvm.mlir.global internal @kite_smem_dot() {{.*}} : !llvm.array<2048 x i8>
+// CHECK-LABEL: gpu.func @dot
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<2xf32>)
+// CHECK: math.fma %{{.*}} : f32
+func.func @dot(%p: !kite.ptr<f32>) attributes {kite.kernel} {
+  %a = arith.constant dense<1.0> : tensor<16x16xf32>
+  %c = kite.dot %a, %a, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<16x16x!kite.ptr<f32>>
+  kite.store %ps, %c : tensor<16x16x!kite.ptr<f32>>
+  return
+}
+
