@@ -10,6 +10,8 @@
 //       compileFile + the first launch (compile or cache hit, load). Run it
 //       with an empty KITE_CACHE_DIR (cold) and again (warm disk hit).
 //       Prints one JSON line with the cache outcome.
+//   kite-bench-runtime matmul <matmul.kite> SIZE
+//       The tutorial matmul at SIZE^3 (default blocks), TFLOP/s.
 //   kite-bench-runtime interpret <seeded_dropout.kite>
 //       Seeded dropout over 2^20 elements in the interpreter (one thread).
 //
@@ -135,7 +137,47 @@ static int interpBench(const char *path) {
   return 0;
 }
 
+/// C = A x B through dsl-examples/matmul.kite (f32, or f16/bf16 inputs when
+/// the file declares them), M = N = K = `size`: median of 10 timed runs
+/// (host timing around launch + synchronize, after a warm-up).
+static int matmulBench(const char *path, int size) {
+  auto k = kite::compileFile(path).value();
+  bool half = k.params()[0].type != kite::ScalarType::F32;
+  size_t n = size_t(size) * size;
+  size_t elem = half ? 2 : 4;
+  auto a = kite::deviceAlloc(n * elem).value();
+  auto b = kite::deviceAlloc(n * elem).value();
+  auto c = kite::deviceAlloc(n * 4).value();
+  std::vector<uint8_t> init(n * elem, 0x3c); // small positive values
+  kite::copyToDevice(a, init.data(), init.size()).value();
+  kite::copyToDevice(b, init.data(), init.size()).value();
+  std::vector<kite::Arg> args = {kite::Arg::pointer(a), kite::Arg::pointer(b),
+                                 kite::Arg::pointer(c), int32_t(size),
+                                 int32_t(size), int32_t(size), int32_t(size),
+                                 int32_t(1), int32_t(size), int32_t(1),
+                                 int32_t(size), int32_t(1)};
+  uint32_t grid = kite::cdiv(size, 128) * kite::cdiv(size, 128);
+  k.launch(grid, args).value();
+  kite::synchronize().value();
+  std::vector<double> times;
+  for (int r = 0; r < 10; ++r) {
+    auto t0 = Clock::now();
+    k.launch(grid, args).value();
+    kite::synchronize().value();
+    times.push_back(since(t0));
+  }
+  std::sort(times.begin(), times.end());
+  double us = times[times.size() / 2];
+  std::printf("{\"bench\": \"matmul\", \"dtype\": \"%s\", \"size\": %d, "
+              "\"us\": %.1f, \"tflops\": %.3f}\n",
+              half ? "f16/bf16" : "f32", size, us,
+              2.0 * size * double(size) * size / us / 1e6);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && std::strcmp(argv[1], "matmul") == 0)
+    return matmulBench(argv[2], std::atoi(argv[3]));
   if (argc != 3 || (std::strcmp(argv[1], "launch") &&
                     std::strcmp(argv[1], "compile") &&
                     std::strcmp(argv[1], "interpret"))) {

@@ -50,8 +50,9 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op))
     return bytesOf(r.getSrc().getType());
   if (auto d = dyn_cast<DotOp>(op)) {
-    int64_t a = bytesOf(d.getA().getType());
-    return llvm::alignTo(a, 16) + bytesOf(d.getB().getType());
+    // Operands are staged as f32 (the register-tiled path widens on store).
+    int64_t a = d.getA().getType().getNumElements() * 4;
+    return llvm::alignTo(a, 16) + d.getB().getType().getNumElements() * 4;
   }
   return 0;
 }
@@ -267,6 +268,9 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
             N = bType.getDimSize(1);
+    if (succeeded(registerTiled(op, adaptor, rewriter)))
+      return success();
+    // Generic path: any layout; operands staged in their own type.
     int64_t bOffset = llvm::alignTo(bytesOf(aType), 16);
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
@@ -319,6 +323,138 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     rewriter.replaceOp(op, loop.getResult(0));
     return success();
   }
+
+  /// The register-tiled dot, when the result's blocked layout gives each
+  /// thread `chunk` consecutive columns c0.. of rows r0 + i*R (one layout
+  /// repetition covers R whole rows). Operands are staged in shared memory
+  /// as f32: B row-major, A k-major with its rows permuted so that the
+  /// M/R rows a thread needs are contiguous. Each k step is then one
+  /// vector load of A's M/R values, one of B's `chunk` values, and
+  /// (M/R) * chunk fmas on the accumulator registers.
+  LogicalResult registerTiled(DotOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const {
+    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
+    RankedTensorType type = op.getType();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout out = conv.getLayout(type);
+    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+            N = bType.getDimSize(1);
+    int64_t T = out.numThreads, chunk = out.chunk;
+    if (out.isReplicated() || N % chunk || (T * chunk) % N ||
+        T * chunk < N || chunk < 1)
+      return failure();
+    int64_t R = T * chunk / N; // rows per layout repetition
+    if (M % R || out.perThread != (M / R) * chunk)
+      return failure();
+    int64_t rowsPerThread = M / R;
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Scratch s(rewriter, loc, state.sharedMemory);
+    int64_t bOffset = llvm::alignTo(M * K * 4, 16);
+
+    auto widen = [&](Value v) -> Value {
+      return v.getType() == f32
+                 ? v
+                 : arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
+    };
+    // Stage A (k-major, rows permuted) and B (row-major) as f32.
+    s.barrier();
+    {
+      BlockedLayout la = conv.getLayout(aType);
+      Value tbase = threadBase(rewriter, loc, la);
+      for (int64_t e = 0; e < la.perThread; ++e) {
+        Value lin = arith::AddIOp::create(rewriter, loc, tbase,
+                                          s.i32(la.registerOffset(e)));
+        Value m = arith::DivUIOp::create(rewriter, loc, lin, s.i32(K));
+        Value k = arith::RemUIOp::create(rewriter, loc, lin, s.i32(K));
+        // perm(m) = (m % R) * (M / R) + m / R; index k * M + perm(m)
+        Value pm = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc,
+                                  arith::RemUIOp::create(rewriter, loc, m, s.i32(R)),
+                                  s.i32(rowsPerThread)),
+            arith::DivUIOp::create(rewriter, loc, m, s.i32(R)));
+        Value idx = arith::AddIOp::create(
+            rewriter, loc, arith::MulIOp::create(rewriter, loc, k, s.i32(M)), pm);
+        Value v = widen(extractRegister(rewriter, loc, adaptor.getA(), e));
+        LLVM::StoreOp::create(rewriter, loc, v, s.address(0, idx, f32));
+      }
+      BlockedLayout lb = conv.getLayout(bType);
+      Value bbase = threadBase(rewriter, loc, lb);
+      for (int64_t e = 0; e < lb.perThread; ++e) {
+        Value lin = arith::AddIOp::create(rewriter, loc, bbase,
+                                          s.i32(lb.registerOffset(e)));
+        Value v = widen(extractRegister(rewriter, loc, adaptor.getB(), e));
+        LLVM::StoreOp::create(rewriter, loc, v, s.address(bOffset, lin, f32));
+      }
+    }
+    s.barrier();
+
+    // This thread's row group r0 and first column c0.
+    Value tid = threadId(rewriter, loc);
+    Value first = arith::MulIOp::create(rewriter, loc, tid, s.i32(chunk));
+    Value r0 = arith::DivUIOp::create(rewriter, loc, first, s.i32(N));
+    Value c0 = arith::RemUIOp::create(rewriter, loc, first, s.i32(N));
+    Value aBase = arith::MulIOp::create(rewriter, loc, r0, s.i32(rowsPerThread));
+    auto aVecType = VectorType::get({rowsPerThread}, f32);
+    auto bVecType = VectorType::get({chunk}, f32);
+    auto accType = cast<VectorType>(conv.convertType(type));
+
+    // acc rows as vector<chunk x f32> values.
+    auto kStep = [&](OpBuilder &b, Value k, SmallVector<Value> &rows) {
+      Value aIdx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, k, s.i32(M)), aBase);
+      Value bIdx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
+      Value av = LLVM::LoadOp::create(b, loc, aVecType, s.address(0, aIdx, f32),
+                                      /*alignment=*/16);
+      Value bv = LLVM::LoadOp::create(b, loc, bVecType,
+                                      s.address(bOffset, bIdx, f32),
+                                      /*alignment=*/chunk * 4 >= 16 ? 16 : 4);
+      for (int64_t i = 0; i < rowsPerThread; ++i) {
+        Value ai = vector::ExtractOp::create(b, loc, av, i);
+        Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
+        rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
+      }
+    };
+    SmallVector<Value> rows;
+    for (int64_t i = 0; i < rowsPerThread; ++i) {
+      SmallVector<int64_t> idx;
+      for (int64_t j = 0; j < chunk; ++j)
+        idx.push_back(i * chunk + j);
+      rows.push_back(vector::ShuffleOp::create(rewriter, loc, adaptor.getAcc(),
+                                               adaptor.getAcc(), idx));
+    }
+    // Fully unrolled for short K; else a loop unrolled by 8.
+    const int64_t unroll = 8;
+    if (K <= 64 || K % unroll) {
+      for (int64_t k = 0; k < K; ++k)
+        kStep(rewriter, s.i32(k), rows);
+    } else {
+      auto loop = scf::ForOp::create(rewriter, loc, s.i32(0), s.i32(K),
+                                     s.i32(unroll), ValueRange(rows));
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> inner(loop.getRegionIterArgs().begin(),
+                               loop.getRegionIterArgs().end());
+      for (int64_t u = 0; u < unroll; ++u)
+        kStep(rewriter,
+              arith::AddIOp::create(rewriter, loc, loop.getInductionVar(),
+                                    s.i32(u)),
+              inner);
+      scf::YieldOp::create(rewriter, loc, inner);
+      rows.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    // Back to the accumulator's register order (register i*chunk + j).
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < rowsPerThread; ++i)
+      for (int64_t j = 0; j < chunk; ++j)
+        elems.push_back(vector::ExtractOp::create(rewriter, loc, rows[i], j));
+    rewriter.replaceOp(op, vector::FromElementsOp::create(rewriter, loc,
+                                                          accType, elems));
+    return success();
+  }
+
   const KiteLoweringState &state;
 };
 
