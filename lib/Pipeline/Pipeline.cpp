@@ -35,6 +35,7 @@
 
 namespace kite {
 #define GEN_PASS_DECL_CHECKTARGET
+#define GEN_PASS_DECL_PIPELINELOADS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -82,7 +83,11 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
+
   case Stage::GPU: {
+    // Kite-level scheduling for the GPU, then the lowering.
+    pm.addPass(createPipelineLoads());
+    pm.addPass(createCanonicalizerPass());
     mlir::kite::ConvertKiteToGPUOptions lower;
     lower.numWarps = options.numWarps;
     lower.ieeeDivision = options.ieeeDivision;

@@ -31,4 +31,22 @@ def CheckTarget : Pass<"kite-check-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def PipelineLoads : Pass<"kite-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "Issue the loads that feed a dot one loop iteration early";
+  let description = [{
+    In an scf.for whose body loads blocks only consumed by kite.dot (the
+    K loop of a matmul), the loads of iteration k+1 are issued before the
+    dot of iteration k and carried in the loop, so their memory latency
+    overlaps the dot's arithmetic. The loads of the first iteration move
+    before the loop; the extra last-iteration loads are masked off (their
+    mask is ANDed with "k + step < upper bound"), so nothing outside the
+    original accesses is read. Applies when the loads' operands are
+    computed by side-effect-free ops from the loop's induction variable,
+    its iteration arguments (advanced by side-effect-free ops) and values
+    defined outside.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // KITE_PIPELINE_PASSES_TD

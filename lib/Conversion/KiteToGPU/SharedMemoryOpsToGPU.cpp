@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
@@ -400,6 +402,15 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     auto bVecType = VectorType::get({chunk}, f32);
     auto accType = cast<VectorType>(conv.convertType(type));
 
+    // Proven alignment of the vector loads: A at (k*M + r0*rows)*4 bytes,
+    // B at bOffset + (k*N + c0)*4 (bOffset is 16-aligned, c0 a multiple of
+    // chunk); the buffer itself is 16-aligned.
+    auto pow2Align = [](int64_t a, int64_t b) {
+      int64_t g = std::gcd(a, b);
+      return std::min<int64_t>(16, g & -g);
+    };
+    unsigned aAlign = pow2Align(M * 4, rowsPerThread * 4);
+    unsigned bAlign = pow2Align(N * 4, chunk * 4);
     // acc rows as vector<chunk x f32> values.
     auto kStep = [&](OpBuilder &b, Value k, SmallVector<Value> &rows) {
       Value aIdx = arith::AddIOp::create(
@@ -407,10 +418,9 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       Value bIdx = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
       Value av = LLVM::LoadOp::create(b, loc, aVecType, s.address(0, aIdx, f32),
-                                      /*alignment=*/16);
+                                      aAlign);
       Value bv = LLVM::LoadOp::create(b, loc, bVecType,
-                                      s.address(bOffset, bIdx, f32),
-                                      /*alignment=*/chunk * 4 >= 16 ? 16 : 4);
+                                      s.address(bOffset, bIdx, f32), bAlign);
       for (int64_t i = 0; i < rowsPerThread; ++i) {
         Value ai = vector::ExtractOp::create(b, loc, av, i);
         Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);

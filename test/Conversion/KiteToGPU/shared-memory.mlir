@@ -41,13 +41,21 @@ func.func @reduce(%p: !kite.ptr<f32>) attributes {kite.kernel} {
 
 // -----
 
-// dot: both operands staged (B 16-byte aligned after A), an fma loop on k.
+// dot, register-tiled: each thread holds 2 consecutive columns of one row
+// (R = 16 rows per layout repetition), so A is staged k-major (16 x 16 f32)
+// and B row-major, both as f32; each k step is one load of A's value, one
+// 8-byte vector load of B's two, and a vector fma. Alignments are what the
+// layout proves (A: 4 bytes here).
 // CHECK: llvm.mlir.global internal @kite_smem_dot() {{.*}} : !llvm.array<2048 x i8>
 // CHECK-LABEL: gpu.func @dot
 // CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.store %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<2xf32>)
-// CHECK: math.fma %{{.*}} : f32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<1xf32>
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK: math.fma %{{.*}} : vector<2xf32>
+// CHECK-COUNT-15: math.fma
+// CHECK-NOT: math.fma
 func.func @dot(%p: !kite.ptr<f32>) attributes {kite.kernel} {
   %a = arith.constant dense<1.0> : tensor<16x16xf32>
   %c = kite.dot %a, %a, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>

@@ -1,0 +1,187 @@
+//===- PipelineLoads.cpp - Prefetch a dot's operands one iteration ahead ---===//
+//
+// kite-pipeline-loads: see Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kite {
+#define GEN_PASS_DECL_PIPELINELOADS
+#define GEN_PASS_DEF_PIPELINELOADS
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+namespace {
+
+/// Adds to `slice` (in body order) the ops of `body` that `v` depends on.
+/// Fails on an op with side effects or regions, or on a dependence on an
+/// op in `forbidden`.
+bool collectSlice(Value v, Block *body, llvm::SetVector<Operation *> &slice,
+                  const llvm::SmallPtrSetImpl<Operation *> &forbidden) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != body)
+    return true; // block argument, or defined outside the loop
+  if (slice.contains(def))
+    return true;
+  if (forbidden.contains(def) || def->getNumRegions() ||
+      !isMemoryEffectFree(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectSlice(operand, body, slice, forbidden))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+/// `mask AND cond` for a load (the mask may be absent).
+Value guardMask(OpBuilder &b, Location loc, Value mask, Value cond,
+                Type ptrType) {
+  Type maskType = b.getI1Type();
+  if (auto t = dyn_cast<RankedTensorType>(ptrType))
+    maskType = RankedTensorType::get(t.getShape(), b.getI1Type());
+  Value splat = isa<RankedTensorType>(maskType)
+                    ? kd::SplatOp::create(b, loc, maskType, cond).getResult()
+                    : cond;
+  if (!mask)
+    return splat;
+  return arith::AndIOp::create(b, loc, mask, splat);
+}
+
+struct PipelineLoadsPass
+    : public ::kite::impl::PipelineLoadsBase<PipelineLoadsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      pipeline(loop);
+  }
+
+  void pipeline(scf::ForOp loop) {
+    Block *body = loop.getBody();
+    // Loads of blocks used only by dots of this body.
+    SmallVector<kd::LoadOp> loads;
+    for (Operation &op : *body)
+      if (auto load = dyn_cast<kd::LoadOp>(op))
+        if (isa<RankedTensorType>(load.getType()) && !load->use_empty() &&
+            llvm::all_of(load->getUsers(), [&](Operation *u) {
+              return isa<kd::DotOp>(u) && u->getBlock() == body;
+            }))
+          loads.push_back(load);
+    if (loads.empty())
+      return;
+    llvm::SmallPtrSet<Operation *, 8> forbidden;
+    for (Operation &op : *body)
+      if (!isMemoryEffectFree(&op) || op.getNumRegions())
+        forbidden.insert(&op);
+    // The loads' operand slice, and the slice computing the next value of
+    // every iteration argument it uses.
+    llvm::SetVector<Operation *> slice;
+    for (kd::LoadOp load : loads)
+      for (Value operand : load->getOperands())
+        if (!collectSlice(operand, body, slice, forbidden))
+          return;
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    llvm::SetVector<Operation *> advance;
+    SmallVector<unsigned> usedArgs;
+    auto usesArg = [&](BlockArgument arg) {
+      for (Operation *op : slice)
+        if (llvm::is_contained(op->getOperands(), Value(arg)))
+          return true;
+      for (kd::LoadOp load : loads)
+        if (llvm::is_contained(load->getOperands(), Value(arg)))
+          return true;
+      return false;
+    };
+    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (usesArg(arg)) {
+        usedArgs.push_back(i);
+        if (!collectSlice(yield.getOperand(i), body, advance, forbidden))
+          return;
+      }
+    Operation *firstDot = nullptr;
+    for (kd::LoadOp load : loads)
+      for (Operation *u : load->getUsers())
+        if (!firstDot || u->isBeforeInBlock(firstDot))
+          firstDot = u;
+
+    IRRewriter rewriter(loop.getContext());
+    Location loc = loop.getLoc();
+    // Clones the slice and the loads under `map`, guarding the loads with
+    // `cond`; returns the loaded values.
+    auto cloneLoads = [&](OpBuilder &b, IRMapping &map, Value cond) {
+      for (Operation *op : slice)
+        b.clone(*op, map);
+      SmallVector<Value> out;
+      for (kd::LoadOp load : loads) {
+        Value ptr = map.lookupOrDefault(load.getPtr());
+        Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
+                                    : Value();
+        Value other = load.getOther() ? map.lookupOrDefault(load.getOther())
+                                      : Value();
+        Value guarded = guardMask(b, loc, mask, cond, ptr.getType());
+        out.push_back(kd::LoadOp::create(b, load.getLoc(), ptr, guarded, other));
+      }
+      return out;
+    };
+
+    // Prologue: the first iteration's loads, before the loop.
+    rewriter.setInsertionPoint(loop);
+    IRMapping first;
+    first.map(loop.getInductionVar(), loop.getLowerBound());
+    for (auto [arg, init] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+      first.map(arg, init);
+    Value runs = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       loop.getLowerBound(),
+                                       loop.getUpperBound());
+    SmallVector<Value> prologue = cloneLoads(rewriter, first, runs);
+
+    // Next iteration's loads, in the body before the first dot.
+    SmallVector<Value> nextLoads;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(firstDot);
+      IRMapping next;
+      Value iv = loop.getInductionVar();
+      Value nextIv = arith::AddIOp::create(rewriter, loc, iv, loop.getStep());
+      next.map(iv, nextIv);
+      IRMapping advanceMap;
+      for (Operation *op : advance)
+        rewriter.clone(*op, advanceMap);
+      for (unsigned i : usedArgs)
+        next.map(loop.getRegionIterArgs()[i],
+                 advanceMap.lookupOrDefault(yield.getOperand(i)));
+      Value more = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::slt, nextIv,
+                                         loop.getUpperBound());
+      nextLoads = cloneLoads(rewriter, next, more);
+    }
+    auto newLoop = loop.replaceWithAdditionalYields(
+        rewriter, prologue, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>(nextLoads.begin(), nextLoads.end());
+        });
+    if (failed(newLoop))
+      return;
+    auto forOp = cast<scf::ForOp>(newLoop->getOperation());
+    auto carried = forOp.getRegionIterArgs().take_back(loads.size());
+    for (auto [load, arg] : llvm::zip(loads, carried)) {
+      load.getResult().replaceAllUsesWith(arg);
+      load.erase();
+    }
+  }
+};
+} // namespace
