@@ -50,6 +50,20 @@ if [ -d .gpu/rt ]; then
     (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$cold" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
   done
   (cd $rt && ./bin/kite-bench-runtime interpret dsl-examples/seeded_dropout.kite) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+  for s in 1024 4096; do
+    (cd $rt && ./bin/kite-bench-runtime matmul dsl-examples/matmul.kite $s) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+    (cd $rt && ./bin/kite-bench-runtime matmul bench/matmul_f16.kite $s) | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+  done
+  python3 - <<'PY' | tee -a "${OUT:-/tmp}/bench_runtime.jsonl"
+import json, torch
+from triton.testing import do_bench
+torch.backends.cuda.matmul.allow_tf32 = False
+for s in (1024, 4096):
+    for name, dt in (("f32", torch.float32), ("f16", torch.float16)):
+        a = torch.randn(s, s, device="cuda", dtype=dt); b = torch.randn(s, s, device="cuda", dtype=dt)
+        ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=200, return_mode="median")
+        print(json.dumps({"bench": "cublas", "dtype": name, "size": s, "tflops": 2 * s**3 / ms / 1e9}))
+PY
   python3 - "${OUT:-/tmp}/bench_runtime.jsonl" <<'PY'
 import json, sys, statistics
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
@@ -68,6 +82,13 @@ if c:
     for k in ["parse_ms", "to_ptx_ms", "load_ms"]:
         print(f"{'  of which ' + k + ', median':42} {statistics.median(r[k] for r in c):10.1f}")
 if warm: print(f"{'warm disk hit, new process, median ms':42} {statistics.median(warm):10.1f}  <= 5")
+cublas = {(r["dtype"], r["size"]): r["tflops"] for r in rows if r["bench"] == "cublas"}
+for r in rows:
+    if r["bench"] == "matmul":
+        dt = "f32" if r["dtype"] == "f32" else "f16"
+        ref = cublas.get((dt, r["size"]))
+        label = f"matmul {r['dtype']} {r['size']}^3, TFLOP/s"
+        print(f"{label:42} {r['tflops']:10.1f}  cuBLAS {ref:.1f} ({r['tflops']/ref:.2f}x)" if ref else f"{label:42} {r['tflops']:10.1f}")
 for r in rows:
     if r["bench"] == "interpret":
         print(f"{'interpreter, seeded dropout 2^20, ms':42} {r['ms']:10.1f}  <= 1000 (one core)")
