@@ -75,6 +75,13 @@ static Loaded load() {
   bind(d.cuLinkAddData, "cuLinkAddData_v2");
   bind(d.cuLinkComplete, "cuLinkComplete");
   bind(d.cuLinkDestroy, "cuLinkDestroy");
+  bind(d.cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+  bind(d.cuMemsetD8, "cuMemsetD8_v2");
+  bind(d.cuEventCreate, "cuEventCreate");
+  bind(d.cuEventRecord, "cuEventRecord");
+  bind(d.cuEventSynchronize, "cuEventSynchronize");
+  bind(d.cuEventElapsedTime, "cuEventElapsedTime");
+  bind(d.cuEventDestroy, "cuEventDestroy_v2");
   if (!ok)
     return l;
   CUresult r = d.cuInit(0);

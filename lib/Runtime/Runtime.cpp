@@ -630,3 +630,79 @@ Expected<void> kite::copyToHost(void *dst, uint64_t src, size_t bytes,
     return ok;
   return (*drv)->check("cuMemcpyDtoH", (*drv)->cuMemcpyDtoH(dst, src, bytes));
 }
+
+Expected<void> kite::copyDeviceToDevice(uint64_t dst, uint64_t src,
+                                        size_t bytes, int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok;
+  return (*drv)->check("cuMemcpyDtoD", (*drv)->cuMemcpyDtoD(dst, src, bytes));
+}
+
+Expected<void> kite::memsetDevice(uint64_t dst, uint8_t value, size_t bytes,
+                                  int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok;
+  return (*drv)->check("cuMemsetD8", (*drv)->cuMemsetD8(dst, value, bytes));
+}
+
+Expected<Event> Event::create(int device) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device); !ok)
+    return ok.error();
+  CUevent e = nullptr;
+  if (auto ok = (*drv)->check("cuEventCreate", (*drv)->cuEventCreate(&e, 0));
+      !ok)
+    return ok.error();
+  return Event(e, device);
+}
+
+Expected<void> Event::record(void *stream) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (auto ok = useDevice(device_); !ok)
+    return ok;
+  return (*drv)->check("cuEventRecord",
+                       (*drv)->cuEventRecord(static_cast<CUevent>(event_),
+                                             static_cast<CUstream>(stream)));
+}
+
+Expected<float> Event::elapsedMs(const Event &start, const Event &end) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  const Driver &d = **drv;
+  if (auto ok = d.check("cuEventSynchronize",
+                        d.cuEventSynchronize(static_cast<CUevent>(end.event_)));
+      !ok)
+    return ok.error();
+  float ms = 0;
+  if (auto ok = d.check("cuEventElapsedTime",
+                        d.cuEventElapsedTime(&ms,
+                                             static_cast<CUevent>(start.event_),
+                                             static_cast<CUevent>(end.event_)));
+      !ok)
+    return ok.error();
+  return ms;
+}
+
+Event &Event::operator=(Event &&o) noexcept {
+  std::swap(event_, o.event_);
+  std::swap(device_, o.device_);
+  return *this;
+}
+
+Event::~Event() {
+  if (!event_)
+    return;
+  if (auto drv = driver())
+    (*drv)->cuEventDestroy(static_cast<CUevent>(event_));
+}

@@ -50,6 +50,7 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
   done
   strip -o "$rt/unittests/KiteRuntimeGPUTests" "$static/unittests/KiteRuntimeGPUTests"
   strip -o "$rt/bin/kite-bench-runtime" "$static/bin/kite-bench-runtime"
+  strip -o "$rt/bin/kite-bench" "$static/bin/kite-bench"
   cp "$root"/dsl-examples/*.mlir "$root"/dsl-examples/*.kite "$rt/dsl-examples/"
   cp "$root"/bench/kernels/*.mlir "$root"/bench/kernels/*.kite "$rt/bench/"
   xz -T0 -3 -f "$rt/lib/libkite.so" # carried compressed; run.sh unpacks

@@ -253,6 +253,33 @@ KITE_API Expected<void> copyToDevice(uint64_t dst, const void *src,
 KITE_API Expected<void> copyToHost(void *dst, uint64_t src, size_t bytes,
                                    int device = 0);
 
+KITE_API Expected<void> copyDeviceToDevice(uint64_t dst, uint64_t src,
+                                           size_t bytes, int device = 0);
+KITE_API Expected<void> memsetDevice(uint64_t dst, uint8_t value,
+                                     size_t bytes, int device = 0);
+
+/// A CUDA event, for timing work on the GPU (benchmarks).
+class KITE_API Event {
+public:
+  static Expected<Event> create(int device = 0);
+  /// Records the event on `stream` (default stream when null).
+  Expected<void> record(void *stream = nullptr);
+  /// Milliseconds between two recorded events (waits for `end`).
+  static Expected<float> elapsedMs(const Event &start, const Event &end);
+  Event(Event &&o) noexcept : event_(o.event_), device_(o.device_) {
+    o.event_ = nullptr;
+  }
+  Event &operator=(Event &&o) noexcept;
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  ~Event();
+
+private:
+  Event(void *event, int device) : event_(event), device_(device) {}
+  void *event_;
+  int device_;
+};
+
 /// Device memory for `size` elements of T, freed on destruction.
 template <typename T> class DeviceBuffer {
 public:

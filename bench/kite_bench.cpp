@@ -1,0 +1,167 @@
+//===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
+//
+//   kite-bench DIR [--quick]
+//
+// Times, through the runtime, the tutorial kernels compiled from DIR's
+// dsl-examples/*.kite and bench/*.kite, and prints one JSON line per
+// measurement:
+//   - vector add, dropout, seeded dropout for n = 2^20 .. 2^28 elements, and
+//     a device-to-device copy of n floats measured the same way (the
+//     bandwidth ceiling of the same run);
+//   - the tutorial matmul in f32, f16 and bf16 inputs at 1024^3, 4096^3,
+//     8192^3 and 4096x4096x512.
+// Protocol: inputs generated on the device with Philox (never zeros);
+// before every timed launch the L2 is flushed (a 256 MB memset); CUDA
+// events around the launch; 3 warm-up runs; the median of 25 runs (10 for
+// matmul). --quick: 2^20 and 2^24 only, matmul at 1024^3.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace kite;
+
+static std::string root;
+
+static Kernel load(const std::string &path, const std::string &kernel = "") {
+  CompileOptions o;
+  o.kernel = kernel;
+  return compileFile(root + "/" + path, o).value();
+}
+
+/// Device buffer of n elements of `bytes` each, filled by `fill`.
+static uint64_t filled(const Kernel &fill, size_t n, size_t bytes,
+                       int32_t seed) {
+  uint64_t p = deviceAlloc(n * bytes).value();
+  fill.launch(cdiv(n, 1024), {Arg::pointer(p), int32_t(n), seed}).value();
+  return p;
+}
+
+static uint64_t flushBuffer;
+static const size_t kFlushBytes = size_t(256) << 20;
+
+/// Median milliseconds of `run`, each run after an L2 flush.
+static double timeMs(const std::function<void()> &run, int reps) {
+  Event start = Event::create().value(), stop = Event::create().value();
+  for (int w = 0; w < 3; ++w)
+    run();
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    memsetDevice(flushBuffer, uint8_t(r), kFlushBytes).value();
+    start.record().value();
+    run();
+    stop.record().value();
+    ms.push_back(Event::elapsedMs(start, stop).value());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: kite-bench DIR [--quick]\n");
+    return 2;
+  }
+  root = argv[1];
+  bool quick = argc > 2 && std::strcmp(argv[2], "--quick") == 0;
+  flushBuffer = deviceAlloc(kFlushBytes).value();
+  Kernel fillF32 = load("bench/fill.kite", "fill_f32");
+  Kernel fillKeep = load("bench/fill.kite", "fill_keep");
+  Kernel add = load("dsl-examples/vector_add.kite");
+  Kernel dropout = load("dsl-examples/dropout.kite");
+  Kernel seeded = load("dsl-examples/seeded_dropout.kite");
+
+  std::vector<int> logs = quick ? std::vector<int>{20, 24}
+                                : std::vector<int>{20, 22, 24, 26, 28};
+  for (int lg : logs) {
+    size_t n = size_t(1) << lg;
+    uint64_t x = filled(fillF32, n, 4, 1), y = filled(fillF32, n, 4, 2);
+    uint64_t keep = filled(fillKeep, n, 4, 3);
+    uint64_t out = deviceAlloc(n * 4).value();
+    synchronize().value();
+    uint32_t grid = cdiv(n, 1024);
+    double copy = timeMs([&] { copyDeviceToDevice(out, x, n * 4).value(); }, 25);
+    struct Case {
+      const char *name;
+      double bytesPerElement;
+      std::function<void()> run;
+    };
+    Case cases[] = {
+        {"vector_add", 12, [&] {
+           add.launch(grid, {Arg::pointer(x), Arg::pointer(y), Arg::pointer(out),
+                             int32_t(n)}).value();
+         }},
+        {"dropout", 12, [&] {
+           dropout.launch(grid, {Arg::pointer(x), Arg::pointer(keep),
+                                 Arg::pointer(out), int32_t(n), 0.5f}).value();
+         }},
+        {"seeded_dropout", 8, [&] {
+           seeded.launch(grid, {Arg::pointer(x), Arg::pointer(out), int32_t(n),
+                                0.5f, int32_t(123)}).value();
+         }},
+    };
+    double copyGBps = 8.0 * n / copy / 1e6;
+    std::printf("{\"impl\": \"copy\", \"kernel\": \"copy\", \"log2n\": %d, "
+                "\"us\": %.2f, \"GBps\": %.1f}\n",
+                lg, copy * 1e3, copyGBps);
+    for (Case &c : cases) {
+      double ms = timeMs(c.run, 25);
+      double gbps = c.bytesPerElement * n / ms / 1e6;
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"%s\", \"log2n\": %d, "
+                  "\"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
+                  c.name, lg, ms * 1e3, gbps, copyGBps);
+    }
+    std::fflush(stdout);
+    for (uint64_t p : {x, y, keep, out})
+      deviceFree(p);
+  }
+
+  struct Shape {
+    int M, N, K;
+  };
+  std::vector<Shape> shapes = quick ? std::vector<Shape>{{1024, 1024, 1024}}
+                                    : std::vector<Shape>{{1024, 1024, 1024},
+                                                         {4096, 4096, 4096},
+                                                         {8192, 8192, 8192},
+                                                         {4096, 4096, 512}};
+  struct Variant {
+    const char *dtype, *kernel, *fill;
+    size_t bytes;
+  };
+  for (Variant v : {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4},
+                    Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2},
+                    Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2}}) {
+    Kernel mm = load(v.kernel);
+    Kernel fill = load("bench/fill.kite", v.fill);
+    for (Shape s : shapes) {
+      uint64_t a = filled(fill, size_t(s.M) * s.K, v.bytes, 4);
+      uint64_t b = filled(fill, size_t(s.K) * s.N, v.bytes, 5);
+      uint64_t c = deviceAlloc(size_t(s.M) * s.N * 4).value();
+      synchronize().value();
+      uint32_t grid = cdiv(s.M, 128) * cdiv(s.N, 128);
+      double ms = timeMs(
+          [&] {
+            mm.launch(grid, {Arg::pointer(a), Arg::pointer(b), Arg::pointer(c),
+                             s.M, s.N, s.K, s.K, 1, s.N, 1, s.N, 1})
+                .value();
+          },
+          10);
+      double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
+                  "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
+                  "\"tflops\": %.2f}\n",
+                  v.dtype, s.M, s.N, s.K, ms * 1e3, tflops);
+      std::fflush(stdout);
+      for (uint64_t p : {a, b, c})
+        deviceFree(p);
+    }
+  }
+  return 0;
+}

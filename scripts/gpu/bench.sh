@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+#===- scripts/gpu/bench.sh - The benchmark suite, on the GPU machine ------===#
+#
+# Run after scripts/gpu/prepare.sh (here), with the device tool:
+#   run(command="bash scripts/gpu/bench.sh", carry=[".gpu"])
+# In one call on the same GPU: Kite's kernels (kite-bench over the
+# self-contained runtime), the same kernels in Triton and cuBLAS and the
+# device copy (bench_triton.py), the runtime's launch and compile figures
+# (kite-bench-runtime); then one table, bench.json and bandwidth.png in
+# $OUT. KITE_BENCH_QUICK=1 runs a small subset.
+#
+#===-----------------------------------------------------------------------===#
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+export PYTHONUNBUFFERED=1
+out="${OUT:-/tmp/kite-bench}"
+mkdir -p "$out"
+rt=.gpu/rt
+[ -f $rt/lib/libkite.so.xz ] && xz -d -f $rt/lib/libkite.so.xz
+quick=""
+[ "${KITE_BENCH_QUICK:-0}" = 1 ] && quick="--quick"
+export KITE_CACHE_DIR="$(mktemp -d)"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+results="$out/results.jsonl"
+: > "$results"
+echo "== Kite"
+$rt/bin/kite-bench "$rt" $quick | tee -a "$results"
+echo "== Triton, cuBLAS, device copy"
+python3 .gpu/bench_triton.py $quick | tee -a "$results"
+echo "== runtime"
+(cd $rt && ./bin/kite-bench-runtime launch bench/axpby.mlir) | tee -a "$results"
+for i in 1 2 3; do
+  d="$(mktemp -d)"
+  (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
+  (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
+done
+echo
+python3 .gpu/bench_report.py "$results" "$out"

@@ -1,0 +1,125 @@
+"""Merges kite-bench and bench_triton.py JSON lines into one table (Kite,
+Triton, cuBLAS or the device copy, and Kite's ratio to each), a JSON file
+and a PNG plot of bandwidth versus size for the memory-bound kernels.
+Usage: python3 bench_report.py RESULTS.jsonl OUT_DIR"""
+import json
+import os
+import sys
+
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+out_dir = sys.argv[2]
+
+
+def find(**kw):
+    for r in rows:
+        if all(r.get(k) == v for k, v in kw.items()):
+            return r
+    return None
+
+
+table = []
+print(f"{'kernel':16} {'size':>16} {'Kite':>10} {'Triton':>10} {'ref':>10}  {'Kite/Triton':>11} {'Kite/ref':>9}")
+for kernel in ("vector_add", "dropout", "seeded_dropout"):
+    for lg in sorted({r["log2n"] for r in rows if r.get("kernel") == kernel and "log2n" in r}):
+        k = find(impl="kite", kernel=kernel, log2n=lg)
+        t = find(impl="triton", kernel=kernel, log2n=lg)
+        c = find(impl="kite", kernel=kernel, log2n=lg)
+        ref = c["copy_GBps"] if c else None
+        if not k:
+            continue
+        tv = t["GBps"] if t else float("nan")
+        print(f"{kernel:16} {'2^%d' % lg:>16} {k['GBps']:8.0f}GB {tv:8.0f}GB {ref:8.0f}GB  "
+              f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
+        table.append(dict(kernel=kernel, size=f"2^{lg}", kite_GBps=k["GBps"], triton_GBps=tv,
+                          copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
+for dtype in ("f32", "f16", "bf16"):
+    for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
+        shape = f"{r['M']}x{r['N']}x{r['K']}"
+        t = find(impl="triton", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
+        c = find(impl="cublas", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
+        tv = t["tflops"] if t else float("nan")
+        cv = c["tflops"] if c else float("nan")
+        print(f"{'matmul ' + dtype:16} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+              f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
+        table.append(dict(kernel="matmul " + dtype, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+                          cublas_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_cublas=r["tflops"] / cv))
+launch = [r for r in rows if r.get("bench") == "launch"]
+cold = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "compiled")
+warm = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "disk")
+for r in launch:
+    print(f"{'launch (6 args)':16} {'':>16} {r['kite_us']:8.2f}us {'':>10} {r['raw_us']:8.2f}us  {'':>11} {r['ratio']:8.2f}x")
+if cold:
+    print(f"{'cold compile':16} {'seeded_dropout':>16} {cold[len(cold) // 2]:8.1f}ms   (median of {len(cold)} new processes)")
+if warm:
+    print(f"{'warm disk hit':16} {'seeded_dropout':>16} {warm[len(warm) // 2]:8.1f}ms")
+json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
+print("(ref: the device copy for memory-bound kernels, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
+    for ax, kernel in zip(axes, ("vector_add", "dropout", "seeded_dropout")):
+        for impl, style in (("kite", "o-"), ("triton", "s--")):
+            pts = sorted((r["log2n"], r["GBps"]) for r in rows if r.get("impl") == impl and r.get("kernel") == kernel)
+            if pts:
+                ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], style, label=impl)
+        pts = sorted((r["log2n"], r["GBps"]) for r in rows if r.get("kernel") == "copy" and r.get("impl") == "copy")
+        ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], "k:", label="device copy")
+        ax.set_xscale("log", base=2)
+        ax.set_title(kernel)
+        ax.set_xlabel("elements")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("GB/s")
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "bandwidth.png"), dpi=110)
+    print("plot: bandwidth.png")
+except ImportError:
+    # No matplotlib: a plain PNG written by hand (three panels, log2 x axis,
+    # GB/s y axis from 0; Kite blue, Triton orange, device copy grey).
+    import math
+    import struct
+    import zlib
+
+    W, H, PAD = 360, 260, 30
+    img = [[(255, 255, 255)] * (3 * W) for _ in range(H)]
+
+    def line(x0, y0, x1, y1, color):
+        steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
+        for i in range(steps + 1):
+            x = round(x0 + (x1 - x0) * i / steps)
+            y = round(y0 + (y1 - y0) * i / steps)
+            for dx in (0, 1):
+                if 0 <= x + dx < 3 * W and 0 <= y < H:
+                    img[y][x + dx] = color
+
+    mem = [r for r in rows if "log2n" in r and "GBps" in r]
+    ymax = max(r["GBps"] for r in mem) * 1.1
+    logs = sorted({r["log2n"] for r in mem})
+    for panel, kernel in enumerate(("vector_add", "dropout", "seeded_dropout")):
+        ox = panel * W
+        def xy(lg, g):
+            x = ox + PAD + (lg - logs[0]) / max(1, logs[-1] - logs[0]) * (W - 2 * PAD)
+            y = H - PAD - g / ymax * (H - 2 * PAD)
+            return x, y
+        line(ox + PAD, H - PAD, ox + W - PAD, H - PAD, (0, 0, 0))
+        line(ox + PAD, PAD, ox + PAD, H - PAD, (0, 0, 0))
+        for g in range(0, int(ymax), 500):  # grid every 500 GB/s
+            _, y = xy(logs[0], g)
+            line(ox + PAD, y, ox + W - PAD, y, (225, 225, 225))
+        for impl, kname, color in (("copy", "copy", (150, 150, 150)), ("triton", kernel, (230, 140, 30)),
+                                   ("kite", kernel, (30, 90, 200))):
+            pts = sorted((r["log2n"], r["GBps"]) for r in mem if r["impl"] == impl and r["kernel"] == kname)
+            for (a, ga), (b, gb) in zip(pts, pts[1:]):
+                line(*xy(a, ga), *xy(b, gb), color)
+    raw = b"".join(b"\0" + bytes(c for px in row for c in px) for row in img)
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3 * W, H, 8, 2, 0, 0, 0)) +
+           chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    open(os.path.join(out_dir, "bandwidth.png"), "wb").write(png)
+    print("plot: bandwidth.png (matplotlib not installed: plain rendering; panels vector_add, dropout, "
+          "seeded_dropout; x = log2 n from %d to %d; y = GB/s from 0, grid every 500; blue Kite, orange Triton, "
+          "grey device copy)" % (logs[0], logs[-1]))

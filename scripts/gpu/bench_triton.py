@@ -1,0 +1,133 @@
+"""The same kernels in Triton (its tutorial code) and cuBLAS, and the device
+copy, measured like kite-bench: inputs never zeros, the L2 flushed before
+every run (triton.testing.do_bench), CUDA events, the median. One JSON line
+per measurement. Usage: python3 bench_triton.py [--quick]"""
+import json
+import sys
+
+import torch
+import triton
+import triton.language as tl
+from triton.testing import do_bench
+
+quick = "--quick" in sys.argv
+torch.backends.cuda.matmul.allow_tf32 = False
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def dropout_kernel(x_ptr, keep_ptr, out_ptr, n, p, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    keep = tl.load(keep_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, tl.where(keep != 0, x / (1 - p), 0.0), mask=m)
+
+
+@triton.jit
+def seeded_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    keep = tl.rand(seed, offs) > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=m)
+
+
+# Triton tutorial 03 (grouped ordering, masked K tail), autotuned over four
+# of the tutorial's CUDA configurations (compile time); f32 inputs use IEEE
+# products (no TF32).
+def configs():
+    out = []
+    for bm, bn, bk, st, w in [(128, 256, 64, 3, 8), (128, 128, 32, 4, 4),
+                              (64, 128, 32, 4, 4), (128, 128, 32, 3, 8)]:
+        out.append(triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+                                 num_stages=st, num_warps=w))
+    return out
+
+
+@triton.autotune(configs=configs(), key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr, IEEE: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_in_group = GROUP_M * num_pid_n
+    group = pid // num_in_group
+    first_m = group * GROUP_M
+    gsize = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % num_in_group) % gsize)
+    pid_n = (pid % num_in_group) // gsize
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * sam + offs_k[None, :] * sak
+    b_ptrs = b_ptr + offs_k[:, None] * sbk + offs_bn[None, :] * sbn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        if IEEE:
+            acc = tl.dot(a, b, acc, input_precision="ieee")
+        else:
+            acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * sak
+        b_ptrs += BLOCK_K * sbk
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], acc,
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+def emit(**kw):
+    print(json.dumps(kw), flush=True)
+
+
+def main():
+    logs = [20, 24] if quick else [20, 22, 24, 26, 28]
+    for lg in logs:
+        n = 1 << lg
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        keep = (torch.rand(n, device="cuda") > 0.5).to(torch.int32)
+        out = torch.empty(n, device="cuda")
+        g = (triton.cdiv(n, 1024),)
+        cases = [
+            ("vector_add", 12, lambda: add_kernel[g](x, y, out, n, BLOCK=1024)),
+            ("dropout", 12, lambda: dropout_kernel[g](x, keep, out, n, 0.5, BLOCK=1024)),
+            ("seeded_dropout", 8, lambda: seeded_kernel[g](x, out, n, 0.5, 123, BLOCK=1024)),
+        ]
+        ms = do_bench(lambda: out.copy_(x), warmup=25, rep=200, return_mode="median")
+        emit(impl="torch", kernel="copy", log2n=lg, us=ms * 1e3, GBps=8 * n / ms / 1e6)
+        for name, bpe, fn in cases:
+            ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+            emit(impl="triton", kernel=name, log2n=lg, us=ms * 1e3, GBps=bpe * n / ms / 1e6)
+    shapes = [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
+                                                 (8192, 8192, 8192), (4096, 4096, 512)]
+    for dtype, tdt in (("f32", torch.float32), ("f16", torch.float16), ("bf16", torch.bfloat16)):
+        for M, N, K in shapes:
+            a = torch.randn(M, K, device="cuda", dtype=tdt)
+            b = torch.randn(K, N, device="cuda", dtype=tdt)
+            c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+            grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+            fn = lambda: matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                             IEEE=dtype == "f32")
+            fn()
+            ms = do_bench(fn, warmup=10, rep=100, return_mode="median")
+            emit(impl="triton", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
+                 tflops=2 * M * N * K / ms / 1e9)
+            ms = do_bench(lambda: torch.matmul(a, b), warmup=10, rep=100, return_mode="median")
+            emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
+                 tflops=2 * M * N * K / ms / 1e9)
+
+
+if __name__ == "__main__":
+    main()
