@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Pipeline/Pipeline.h"
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
 #include "kite/Conversion/Passes.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -212,6 +213,13 @@ std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
             mlir::kite::KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     info.threads = 32 * warps;
+    // Static shared memory the lowering will allocate (the scratch buffer
+    // for data exchanged between threads; see SharedMemoryOpsToGPU.cpp).
+    int64_t smem = 0;
+    func.walk([&](Operation *op) {
+      smem = std::max(smem, mlir::kite::sharedMemoryBytes(op));
+    });
+    info.sharedBytes = int(smem);
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       if (func.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
         continue;

@@ -494,7 +494,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   const auto &sig = impl_->source.signature;
   return d.check("cuLaunchKernel",
                  d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,
-                                  sig.sharedBytes,
+                                  /*sharedMemBytes (dynamic)=*/0,
                                   static_cast<CUstream>(options.stream), params,
                                   nullptr));
 }

@@ -64,7 +64,8 @@ struct KernelInfo {
   std::string name;
   std::vector<KernelParam> params; ///< in PTX order
   int threads = 128;               ///< threads per program (block)
-  int sharedBytes = 0;             ///< static shared memory
+  int sharedBytes = 0;             ///< static shared memory (in the module;
+                                   ///< launches pass 0 dynamic bytes)
 };
 
 struct CompiledModule {
