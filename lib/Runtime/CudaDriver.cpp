@@ -147,12 +147,19 @@ Expected<void> kite::cuda::useDevice(int device) {
   return Success{};
 }
 
-Expected<std::string> kite::cuda::chipOf(int device) {
+Expected<const Driver *> kite::cuda::driverOn(int device) {
   auto d = driver();
   if (!d)
-    return d.error();
+    return d;
   if (auto ok = useDevice(device); !ok)
     return ok.error();
+  return d;
+}
+
+Expected<std::string> kite::cuda::chipOf(int device) {
+  auto d = driverOn(device);
+  if (!d)
+    return d.error();
   const Driver &drv = **d;
   CUdevice dev;
   int major = 0, minor = 0;

@@ -86,6 +86,9 @@ Expected<const Driver *> driver();
 /// thread); NoDevice for a bad ordinal.
 Expected<void> useDevice(int device);
 
+/// The driver, with `device`'s primary context current on this thread.
+Expected<const Driver *> driverOn(int device);
+
 /// "sm_XY" of `device`.
 Expected<std::string> chipOf(int device);
 

@@ -261,12 +261,10 @@ public:
     std::lock_guard<std::mutex> lock(v.loadMutex);
     if (CUfunction f = v.functions[device].load(std::memory_order_acquire))
       return f;
-    auto drv = driver();
+    auto drv = driverOn(device);
     if (!drv)
       return drv.error();
     const Driver &d = **drv;
-    if (auto ok = useDevice(device); !ok)
-      return ok.error();
     int version = 0;
     d.cuDriverGetVersion(&version);
     auto chip = chipFor(device);
@@ -583,20 +581,16 @@ Expected<int> kite::deviceCount() {
 Expected<std::string> kite::deviceChip(int device) { return chipOf(device); }
 
 Expected<void> kite::synchronize(int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok;
   return (*drv)->check("cuCtxSynchronize", (*drv)->cuCtxSynchronize());
 }
 
 Expected<uint64_t> kite::deviceAlloc(size_t bytes, int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok.error();
   CUdeviceptr p = 0;
   if (auto ok = (*drv)->check("cuMemAlloc", (*drv)->cuMemAlloc(&p, bytes));
       !ok)
@@ -605,58 +599,48 @@ Expected<uint64_t> kite::deviceAlloc(size_t bytes, int device) {
 }
 
 void kite::deviceFree(uint64_t address, int device) {
-  auto drv = driver();
-  if (!drv || !useDevice(device))
+  auto drv = driverOn(device);
+  if (!drv)
     return;
   (*drv)->cuMemFree(address);
 }
 
 Expected<void> kite::copyToDevice(uint64_t dst, const void *src, size_t bytes,
                                   int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok;
   return (*drv)->check("cuMemcpyHtoD", (*drv)->cuMemcpyHtoD(dst, src, bytes));
 }
 
 Expected<void> kite::copyToHost(void *dst, uint64_t src, size_t bytes,
                                 int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok;
   return (*drv)->check("cuMemcpyDtoH", (*drv)->cuMemcpyDtoH(dst, src, bytes));
 }
 
 Expected<void> kite::copyDeviceToDevice(uint64_t dst, uint64_t src,
                                         size_t bytes, int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok;
   return (*drv)->check("cuMemcpyDtoD", (*drv)->cuMemcpyDtoD(dst, src, bytes));
 }
 
 Expected<void> kite::memsetDevice(uint64_t dst, uint8_t value, size_t bytes,
                                   int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok;
   return (*drv)->check("cuMemsetD8", (*drv)->cuMemsetD8(dst, value, bytes));
 }
 
 Expected<Event> Event::create(int device) {
-  auto drv = driver();
+  auto drv = driverOn(device);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device); !ok)
-    return ok.error();
   CUevent e = nullptr;
   if (auto ok = (*drv)->check("cuEventCreate", (*drv)->cuEventCreate(&e, 0));
       !ok)
@@ -665,11 +649,9 @@ Expected<Event> Event::create(int device) {
 }
 
 Expected<void> Event::record(void *stream) {
-  auto drv = driver();
+  auto drv = driverOn(device_);
   if (!drv)
     return drv.error();
-  if (auto ok = useDevice(device_); !ok)
-    return ok;
   return (*drv)->check("cuEventRecord",
                        (*drv)->cuEventRecord(static_cast<CUevent>(event_),
                                              static_cast<CUstream>(stream)));
