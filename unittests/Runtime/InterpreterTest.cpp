@@ -10,6 +10,8 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include "TestHelpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,29 +21,13 @@
 #include <sstream>
 
 using namespace kite;
+using namespace kite::test;
 
 static std::string examplePath(const std::string &name) {
   return std::string(KITE_SOURCE_DIR) + "/dsl-examples/" + name;
 }
 
-static std::vector<float> randomVector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  std::vector<float> v(n);
-  for (float &e : v)
-    e = d(rng);
-  return v;
-}
-
-static const size_t kGuard = 64;
 static const std::vector<size_t> kSizes = {1, 1000, 1024, 1025, 4097, 100003};
-
-static bool guardIntact(const std::vector<float> &v, size_t n) {
-  for (size_t i = n; i < v.size(); ++i)
-    if (!std::isnan(v[i]))
-      return false;
-  return true;
-}
 
 TEST(Interpreter, VectorAdd) {
   auto k = compileFile(examplePath("vector_add.kite")).value();
@@ -74,23 +60,6 @@ TEST(Interpreter, Dropout) {
   }
 }
 
-/// Triton's tl.rand on the host, written independently of the interpreter.
-static uint32_t philox(uint32_t seed, uint32_t offset) {
-  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0;
-  uint32_t k0 = seed, k1 = int32_t(seed) < 0 ? 0xffffffffu : 0u;
-  for (int r = 0; r < 10; ++r) {
-    uint64_t pb = uint64_t(0xCD9E8D57u) * c2, pa = uint64_t(0xD2511F53u) * c0;
-    uint32_t n0 = uint32_t(pb >> 32) ^ c1 ^ k0, n2 = uint32_t(pa >> 32) ^ c3 ^ k1;
-    c1 = uint32_t(pb);
-    c3 = uint32_t(pa);
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c0;
-}
-
 TEST(Interpreter, SeededDropout) {
   auto k = compileFile(examplePath("seeded_dropout.kite")).value();
   for (size_t n : kSizes) {
@@ -101,8 +70,7 @@ TEST(Interpreter, SeededDropout) {
       auto ok = k.interpret(cdiv(n, 1024), {x, out, int32_t(n), p, seed});
       ASSERT_TRUE(ok) << ok.error().str();
       for (size_t i = 0; i < n; ++i) {
-        int32_t w = int32_t(philox(uint32_t(seed), uint32_t(i)));
-        float r = float(w < 0 ? ~w : w) * 4.6566127342e-10f;
+        float r = uniform(philox(uint32_t(seed), uint32_t(i)));
         ASSERT_EQ(out[i], r > p ? x[i] / (1 - p) : 0.f)
             << "n = " << n << ", seed = " << seed << ", i = " << i;
       }
@@ -256,17 +224,6 @@ def mm(a: *f32, b: *f32, c: *f32, s: *f32, K: i32, flag: i32):
     }
     EXPECT_EQ(s[i], row);
   }
-}
-
-/// Relative error by norm: ||C - R||_F / ||R||_F (R in double).
-static double relError(const std::vector<float> &c,
-                       const std::vector<double> &ref) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    num += (c[i] - ref[i]) * (c[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
 }
 
 TEST(Interpreter, TutorialMatmul) {

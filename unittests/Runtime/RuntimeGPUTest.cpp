@@ -10,6 +10,8 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include "TestHelpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include <thread>
 
 using namespace kite;
+using namespace kite::test;
 
 static std::string source(const std::string &name) {
   for (std::string dir : {std::string(KITE_SOURCE_DIR) + "/dsl-examples",
@@ -43,52 +46,11 @@ static std::string source(const std::string &name) {
       GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
   } while (0)
 
-static const size_t kGuard = 64; ///< poisoned elements after each output
-
-/// Triton's tl.rand word -> float, on the host (see ../shared/notes/random.md).
-static uint32_t philox(uint32_t seed, uint32_t offset) {
-  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0;
-  uint32_t k0 = seed, k1 = int32_t(seed) < 0 ? 0xffffffffu : 0u;
-  for (int r = 0; r < 10; ++r) {
-    uint64_t pb = uint64_t(0xCD9E8D57u) * c2, pa = uint64_t(0xD2511F53u) * c0;
-    uint32_t n0 = uint32_t(pb >> 32) ^ c1 ^ k0, n2 = uint32_t(pa >> 32) ^ c3 ^ k1;
-    c1 = uint32_t(pb);
-    c3 = uint32_t(pa);
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c0;
-}
-static float uniform(uint32_t word) {
-  int32_t x = int32_t(word);
-  if (x < 0)
-    x = ~x;
-  return float(x) * 4.6566127342e-10f;
-}
-
-static std::vector<float> randomVector(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d;
-  std::vector<float> v(n);
-  for (float &e : v)
-    e = d(rng);
-  return v;
-}
-
 static DeviceBuffer<float> poisoned(size_t n) {
   auto b = DeviceBuffer<float>::fromHost(
                std::vector<float>(n + kGuard, std::nanf("")))
                .value();
   return b;
-}
-
-static bool guardIntact(const std::vector<float> &out, size_t n) {
-  for (size_t i = n; i < out.size(); ++i)
-    if (!std::isnan(out[i]))
-      return false;
-  return true;
 }
 
 static const std::vector<size_t> kSizes = {1, 1000, 1024, 1025,
@@ -361,16 +323,6 @@ static std::vector<double> hostMatmul(const std::vector<float> &a,
   return c;
 }
 
-static double normError(const std::vector<float> &c,
-                        const std::vector<double> &ref) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    num += (c[i] - ref[i]) * (c[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
-}
-
 /// The tutorial kernel with `in` inputs (f16/bf16 take the f32 source and
 /// change the pointer types of A and B).
 static std::string matmulSource(const char *in) {
@@ -463,7 +415,7 @@ TEST(GPU, MatmulAllShapes) {
         auto c = dc.toHost().value();
         EXPECT_TRUE(guardIntact(c, size_t(M) * N));
         c.resize(size_t(M) * N);
-        double err = normError(c, ref);
+        double err = relError(c, ref);
         EXPECT_LE(err, half ? 1e-2 : 1e-5)
             << in << " " << M << "x" << N << "x" << K
             << (sh.transposedB ? " (B transposed)" : "") << " blocks " << cfg.bm
