@@ -10,33 +10,10 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
+from triton_kernels import add_kernel, dropout_kernel, seeded_kernel
+
 quick = "--quick" in sys.argv
 torch.backends.cuda.matmul.allow_tf32 = False
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
-
-
-@triton.jit
-def dropout_kernel(x_ptr, keep_ptr, out_ptr, n, p, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    keep = tl.load(keep_ptr + offs, mask=m)
-    tl.store(out_ptr + offs, tl.where(keep != 0, x / (1 - p), 0.0), mask=m)
-
-
-@triton.jit
-def seeded_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    keep = tl.rand(seed, offs) > p
-    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=m)
 
 
 # Triton tutorial 03 (grouped ordering, masked K tail), autotuned over four

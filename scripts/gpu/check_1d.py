@@ -21,6 +21,8 @@ import torch
 import triton
 import triton.language as tl
 
+from triton_kernels import add_kernel as t_add, dropout_kernel as t_dropout, seeded_kernel as t_seeded
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 failures = []
 
@@ -48,32 +50,7 @@ def ptr(t):
     return cp.asarray(t)  # CuPy view of a torch tensor (shares memory)
 
 
-# --- Triton tutorial kernels (the references) -------------------------------
-@triton.jit
-def t_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
-
-
-@triton.jit
-def t_dropout(x_ptr, keep_ptr, out_ptr, n, p, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    keep = tl.load(keep_ptr + offs, mask=m)
-    tl.store(out_ptr + offs, tl.where(keep != 0, x / (1 - p), 0.0), mask=m)
-
-
-@triton.jit
-def t_seeded(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    keep = tl.rand(seed, offs) > p
-    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=m)
-
-
+# --- Triton tutorial kernels (the references: triton_kernels.py) ------------
 @triton.jit
 def t_rand(seed, off_ptr, out_i, out_f, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
