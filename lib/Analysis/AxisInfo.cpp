@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include <numeric>
@@ -54,10 +55,74 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
       infos[arg] = info;
     }
   }
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op != root)
-      visit(op);
-  });
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      visitBlock(block);
+}
+
+/// What holds of both `a` and `b` (runs of the gcd are runs of both).
+static AxisInfo join(AxisInfo a, AxisInfo b) {
+  AxisInfo j;
+  j.contiguity = std::gcd(a.contiguity, b.contiguity);
+  j.divisibility = std::gcd(a.divisibility, b.divisibility);
+  j.constancy = std::gcd(a.constancy, b.constancy);
+  return j;
+}
+
+static bool differs(AxisInfo a, AxisInfo b) {
+  return a.contiguity != b.contiguity || a.divisibility != b.divisibility ||
+         a.constancy != b.constancy;
+}
+
+void AxisInfoAnalysis::visitBlock(Block &block) {
+  for (Operation &op : block)
+    visitOp(&op);
+}
+
+void AxisInfoAnalysis::visitOp(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    // Loop-carried values: start from what holds on entry and weaken by what
+    // the body yields until nothing changes (every step lowers a divisor, so
+    // this ends; the cap is a safety net that falls back to "unknown").
+    SmallVector<AxisInfo> carried;
+    for (Value init : loop.getInitArgs())
+      carried.push_back(get(init));
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    for (int round = 0;; ++round) {
+      for (auto [arg, info] : llvm::zip(loop.getRegionIterArgs(), carried))
+        infos[arg] = info;
+      visitBlock(*body);
+      bool changed = false;
+      for (auto [info, next] : llvm::zip(carried, yield.getOperands())) {
+        AxisInfo joined = join(info, get(next));
+        changed |= differs(joined, info);
+        info = joined;
+      }
+      if (!changed)
+        break;
+      if (round == 16)
+        for (AxisInfo &info : carried)
+          info = AxisInfo();
+    }
+    for (auto [result, info] : llvm::zip(loop.getResults(), carried))
+      infos[result] = info;
+    return;
+  }
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      visitBlock(block);
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    // A result holds what both branches' yields hold.
+    if (branch.getNumResults() == 0 || branch.getElseRegion().empty())
+      return;
+    auto thenYield = branch.thenYield(), elseYield = branch.elseYield();
+    for (unsigned i = 0; i < branch.getNumResults(); ++i)
+      infos[branch.getResult(i)] = join(get(thenYield.getOperand(i)),
+                                        get(elseYield.getOperand(i)));
+    return;
+  }
+  visit(op);
 }
 
 AxisInfo AxisInfoAnalysis::get(Value value) const {
@@ -128,6 +193,17 @@ void AxisInfoAnalysis::visit(Operation *op) {
     AxisInfo a = operand(0), b = operand(1);
     info.divisibility = capMul(a.divisibility, b.divisibility);
     info.constancy = std::gcd(a.constancy, b.constancy);
+  } else if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
+    // x % n with n constant over runs: an aligned run of g values (g
+    // dividing x's run length and start, and n) cannot wrap inside, so runs
+    // of g stay contiguous. Signed remainders assume x >= 0 there, as
+    // Triton's analysis does (offsets modulo a size).
+    AxisInfo a = operand(0), b = operand(1);
+    info.constancy = std::gcd(a.constancy, b.constancy);
+    info.divisibility = std::gcd(a.divisibility, b.divisibility);
+    if (b.constancy == n || numElements(op->getOperand(1)) == 1)
+      info.contiguity = std::gcd(std::gcd(a.contiguity, a.divisibility),
+                                 b.divisibility);
   } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op)) {
     info = operand(0);
   } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {

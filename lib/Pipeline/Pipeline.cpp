@@ -21,6 +21,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -37,6 +38,8 @@
 namespace kite {
 #define GEN_PASS_DECL_CHECKTARGET
 #define GEN_PASS_DECL_PIPELINELOADS
+#define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
+#define GEN_PASS_DECL_CARRYPOINTEROFFSETS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -87,8 +90,13 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 
   case Stage::GPU: {
     // Kite-level scheduling for the GPU, then the lowering.
+    pm.addPass(createRematerializeBroadcasts());
+    pm.addPass(createCarryPointerOffsets());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createLoopInvariantCodeMotionPass());
     pm.addPass(createPipelineLoads());
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
     mlir::kite::ConvertKiteToGPUOptions lower;
     lower.numWarps = options.numWarps;
     lower.ieeeDivision = options.ieeeDivision;
@@ -325,3 +333,27 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   return result;
 }
 } // namespace kite
+
+void ::kite::specializeArgument(Operation *kernel, unsigned index,
+                                ParamFact fact) {
+  auto f = dyn_cast<func::FuncOp>(kernel);
+  if (!f || f.isExternal() || index >= f.getNumArguments())
+    return;
+  BlockArgument arg = f.getArgument(index);
+  switch (fact) {
+  case ParamFact::DivisibleBy16:
+    if (!f.getArgAttr(index, mlir::kite::KiteDialect::getDivisibilityAttrName()))
+      f.setArgAttr(index, mlir::kite::KiteDialect::getDivisibilityAttrName(),
+                   IntegerAttr::get(IntegerType::get(f.getContext(), 32), 16));
+    return;
+  case ParamFact::EqualToOne: {
+    // The parameter stays in the signature, unused.
+    if (!isa<IntegerType>(arg.getType()) || arg.use_empty())
+      return;
+    OpBuilder b(&f.getBody().front(), f.getBody().front().begin());
+    Value one = arith::ConstantIntOp::create(b, arg.getLoc(), arg.getType(), 1);
+    arg.replaceAllUsesWith(one);
+    return;
+  }
+  }
+}

@@ -275,7 +275,6 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
                  "internal error: canonical module does not parse:\n" +
                      diags.text);
   // The specialization's facts, on the GPU parameters (constexprs skipped).
-  auto divName = mlir::kite::KiteDialect::getDivisibilityAttrName();
   for (auto f : module->getOps<func::FuncOp>()) {
     if (!mlir::kite::isKernel(f))
       continue;
@@ -283,10 +282,10 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
     for (unsigned i = 0; i < f.getNumArguments(); ++i) {
       if (f.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
         continue;
-      if (gpuIndex < 64 && (spec.divisibleBy16 >> gpuIndex & 1) &&
-          !f.getArgAttr(i, divName))
-        f.setArgAttr(i, divName,
-                     IntegerAttr::get(IntegerType::get(&ctx, 32), 16));
+      if (gpuIndex < 64 && (spec.divisibleBy16 >> gpuIndex & 1))
+        ::kite::specializeArgument(f, i, ::kite::ParamFact::DivisibleBy16);
+      if (gpuIndex < 64 && (spec.equalToOne >> gpuIndex & 1))
+        ::kite::specializeArgument(f, i, ::kite::ParamFact::EqualToOne);
       ++gpuIndex;
     }
   }

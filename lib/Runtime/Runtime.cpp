@@ -143,13 +143,13 @@ public:
   std::array<std::string, 64> deviceChips;
   /// Launch fast path: (specialization, device) -> function, once loaded.
   struct Launchable {
-    uint64_t spec;
+    Specialization spec;
     int device;
     CUfunction function;
   };
   std::vector<Launchable> launchables; ///< guarded by `mutex`
 
-  CUfunction findLaunchable(uint64_t spec, int device) const {
+  CUfunction findLaunchable(Specialization spec, int device) const {
     std::shared_lock<std::shared_mutex> lock(mutex);
     for (const Launchable &l : launchables)
       if (l.spec == spec && l.device == device)
@@ -162,7 +162,7 @@ public:
     os << "compiler=" << detail::compilerVersion() << "\nchip=" << chip
        << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
        << "\nieee_div=" << options.ieeeDivision
-       << "\nspec=" << spec.divisibleBy16 << "\nsource=\n"
+       << "\nspec=" << spec.str() << "\nsource=\n"
        << source.keySource;
     return os.str();
   }
@@ -190,7 +190,7 @@ public:
   /// or compiled.
   Expected<std::shared_ptr<Variant>> variant(Specialization spec,
                                              const std::string &chip) {
-    std::string local = std::to_string(spec.divisibleBy16) + "/" + chip;
+    std::string local = spec.str() + "/" + chip;
     {
       std::shared_lock<std::shared_mutex> lock(mutex);
       auto it = resolved.find(local);
@@ -207,7 +207,7 @@ public:
         v = it->second;
     }
     TraceTimer trace(source.signature.name + " spec " +
-                     std::to_string(spec.divisibleBy16) + " " + chip +
+                     spec.str() + " " + chip +
                      ": PTX");
     if (v) {
       lastOutcome = int(CacheOutcome::MemoryHit);
@@ -399,6 +399,8 @@ Specialization Kernel::specializationFor(const std::vector<Arg> &args) const {
     bool integer = a.type() == ScalarType::I32 || a.type() == ScalarType::I64;
     if ((a.isPointer() || integer) && a.bits() % 16 == 0)
       spec.divisibleBy16 |= uint64_t(1) << i;
+    if (integer && a.bits() == 1)
+      spec.equalToOne |= uint64_t(1) << i;
   }
   return spec;
 }
@@ -470,7 +472,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   if (auto ok = useDevice(options.device); !ok)
     return ok;
   Specialization spec = specializationFor(args);
-  CUfunction function = impl_->findLaunchable(spec.divisibleBy16, options.device);
+  CUfunction function = impl_->findLaunchable(spec, options.device);
   if (!function) {
     auto chip = impl_->chipFor(options.device);
     if (!chip)
@@ -483,7 +485,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
       return f.error();
     function = *f;
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
-    impl_->launchables.push_back({spec.divisibleBy16, options.device, function});
+    impl_->launchables.push_back({spec, options.device, function});
   }
   void *params[64];
   for (size_t i = 0; i < args.size(); ++i)

@@ -53,6 +53,12 @@ cl::list<std::string> defines("D", cl::Prefix,
                                cl::desc("Value of a constexpr parameter "
                                         "(.kite input)"),
                                cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::list<std::string> specializations(
+    "specialize", cl::CommaSeparated,
+    cl::desc("Compile as the runtime would for such arguments: NAME=1 (an "
+             "integer parameter that is 1) or NAME=div16 (an integer or "
+             "pointer divisible by 16)"),
+    cl::value_desc("NAME=1|NAME=div16"), cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::init(""),
@@ -235,6 +241,51 @@ int main(int argc, char **argv) {
     }
     for (auto f : others)
       f.erase();
+  }
+
+  // --specialize: the facts the runtime derives from launch arguments.
+  for (const std::string &item : specializations) {
+    size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    std::string fact = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (eq == std::string::npos || name.empty() ||
+        (fact != "1" && fact != "div16")) {
+      errs() << "kitec: error: --specialize " << item
+             << ": expected NAME=1 or NAME=div16\n";
+      return BadUsage;
+    }
+    bool found = false;
+    for (auto f : module->getOps<mlir::func::FuncOp>()) {
+      if (!mlir::kite::isKernel(f))
+        continue;
+      for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+        auto attr = f.getArgAttrOfType<mlir::StringAttr>(
+            i, mlir::kite::KiteDialect::getArgNameAttrName());
+        std::string argName =
+            attr ? attr.getValue().str() : "#" + std::to_string(i);
+        if (argName != name)
+          continue;
+        found = true;
+        mlir::Type type = f.getArgument(i).getType();
+        bool integer = type.isInteger(32) || type.isInteger(64);
+        if (!integer && (fact == "1" || !isa<mlir::kite::PointerType>(type))) {
+          errs() << "kitec: error: --specialize " << item << ": parameter '"
+                 << name << "' of '" << f.getSymName() << "' is "
+                 << (fact == "1" ? "not an i32/i64 integer"
+                                 : "neither an integer nor a pointer")
+                 << "\n";
+          return BadUsage;
+        }
+        kite::specializeArgument(f, i,
+                                 fact == "1" ? kite::ParamFact::EqualToOne
+                                             : kite::ParamFact::DivisibleBy16);
+      }
+    }
+    if (!found) {
+      errs() << "kitec: error: --specialize " << item
+             << ": no kernel has a parameter named '" << name << "'\n";
+      return BadUsage;
+    }
   }
 
   if (wantsSource) {

@@ -328,6 +328,27 @@ TEST_F(RuntimeTest, Specialization) {
   ASSERT_TRUE(generic && spec);
   EXPECT_EQ(generic->find("ld.global.v4"), std::string::npos);
   EXPECT_NE(spec->find("ld.global.v4"), std::string::npos);
+  // Integers equal to 1 (never pointers or floats) are a second fact.
+  EXPECT_EQ(k.specializationFor({a, a, int32_t(1), 1.0f, int32_t(1)}).equalToOne,
+            0b10100u);
+  EXPECT_EQ(k.specializationFor({a, a, int32_t(1), 1.0f, int32_t(-1)}).equalToOne,
+            0b100u);
+  EXPECT_NE(k.cacheKey(Specialization{0, 0b100}), k.cacheKey());
+}
+
+TEST_F(RuntimeTest, UnitStrideSpecialization) {
+  // The tutorial matmul with unit inner strides: contiguous tiles are read
+  // with 16-byte loads; without the fact, element by element.
+  auto k = compileKite(example("matmul.kite"))
+               .value();
+  uint64_t all = (uint64_t(1) << 12) - 1;
+  uint64_t unit = (1u << 7) | (1u << 9) | (1u << 11); // stride_ak, _bn, _cn
+  auto generic = k.ptx(Specialization{all, 0});
+  auto specialized = k.ptx(Specialization{all, unit});
+  ASSERT_TRUE(generic && specialized);
+  EXPECT_EQ(generic->find("ld.global.v4"), std::string::npos);
+  EXPECT_NE(specialized->find("ld.global.v4"), std::string::npos);
+  EXPECT_NE(specialized->find("st.global.v4"), std::string::npos);
 }
 
 TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {

@@ -8,6 +8,8 @@
 //   - divisibility d: the first value of every run is divisible by d
 //     (pointers: in bytes);
 //   - constancy k: aligned runs of k elements hold equal values.
+// Loop-carried values (scf.for) are solved to a fixed point from their
+// initial values; scf.if results hold what both branches yield.
 // Scalars have c = k = 1. The lowering uses it to emit 16-byte vector
 // accesses and to know when a mask is uniform over a vector.
 //
@@ -20,6 +22,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 namespace mlir {
+class Block;
 class Operation;
 namespace kite {
 
@@ -40,6 +43,10 @@ public:
   AxisInfo get(Value value) const;
 
 private:
+  void visitBlock(Block &block);
+  /// Visits `op` and what it nests (loops to a fixed point).
+  void visitOp(Operation *op);
+  /// The transfer function of a single-result op.
   void visit(Operation *op);
   llvm::DenseMap<Value, AxisInfo> infos;
 };

@@ -49,4 +49,36 @@ def PipelineLoads : Pass<"kite-pipeline-loads", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def RematerializeBroadcasts
+    : Pass<"kite-rematerialize-broadcasts", "::mlir::ModuleOp"> {
+  let summary = "Compute broadcast blocks where they are used, not exchanged";
+  let description = [{
+    A kite.broadcast that repeats elements is lowered as a data exchange
+    between threads (shared memory, two barriers). When its operand is
+    computed only from aranges, splats, splat constants and elementwise ops
+    (an offset or mask such as `offs_k[None, :] < K - k * BLOCK_K`), the
+    broadcast and the expand_dims before it are moved through those ops
+    towards the leaves, so that every thread computes the elements it holds:
+    broadcasts of splats fold, and broadcast(expand_dims(arange)) is lowered
+    from each thread's coordinates. Ops whose results have other users are
+    duplicated at the larger shape. Broadcasts of loaded or loop-carried
+    data are left alone.
+  }];
+}
+
+def CarryPointerOffsets
+    : Pass<"kite-carry-pointer-offsets", "::mlir::ModuleOp"> {
+  let summary = "Carry a scalar offset instead of a block of pointers in loops";
+  let description = [{
+    An scf.for iteration argument that is a block of pointers advanced each
+    iteration by one scalar (`ptrs += BLOCK_K * stride`, i.e. kite.addptr of
+    a kite.splat) is replaced by an i64 offset carried in the loop: inside,
+    the block is `addptr(start, splat(offset))` with `start` loop-invariant;
+    after the loop, `addptr(start, splat(final offset))`. The loop then
+    carries one register instead of two per pointer element, and only the
+    addresses that accesses use are formed in each iteration.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // KITE_PIPELINE_PASSES_TD

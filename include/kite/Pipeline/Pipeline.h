@@ -91,6 +91,18 @@ llvm::Expected<CompiledModule> compileToPTX(mlir::ModuleOp module,
                                             const StageCallback &onStage = {},
                                             bool timing = false);
 
+/// How a kernel parameter is specialized (like Triton's automatic
+/// specialization of launch arguments).
+enum class ParamFact {
+  DivisibleBy16, ///< an integer or pointer known divisible by 16
+  EqualToOne,    ///< an integer known to be 1: replaced by the constant
+};
+
+/// Applies `fact` to argument `index` of kernel function `kernel` (a
+/// func.func); an argument the fact does not apply to is left alone.
+void specializeArgument(mlir::Operation *kernel, unsigned index,
+                        ParamFact fact);
+
 } // namespace kite
 
 #endif // KITE_PIPELINE_PIPELINE_H

@@ -159,8 +159,17 @@ struct LaunchOptions {
 /// Which parameters are known divisible by 16 (bit i: GPU parameter i).
 struct Specialization {
   uint64_t divisibleBy16 = 0;
+  /// Which integer parameters equal 1 (bit i: GPU parameter i); the kernel
+  /// is compiled with the constant 1 in their place (unit strides make
+  /// accesses contiguous), like Triton.
+  uint64_t equalToOne = 0;
   bool operator==(const Specialization &o) const {
-    return divisibleBy16 == o.divisibleBy16;
+    return divisibleBy16 == o.divisibleBy16 && equalToOne == o.equalToOne;
+  }
+  /// A short text naming the specialization ("d<mask>.o<mask>").
+  std::string str() const {
+    return "d" + std::to_string(divisibleBy16) + ".o" +
+           std::to_string(equalToOne);
   }
 };
 

@@ -5,8 +5,9 @@
 //   kite.splat      => vector.broadcast (pointers: llvm.ptrtoint first)
 //   kite.expand_dims=> the operand (the linear index is unchanged)
 //   arith.constant dense<splat> : tensor => arith.constant : vector
-// kite.broadcast that really repeats data needs a data exchange between
-// threads, which this lowering does not do yet: it is reported.
+//   kite.broadcast   => the operand when no element repeats; of
+//                       expand_dims*(arange): from each register's
+//                       coordinates (others: SharedMemoryOpsToGPU)
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,8 +86,55 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
     }
+    if (succeeded(broadcastArange(op, rewriter)))
+      return success();
     // Repeating elements moves data between threads: SharedMemoryOpsToGPU.
     return rewriter.notifyMatchFailure(op, "repeats elements");
+  }
+
+  /// broadcast(expand_dims*(arange s, e)): element c of the result is
+  /// s + c[d] (d: the arange's dimension), computed from each register's
+  /// coordinates without any exchange.
+  LogicalResult broadcastArange(BroadcastOp op,
+                                ConversionPatternRewriter &rewriter) const {
+    ArangeOp arange = broadcastArangeSource(op);
+    if (!arange)
+      return failure();
+    ArrayRef<int64_t> from = op.getSrc().getType().getShape();
+    ArrayRef<int64_t> to = op.getType().getShape();
+    int64_t dim = -1;
+    for (size_t d = 0; d < from.size(); ++d)
+      if (from[d] != 1)
+        dim = d;
+    auto &converter = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout layout = converter.getLayout(op.getType());
+    Location loc = op.getLoc();
+    auto i32 = [&](int64_t c) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                          c);
+    };
+    int64_t inner = 1; // elements per step along `dim`
+    for (size_t d = dim + 1; dim >= 0 && d < to.size(); ++d)
+      inner *= to[d];
+    Value base = threadBase(rewriter, loc, layout);
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < layout.perThread; ++e) {
+      Value c = i32(0);
+      if (dim >= 0) {
+        Value lin = arith::AddIOp::create(
+            rewriter, loc, base,
+            i32(layout.isReplicated() ? 0 : layout.registerOffset(e)));
+        c = arith::RemUIOp::create(
+            rewriter, loc, arith::DivUIOp::create(rewriter, loc, lin, i32(inner)),
+            i32(to[dim]));
+      }
+      elems.push_back(
+          arith::AddIOp::create(rewriter, loc, c, i32(arange.getStart())));
+    }
+    auto vecType =
+        VectorType::get({layout.perThread}, rewriter.getI32Type());
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+    return success();
   }
 };
 

@@ -46,7 +46,9 @@ static int64_t bytesOf(RankedTensorType t) {
 
 int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto b = dyn_cast<BroadcastOp>(op))
-    return b.getSrc().getType().getNumElements() == b.getType().getNumElements()
+    return b.getSrc().getType().getNumElements() ==
+                       b.getType().getNumElements() ||
+                   broadcastArangeSource(b)
                ? 0
                : bytesOf(b.getSrc().getType());
   if (auto r = dyn_cast<ReduceOp>(op))

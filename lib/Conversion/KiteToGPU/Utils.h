@@ -9,6 +9,7 @@
 #define KITE_LIB_CONVERSION_KITETOGPU_UTILS_H
 
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -17,6 +18,15 @@
 namespace mlir::kite::detail {
 
 /// The thread's index in its program (i32).
+/// The arange behind `broadcast(expand_dims*(arange))`, which is lowered in
+/// registers (no exchange between threads); null otherwise.
+inline ArangeOp broadcastArangeSource(BroadcastOp op) {
+  Value v = op.getSrc();
+  while (auto expand = v.getDefiningOp<ExpandDimsOp>())
+    v = expand.getSrc();
+  return v.getDefiningOp<ArangeOp>();
+}
+
 inline Value threadId(OpBuilder &b, Location loc) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);

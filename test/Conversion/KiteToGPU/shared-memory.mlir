@@ -3,7 +3,7 @@
 // memory scratch buffer per kernel: barrier, store every register at its
 // linear index, barrier, load what each result register needs.
 
-// A broadcast that repeats elements.
+// A broadcast that repeats elements (of loaded data).
 // CHECK: llvm.mlir.global internal @kite_smem_broadcast() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
 // CHECK-LABEL: gpu.func @broadcast
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @kite_smem_broadcast : !llvm.ptr<3>
@@ -13,11 +13,41 @@
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 func.func @broadcast(%p: !kite.ptr<i32>) attributes {kite.kernel} {
   %r = kite.arange 0, 16 : tensor<16xi32>
-  %c = kite.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %ps1 = kite.splat %p : !kite.ptr<i32> -> tensor<16x!kite.ptr<i32>>
+  %pr = kite.addptr %ps1, %r : tensor<16x!kite.ptr<i32>>, tensor<16xi32>
+  %l = kite.load %pr : tensor<16x!kite.ptr<i32>>
+  %c = kite.expand_dims %l axis 1 : tensor<16xi32> -> tensor<16x1xi32>
   %b = kite.broadcast %c : tensor<16x1xi32> -> tensor<16x16xi32>
   %ps = kite.splat %p : !kite.ptr<i32> -> tensor<16x16x!kite.ptr<i32>>
   %pp = kite.addptr %ps, %b : tensor<16x16x!kite.ptr<i32>>, tensor<16x16xi32>
   kite.store %pp, %b : tensor<16x16x!kite.ptr<i32>>
+  return
+}
+
+// -----
+
+// A broadcast of an arange needs no exchange: each thread computes the
+// elements it holds from their coordinates (here row = lin / 16 % 16 and
+// column = lin % 16, plus the start), and the kernel has no scratch buffer.
+// CHECK-NOT: kite_smem_arange_broadcast
+// CHECK-LABEL: gpu.func @arange_broadcast
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.divui %{{.*}}, %c16_i32
+// CHECK: arith.remui %{{.*}}, %c16_i32
+// CHECK: vector.from_elements
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @arange_broadcast(%p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 16 : tensor<16xi32>
+  %c = kite.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %b = kite.broadcast %c : tensor<16x1xi32> -> tensor<16x16xi32>
+  %r2 = kite.arange 16, 32 : tensor<16xi32>
+  %c2 = kite.expand_dims %r2 axis 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %b2 = kite.broadcast %c2 : tensor<1x16xi32> -> tensor<16x16xi32>
+  %s = arith.addi %b, %b2 : tensor<16x16xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<16x16x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %s : tensor<16x16x!kite.ptr<i32>>, tensor<16x16xi32>
+  kite.store %pp, %s : tensor<16x16x!kite.ptr<i32>>
   return
 }
 
