@@ -35,6 +35,16 @@ static int64_t numElements(Value v) {
   return 1;
 }
 
+/// What divides `x` at the starts of runs of `runs` elements: within a
+/// longer contiguous run starting at a multiple of d, the element at offset
+/// j * runs is only known to be a multiple of gcd(d, runs) (times `unit`
+/// bytes for pointers); with runs = 1, of nothing.
+static int64_t divisibilityAt(AxisInfo x, int64_t runs, int64_t unit = 1) {
+  if (x.contiguity <= runs)
+    return x.divisibility;
+  return std::gcd(x.divisibility, runs * unit);
+}
+
 static int64_t capMul(int64_t a, int64_t b) {
   return std::min<int64_t>(a * b, AxisInfo::kMaxDivisibility);
 }
@@ -163,35 +173,40 @@ void AxisInfoAnalysis::visit(Operation *op) {
     ArrayRef<int64_t> from = bcast.getSrc().getType().getShape();
     ArrayRef<int64_t> to = bcast.getType().getShape();
     int64_t last = to.back();
-    info.divisibility = src.divisibility;
     if (from.back() == 1 && last > 1) {
       info.constancy = last;
     } else {
       info.contiguity = std::gcd(src.contiguity, last);
       info.constancy = std::gcd(src.constancy, last);
     }
+    info.divisibility = divisibilityAt(src, info.contiguity);
   } else if (isa<AddPtrOp>(op)) {
     AxisInfo p = operand(0), off = operand(1);
     int64_t bytes = pointeeBytes(result.getType());
     info.contiguity = std::max(std::gcd(p.contiguity, off.constancy),
                                std::gcd(off.contiguity, p.constancy));
     info.divisibility =
-        std::gcd(p.divisibility, capMul(off.divisibility, bytes));
+        std::gcd(divisibilityAt(p, info.contiguity, bytes),
+                 capMul(divisibilityAt(off, info.contiguity), bytes));
     info.constancy = std::gcd(p.constancy, off.constancy);
   } else if (isa<arith::AddIOp>(op)) {
     AxisInfo a = operand(0), b = operand(1);
     info.contiguity = std::max(std::gcd(a.contiguity, b.constancy),
                                std::gcd(b.contiguity, a.constancy));
-    info.divisibility = std::gcd(a.divisibility, b.divisibility);
+    info.divisibility = std::gcd(divisibilityAt(a, info.contiguity),
+                                 divisibilityAt(b, info.contiguity));
     info.constancy = std::gcd(a.constancy, b.constancy);
   } else if (isa<arith::SubIOp>(op)) {
     AxisInfo a = operand(0), b = operand(1);
     info.contiguity = std::gcd(a.contiguity, b.constancy);
-    info.divisibility = std::gcd(a.divisibility, b.divisibility);
+    info.divisibility = std::gcd(divisibilityAt(a, info.contiguity),
+                                 divisibilityAt(b, info.contiguity));
     info.constancy = std::gcd(a.constancy, b.constancy);
   } else if (isa<arith::MulIOp>(op)) {
     AxisInfo a = operand(0), b = operand(1);
-    info.divisibility = capMul(a.divisibility, b.divisibility);
+    // Every element is a run of its own: a contiguous operand's divisibility
+    // held only at its run starts.
+    info.divisibility = capMul(divisibilityAt(a, 1), divisibilityAt(b, 1));
     info.constancy = std::gcd(a.constancy, b.constancy);
   } else if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
     // x % n with n constant over runs: an aligned run of g values (g
@@ -200,10 +215,11 @@ void AxisInfoAnalysis::visit(Operation *op) {
     // Triton's analysis does (offsets modulo a size).
     AxisInfo a = operand(0), b = operand(1);
     info.constancy = std::gcd(a.constancy, b.constancy);
-    info.divisibility = std::gcd(a.divisibility, b.divisibility);
     if (b.constancy == n || numElements(op->getOperand(1)) == 1)
       info.contiguity = std::gcd(std::gcd(a.contiguity, a.divisibility),
                                  b.divisibility);
+    info.divisibility = std::gcd(divisibilityAt(a, info.contiguity),
+                                 divisibilityAt(b, info.contiguity));
   } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op)) {
     info = operand(0);
   } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
