@@ -11,9 +11,10 @@
 //     result coordinate (size-1 dimensions read index 0);
 //   - kite.reduce: combine the `axis` run of each result coordinate;
 //   - kite.dot: stage both operands, then each result register accumulates
-//     its row of A times its column of B with fma, over an scf.for on k
-//     (f16/bf16 inputs are widened to f32). Any-shape correct; the fast,
-//     register-tiled dot is the matmul work still to come.
+//     its row of A times its column of B with fma (f16/bf16 inputs are
+//     widened to f32): register-tiled when the result's layout gives each
+//     thread a tile of rows x consecutive columns (see registerTiled), else
+//     one fma loop per result register (any shape).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,10 @@ static int64_t elementBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
+/// Elements per row of A in the register-tiled dot's staging: 4 more than
+/// K, so that rows start 16 bytes apart modulo the 128 bytes of the banks.
+static int64_t paddedRow(int64_t K) { return K + 4; }
+
 static int64_t bytesOf(RankedTensorType t) {
   return t.getNumElements() * elementBytes(t.getElementType());
 }
@@ -54,8 +59,10 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op))
     return bytesOf(r.getSrc().getType());
   if (auto d = dyn_cast<DotOp>(op)) {
-    // Operands are staged as f32 (the register-tiled path widens on store).
-    int64_t a = d.getA().getType().getNumElements() * 4;
+    // Operands are staged as f32, A's rows padded (the register-tiled path;
+    // the generic one needs less).
+    int64_t a = d.getA().getType().getDimSize(0) *
+                paddedRow(d.getA().getType().getDimSize(1)) * 4;
     return llvm::alignTo(a, 16) + d.getB().getType().getNumElements() * 4;
   }
   return 0;
@@ -330,11 +337,14 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
 
   /// The register-tiled dot, when the result's blocked layout gives each
   /// thread `chunk` consecutive columns c0.. of rows r0 + i*R (one layout
-  /// repetition covers R whole rows). Operands are staged in shared memory
-  /// as f32: B row-major, A k-major with its rows permuted so that the
-  /// M/R rows a thread needs are contiguous. Each k step is then one
-  /// vector load of A's M/R values, one of B's `chunk` values, and
-  /// (M/R) * chunk fmas on the accumulator registers.
+  /// repetition covers R whole rows) and K is a multiple of 4. Operands are
+  /// staged in shared memory as f32, both row-major, A's rows padded to
+  /// K + 4 elements: every thread stores its registers with 16-byte stores
+  /// (the padding spreads the rows a store phase writes over all banks).
+  /// Then, for each 4 steps of k, a thread loads 4 k-values of each of its
+  /// rows of A with one ld.shared.v4 (one address per half-warp row:
+  /// broadcast) and its `chunk` columns of B per step, and accumulates
+  /// rowsPerThread x chunk fmas per step.
   LogicalResult registerTiled(DotOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
@@ -345,88 +355,96 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
             N = bType.getDimSize(1);
     int64_t T = out.numThreads, chunk = out.chunk;
     if (out.isReplicated() || N % chunk || (T * chunk) % N ||
-        T * chunk < N || chunk < 1)
+        T * chunk < N || chunk < 1 || K % 4)
       return failure();
     int64_t R = T * chunk / N; // rows per layout repetition
     if (M % R || out.perThread != (M / R) * chunk)
       return failure();
+    BlockedLayout la = conv.getLayout(aType), lb = conv.getLayout(bType);
+    if (la.isReplicated() || lb.isReplicated())
+      return failure();
     int64_t rowsPerThread = M / R;
+    int64_t KP = paddedRow(K); // A's row stride in shared memory
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
     Scratch s(rewriter, loc, state.sharedMemory);
-    int64_t bOffset = llvm::alignTo(M * K * 4, 16);
+    int64_t bOffset = llvm::alignTo(M * KP * 4, 16);
 
     auto widen = [&](Value v) -> Value {
       return v.getType() == f32
                  ? v
                  : arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
     };
-    // Stage A (k-major, rows permuted) and B (row-major) as f32.
-    s.barrier();
-    {
-      BlockedLayout la = conv.getLayout(aType);
-      Value tbase = threadBase(rewriter, loc, la);
-      for (int64_t e = 0; e < la.perThread; ++e) {
+    // Stores `regs` (layout l, rows of `cols` elements) row-major with row
+    // stride `stride`, in groups of consecutive registers of one row.
+    auto stage = [&](Value regs, const BlockedLayout &l, int64_t cols,
+                     int64_t stride, int64_t byteOffset) {
+      int64_t group = std::gcd(std::gcd(l.chunk, cols), int64_t(4));
+      Value tbase = threadBase(rewriter, loc, l);
+      for (int64_t e = 0; e < l.perThread; e += group) {
         Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                          s.i32(la.registerOffset(e)));
-        Value m = arith::DivUIOp::create(rewriter, loc, lin, s.i32(K));
-        Value k = arith::RemUIOp::create(rewriter, loc, lin, s.i32(K));
-        // perm(m) = (m % R) * (M / R) + m / R; index k * M + perm(m)
-        Value pm = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc,
-                                  arith::RemUIOp::create(rewriter, loc, m, s.i32(R)),
-                                  s.i32(rowsPerThread)),
-            arith::DivUIOp::create(rewriter, loc, m, s.i32(R)));
-        Value idx = arith::AddIOp::create(
-            rewriter, loc, arith::MulIOp::create(rewriter, loc, k, s.i32(M)), pm);
-        Value v = widen(extractRegister(rewriter, loc, adaptor.getA(), e));
-        LLVM::StoreOp::create(rewriter, loc, v, s.address(0, idx, f32));
+                                          s.i32(l.registerOffset(e)));
+        Value idx = lin;
+        if (stride != cols) {
+          Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
+          Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
+          idx = arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, row, s.i32(stride)), col);
+        }
+        SmallVector<Value, 4> elems;
+        for (int64_t j = 0; j < group; ++j)
+          elems.push_back(widen(extractRegister(rewriter, loc, regs, e + j)));
+        Value v = group == 1 ? elems.front()
+                             : vector::FromElementsOp::create(
+                                   rewriter, loc, VectorType::get({group}, f32),
+                                   elems)
+                                   .getResult();
+        LLVM::StoreOp::create(rewriter, loc, v, s.address(byteOffset, idx, f32),
+                              group * 4);
       }
-      BlockedLayout lb = conv.getLayout(bType);
-      Value bbase = threadBase(rewriter, loc, lb);
-      for (int64_t e = 0; e < lb.perThread; ++e) {
-        Value lin = arith::AddIOp::create(rewriter, loc, bbase,
-                                          s.i32(lb.registerOffset(e)));
-        Value v = widen(extractRegister(rewriter, loc, adaptor.getB(), e));
-        LLVM::StoreOp::create(rewriter, loc, v, s.address(bOffset, lin, f32));
-      }
-    }
+    };
+    s.barrier();
+    stage(adaptor.getA(), la, K, KP, 0);
+    stage(adaptor.getB(), lb, N, N, bOffset);
     s.barrier();
 
-    // This thread's row group r0 and first column c0.
+    // This thread's first row r0 and first column c0.
     Value tid = threadId(rewriter, loc);
     Value first = arith::MulIOp::create(rewriter, loc, tid, s.i32(chunk));
     Value r0 = arith::DivUIOp::create(rewriter, loc, first, s.i32(N));
     Value c0 = arith::RemUIOp::create(rewriter, loc, first, s.i32(N));
-    Value aBase = arith::MulIOp::create(rewriter, loc, r0, s.i32(rowsPerThread));
-    auto aVecType = VectorType::get({rowsPerThread}, f32);
+    auto a4Type = VectorType::get({4}, f32);
     auto bVecType = VectorType::get({chunk}, f32);
     auto accType = cast<VectorType>(conv.convertType(type));
-
-    // Proven alignment of the vector loads: A at (k*M + r0*rows)*4 bytes,
-    // B at bOffset + (k*N + c0)*4 (bOffset is 16-aligned, c0 a multiple of
-    // chunk); the buffer itself is 16-aligned.
-    auto pow2Align = [](int64_t a, int64_t b) {
-      int64_t g = std::gcd(a, b);
-      return std::min<int64_t>(16, g & -g);
-    };
-    unsigned aAlign = pow2Align(M * 4, rowsPerThread * 4);
-    unsigned bAlign = pow2Align(N * 4, chunk * 4);
-    // acc rows as vector<chunk x f32> values.
-    auto kStep = [&](OpBuilder &b, Value k, SmallVector<Value> &rows) {
-      Value aIdx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, k, s.i32(M)), aBase);
-      Value bIdx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
-      Value av = LLVM::LoadOp::create(b, loc, aVecType, s.address(0, aIdx, f32),
-                                      aAlign);
-      Value bv = LLVM::LoadOp::create(b, loc, bVecType,
-                                      s.address(bOffset, bIdx, f32), bAlign);
-      for (int64_t i = 0; i < rowsPerThread; ++i) {
-        Value ai = vector::ExtractOp::create(b, loc, av, i);
-        Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
-        rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
+    // Row i of A starts at (r0 + i*R) * KP (16-byte aligned: KP % 4 == 0);
+    // B's columns at bOffset + (k*N + c0) * 4 (c0 a multiple of chunk).
+    SmallVector<Value> aRow;
+    for (int64_t i = 0; i < rowsPerThread; ++i)
+      aRow.push_back(arith::MulIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(rewriter, loc, r0, s.i32(i * R)), s.i32(KP)));
+    unsigned bAlign = std::min<int64_t>(
+        16, int64_t(1) << llvm::countr_zero(uint64_t(
+                std::gcd(N * 4, chunk * 4))));
+    // Four steps of k from k0 (a multiple of 4).
+    auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &rows) {
+      SmallVector<Value> a;
+      for (int64_t i = 0; i < rowsPerThread; ++i)
+        a.push_back(LLVM::LoadOp::create(
+            b, loc, a4Type,
+            s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32), 16));
+      for (int64_t kk = 0; kk < 4; ++kk) {
+        Value k = arith::AddIOp::create(b, loc, k0, s.i32(kk));
+        Value bIdx = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
+        Value bv = LLVM::LoadOp::create(b, loc, bVecType,
+                                        s.address(bOffset, bIdx, f32), bAlign);
+        for (int64_t i = 0; i < rowsPerThread; ++i) {
+          Value ai = vector::ExtractOp::create(b, loc, a[i], kk);
+          Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
+          rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
+        }
       }
     };
     SmallVector<Value> rows;
@@ -437,11 +455,11 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       rows.push_back(vector::ShuffleOp::create(rewriter, loc, adaptor.getAcc(),
                                                adaptor.getAcc(), idx));
     }
-    // Fully unrolled for short K; else a loop unrolled by 8.
+    // Fully unrolled for short K; else a loop over 8 steps at a time.
     const int64_t unroll = 8;
     if (K <= 64 || K % unroll) {
-      for (int64_t k = 0; k < K; ++k)
-        kStep(rewriter, s.i32(k), rows);
+      for (int64_t k = 0; k < K; k += 4)
+        kSteps(rewriter, s.i32(k), rows);
     } else {
       auto loop = scf::ForOp::create(rewriter, loc, s.i32(0), s.i32(K),
                                      s.i32(unroll), ValueRange(rows));
@@ -449,11 +467,11 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       rewriter.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> inner(loop.getRegionIterArgs().begin(),
                                loop.getRegionIterArgs().end());
-      for (int64_t u = 0; u < unroll; ++u)
-        kStep(rewriter,
-              arith::AddIOp::create(rewriter, loc, loop.getInductionVar(),
-                                    s.i32(u)),
-              inner);
+      for (int64_t u = 0; u < unroll; u += 4)
+        kSteps(rewriter,
+               arith::AddIOp::create(rewriter, loc, loop.getInductionVar(),
+                                     s.i32(u)),
+               inner);
       scf::YieldOp::create(rewriter, loc, inner);
       rows.assign(loop.getResults().begin(), loop.getResults().end());
     }

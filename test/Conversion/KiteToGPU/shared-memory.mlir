@@ -72,16 +72,18 @@ func.func @reduce(%p: !kite.ptr<f32>) attributes {kite.kernel} {
 // -----
 
 // dot, register-tiled: each thread holds 2 consecutive columns of one row
-// (R = 16 rows per layout repetition), so A is staged k-major (16 x 16 f32)
-// and B row-major, both as f32; each k step is one load of A's value, one
-// 8-byte vector load of B's two, and a vector fma. Alignments are what the
-// layout proves (A: 4 bytes here).
-// CHECK: llvm.mlir.global internal @kite_smem_dot() {{.*}} : !llvm.array<2048 x i8>
+// (R = 16 rows per layout repetition). A and B are staged row-major as f32
+// with vector stores, A's rows padded to K + 4 = 20 elements (16 x 20 x 4 +
+// 16 x 16 x 4 = 2304 bytes). Each 4 steps of k: one 16-byte load of 4 k-values
+// of A's row, then per step one 8-byte vector load of B's two columns and a
+// vector fma.
+// CHECK: llvm.mlir.global internal @kite_smem_dot() {{.*}} : !llvm.array<2304 x i8>
 // CHECK-LABEL: gpu.func @dot
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
 // CHECK: gpu.barrier
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<1xf32>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
 // CHECK: math.fma %{{.*}} : vector<2xf32>
 // CHECK-COUNT-15: math.fma
