@@ -40,6 +40,7 @@ namespace kite {
 #define GEN_PASS_DECL_PIPELINELOADS
 #define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
 #define GEN_PASS_DECL_CARRYPOINTEROFFSETS
+#define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -94,6 +95,11 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     pm.addPass(createCarryPointerOffsets());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createLoopInvariantCodeMotionPass());
+    {
+      StageDotOperandsOptions stage;
+      stage.numWarps = options.numWarps;
+      pm.addPass(createStageDotOperands(stage));
+    }
     pm.addPass(createPipelineLoads());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -221,13 +227,10 @@ std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
             mlir::kite::KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     info.threads = 32 * warps;
-    // Static shared memory the lowering will allocate (the scratch buffer
-    // for data exchanged between threads; see SharedMemoryOpsToGPU.cpp).
-    int64_t smem = 0;
-    func.walk([&](Operation *op) {
-      smem = std::max(smem, mlir::kite::sharedMemoryBytes(op));
-    });
-    info.sharedBytes = int(smem);
+    // Shared memory the lowering allocates for data exchanged between
+    // threads (SharedMemoryOpsToGPU.cpp); compileToPTX adds the dot staging
+    // slots of the GPU stage, which this kite-level module does not show.
+    info.sharedBytes = int(mlir::kite::kernelSharedMemoryBytes(func));
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       if (func.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
         continue;
@@ -254,6 +257,8 @@ std::string CompiledModule::metadataJSON() const {
     array.push_back(llvm::json::Object{{"name", k.name},
                                        {"threads", k.threads},
                                        {"shared_bytes", k.sharedBytes},
+                                       {"dynamic_shared_bytes",
+                                        k.dynamicSharedBytes},
                                        {"params", std::move(params)}});
   }
   std::string s;
@@ -330,6 +335,23 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   if (result.ptx.empty())
     return llvm::createStringError("kite-to-ptx produced no PTX (does the "
                                    "module contain a kite.kernel?)");
+  // Kernels whose shared memory is dynamic: the launch must provide it. The
+  // PTX says so in a comment line, so that it travels with the PTX (caches).
+  if (auto sizes = module->getAttrOfType<DictionaryAttr>(
+          mlir::kite::KiteDialect::getDynamicSharedMemoryAttrName())) {
+    std::string header;
+    for (NamedAttribute entry : sizes) {
+      int64_t bytes = cast<IntegerAttr>(entry.getValue()).getInt();
+      header += "// kite.dynamic_shared_memory " + entry.getName().str() +
+                " " + std::to_string(bytes) + "\n";
+      for (KernelInfo &k : result.kernels)
+        if (k.name == entry.getName().strref()) {
+          k.sharedBytes = int(bytes);
+          k.dynamicSharedBytes = int(bytes);
+        }
+    }
+    result.ptx = header + result.ptx;
+  }
   return result;
 }
 } // namespace kite

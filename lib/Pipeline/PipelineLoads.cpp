@@ -6,6 +6,7 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Pipeline/Pipeline.h"
+#include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -25,40 +26,8 @@ using namespace mlir;
 namespace kd = mlir::kite;
 
 namespace {
-
-/// Adds to `slice` (in body order) the ops of `body` that `v` depends on.
-/// Fails on an op with side effects or regions, or on a dependence on an
-/// op in `forbidden`.
-bool collectSlice(Value v, Block *body, llvm::SetVector<Operation *> &slice,
-                  const llvm::SmallPtrSetImpl<Operation *> &forbidden) {
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != body)
-    return true; // block argument, or defined outside the loop
-  if (slice.contains(def))
-    return true;
-  if (forbidden.contains(def) || def->getNumRegions() ||
-      !isMemoryEffectFree(def))
-    return false;
-  for (Value operand : def->getOperands())
-    if (!collectSlice(operand, body, slice, forbidden))
-      return false;
-  slice.insert(def);
-  return true;
-}
-
-/// `mask AND cond` for a load (the mask may be absent).
-Value guardMask(OpBuilder &b, Location loc, Value mask, Value cond,
-                Type ptrType) {
-  Type maskType = b.getI1Type();
-  if (auto t = dyn_cast<RankedTensorType>(ptrType))
-    maskType = RankedTensorType::get(t.getShape(), b.getI1Type());
-  Value splat = isa<RankedTensorType>(maskType)
-                    ? kd::SplatOp::create(b, loc, maskType, cond).getResult()
-                    : cond;
-  if (!mask)
-    return splat;
-  return arith::AndIOp::create(b, loc, mask, splat);
-}
+using ::kite::detail::collectSlice;
+using ::kite::detail::guardMask;
 
 struct PipelineLoadsPass
     : public ::kite::impl::PipelineLoadsBase<PipelineLoadsPass> {

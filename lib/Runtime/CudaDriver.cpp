@@ -66,6 +66,7 @@ static Loaded load() {
   bind(d.cuCtxSynchronize, "cuCtxSynchronize");
   bind(d.cuModuleLoadData, "cuModuleLoadData");
   bind(d.cuModuleGetFunction, "cuModuleGetFunction");
+  bind(d.cuFuncSetAttribute, "cuFuncSetAttribute");
   bind(d.cuLaunchKernel, "cuLaunchKernel");
   bind(d.cuMemAlloc, "cuMemAlloc_v2");
   bind(d.cuMemFree, "cuMemFree_v2");

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <sstream>
 #include <unordered_map>
@@ -67,6 +68,9 @@ namespace {
 struct Variant {
   std::string key; ///< disk-cache key of the PTX
   std::string ptx;
+  /// Dynamic shared memory a launch provides (the PTX's marker, see
+  /// compileToPTX), set when a function is loaded.
+  std::atomic<unsigned> dynamicShared{0};
   std::mutex loadMutex;
   /// CUfunction per device ordinal (null until loaded).
   std::array<std::atomic<CUfunction>, 64> functions{};
@@ -146,15 +150,17 @@ public:
     Specialization spec;
     int device;
     CUfunction function;
+    unsigned dynamicShared;
   };
   std::vector<Launchable> launchables; ///< guarded by `mutex`
 
-  CUfunction findLaunchable(Specialization spec, int device) const {
+  std::optional<Launchable> findLaunchable(Specialization spec,
+                                           int device) const {
     std::shared_lock<std::shared_mutex> lock(mutex);
     for (const Launchable &l : launchables)
       if (l.spec == spec && l.device == device)
-        return l.function;
-    return nullptr;
+        return l;
+    return std::nullopt;
   }
 
   std::string keyText(Specialization spec, const std::string &chip) const {
@@ -302,8 +308,42 @@ public:
                               &f, module, source.signature.name.c_str()));
         !ok)
       return ok.error();
+    // Dynamic shared memory (kernels beyond the 48 KB static limit).
+    if (unsigned bytes = dynamicSharedOf(v.ptx, source.signature.name)) {
+      CUdevice dev;
+      int optin = 0;
+      if (auto ok = d.check("cuDeviceGet", d.cuDeviceGet(&dev, device)); !ok)
+        return ok.error();
+      d.cuDeviceGetAttribute(
+          &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+      if (optin > 0 && bytes > unsigned(optin))
+        return Error(ErrorCode::CompileError,
+                     "kernel '" + source.signature.name + "' needs " +
+                         std::to_string(bytes) +
+                         " bytes of shared memory per program; device " +
+                         std::to_string(device) + " offers at most " +
+                         std::to_string(optin) + " (use smaller blocks)");
+      if (auto ok = d.check("cuFuncSetAttribute",
+                            d.cuFuncSetAttribute(
+                                f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                int(bytes)));
+          !ok)
+        return ok.error();
+      v.dynamicShared.store(bytes);
+    }
     v.functions[device].store(f, std::memory_order_release);
     return f;
+  }
+
+  /// The bytes of dynamic shared memory the PTX's marker line gives for
+  /// `name` ("// kite.dynamic_shared_memory NAME BYTES"), else 0.
+  static unsigned dynamicSharedOf(const std::string &ptx,
+                                  const std::string &name) {
+    std::string marker = "// kite.dynamic_shared_memory " + name + " ";
+    size_t at = ptx.find(marker);
+    if (at == std::string::npos)
+      return 0;
+    return unsigned(std::strtoul(ptx.c_str() + at + marker.size(), nullptr, 10));
   }
 
   /// PTX -> cubin through the driver's JIT linker.
@@ -472,8 +512,12 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   if (auto ok = useDevice(options.device); !ok)
     return ok;
   Specialization spec = specializationFor(args);
-  CUfunction function = impl_->findLaunchable(spec, options.device);
-  if (!function) {
+  CUfunction function = nullptr;
+  unsigned dynamicShared = 0;
+  if (auto l = impl_->findLaunchable(spec, options.device)) {
+    function = l->function;
+    dynamicShared = l->dynamicShared;
+  } else {
     auto chip = impl_->chipFor(options.device);
     if (!chip)
       return chip.error();
@@ -484,8 +528,10 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
     if (!f)
       return f.error();
     function = *f;
+    dynamicShared = (*v)->dynamicShared.load();
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
-    impl_->launchables.push_back({spec, options.device, function});
+    impl_->launchables.push_back(
+        {spec, options.device, function, dynamicShared});
   }
   void *params[64];
   for (size_t i = 0; i < args.size(); ++i)
@@ -494,7 +540,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   const auto &sig = impl_->source.signature;
   return d.check("cuLaunchKernel",
                  d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,
-                                  /*sharedMemBytes (dynamic)=*/0,
+                                  dynamicShared,
                                   static_cast<CUstream>(options.stream), params,
                                   nullptr));
 }

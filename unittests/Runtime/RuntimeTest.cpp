@@ -337,18 +337,23 @@ TEST_F(RuntimeTest, Specialization) {
 }
 
 TEST_F(RuntimeTest, UnitStrideSpecialization) {
-  // The tutorial matmul with unit inner strides: contiguous tiles are read
-  // with 16-byte loads; without the fact, element by element.
-  auto k = compileKite(example("matmul.kite"))
-               .value();
+  // The tutorial matmul with unit inner strides: contiguous tiles are
+  // copied to shared memory 16 bytes at a time and C stored with 16-byte
+  // stores; without the fact, element by element.
+  auto k = compileKite(example("matmul.kite")).value();
   uint64_t all = (uint64_t(1) << 12) - 1;
   uint64_t unit = (1u << 7) | (1u << 9) | (1u << 11); // stride_ak, _bn, _cn
   auto generic = k.ptx(Specialization{all, 0});
   auto specialized = k.ptx(Specialization{all, unit});
   ASSERT_TRUE(generic && specialized);
-  EXPECT_EQ(generic->find("ld.global.v4"), std::string::npos);
-  EXPECT_NE(specialized->find("ld.global.v4"), std::string::npos);
+  EXPECT_EQ(generic->find("cp.async.cg"), std::string::npos);
+  EXPECT_NE(generic->find("cp.async.ca"), std::string::npos);
+  EXPECT_EQ(generic->find("st.global.v4"), std::string::npos);
+  EXPECT_NE(specialized->find("cp.async.cg"), std::string::npos);
   EXPECT_NE(specialized->find("st.global.v4"), std::string::npos);
+  // Both announce their dynamic shared memory to the launch.
+  EXPECT_EQ(specialized->rfind("// kite.dynamic_shared_memory matmul 104448\n", 0),
+            0u);
 }
 
 TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {

@@ -81,4 +81,27 @@ def CarryPointerOffsets
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
+  let summary = "Copy a K loop's dot operands into shared memory with cp.async, two blocks ahead";
+  let description = [{
+    In an scf.for (constant positive step) whose body has one kite.dot fed
+    by two f32 loads used only by it (masked-off elements 0), and whose dot
+    takes the register-tiled path, the loads become asynchronous copies
+    (kite.async_stage, cp.async on the GPU) into kDotStages = 3 shared-memory
+    slots, issued two iterations ahead, and the dot computes from the slot
+    (kite.dot_staged). Each iteration waits for its block with one barrier
+    (kite.async_wait). The copies past the last iteration are masked off; a
+    final wait after the loop drains them. The loads' address computations
+    are cloned from the body (side-effect-free ops of the induction variable,
+    iteration arguments and values defined outside), as in
+    kite-pipeline-loads.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Warps per program for kernels without kite.num_warps">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // KITE_PIPELINE_PASSES_TD

@@ -64,8 +64,9 @@ struct KernelInfo {
   std::string name;
   std::vector<KernelParam> params; ///< in PTX order
   int threads = 128;               ///< threads per program (block)
-  int sharedBytes = 0;             ///< static shared memory (in the module;
-                                   ///< launches pass 0 dynamic bytes)
+  int sharedBytes = 0;             ///< shared memory per program
+  int dynamicSharedBytes = 0;      ///< of which dynamic: over 48 KB, the
+                                   ///< launch passes this many bytes
 };
 
 struct CompiledModule {

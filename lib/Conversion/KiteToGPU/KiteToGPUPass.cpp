@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "kite/Conversion/Passes.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -30,11 +31,10 @@ using namespace mlir::kite;
 /// Elements per thread-chunk: 16 bytes of the narrowest type the kernel
 /// loads or stores (so its accesses can be 16-byte vectors), at least 1.
 /// Static shared memory a kernel may use without opting in (48 KB).
-static constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
 
-static int64_t chooseVectorWidth(func::FuncOp func) {
+int64_t mlir::kite::kernelVectorWidth(Operation *func) {
   int64_t minBytes = 4;
-  func.walk([&](Operation *op) {
+  func->walk([&](Operation *op) {
     if (!isa<LoadOp, StoreOp>(op))
       return;
     Type ptr = getElementTypeOrSelf(op->getOperand(0).getType());
@@ -94,36 +94,45 @@ struct ConvertKiteToGPUPass
             KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     int64_t numThreads = 32 * warps;
-    KiteTypeConverter converter(context, numThreads, chooseVectorWidth(func));
+    KiteTypeConverter converter(context, numThreads, kernelVectorWidth(func));
     AxisInfoAnalysis axisInfo(func);
     KiteLoweringState state{axisInfo, ieeeDivision, ""};
 
-    // Shared memory for the ops that exchange data between threads: one
-    // scratch buffer per kernel, sized for the largest such op.
-    int64_t smemBytes = 0;
-    func.walk([&](Operation *op) {
-      smemBytes = std::max(smemBytes, sharedMemoryBytes(op));
-    });
-    if (smemBytes > kMaxStaticSharedMemory) {
+    // Shared memory: one buffer per kernel, the scratch of the ops that
+    // exchange data between threads then the dot staging slots. Beyond the
+    // static limit it is dynamic: an external array whose size the launch
+    // gives (recorded in the module's kite.dynamic_shared_memory).
+    int64_t smemBytes = kernelSharedMemoryBytes(func);
+    if (smemBytes > kMaxSharedMemory) {
       func.emitError() << "kernel '" << func.getSymName() << "' needs "
                        << smemBytes
-                       << " bytes of shared memory to exchange data between "
-                          "threads (at most "
-                       << kMaxStaticSharedMemory
-                       << "); use smaller blocks";
+                       << " bytes of shared memory (at most "
+                       << kMaxSharedMemory << "); use smaller blocks";
       return failure();
     }
+    state.stagingOffset = kernelStagingOffset(func);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
       state.sharedMemory = ("kite_smem_" + func.getSymName()).str();
+      bool dynamic = smemBytes > kMaxStaticSharedMemory;
       auto arrayType = LLVM::LLVMArrayType::get(
-          IntegerType::get(context, 8), uint64_t(smemBytes));
-      auto global = LLVM::GlobalOp::create(
+          IntegerType::get(context, 8), dynamic ? 0 : uint64_t(smemBytes));
+      LLVM::GlobalOp::create(
           gb, func.getLoc(), arrayType, /*isConstant=*/false,
-          LLVM::Linkage::Internal, state.sharedMemory, Attribute(),
-          /*alignment=*/16, /*addrSpace=*/3);
-      (void)global;
+          dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal,
+          state.sharedMemory, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      if (dynamic) {
+        ModuleOp module = getOperation();
+        NamedAttrList sizes;
+        if (auto old = module->getAttrOfType<DictionaryAttr>(
+                KiteDialect::getDynamicSharedMemoryAttrName()))
+          sizes.append(old.getValue());
+        sizes.set(func.getSymName(),
+                  IntegerAttr::get(IntegerType::get(context, 64), smemBytes));
+        module->setAttr(KiteDialect::getDynamicSharedMemoryAttrName(),
+                        sizes.getDictionary(context));
+      }
     }
 
     // Constexpr parameters must have been bound to constants already; they
@@ -166,7 +175,7 @@ struct ConvertKiteToGPUPass
     ConversionTarget target(*context);
     target.addIllegalDialect<KiteDialect>();
     target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
-                           vector::VectorDialect>();
+                           NVVM::NVVMDialect, vector::VectorDialect>();
     target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
         [&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<gpu::GPUFuncOp>([&](gpu::GPUFuncOp f) {

@@ -23,6 +23,7 @@
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -68,6 +69,30 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   return 0;
 }
 
+/// The largest scratch any op of `kernel` needs.
+static int64_t scratchBytes(Operation *kernel) {
+  int64_t bytes = 0;
+  kernel->walk([&](Operation *op) {
+    bytes = std::max(bytes, mlir::kite::sharedMemoryBytes(op));
+  });
+  return bytes;
+}
+
+int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
+  return llvm::alignTo(scratchBytes(kernel), 16);
+}
+
+int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
+  int64_t staging = 0;
+  kernel->walk([&](DotStagedOp op) {
+    auto type = op.getType();
+    DotStaging d{type.getDimSize(0), type.getDimSize(1), int64_t(op.getK())};
+    staging = std::max(staging, kDotStages * d.bytes());
+  });
+  int64_t scratch = scratchBytes(kernel);
+  return staging ? llvm::alignTo(scratch, 16) + staging : scratch;
+}
+
 namespace {
 
 /// Shared-memory helpers for one op.
@@ -80,6 +105,15 @@ struct Scratch {
       : b(b), loc(loc) {
     base = LLVM::AddressOfOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), global);
+  }
+
+  Scratch(OpBuilder &b, Location loc, Value base) : b(b), loc(loc), base(base) {}
+
+  /// The scratch moved by `bytes` (an i32 value).
+  Scratch offsetBy(Value bytes) {
+    return Scratch(b, loc,
+                   LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                       base, ValueRange{bytes}));
   }
 
   Value i32(int64_t v) {
@@ -152,6 +186,11 @@ struct Scratch {
     return lin;
   }
 };
+
+void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
+                const DotStaging &staging, int operand);
+Value tiledCompute(Scratch &s, Value acc, RankedTensorType type,
+                   const KiteTypeConverter &conv, const DotStaging &staging);
 
 /// Pattern: kite.broadcast (repeating) => through shared memory
 struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
@@ -335,153 +374,24 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     return success();
   }
 
-  /// The register-tiled dot, when the result's blocked layout gives each
-  /// thread `chunk` consecutive columns c0.. of rows r0 + i*R (one layout
-  /// repetition covers R whole rows) and K is a multiple of 4. Operands are
-  /// staged in shared memory as f32, both row-major, A's rows padded to
-  /// K + 4 elements: every thread stores its registers with 16-byte stores
-  /// (the padding spreads the rows a store phase writes over all banks).
-  /// Then, for each 4 steps of k, a thread loads 4 k-values of each of its
-  /// rows of A with one ld.shared.v4 (one address per half-warp row:
-  /// broadcast) and its `chunk` columns of B per step, and accumulates
-  /// rowsPerThread x chunk fmas per step.
+  /// The register-tiled dot (see isRegisterTiledDot): both operands staged
+  /// from registers (tiledStage), then tiledCompute.
   LogicalResult registerTiled(DotOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
-    RankedTensorType type = op.getType();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout out = conv.getLayout(type);
-    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
-            N = bType.getDimSize(1);
-    int64_t T = out.numThreads, chunk = out.chunk;
-    if (out.isReplicated() || N % chunk || (T * chunk) % N ||
-        T * chunk < N || chunk < 1 || K % 4)
+    if (!isRegisterTiledDot(aType, bType, op.getType(), conv))
       return failure();
-    int64_t R = T * chunk / N; // rows per layout repetition
-    if (M % R || out.perThread != (M / R) * chunk)
-      return failure();
-    BlockedLayout la = conv.getLayout(aType), lb = conv.getLayout(bType);
-    if (la.isReplicated() || lb.isReplicated())
-      return failure();
-    int64_t rowsPerThread = M / R;
-    int64_t KP = paddedRow(K); // A's row stride in shared memory
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
     Scratch s(rewriter, loc, state.sharedMemory);
-    int64_t bOffset = llvm::alignTo(M * KP * 4, 16);
-
-    auto widen = [&](Value v) -> Value {
-      return v.getType() == f32
-                 ? v
-                 : arith::ExtFOp::create(rewriter, loc, f32, v).getResult();
-    };
-    // Stores `regs` (layout l, rows of `cols` elements) row-major with row
-    // stride `stride`, in groups of consecutive registers of one row.
-    auto stage = [&](Value regs, const BlockedLayout &l, int64_t cols,
-                     int64_t stride, int64_t byteOffset) {
-      int64_t group = std::gcd(std::gcd(l.chunk, cols), int64_t(4));
-      Value tbase = threadBase(rewriter, loc, l);
-      for (int64_t e = 0; e < l.perThread; e += group) {
-        Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                          s.i32(l.registerOffset(e)));
-        Value idx = lin;
-        if (stride != cols) {
-          Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
-          Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
-          idx = arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, row, s.i32(stride)), col);
-        }
-        SmallVector<Value, 4> elems;
-        for (int64_t j = 0; j < group; ++j)
-          elems.push_back(widen(extractRegister(rewriter, loc, regs, e + j)));
-        Value v = group == 1 ? elems.front()
-                             : vector::FromElementsOp::create(
-                                   rewriter, loc, VectorType::get({group}, f32),
-                                   elems)
-                                   .getResult();
-        LLVM::StoreOp::create(rewriter, loc, v, s.address(byteOffset, idx, f32),
-                              group * 4);
-      }
-    };
+    DotStaging staging{aType.getDimSize(0), bType.getDimSize(1),
+                       aType.getDimSize(1)};
     s.barrier();
-    stage(adaptor.getA(), la, K, KP, 0);
-    stage(adaptor.getB(), lb, N, N, bOffset);
+    tiledStage(s, adaptor.getA(), conv.getLayout(aType), staging, 0);
+    tiledStage(s, adaptor.getB(), conv.getLayout(bType), staging, 1);
     s.barrier();
-
-    // This thread's first row r0 and first column c0.
-    Value tid = threadId(rewriter, loc);
-    Value first = arith::MulIOp::create(rewriter, loc, tid, s.i32(chunk));
-    Value r0 = arith::DivUIOp::create(rewriter, loc, first, s.i32(N));
-    Value c0 = arith::RemUIOp::create(rewriter, loc, first, s.i32(N));
-    auto a4Type = VectorType::get({4}, f32);
-    auto bVecType = VectorType::get({chunk}, f32);
-    auto accType = cast<VectorType>(conv.convertType(type));
-    // Row i of A starts at (r0 + i*R) * KP (16-byte aligned: KP % 4 == 0);
-    // B's columns at bOffset + (k*N + c0) * 4 (c0 a multiple of chunk).
-    SmallVector<Value> aRow;
-    for (int64_t i = 0; i < rowsPerThread; ++i)
-      aRow.push_back(arith::MulIOp::create(
-          rewriter, loc,
-          arith::AddIOp::create(rewriter, loc, r0, s.i32(i * R)), s.i32(KP)));
-    unsigned bAlign = std::min<int64_t>(
-        16, int64_t(1) << llvm::countr_zero(uint64_t(
-                std::gcd(N * 4, chunk * 4))));
-    // Four steps of k from k0 (a multiple of 4).
-    auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &rows) {
-      SmallVector<Value> a;
-      for (int64_t i = 0; i < rowsPerThread; ++i)
-        a.push_back(LLVM::LoadOp::create(
-            b, loc, a4Type,
-            s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32), 16));
-      for (int64_t kk = 0; kk < 4; ++kk) {
-        Value k = arith::AddIOp::create(b, loc, k0, s.i32(kk));
-        Value bIdx = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
-        Value bv = LLVM::LoadOp::create(b, loc, bVecType,
-                                        s.address(bOffset, bIdx, f32), bAlign);
-        for (int64_t i = 0; i < rowsPerThread; ++i) {
-          Value ai = vector::ExtractOp::create(b, loc, a[i], kk);
-          Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
-          rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
-        }
-      }
-    };
-    SmallVector<Value> rows;
-    for (int64_t i = 0; i < rowsPerThread; ++i) {
-      SmallVector<int64_t> idx;
-      for (int64_t j = 0; j < chunk; ++j)
-        idx.push_back(i * chunk + j);
-      rows.push_back(vector::ShuffleOp::create(rewriter, loc, adaptor.getAcc(),
-                                               adaptor.getAcc(), idx));
-    }
-    // Fully unrolled for short K; else a loop over 8 steps at a time.
-    const int64_t unroll = 8;
-    if (K <= 64 || K % unroll) {
-      for (int64_t k = 0; k < K; k += 4)
-        kSteps(rewriter, s.i32(k), rows);
-    } else {
-      auto loop = scf::ForOp::create(rewriter, loc, s.i32(0), s.i32(K),
-                                     s.i32(unroll), ValueRange(rows));
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> inner(loop.getRegionIterArgs().begin(),
-                               loop.getRegionIterArgs().end());
-      for (int64_t u = 0; u < unroll; u += 4)
-        kSteps(rewriter,
-               arith::AddIOp::create(rewriter, loc, loop.getInductionVar(),
-                                     s.i32(u)),
-               inner);
-      scf::YieldOp::create(rewriter, loc, inner);
-      rows.assign(loop.getResults().begin(), loop.getResults().end());
-    }
-    // Back to the accumulator's register order (register i*chunk + j).
-    SmallVector<Value> elems;
-    for (int64_t i = 0; i < rowsPerThread; ++i)
-      for (int64_t j = 0; j < chunk; ++j)
-        elems.push_back(vector::ExtractOp::create(rewriter, loc, rows[i], j));
-    rewriter.replaceOp(op, vector::FromElementsOp::create(rewriter, loc,
-                                                          accType, elems));
+    rewriter.replaceOp(op, tiledCompute(s, adaptor.getAcc(), op.getType(),
+                                        conv, staging));
     return success();
   }
 
@@ -490,9 +400,291 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
 
 } // namespace
 
+bool mlir::kite::isRegisterTiledDot(RankedTensorType aType,
+                                    RankedTensorType bType,
+                                    RankedTensorType type,
+                                    const KiteTypeConverter &conv) {
+  BlockedLayout out = conv.getLayout(type);
+  int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+          N = bType.getDimSize(1);
+  int64_t T = out.numThreads, chunk = out.chunk;
+  if (out.isReplicated() || chunk < 1 || N % chunk || (T * chunk) % N ||
+      T * chunk < N || K % 4)
+    return false;
+  int64_t R = T * chunk / N; // rows per layout repetition
+  if (M % R || out.perThread != (M / R) * chunk)
+    return false;
+  return !conv.getLayout(aType).isReplicated() &&
+         !conv.getLayout(bType).isReplicated();
+}
+
+namespace {
+/// Stores operand `operand` (0: A, 1: B; registers `regs` in layout `l`) of
+/// a register-tiled dot into its staging area at `s` (see DotStaging), in
+/// 16-byte groups of consecutive registers of one row, widened to f32.
+/// The padding of A's rows spreads the rows a store phase writes over all
+/// banks.
+void tiledStage(Scratch &s, Value regs,
+                       const BlockedLayout &l, const DotStaging &staging,
+                       int operand) {
+  OpBuilder &b = s.b;
+  Location loc = s.loc;
+  Type f32 = b.getF32Type();
+  int64_t cols = operand == 0 ? staging.K : staging.N;
+  int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
+  int64_t byteOffset = operand == 0 ? 0 : staging.bOffset();
+  int64_t group = std::gcd(std::gcd(l.chunk, cols), int64_t(4));
+  Value tbase = threadBase(b, loc, l);
+  for (int64_t e = 0; e < l.perThread; e += group) {
+    Value lin = arith::AddIOp::create(b, loc, tbase, s.i32(l.registerOffset(e)));
+    Value idx = lin;
+    if (stride != cols) {
+      Value row = arith::DivUIOp::create(b, loc, lin, s.i32(cols));
+      Value col = arith::RemUIOp::create(b, loc, lin, s.i32(cols));
+      idx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, s.i32(stride)), col);
+    }
+    SmallVector<Value, 4> elems;
+    for (int64_t j = 0; j < group; ++j) {
+      Value v = extractRegister(b, loc, regs, e + j);
+      if (v.getType() != f32)
+        v = arith::ExtFOp::create(b, loc, f32, v);
+      elems.push_back(v);
+    }
+    Value v = group == 1 ? elems.front()
+                         : vector::FromElementsOp::create(
+                               b, loc, VectorType::get({group}, f32), elems)
+                               .getResult();
+    LLVM::StoreOp::create(b, loc, v, s.address(byteOffset, idx, f32),
+                          group * 4);
+  }
+}
+
+/// acc + A * B from operands staged at `s`: each thread owns `chunk`
+/// consecutive columns c0.. of rows r0 + i*R of the result. For each 4 steps
+/// of k it loads 4 k-values of each of its rows of A with one
+/// ld.shared.v4 (one address per half-warp row: a broadcast) and, per
+/// step, its `chunk` columns of B, and accumulates rows x chunk fmas.
+Value tiledCompute(Scratch &s, Value acc,
+                                       RankedTensorType type,
+                                       const KiteTypeConverter &conv,
+                                       const DotStaging &staging) {
+  OpBuilder &rewriter = s.b;
+  Location loc = s.loc;
+  BlockedLayout out = conv.getLayout(type);
+  int64_t M = staging.M, K = staging.K, N = staging.N;
+  int64_t T = out.numThreads, chunk = out.chunk;
+  int64_t R = T * chunk / N;
+  int64_t rowsPerThread = M / R;
+  int64_t KP = staging.aRowStride(), bOffset = staging.bOffset();
+  Type f32 = rewriter.getF32Type();
+  // This thread's first row r0 and first column c0.
+  Value tid = threadId(rewriter, loc);
+  Value first = arith::MulIOp::create(rewriter, loc, tid, s.i32(chunk));
+  Value r0 = arith::DivUIOp::create(rewriter, loc, first, s.i32(N));
+  Value c0 = arith::RemUIOp::create(rewriter, loc, first, s.i32(N));
+  auto a4Type = VectorType::get({4}, f32);
+  auto bVecType = VectorType::get({chunk}, f32);
+  auto accType = cast<VectorType>(conv.convertType(type));
+  // Row i of A starts at (r0 + i*R) * KP (16-byte aligned: KP % 4 == 0);
+  // B's columns at bOffset + (k*N + c0) * 4 (c0 a multiple of chunk).
+  SmallVector<Value> aRow;
+  for (int64_t i = 0; i < rowsPerThread; ++i)
+    aRow.push_back(arith::MulIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, r0, s.i32(i * R)),
+        s.i32(KP)));
+  unsigned bAlign = std::min<int64_t>(
+      16, int64_t(1) << llvm::countr_zero(uint64_t(std::gcd(N * 4, chunk * 4))));
+  auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &rows) {
+    SmallVector<Value> a;
+    for (int64_t i = 0; i < rowsPerThread; ++i)
+      a.push_back(LLVM::LoadOp::create(
+          b, loc, a4Type,
+          s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32), 16));
+    for (int64_t kk = 0; kk < 4; ++kk) {
+      Value k = arith::AddIOp::create(b, loc, k0, s.i32(kk));
+      Value bIdx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
+      Value bv = LLVM::LoadOp::create(b, loc, bVecType,
+                                      s.address(bOffset, bIdx, f32), bAlign);
+      for (int64_t i = 0; i < rowsPerThread; ++i) {
+        Value ai = vector::ExtractOp::create(b, loc, a[i], kk);
+        Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
+        rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
+      }
+    }
+  };
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < rowsPerThread; ++i) {
+    SmallVector<int64_t> idx;
+    for (int64_t j = 0; j < chunk; ++j)
+      idx.push_back(i * chunk + j);
+    rows.push_back(vector::ShuffleOp::create(rewriter, loc, acc, acc, idx));
+  }
+  // Fully unrolled for short K; else a loop over 8 steps at a time.
+  const int64_t unroll = 8;
+  if (K <= 64 || K % unroll) {
+    for (int64_t k = 0; k < K; k += 4)
+      kSteps(rewriter, s.i32(k), rows);
+  } else {
+    auto loop = scf::ForOp::create(rewriter, loc, s.i32(0), s.i32(K),
+                                   s.i32(unroll), ValueRange(rows));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> inner(loop.getRegionIterArgs().begin(),
+                             loop.getRegionIterArgs().end());
+    for (int64_t u = 0; u < unroll; u += 4)
+      kSteps(rewriter,
+             arith::AddIOp::create(rewriter, loc, loop.getInductionVar(),
+                                   s.i32(u)),
+             inner);
+    scf::YieldOp::create(rewriter, loc, inner);
+    rows.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // Back to the accumulator's register order (register i*chunk + j).
+  SmallVector<Value> elems;
+  for (int64_t i = 0; i < rowsPerThread; ++i)
+    for (int64_t j = 0; j < chunk; ++j)
+      elems.push_back(vector::ExtractOp::create(rewriter, loc, rows[i], j));
+  return vector::FromElementsOp::create(rewriter, loc, accType, elems);
+}
+
+} // namespace
+
+
+namespace {
+
+/// The staging slot `slot` (i32) of a dot of `staging`'s shape.
+Scratch slotScratch(OpBuilder &b, Location loc, const KiteLoweringState &state,
+                    const DotStaging &staging, Value slot) {
+  Scratch s(b, loc, state.sharedMemory);
+  Value bytes = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slot, s.i32(staging.bytes())),
+      s.i32(state.stagingOffset));
+  return s.offsetBy(bytes);
+}
+
+/// Pattern: kite.async_stage => cp.async of each thread's 16-, 8- or 4-byte
+/// groups into the slot (zero-filled where masked off).
+struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
+  AsyncStageLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                     MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(AsyncStageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    ArrayRef<int64_t> shape = op.getDotShape();
+    DotStaging staging{shape[0], shape[1], shape[2]};
+    int operand = op.getOperand();
+    RankedTensorType type = op.getPtr().getType();
+    BlockedLayout l = conv.getLayout(type);
+    if (l.isReplicated())
+      return rewriter.notifyMatchFailure(op, "replicated layout");
+    Location loc = op.getLoc();
+    Scratch s = slotScratch(rewriter, loc, state, staging, adaptor.getSlot());
+    int64_t cols = type.getDimSize(1);
+    int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
+    int64_t byteOffset = operand == 0 ? 0 : staging.bOffset();
+    // Group width: contiguous, aligned pointers and a uniform mask.
+    AxisInfo ptrInfo = state.axisInfo.get(op.getPtr());
+    AxisInfo maskInfo = state.axisInfo.get(op.getMask());
+    int64_t width = std::min<int64_t>({l.chunk, 4, ptrInfo.contiguity,
+                                       ptrInfo.divisibility / 4,
+                                       maskInfo.constancy, cols});
+    width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
+    Value tbase = threadBase(rewriter, loc, l);
+    auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    for (int64_t e = 0; e < l.perThread; e += width) {
+      Value lin = arith::AddIOp::create(rewriter, loc, tbase,
+                                        s.i32(l.registerOffset(e)));
+      Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
+      Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
+      Value idx = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, row, s.i32(stride)),
+          col);
+      Value dst = s.address(byteOffset, idx, rewriter.getF32Type());
+      Value src = LLVM::IntToPtrOp::create(
+          rewriter, loc, globalPtr,
+          extractRegister(rewriter, loc, adaptor.getPtr(), e));
+      Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
+      Value size = arith::SelectOp::create(rewriter, loc, on, s.i32(width * 4),
+                                           s.i32(0));
+      NVVM::CpAsyncOp::create(
+          rewriter, loc, dst, src, rewriter.getI32IntegerAttr(width * 4),
+          NVVM::LoadCacheModifierKindAttr::get(
+              rewriter.getContext(), width == 4 ? NVVM::LoadCacheModifierKind::CG
+                                                : NVVM::LoadCacheModifierKind::CA),
+          size);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// Pattern: kite.async_commit => cp.async.commit_group
+struct AsyncCommitLowering : OpConversionPattern<AsyncCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Pattern: kite.async_wait n => cp.async.wait_group n; barrier
+struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    gpu::BarrierOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Pattern: kite.dot_staged => the register-tiled product from the slot
+struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
+  DotStagedLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                    MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    DotStaging staging{type.getDimSize(0), type.getDimSize(1),
+                       int64_t(op.getK())};
+    auto aType = RankedTensorType::get({staging.M, staging.K},
+                                       rewriter.getF32Type());
+    auto bType = RankedTensorType::get({staging.K, staging.N},
+                                       rewriter.getF32Type());
+    if (!isRegisterTiledDot(aType, bType, type, conv))
+      return op.emitOpError()
+             << "has no register-tiled layout for " << conv.getNumThreads()
+             << " threads";
+    Scratch s = slotScratch(rewriter, op.getLoc(), state, staging,
+                            adaptor.getSlot());
+    rewriter.replaceOp(op, tiledCompute(s, adaptor.getAcc(), type, conv,
+                                        staging));
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+} // namespace
+
 void mlir::kite::populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                                 const KiteLoweringState &state,
                                                 RewritePatternSet &patterns) {
-  patterns.add<BroadcastThroughSmem, ReduceThroughSmem, DotThroughSmem>(
-      converter, state, patterns.getContext());
+  patterns.add<BroadcastThroughSmem, ReduceThroughSmem, DotThroughSmem,
+               AsyncStageLowering, DotStagedLowering>(converter, state,
+                                                      patterns.getContext());
+  patterns.add<AsyncCommitLowering, AsyncWaitLowering>(converter,
+                                                       patterns.getContext());
 }

@@ -70,11 +70,51 @@ struct KiteLoweringState {
   /// address space 3), for ops that exchange data between threads; empty
   /// when the kernel needs none.
   std::string sharedMemory;
+  /// Byte offset of the dot staging slots in that buffer.
+  int64_t stagingOffset = 0;
 };
 
 /// Bytes of shared memory `op` needs to exchange data between threads
 /// (0 for ops that need none).
 int64_t sharedMemoryBytes(Operation *op);
+
+/// Where the register-tiled dot keeps its operands in shared memory, as
+/// f32: A row-major with rows padded to K + 4 elements (16 bytes apart
+/// modulo the banks' 128), then B row-major.
+struct DotStaging {
+  int64_t M, N, K;
+  int64_t aRowStride() const { return K + 4; }
+  int64_t bOffset() const { return (M * aRowStride() * 4 + 15) / 16 * 16; }
+  int64_t bytes() const { return bOffset() + K * N * 4; }
+};
+
+/// Slots of an asynchronously staged dot (kite-stage-dot-operands): two
+/// blocks of operands in flight while the third is computed on.
+constexpr int64_t kDotStages = 3;
+
+/// The widest vector (in elements) a kernel's accesses use: 16 bytes of its
+/// narrowest loaded or stored element type.
+int64_t kernelVectorWidth(Operation *kernel);
+
+/// Whether a dot of a (MxK), b (KxN) into acc takes the register-tiled path
+/// under `converter`'s layouts (each thread: rows x consecutive columns of
+/// the result, K a multiple of 4).
+bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
+                        RankedTensorType acc,
+                        const KiteTypeConverter &converter);
+
+/// Bytes of shared memory a kernel's lowering uses: the scratch buffer of
+/// the ops that exchange data (16-byte aligned), then the staging slots of
+/// its kite.dot_staged ops.
+int64_t kernelSharedMemoryBytes(Operation *kernel);
+/// The byte offset of the staging slots in the kernel's shared memory.
+int64_t kernelStagingOffset(Operation *kernel);
+
+/// Static shared memory a kernel may declare; beyond it the buffer is
+/// dynamic (the launch passes its size).
+constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
+/// Shared memory a program may use at most on sm_90 (opt-in dynamic).
+constexpr int64_t kMaxSharedMemory = 227 * 1024;
 
 /// program_id, num_programs.
 void populateGridOpPatterns(KiteTypeConverter &converter,

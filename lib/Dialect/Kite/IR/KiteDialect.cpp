@@ -116,6 +116,18 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' requires a func.func marked 'kite.kernel'";
     return success();
   }
+  if (name == getDynamicSharedMemoryAttrName()) {
+    // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
+    // shared memory its launch must provide.
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<ModuleOp>(op) ||
+        !llvm::all_of(dict, [](NamedAttribute a) {
+          return isa<IntegerAttr>(a.getValue());
+        }))
+      return op->emitError() << "'" << name
+                             << "' must be a dictionary of integers on a module";
+    return success();
+  }
   return op->emitError() << "unknown Kite attribute '" << name << "'";
 }
 

@@ -515,3 +515,31 @@ LogicalResult ReduceOp::verify() {
 
 #define GET_OP_CLASSES
 #include "kite/Dialect/Kite/IR/KiteOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// async_stage
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncStageOp::verify() {
+  ArrayRef<int64_t> shape = getDotShape();
+  if (shape.size() != 3)
+    return emitOpError() << "dot shape must be [M, N, K]";
+  int64_t operand = getOperand();
+  if (operand != 0 && operand != 1)
+    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  auto type = getPtr().getType();
+  auto pointee = cast<PointerType>(type.getElementType()).getPointeeType();
+  if (!pointee.isF32())
+    return emitOpError() << "stages f32 blocks only, got " << pointee;
+  SmallVector<int64_t> expected =
+      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
+                   : SmallVector<int64_t>{shape[2], shape[1]};
+  if (type.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "block shape " << shapeString(type)
+                         << " is not the dot's operand " << operand << " shape";
+  if (!sameShape(getMask().getType(), type))
+    return emitOpError() << "mask shape " << shapeString(getMask().getType())
+                         << " does not match pointer shape "
+                         << shapeString(type);
+  return success();
+}

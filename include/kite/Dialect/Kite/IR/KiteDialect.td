@@ -47,6 +47,7 @@ def Kite_Dialect : Dialect {
     /// Source name of a kernel parameter (string), for diagnostics and for
     /// binding constexpr values by name.
     static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
+    static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
   }];
 }
 

@@ -313,4 +313,65 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Asynchronous staging of dot operands (GPU scheduling)
+//===----------------------------------------------------------------------===//
+// Made by kite-stage-dot-operands from a K loop's loads and dot; not meant
+// to be written by hand. A dot of shape [M, N, K] owns `stages` slots of
+// shared memory, each holding its A block (row-major, rows padded to K + 4
+// elements) and its B block (row-major), as f32.
+
+def Kite_AsyncStageOp : Kite_Op<"async_stage",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Start copying a dot operand block into a staging slot";
+  let description = [{
+    Starts asynchronous copies (cp.async) of the f32 block behind `ptr`
+    into operand `operand` (0: A, 1: B) of staging slot `slot` of a dot of
+    shape `dot_shape` = [M, N, K]. Masked-off elements (`mask`, same shape)
+    are not read and become 0. The copies complete at a later kite.async_wait.
+
+    ```mlir
+    kite.async_stage %a_ptrs, %mask slot %s operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Kite_PointerType]>:$ptr,
+                       RankedTensorOf<[I1]>:$mask, I32:$slot,
+                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape);
+  let assemblyFormat = "$ptr `,` $mask `slot` $slot `operand` $operand "
+                       "`dot` $dot_shape attr-dict `:` type($ptr) `,` "
+                       "type($mask)";
+  let hasVerifier = 1;
+}
+
+def Kite_AsyncCommitOp : Kite_Op<"async_commit",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Close the group of copies started since the last commit";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kite_AsyncWaitOp : Kite_Op<"async_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for staged copies, then synchronize the program";
+  let description = [{
+    Waits until at most `pending` of this thread's committed copy groups are
+    still in flight, then synchronizes all threads of the program: the
+    completed groups are visible to every thread, and every thread has
+    finished what it did before (reads of a slot about to be refilled).
+  }];
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Block matrix product of the operands in a staging slot";
+  let description = [{
+    `result = A * B + acc` with A (MxK) and B (KxN) the operands staged in
+    slot `slot` (M and N from the accumulator, K = `k`).
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$acc `slot` $slot `k` $k attr-dict `:` type($acc)";
+}
+
 #endif // KITE_DIALECT_KITE_IR_KITEOPS_TD

@@ -1,0 +1,219 @@
+//===- StageDotOperands.cpp - cp.async pipelining of a K loop's dot --------===//
+//
+// kite-stage-dot-operands: see Passes.td.
+//
+// With S = kDotStages slots and D = S - 1 blocks in flight:
+//   prologue:  stage(0) -> slot 0; commit; ... stage(D-1) -> slot D-1; commit
+//   loop k:    async_wait D-1      (block k landed; everyone is done with
+//                                   the slot about to be refilled)
+//              stage(k+D) -> slot (k+D) % S; commit   (masked off past the end)
+//              acc = dot_staged acc, slot k % S
+//   after:     async_wait 0
+// One barrier per iteration; the global loads no longer pass through
+// registers, which leaves them to the accumulator and the operand fragments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopSlices.h"
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kite {
+#define GEN_PASS_DECL_STAGEDOTOPERANDS
+#define GEN_PASS_DEF_STAGEDOTOPERANDS
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace mlir;
+namespace kd = mlir::kite;
+using ::kite::detail::collectSlice;
+using ::kite::detail::guardMask;
+
+namespace {
+
+/// A load of f32 blocks in `body`, used only by `dot`, whose masked-off
+/// elements are 0 (or that has no mask).
+kd::LoadOp stageableLoad(Value v, Operation *dot, Block *body) {
+  auto load = v.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != body || !load->hasOneUse())
+    return {};
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || !type.getElementType().isF32())
+    return {};
+  if (Value other = load.getOther()) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
+        !dense.getSplatValue<APFloat>().isPosZero())
+      return {};
+  }
+  (void)dot;
+  return load;
+}
+
+struct StageDotOperands
+    : ::kite::impl::StageDotOperandsBase<StageDotOperands> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!kd::isKernel(func))
+        continue;
+      int64_t warps = numWarps;
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              kd::KiteDialect::getNumWarpsAttrName()))
+        warps = attr.getInt();
+      kd::KiteTypeConverter conv(ctx, 32 * warps, kd::kernelVectorWidth(func));
+      SmallVector<scf::ForOp> loops;
+      func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        stage(loop, conv);
+    }
+  }
+
+  void stage(scf::ForOp loop, const kd::KiteTypeConverter &conv) {
+    Block *body = loop.getBody();
+    APInt step;
+    if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+        !step.isStrictlyPositive())
+      return;
+    SmallVector<kd::DotOp> dots;
+    for (Operation &op : *body)
+      if (auto dot = dyn_cast<kd::DotOp>(op))
+        dots.push_back(dot);
+    if (dots.size() != 1)
+      return;
+    kd::DotOp dot = dots.front();
+    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), dot, body),
+                           stageableLoad(dot.getB(), dot, body)};
+    if (!loads[0] || !loads[1] || loads[0] == loads[1] ||
+        !kd::isRegisterTiledDot(dot.getA().getType(), dot.getB().getType(),
+                                dot.getType(), conv))
+      return;
+    llvm::SmallPtrSet<Operation *, 8> forbidden;
+    for (Operation &op : *body)
+      if (!isMemoryEffectFree(&op) || op.getNumRegions())
+        forbidden.insert(&op);
+    llvm::SetVector<Operation *> slice;
+    for (kd::LoadOp load : loads)
+      for (Value operand : {load.getPtr(), load.getMask()})
+        if (operand && !collectSlice(operand, body, slice, forbidden))
+          return;
+    // Iteration arguments the slice reads, and how each is advanced.
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    llvm::SetVector<Operation *> advance;
+    SmallVector<unsigned> usedArgs;
+    auto reads = [&](Value arg) {
+      for (Operation *op : slice)
+        if (llvm::is_contained(op->getOperands(), arg))
+          return true;
+      for (kd::LoadOp load : loads)
+        if (load.getPtr() == arg || load.getMask() == arg)
+          return true;
+      return false;
+    };
+    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (reads(arg)) {
+        usedArgs.push_back(i);
+        if (!collectSlice(yield.getOperand(i), body, advance, forbidden))
+          return;
+      }
+
+    IRRewriter rewriter(loop.getContext());
+    Location loc = loop.getLoc();
+    const int64_t S = kd::kDotStages, D = S - 1;
+    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+    SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
+                                     aType.getDimSize(1)};
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+    };
+    Value iv = loop.getInductionVar();
+    // The induction variable and used arguments `d` iterations after
+    // (`from`, `args`), as a mapping of the body's values.
+    auto ahead = [&](Value from, SmallVector<Value> args, int64_t d) {
+      for (int64_t n = 0; n < d; ++n) {
+        IRMapping adv;
+        adv.map(iv, from);
+        for (auto [k, i] : llvm::enumerate(usedArgs))
+          adv.map(loop.getRegionIterArgs()[i], args[k]);
+        for (Operation *op : advance)
+          rewriter.clone(*op, adv);
+        for (auto [k, i] : llvm::enumerate(usedArgs))
+          args[k] = adv.lookupOrDefault(yield.getOperand(i));
+        from = arith::AddIOp::create(rewriter, loc, from, loop.getStep());
+      }
+      IRMapping map;
+      map.map(iv, from);
+      for (auto [k, i] : llvm::enumerate(usedArgs))
+        map.map(loop.getRegionIterArgs()[i], args[k]);
+      return std::make_pair(map, from);
+    };
+    // Starts the copies of the iteration `map` describes into `slot`,
+    // masked off unless `ivAt` < the upper bound.
+    auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
+      for (Operation *op : slice)
+        rewriter.clone(*op, map);
+      Value more = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::slt, ivAt,
+                                         loop.getUpperBound());
+      for (auto [operand, load] : llvm::enumerate(loads)) {
+        Value ptr = map.lookupOrDefault(load.getPtr());
+        Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
+                                    : Value();
+        Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
+        kd::AsyncStageOp::create(rewriter, load.getLoc(), ptr, guarded, slot,
+                                 int32_t(operand), dotShape);
+      }
+      kd::AsyncCommitOp::create(rewriter, loc);
+    };
+    SmallVector<Value> initArgs, currentArgs;
+    for (unsigned i : usedArgs) {
+      initArgs.push_back(loop.getInitArgs()[i]);
+      currentArgs.push_back(loop.getRegionIterArgs()[i]);
+    }
+
+    // Prologue: the first D iterations' blocks.
+    rewriter.setInsertionPoint(loop);
+    for (int64_t d = 0; d < D; ++d) {
+      auto [map, ivAt] = ahead(loop.getLowerBound(), initArgs, d);
+      stageAt(map, ivAt, constant(d));
+    }
+    // The body: wait for this iteration's block, start iteration k + D's,
+    // compute on this one.
+    rewriter.setInsertionPoint(dot);
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1);
+    Value index = arith::DivSIOp::create(
+        rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
+        loop.getStep());
+    {
+      auto [map, ivAt] = ahead(iv, currentArgs, D);
+      Value slot = arith::RemSIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
+          constant(S));
+      stageAt(map, ivAt, slot);
+    }
+    Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
+    rewriter.replaceOpWithNewOp<kd::DotStagedOp>(dot, dot.getType(),
+                                                 dot.getAcc(), slot,
+                                                 aType.getDimSize(1));
+    for (kd::LoadOp load : loads)
+      rewriter.eraseOp(load);
+    // Nothing may still be writing the slots after the loop.
+    rewriter.setInsertionPointAfter(loop);
+    kd::AsyncWaitOp::create(rewriter, loc, 0);
+  }
+};
+
+} // namespace
