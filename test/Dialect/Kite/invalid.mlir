@@ -367,3 +367,43 @@ func.func @reduce_kind(%x: tensor<8xf32>) {
 func.func @bad_pointee(%p: !kite.ptr<i7>) {
   return
 }
+
+// -----
+
+func.func @stage_operand(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{operand must be 0 (A) or 1 (B), got 2}}
+  kite.async_stage %p, %m slot %s operand 2 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @stage_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{block shape [64, 32] is not the dot's operand 1 shape}}
+  kite.async_stage %p, %m slot %s operand 1 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @stage_type(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{stages f32 blocks only, got 'f16'}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f16>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @stage_mask(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{mask shape [32, 64] does not match pointer shape [64, 32]}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<32x64xi1>
+  return
+}
+
+// -----
+
+func.func @stage_dot_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{dot shape must be [M, N, K]}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+  return
+}

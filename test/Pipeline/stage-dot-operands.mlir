@@ -1,0 +1,70 @@
+// RUN: kite-opt %examples/matmul.mlir --kite-to-ptx=stop-after=kite | kite-opt --kite-rematerialize-broadcasts --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands="num-warps=8" --canonicalize --cse | FileCheck %s
+// The tutorial matmul's K loop: its A and B loads become asynchronous
+// copies into three staging slots, two iterations ahead. The prologue
+// stages iterations 0 and 1 (slots 0 and 1), each iteration waits for its
+// own block, stages iteration k + 2 into slot (k + 2) % 3 and computes on
+// slot k % 3; a final wait drains the copies past the end.
+
+// CHECK-NOT: kite.load
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 1 dot [128, 128, 32] : tensor<32x128x!kite.ptr<f32>>, tensor<32x128xi1>
+// CHECK-NEXT: kite.async_commit
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 0
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 1
+// CHECK-NEXT: kite.async_commit
+// CHECK: scf.for %[[K:.*]] = %c0_i32 to %[[UB:.*]] step %c1_i32
+// CHECK-NEXT: kite.async_wait 1
+// CHECK-DAG: %[[K2:.*]] = arith.addi %[[K]], %c2_i32 : i32
+// CHECK-DAG: %[[MORE:.*]] = arith.cmpi slt, %[[K2]], %[[UB]] : i32
+// CHECK-DAG: %[[AHEAD:.*]] = arith.remsi %[[K2]], %c3_i32 : i32
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 0
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 1
+// CHECK-NEXT: kite.async_commit
+// CHECK: %[[NOW:.*]] = arith.remsi %[[K]], %c3_i32 : i32
+// CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] k 32 : tensor<128x128xf32>
+// CHECK-NOT: kite.load
+// CHECK: scf.yield %[[D]]
+// CHECK: kite.async_wait 0
+
+// A loaded block with another user, or a layout without the register-tiled
+// dot, keeps its loads.
+// RUN: kite-opt %s --kite-stage-dot-operands | FileCheck %s --check-prefix=KEEP
+// KEEP-LABEL: func.func @other_user
+// KEEP-NOT: kite.async_stage
+// KEEP: kite.load
+// KEEP: kite.dot
+// KEEP-LABEL: func.func @tiny
+// KEEP-NOT: kite.async_stage
+// KEEP: kite.dot
+func.func @other_user(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %as = kite.splat %a : !kite.ptr<f32> -> tensor<64x32x!kite.ptr<f32>>
+  %bs = kite.splat %a : !kite.ptr<f32> -> tensor<32x64x!kite.ptr<f32>>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %x = kite.load %as : tensor<64x32x!kite.ptr<f32>>
+    %y = kite.load %bs : tensor<32x64x!kite.ptr<f32>>
+    kite.store %as, %x : tensor<64x32x!kite.ptr<f32>>
+    %d = kite.dot %x, %y, %acc : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %cs = kite.splat %a : !kite.ptr<f32> -> tensor<64x64x!kite.ptr<f32>>
+  kite.store %cs, %r : tensor<64x64x!kite.ptr<f32>>
+  return
+}
+func.func @tiny(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<2x2xf32>
+  %as = kite.splat %a : !kite.ptr<f32> -> tensor<2x2x!kite.ptr<f32>>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<2x2xf32>) : i32 {
+    %x = kite.load %as : tensor<2x2x!kite.ptr<f32>>
+    %y = kite.load %as : tensor<2x2x!kite.ptr<f32>>
+    %d = kite.dot %x, %y, %acc : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+    scf.yield %d : tensor<2x2xf32>
+  }
+  %cs = kite.splat %a : !kite.ptr<f32> -> tensor<2x2x!kite.ptr<f32>>
+  kite.store %cs, %r : tensor<2x2x!kite.ptr<f32>>
+  return
+}
