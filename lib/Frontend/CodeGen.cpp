@@ -1490,7 +1490,7 @@ private:
     constexprNames.clear();
     SmallVector<Type> argTypes;
     std::vector<const Param *> runtimeParams;
-    int64_t numWarps = 4;
+    int64_t numWarps = 4, numStages = 0;
     for (auto &[key, value] : f.decoratorArgs) {
       Val v = expr(*value);
       if (key == "num_warps") {
@@ -1498,9 +1498,14 @@ private:
         if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)))
           fail(value->loc, "num_warps must be a power of two in [1, 32], "
                            "got " + std::to_string(numWarps));
+      } else if (key == "num_stages") {
+        numStages = constInt(v, value->loc, "num_stages");
+        if (numStages < 1 || numStages > 8)
+          fail(value->loc, "num_stages must be in [1, 8], got " +
+                               std::to_string(numStages));
       } else {
         fail(value->loc, "unknown @kernel argument '" + key +
-                             "' (known: num_warps)");
+                             "' (known: num_warps, num_stages)");
       }
     }
     std::set<std::string> seen;
@@ -1558,6 +1563,9 @@ private:
     func->setAttr(kd::KiteDialect::getKernelAttrName(), b.getUnitAttr());
     func->setAttr(kd::KiteDialect::getNumWarpsAttrName(),
                   b.getI32IntegerAttr(numWarps));
+    if (numStages)
+      func->setAttr(kd::KiteDialect::getNumStagesAttrName(),
+                    b.getI32IntegerAttr(numStages));
     mlir::Block *entry = func.addEntryBlock();
     for (size_t k = 0; k < runtimeParams.size(); ++k) {
       func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),

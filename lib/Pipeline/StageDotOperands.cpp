@@ -2,7 +2,8 @@
 //
 // kite-stage-dot-operands: see Passes.td.
 //
-// With S = kDotStages slots and D = S - 1 blocks in flight:
+// With S slots (kite.num_stages, default kDotStages = 3; 1 disables the
+// pass) and D = S - 1 blocks in flight:
 //   prologue:  stage(0) -> slot 0; commit; ... stage(D-1) -> slot D-1; commit
 //   loop k:    async_wait D-1      (block k landed; everyone is done with
 //                                   the slot about to be refilled)
@@ -73,15 +74,22 @@ struct StageDotOperands
       if (auto attr = func->getAttrOfType<IntegerAttr>(
               kd::KiteDialect::getNumWarpsAttrName()))
         warps = attr.getInt();
+      int64_t stages = kd::kDotStages;
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              kd::KiteDialect::getNumStagesAttrName()))
+        stages = attr.getInt();
+      if (stages < 2)
+        continue; // num_stages = 1: no copies in flight, nothing to stage
       kd::KiteTypeConverter conv(ctx, 32 * warps, kd::kernelVectorWidth(func));
       SmallVector<scf::ForOp> loops;
       func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
-        stage(loop, conv);
+        stage(loop, conv, stages);
     }
   }
 
-  void stage(scf::ForOp loop, const kd::KiteTypeConverter &conv) {
+  void stage(scf::ForOp loop, const kd::KiteTypeConverter &conv,
+             int64_t stages) {
     Block *body = loop.getBody();
     APInt step;
     if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
@@ -131,7 +139,7 @@ struct StageDotOperands
 
     IRRewriter rewriter(loop.getContext());
     Location loc = loop.getLoc();
-    const int64_t S = kd::kDotStages, D = S - 1;
+    const int64_t S = stages, D = S - 1;
     RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
     SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
                                      aType.getDimSize(1)};
@@ -207,7 +215,7 @@ struct StageDotOperands
     Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
     rewriter.replaceOpWithNewOp<kd::DotStagedOp>(dot, dot.getType(),
                                                  dot.getAcc(), slot,
-                                                 aType.getDimSize(1));
+                                                 aType.getDimSize(1), S);
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);
     // Nothing may still be writing the slots after the loop.

@@ -21,7 +21,7 @@
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 1
 // CHECK-NEXT: kite.async_commit
 // CHECK: %[[NOW:.*]] = arith.remsi %[[K]], %c3_i32 : i32
-// CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] k 32 : tensor<128x128xf32>
+// CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] of 3 k 32 : tensor<128x128xf32>
 // CHECK-NOT: kite.load
 // CHECK: scf.yield %[[D]]
 // CHECK: kite.async_wait 0
@@ -68,3 +68,16 @@ func.func @tiny(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_w
   kite.store %cs, %r : tensor<2x2x!kite.ptr<f32>>
   return
 }
+
+// num_stages = 2: one block in flight, waits for all; 1: nothing staged.
+// RUN: sed -e 's/kite.num_warps = 8 : i32/kite.num_warps = 8 : i32, kite.num_stages = 2 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands --canonicalize --cse | FileCheck %s --check-prefix=TWO
+// TWO: kite.async_stage %{{.*}} slot %c0_i32 operand 0
+// TWO: kite.async_commit
+// TWO-NOT: kite.async_stage %{{.*}} slot %c1_i32
+// TWO: scf.for %[[K:.*]] = %c0_i32
+// TWO-NEXT: kite.async_wait 0
+// TWO: arith.remsi %{{.*}}, %c2_i32 : i32
+// TWO: kite.dot_staged %{{.*}} of 2 k 32
+// RUN: sed -e 's/kite.num_warps = 8 : i32/kite.num_warps = 8 : i32, kite.num_stages = 1 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-stage-dot-operands | FileCheck %s --check-prefix=ONE
+// ONE-NOT: kite.async_stage
+// ONE: kite.dot

@@ -87,8 +87,9 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     In an scf.for (constant positive step) whose body has one kite.dot fed
     by two f32 loads used only by it (masked-off elements 0), and whose dot
     takes the register-tiled path, the loads become asynchronous copies
-    (kite.async_stage, cp.async on the GPU) into kDotStages = 3 shared-memory
-    slots, issued two iterations ahead, and the dot computes from the slot
+    (kite.async_stage, cp.async on the GPU) into S shared-memory slots
+    (the kernel's kite.num_stages, default 3; 1 leaves the kernel alone),
+    issued S - 1 iterations ahead, and the dot computes from the slot
     (kite.dot_staged). Each iteration waits for its block with one barrier
     (kite.async_wait). The copies past the last iteration are masked off; a
     final wait after the loop drains them. The loads' address computations

@@ -87,7 +87,7 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
   kernel->walk([&](DotStagedOp op) {
     auto type = op.getType();
     DotStaging d{type.getDimSize(0), type.getDimSize(1), int64_t(op.getK())};
-    staging = std::max(staging, kDotStages * d.bytes());
+    staging = std::max(staging, int64_t(op.getStages()) * d.bytes());
   });
   int64_t scratch = scratchBytes(kernel);
   return staging ? llvm::alignTo(scratch, 16) + staging : scratch;

@@ -35,7 +35,7 @@ func.func @staged(%a: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %b: !kite.p
   kite.async_commit
   kite.async_wait 1
   %zero = arith.constant dense<0.0> : tensor<128x128xf32>
-  %d = kite.dot_staged %zero slot %slot k 32 : tensor<128x128xf32>
+  %d = kite.dot_staged %zero slot %slot of 3 k 32 : tensor<128x128xf32>
   %cs = kite.splat %c : !kite.ptr<f32> -> tensor<128x128x!kite.ptr<f32>>
   kite.store %cs, %d : tensor<128x128x!kite.ptr<f32>>
   return

@@ -111,3 +111,17 @@ func.func @unknown_arg(%p: !kite.ptr<f32> {kite.aligned}) attributes {kite.kerne
 func.func @bad_name(%x: i32 {kite.name = 3 : i32}) attributes {kite.kernel} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.num_stages' must be in [1, 8], got 9}}
+func.func @too_many_stages() attributes {kite.kernel, kite.num_stages = 9 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.num_stages' requires a func.func marked 'kite.kernel'}}
+func.func @stages_not_kernel() attributes {kite.num_stages = 2 : i32} {
+  return
+}

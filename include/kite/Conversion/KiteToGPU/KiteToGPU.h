@@ -88,8 +88,9 @@ struct DotStaging {
   int64_t bytes() const { return bOffset() + K * N * 4; }
 };
 
-/// Slots of an asynchronously staged dot (kite-stage-dot-operands): two
-/// blocks of operands in flight while the third is computed on.
+/// Slots of an asynchronously staged dot (kite-stage-dot-operands) unless
+/// the kernel says otherwise (kite.num_stages): two blocks of operands in
+/// flight while the third is computed on.
 constexpr int64_t kDotStages = 3;
 
 /// The widest vector (in elements) a kernel's accesses use: 16 bytes of its

@@ -116,6 +116,19 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' requires a func.func marked 'kite.kernel'";
     return success();
   }
+  if (name == getNumStagesAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32))
+      return op->emitError() << "'" << name << "' must be an i32 attribute";
+    int64_t stages = value.getInt();
+    if (stages < 1 || stages > 8)
+      return op->emitError() << "'" << name << "' must be in [1, 8], got "
+                             << stages;
+    if (!isKernel(op))
+      return op->emitError() << "'" << name
+                             << "' requires a func.func marked 'kite.kernel'";
+    return success();
+  }
   if (name == getDynamicSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
     // shared memory its launch must provide.

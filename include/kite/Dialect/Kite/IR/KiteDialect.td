@@ -40,6 +40,7 @@ def Kite_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getKernelAttrName() { return "kite.kernel"; }
     /// i32 attribute: warps (of 32 threads) per program.
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
+    static constexpr ::llvm::StringLiteral getNumStagesAttrName() { return "kite.num_stages"; }
     /// Unit argument attribute: a compile-time constant parameter.
     static constexpr ::llvm::StringLiteral getConstexprAttrName() { return "kite.constexpr"; }
     /// i32 argument attribute: the argument is divisible by this power of two.

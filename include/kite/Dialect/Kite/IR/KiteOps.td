@@ -317,7 +317,7 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
 // Asynchronous staging of dot operands (GPU scheduling)
 //===----------------------------------------------------------------------===//
 // Made by kite-stage-dot-operands from a K loop's loads and dot; not meant
-// to be written by hand. A dot of shape [M, N, K] owns `stages` slots of
+// to be written by hand. A dot of shape [M, N, K] owns `num_stages` slots of
 // shared memory, each holding its A block (row-major, rows padded to K + 4
 // elements) and its B block (row-major), as f32.
 
@@ -367,11 +367,13 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
   let summary = "Block matrix product of the operands in a staging slot";
   let description = [{
     `result = A * B + acc` with A (MxK) and B (KxN) the operands staged in
-    slot `slot` (M and N from the accumulator, K = `k`).
+    slot `slot` of `stages` (M and N from the accumulator, K = `k`).
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k);
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k,
+                       I64Attr:$stages);
   let results = (outs RankedTensorOf<[F32]>:$result);
-  let assemblyFormat = "$acc `slot` $slot `k` $k attr-dict `:` type($acc)";
+  let assemblyFormat = "$acc `slot` $slot `of` $stages `k` $k attr-dict `:` "
+                       "type($acc)";
 }
 
 #endif // KITE_DIALECT_KITE_IR_KITEOPS_TD
