@@ -32,7 +32,7 @@ done
 echo
 # The tutorials' host programs (libkite.so): on the GPU when there is one,
 # in the Kite interpreter otherwise.
-for p in vector_add dropout seeded_dropout; do
+for p in vector_add dropout seeded_dropout matmul; do
   echo "== $p"
   "$out/$p"
 done

@@ -45,7 +45,7 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
   rt="$out/rt"
   mkdir -p "$rt/lib" "$rt/bin" "$rt/examples" "$rt/unittests" "$rt/dsl-examples" "$rt/bench"
   strip --strip-unneeded -o "$rt/lib/libkite.so" "$static/lib/libkite.so"
-  for p in vector_add dropout seeded_dropout; do
+  for p in vector_add dropout seeded_dropout matmul; do
     strip -o "$rt/examples/$p" "$static/examples/$p"
   done
   strip -o "$rt/unittests/KiteRuntimeGPUTests" "$static/unittests/KiteRuntimeGPUTests"

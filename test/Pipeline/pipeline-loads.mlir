@@ -5,10 +5,10 @@
 // masked off by "k + step < upper bound".
 
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %c0_i32, %[[UB:.*]] : i32
-// CHECK: %[[G0:.*]] = kite.splat %[[RUNS]] : i1 -> tensor<128x32xi1>
-// CHECK: %[[M0:.*]] = arith.andi %{{.*}}, %[[G0]] : tensor<128x32xi1>
-// CHECK: %[[A0:.*]] = kite.load %{{.*}}, %[[M0]], %{{.*}} : tensor<128x32x!kite.ptr<f32>>
-// CHECK: %[[B0:.*]] = kite.load %{{.*}} : tensor<32x128x!kite.ptr<f32>>
+// CHECK: %[[G0:.*]] = kite.splat %[[RUNS]] : i1 -> tensor<64x32xi1>
+// CHECK: %[[M0:.*]] = arith.andi %{{.*}}, %[[G0]] : tensor<64x32xi1>
+// CHECK: %[[A0:.*]] = kite.load %{{.*}}, %[[M0]], %{{.*}} : tensor<64x32x!kite.ptr<f32>>
+// CHECK: %[[B0:.*]] = kite.load %{{.*}} : tensor<32x64x!kite.ptr<f32>>
 // CHECK: scf.for %[[K:.*]] = %c0_i32 to %[[UB]] step %c1_i32 iter_args(%[[ACC:.*]] = %{{.*}}, %[[AP:.*]] = %{{.*}}, %[[BP:.*]] = %{{.*}}, %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
 // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c1_i32 : i32
 // CHECK: %[[APN:.*]] = kite.addptr %[[AP]]
@@ -21,6 +21,6 @@
 // The transformation keeps the results: the interpreter gives the same bits
 // with and without it (ragged M, N, K over several programs and iterations).
 // RUN: kite-opt %examples/matmul.mlir --kite-to-ptx=stop-after=kite | kite-opt --kite-pipeline-loads > %t.pipelined.mlir
-// RUN: kite-run %examples/matmul.kite --grid 2 a_ptr=randn:15000:1 b_ptr=randn:8000:2 c_ptr=zeros:12000 M=150 N=80 K=100 stride_am=100 stride_ak=1 stride_bk=80 stride_bn=1 stride_cm=80 stride_cn=1 --save c_ptr=%t.plain
-// RUN: kite-run %t.pipelined.mlir --grid 2 a_ptr=randn:15000:1 b_ptr=randn:8000:2 c_ptr=zeros:12000 M=150 N=80 K=100 stride_am=100 stride_ak=1 stride_bk=80 stride_bn=1 stride_cm=80 stride_cn=1 --save c_ptr=%t.pipelined
+// RUN: kite-run %examples/matmul.kite --grid 6 a_ptr=randn:15000:1 b_ptr=randn:8000:2 c_ptr=zeros:12000 M=150 N=80 K=100 stride_am=100 stride_ak=1 stride_bk=80 stride_bn=1 stride_cm=80 stride_cn=1 --save c_ptr=%t.plain
+// RUN: kite-run %t.pipelined.mlir --grid 6 a_ptr=randn:15000:1 b_ptr=randn:8000:2 c_ptr=zeros:12000 M=150 N=80 K=100 stride_am=100 stride_ak=1 stride_bk=80 stride_bn=1 stride_cm=80 stride_cn=1 --save c_ptr=%t.pipelined
 // RUN: cmp %t.plain %t.pipelined

@@ -1,4 +1,4 @@
-// RUN: kite-opt %examples/matmul.mlir --kite-to-ptx=stop-after=kite | kite-opt --kite-rematerialize-broadcasts --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands="num-warps=8" --canonicalize --cse | FileCheck %s
+// RUN: kite-opt %examples/matmul.mlir --kite-to-ptx=stop-after=kite | kite-opt --kite-rematerialize-broadcasts --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands --canonicalize --cse | FileCheck %s
 // The tutorial matmul's K loop: its A and B loads become asynchronous
 // copies into three staging slots, two iterations ahead. The prologue
 // stages iterations 0 and 1 (slots 0 and 1), each iteration waits for its
@@ -6,8 +6,8 @@
 // slot k % 3; a final wait drains the copies past the end.
 
 // CHECK-NOT: kite.load
-// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
-// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 1 dot [128, 128, 32] : tensor<32x128x!kite.ptr<f32>>, tensor<32x128xi1>
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 0 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+// CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 1 dot [64, 64, 32] : tensor<32x64x!kite.ptr<f32>>, tensor<32x64xi1>
 // CHECK-NEXT: kite.async_commit
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 0
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 1
@@ -21,7 +21,7 @@
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 1
 // CHECK-NEXT: kite.async_commit
 // CHECK: %[[NOW:.*]] = arith.remsi %[[K]], %c3_i32 : i32
-// CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] of 3 k 32 : tensor<128x128xf32>
+// CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] of 3 k 32 : tensor<64x64xf32>
 // CHECK-NOT: kite.load
 // CHECK: scf.yield %[[D]]
 // CHECK: kite.async_wait 0
@@ -70,7 +70,7 @@ func.func @tiny(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_w
 }
 
 // num_stages = 2: one block in flight, waits for all; 1: nothing staged.
-// RUN: sed -e 's/kite.num_warps = 8 : i32/kite.num_warps = 8 : i32, kite.num_stages = 2 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands --canonicalize --cse | FileCheck %s --check-prefix=TWO
+// RUN: sed -e 's/kite.num_stages = 3 : i32, kite.num_warps = 4 : i32/kite.num_stages = 2 : i32, kite.num_warps = 4 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-carry-pointer-offsets --canonicalize --kite-stage-dot-operands --canonicalize --cse | FileCheck %s --check-prefix=TWO
 // TWO: kite.async_stage %{{.*}} slot %c0_i32 operand 0
 // TWO: kite.async_commit
 // TWO-NOT: kite.async_stage %{{.*}} slot %c1_i32
@@ -78,6 +78,6 @@ func.func @tiny(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_w
 // TWO-NEXT: kite.async_wait 0
 // TWO: arith.remsi %{{.*}}, %c2_i32 : i32
 // TWO: kite.dot_staged %{{.*}} of 2 k 32
-// RUN: sed -e 's/kite.num_warps = 8 : i32/kite.num_warps = 8 : i32, kite.num_stages = 1 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-stage-dot-operands | FileCheck %s --check-prefix=ONE
+// RUN: sed -e 's/kite.num_stages = 3 : i32, kite.num_warps = 4 : i32/kite.num_stages = 1 : i32, kite.num_warps = 4 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-stage-dot-operands | FileCheck %s --check-prefix=ONE
 // ONE-NOT: kite.async_stage
 // ONE: kite.dot

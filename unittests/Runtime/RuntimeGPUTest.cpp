@@ -324,13 +324,18 @@ static std::vector<double> hostMatmul(const std::vector<float> &a,
 }
 
 /// The tutorial kernel with `in` inputs (f16/bf16 take the f32 source and
-/// change the pointer types of A and B).
-static std::string matmulSource(const char *in) {
+/// change the pointer types of A and B) and `warps` warps per program.
+static std::string matmulSource(const char *in, int warps) {
   std::string src = source("matmul.kite");
   if (std::string(in) != "f32") {
     size_t at = src.find("a_ptr: *f32, b_ptr: *f32");
     src.replace(at, 24, std::string("a_ptr: *") + in + ", b_ptr: *" + in);
   }
+  std::string decorator = "@kernel(num_warps=4,";
+  size_t at = src.find(decorator);
+  if (at != std::string::npos)
+    src.replace(at, decorator.size(),
+                "@kernel(num_warps=" + std::to_string(warps) + ",");
   return src;
 }
 
@@ -364,15 +369,18 @@ TEST(GPU, MatmulAllShapes) {
     bool transposedB;
   };
   struct Config {
-    int bm, bn, bk, group;
+    int bm, bn, bk, group, warps;
   };
   for (const char *in : {"f32", "f16", "bf16"}) {
     bool half = std::string(in) != "f32", bf16 = std::string(in) == "bf16";
-    for (Config cfg : {Config{128, 128, 32, 8}, Config{64, 32, 16, 4}}) {
+    // The default blocks (64x64x32, 4 warps, cp.async staging), the
+    // tutorial's 128x128x32 with 8 warps, and small blocks.
+    for (Config cfg : {Config{64, 64, 32, 8, 4}, Config{128, 128, 32, 8, 8},
+                       Config{64, 32, 16, 4, 4}}) {
       CompileOptions o;
       o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                      {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
-      auto k = compileKite(matmulSource(in), o, "matmul.kite");
+      auto k = compileKite(matmulSource(in, cfg.warps), o, "matmul.kite");
       ASSERT_TRUE(k) << k.error().str();
       for (Shape sh : {Shape{1, 1, 1, false}, Shape{1000, 1000, 1000, false},
                        Shape{4097, 33, 129, false}, Shape{4096, 4096, 512, false},

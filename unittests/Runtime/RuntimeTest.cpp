@@ -352,7 +352,7 @@ TEST_F(RuntimeTest, UnitStrideSpecialization) {
   EXPECT_NE(specialized->find("cp.async.cg"), std::string::npos);
   EXPECT_NE(specialized->find("st.global.v4"), std::string::npos);
   // Both announce their dynamic shared memory to the launch.
-  EXPECT_EQ(specialized->rfind("// kite.dynamic_shared_memory matmul 104448\n", 0),
+  EXPECT_EQ(specialized->rfind("// kite.dynamic_shared_memory matmul 52224\n", 0),
             0u);
 }
 

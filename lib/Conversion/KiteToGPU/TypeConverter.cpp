@@ -50,9 +50,5 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
 }
 
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
-  // 2-D blocks take runs of at least 8: a dot's accumulator is then an
-  // 8-column tile per thread (two 16-byte accesses per run of f32).
-  int64_t width = type.getRank() >= 2 ? std::max<int64_t>(vectorWidth, 8)
-                                      : vectorWidth;
-  return BlockedLayout::get(type.getNumElements(), numThreads, width);
+  return BlockedLayout::get(type.getNumElements(), numThreads, vectorWidth);
 }

@@ -15,7 +15,7 @@
 // CHECK: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: gpu.barrier
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// CHECK: math.fma %{{.*}} : vector<8xf32>
+// CHECK: math.fma %{{.*}} : vector<4xf32>
 func.func @staged(%a: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %b: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %c: !kite.ptr<f32>, %n: i32 {kite.divisibility = 16 : i32}) attributes {kite.kernel} {
   %slot = arith.constant 1 : i32
   %rm = kite.arange 0, 128 : tensor<128xi32>
