@@ -45,6 +45,13 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
   rt="$out/rt"
   mkdir -p "$rt/lib" "$rt/bin" "$rt/examples" "$rt/unittests" "$rt/dsl-examples" "$rt/bench"
   strip --strip-unneeded -o "$rt/lib/libkite.so" "$static/lib/libkite.so"
+  # Self-contained means no LLVM/MLIR shared library behind it (naming an
+  # MLIR CMake target in a LINK list pulls libLLVM.so in unnoticed).
+  if readelf -d "$rt/lib/libkite.so" | grep NEEDED | grep -Eq 'LLVM|MLIR'; then
+    echo "prepare.sh: libkite.so depends on a shared LLVM/MLIR library:" >&2
+    readelf -d "$rt/lib/libkite.so" | grep NEEDED >&2
+    exit 1
+  fi
   for p in vector_add dropout seeded_dropout matmul; do
     strip -o "$rt/examples/$p" "$static/examples/$p"
   done
