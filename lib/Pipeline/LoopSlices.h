@@ -12,10 +12,15 @@
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+#include <utility>
 
 namespace kite::detail {
 using namespace mlir;
@@ -54,6 +59,90 @@ inline Value guardMask(OpBuilder &b, Location loc, Value mask, Value cond,
     return splat;
   return arith::AndIOp::create(b, loc, mask, splat);
 }
+
+/// What it takes to issue some loads of a loop body in another iteration:
+/// the side-effect-free ops of the body computing their operands (`slice`),
+/// the iteration arguments those read (`usedArgs`, indices) and the ops
+/// computing those arguments' next values (`advance`).
+struct LoadSlices {
+  llvm::SetVector<Operation *> slice, advance;
+  SmallVector<unsigned> usedArgs;
+
+  /// Fails when an operand depends on an op of the body with side effects
+  /// or regions.
+  static std::optional<LoadSlices> get(scf::ForOp loop,
+                                       ArrayRef<kd::LoadOp> loads) {
+    Block *body = loop.getBody();
+    llvm::SmallPtrSet<Operation *, 8> forbidden;
+    for (Operation &op : *body)
+      if (!isMemoryEffectFree(&op) || op.getNumRegions())
+        forbidden.insert(&op);
+    LoadSlices s;
+    for (kd::LoadOp load : loads)
+      for (Value operand : load->getOperands())
+        if (!collectSlice(operand, body, s.slice, forbidden))
+          return std::nullopt;
+    auto reads = [&](Value arg) {
+      for (Operation *op : s.slice)
+        if (llvm::is_contained(op->getOperands(), arg))
+          return true;
+      for (kd::LoadOp load : loads)
+        if (llvm::is_contained(load->getOperands(), arg))
+          return true;
+      return false;
+    };
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (reads(arg)) {
+        s.usedArgs.push_back(i);
+        if (!collectSlice(yield.getOperand(i), body, s.advance, forbidden))
+          return std::nullopt;
+      }
+    return s;
+  }
+
+  /// The values of the used arguments (`args`, in `usedArgs` order) and of
+  /// the induction variable (`iv`) `d` iterations later, computed at `b`'s
+  /// insertion point by cloning the advance ops; returned as a mapping of
+  /// the body's values, with the induction variable's new value.
+  std::pair<IRMapping, Value> ahead(OpBuilder &b, scf::ForOp loop, Value iv,
+                                    SmallVector<Value> args, int64_t d) const {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    Value bodyIv = loop.getInductionVar();
+    for (int64_t n = 0; n < d; ++n) {
+      Value next = arith::AddIOp::create(b, loop.getLoc(), iv, loop.getStep());
+      IRMapping adv;
+      adv.map(bodyIv, iv);
+      for (auto [k, i] : llvm::enumerate(usedArgs))
+        adv.map(loop.getRegionIterArgs()[i], args[k]);
+      for (Operation *op : advance)
+        b.clone(*op, adv);
+      for (auto [k, i] : llvm::enumerate(usedArgs))
+        args[k] = adv.lookupOrDefault(yield.getOperand(i));
+      iv = next;
+    }
+    IRMapping map;
+    map.map(bodyIv, iv);
+    for (auto [k, i] : llvm::enumerate(usedArgs))
+      map.map(loop.getRegionIterArgs()[i], args[k]);
+    return {map, iv};
+  }
+
+  /// `ahead` from the loop's first iteration (initial values) or from the
+  /// current one (the body's own values).
+  SmallVector<Value> initialArgs(scf::ForOp loop) const {
+    SmallVector<Value> v;
+    for (unsigned i : usedArgs)
+      v.push_back(loop.getInitArgs()[i]);
+    return v;
+  }
+  SmallVector<Value> currentArgs(scf::ForOp loop) const {
+    SmallVector<Value> v;
+    for (unsigned i : usedArgs)
+      v.push_back(loop.getRegionIterArgs()[i]);
+    return v;
+  }
+};
 
 } // namespace kite::detail
 

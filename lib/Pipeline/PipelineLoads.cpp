@@ -51,35 +51,9 @@ struct PipelineLoadsPass
           loads.push_back(load);
     if (loads.empty())
       return;
-    llvm::SmallPtrSet<Operation *, 8> forbidden;
-    for (Operation &op : *body)
-      if (!isMemoryEffectFree(&op) || op.getNumRegions())
-        forbidden.insert(&op);
-    // The loads' operand slice, and the slice computing the next value of
-    // every iteration argument it uses.
-    llvm::SetVector<Operation *> slice;
-    for (kd::LoadOp load : loads)
-      for (Value operand : load->getOperands())
-        if (!collectSlice(operand, body, slice, forbidden))
-          return;
-    auto yield = cast<scf::YieldOp>(body->getTerminator());
-    llvm::SetVector<Operation *> advance;
-    SmallVector<unsigned> usedArgs;
-    auto usesArg = [&](BlockArgument arg) {
-      for (Operation *op : slice)
-        if (llvm::is_contained(op->getOperands(), Value(arg)))
-          return true;
-      for (kd::LoadOp load : loads)
-        if (llvm::is_contained(load->getOperands(), Value(arg)))
-          return true;
-      return false;
-    };
-    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-      if (usesArg(arg)) {
-        usedArgs.push_back(i);
-        if (!collectSlice(yield.getOperand(i), body, advance, forbidden))
-          return;
-      }
+    auto slices = ::kite::detail::LoadSlices::get(loop, loads);
+    if (!slices)
+      return;
     Operation *firstDot = nullptr;
     for (kd::LoadOp load : loads)
       for (Operation *u : load->getUsers())
@@ -91,7 +65,7 @@ struct PipelineLoadsPass
     // Clones the slice and the loads under `map`, guarding the loads with
     // `cond`; returns the loaded values.
     auto cloneLoads = [&](OpBuilder &b, IRMapping &map, Value cond) {
-      for (Operation *op : slice)
+      for (Operation *op : slices->slice)
         b.clone(*op, map);
       SmallVector<Value> out;
       for (kd::LoadOp load : loads) {
@@ -108,14 +82,10 @@ struct PipelineLoadsPass
 
     // Prologue: the first iteration's loads, before the loop.
     rewriter.setInsertionPoint(loop);
-    IRMapping first;
-    first.map(loop.getInductionVar(), loop.getLowerBound());
-    for (auto [arg, init] :
-         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
-      first.map(arg, init);
+    auto [first, lb] = slices->ahead(rewriter, loop, loop.getLowerBound(),
+                                     slices->initialArgs(loop), 0);
     Value runs = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                       loop.getLowerBound(),
-                                       loop.getUpperBound());
+                                       lb, loop.getUpperBound());
     SmallVector<Value> prologue = cloneLoads(rewriter, first, runs);
 
     // Next iteration's loads, in the body before the first dot.
@@ -123,16 +93,9 @@ struct PipelineLoadsPass
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(firstDot);
-      IRMapping next;
-      Value iv = loop.getInductionVar();
-      Value nextIv = arith::AddIOp::create(rewriter, loc, iv, loop.getStep());
-      next.map(iv, nextIv);
-      IRMapping advanceMap;
-      for (Operation *op : advance)
-        rewriter.clone(*op, advanceMap);
-      for (unsigned i : usedArgs)
-        next.map(loop.getRegionIterArgs()[i],
-                 advanceMap.lookupOrDefault(yield.getOperand(i)));
+      auto [next, nextIv] = slices->ahead(rewriter, loop,
+                                          loop.getInductionVar(),
+                                          slices->currentArgs(loop), 1);
       Value more = arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::slt, nextIv,
                                          loop.getUpperBound());

@@ -24,7 +24,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -37,7 +36,6 @@ namespace kite {
 
 using namespace mlir;
 namespace kd = mlir::kite;
-using ::kite::detail::collectSlice;
 using ::kite::detail::guardMask;
 
 namespace {
@@ -108,34 +106,9 @@ struct StageDotOperands
         !kd::isRegisterTiledDot(dot.getA().getType(), dot.getB().getType(),
                                 dot.getType(), conv))
       return;
-    llvm::SmallPtrSet<Operation *, 8> forbidden;
-    for (Operation &op : *body)
-      if (!isMemoryEffectFree(&op) || op.getNumRegions())
-        forbidden.insert(&op);
-    llvm::SetVector<Operation *> slice;
-    for (kd::LoadOp load : loads)
-      for (Value operand : {load.getPtr(), load.getMask()})
-        if (operand && !collectSlice(operand, body, slice, forbidden))
-          return;
-    // Iteration arguments the slice reads, and how each is advanced.
-    auto yield = cast<scf::YieldOp>(body->getTerminator());
-    llvm::SetVector<Operation *> advance;
-    SmallVector<unsigned> usedArgs;
-    auto reads = [&](Value arg) {
-      for (Operation *op : slice)
-        if (llvm::is_contained(op->getOperands(), arg))
-          return true;
-      for (kd::LoadOp load : loads)
-        if (load.getPtr() == arg || load.getMask() == arg)
-          return true;
-      return false;
-    };
-    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-      if (reads(arg)) {
-        usedArgs.push_back(i);
-        if (!collectSlice(yield.getOperand(i), body, advance, forbidden))
-          return;
-      }
+    auto slices = ::kite::detail::LoadSlices::get(loop, loads);
+    if (!slices)
+      return;
 
     IRRewriter rewriter(loop.getContext());
     Location loc = loop.getLoc();
@@ -148,30 +121,10 @@ struct StageDotOperands
       return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
     };
     Value iv = loop.getInductionVar();
-    // The induction variable and used arguments `d` iterations after
-    // (`from`, `args`), as a mapping of the body's values.
-    auto ahead = [&](Value from, SmallVector<Value> args, int64_t d) {
-      for (int64_t n = 0; n < d; ++n) {
-        IRMapping adv;
-        adv.map(iv, from);
-        for (auto [k, i] : llvm::enumerate(usedArgs))
-          adv.map(loop.getRegionIterArgs()[i], args[k]);
-        for (Operation *op : advance)
-          rewriter.clone(*op, adv);
-        for (auto [k, i] : llvm::enumerate(usedArgs))
-          args[k] = adv.lookupOrDefault(yield.getOperand(i));
-        from = arith::AddIOp::create(rewriter, loc, from, loop.getStep());
-      }
-      IRMapping map;
-      map.map(iv, from);
-      for (auto [k, i] : llvm::enumerate(usedArgs))
-        map.map(loop.getRegionIterArgs()[i], args[k]);
-      return std::make_pair(map, from);
-    };
     // Starts the copies of the iteration `map` describes into `slot`,
     // masked off unless `ivAt` < the upper bound.
     auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
-      for (Operation *op : slice)
+      for (Operation *op : slices->slice)
         rewriter.clone(*op, map);
       Value more = arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::slt, ivAt,
@@ -186,16 +139,11 @@ struct StageDotOperands
       }
       kd::AsyncCommitOp::create(rewriter, loc);
     };
-    SmallVector<Value> initArgs, currentArgs;
-    for (unsigned i : usedArgs) {
-      initArgs.push_back(loop.getInitArgs()[i]);
-      currentArgs.push_back(loop.getRegionIterArgs()[i]);
-    }
-
     // Prologue: the first D iterations' blocks.
     rewriter.setInsertionPoint(loop);
     for (int64_t d = 0; d < D; ++d) {
-      auto [map, ivAt] = ahead(loop.getLowerBound(), initArgs, d);
+      auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
+                                       slices->initialArgs(loop), d);
       stageAt(map, ivAt, constant(d));
     }
     // The body: wait for this iteration's block, start iteration k + D's,
@@ -206,7 +154,8 @@ struct StageDotOperands
         rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
         loop.getStep());
     {
-      auto [map, ivAt] = ahead(iv, currentArgs, D);
+      auto [map, ivAt] = slices->ahead(rewriter, loop, iv,
+                                       slices->currentArgs(loop), D);
       Value slot = arith::RemSIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
           constant(S));
