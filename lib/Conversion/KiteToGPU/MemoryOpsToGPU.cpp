@@ -53,19 +53,12 @@ static Value fromMemory(OpBuilder &b, Location loc, Value v, Type type) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
 
-namespace {
-
-/// How a block access is cut into groups of registers.
-struct AccessPlan {
-  int64_t width = 1;      ///< registers per vector access
-  bool uniformMask = false; ///< the mask is constant within each group
-};
-
 /// Chooses the vector width of an access to a block of pointers `ptrs`
 /// with optional `mask`, from the layout and the AxisInfo facts.
-static AccessPlan planAccess(const KiteLoweringState &state,
-                             const BlockedLayout &layout, Value ptrs,
-                             Value mask, int64_t elementBytes) {
+AccessPlan mlir::kite::detail::planAccess(const KiteLoweringState &state,
+                                          const BlockedLayout &layout,
+                                          Value ptrs, Value mask,
+                                          int64_t elementBytes) {
   AccessPlan plan;
   if (layout.isReplicated())
     return plan;
@@ -80,6 +73,9 @@ static AccessPlan planAccess(const KiteLoweringState &state,
   plan.uniformMask = !mask || state.axisInfo.get(mask).constancy >= plan.width;
   return plan;
 }
+
+
+namespace {
 
 /// How a group of `width` elements of `elementBytes` each travels as PTX
 /// registers: `count` words of `bits` (one vector access when count > 1).

@@ -586,13 +586,12 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
     int64_t cols = type.getDimSize(1);
     int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
     int64_t byteOffset = operand == 0 ? 0 : staging.bOffset();
-    // Group width: contiguous, aligned pointers and a uniform mask.
-    AxisInfo ptrInfo = state.axisInfo.get(op.getPtr());
-    AxisInfo maskInfo = state.axisInfo.get(op.getMask());
-    int64_t width = std::min<int64_t>({l.chunk, 4, ptrInfo.contiguity,
-                                       ptrInfo.divisibility / 4,
-                                       maskInfo.constancy, cols});
-    width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
+    // Group width: a vector access's (contiguous, aligned pointers), within
+    // one row (the staged rows are padded) and with a uniform mask.
+    int64_t width = std::min<int64_t>(
+        {planAccess(state, l, op.getPtr(), op.getMask(), 4).width,
+         state.axisInfo.get(op.getMask()).constancy, cols});
+    width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(width)));
     Value tbase = threadBase(rewriter, loc, l);
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     for (int64_t e = 0; e < l.perThread; e += width) {

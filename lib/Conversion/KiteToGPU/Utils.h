@@ -76,6 +76,19 @@ inline Value extractRegister(OpBuilder &b, Location loc, Value v, int64_t e) {
   return vector::ExtractOp::create(b, loc, v, e);
 }
 
+/// How a block access is cut into groups of registers.
+struct AccessPlan {
+  int64_t width = 1;      ///< registers per vector access
+  bool uniformMask = false; ///< the mask is constant within each group
+};
+
+/// Chooses the vector width of an access to a block of pointers `ptrs`
+/// (layout `layout`) with optional `mask`, from the layout and the AxisInfo
+/// facts: at most 16 bytes, contiguous and aligned (MemoryOpsToGPU.cpp).
+AccessPlan planAccess(const KiteLoweringState &state,
+                      const BlockedLayout &layout, Value ptrs, Value mask,
+                      int64_t elementBytes);
+
 } // namespace mlir::kite::detail
 
 #endif // KITE_LIB_CONVERSION_KITETOGPU_UTILS_H
