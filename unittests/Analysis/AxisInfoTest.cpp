@@ -197,13 +197,9 @@ protected:
   MLIRContext context;
 };
 
-// The tutorial matmul's output pointers with an odd row stride (the shape
-// 4097x33x129 of the GPU suite): rows are contiguous along N but start at
-// arbitrary addresses, so only 4-byte alignment is known.
-TEST_F(AxisInfoTest, RowStrideTimesContiguousRows) {
-  AxisInfo info = check(
-      "%c: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %pid: i32, %scm: i32",
-      R"(
+/// C pointers of a tutorial-style tile: c + (pid*128 + rows)[:, None] *
+/// scm + arange(64)[None, :] (parameters %c, %pid, %scm).
+static const char *kRowMajorTile = R"(
   %c128 = arith.constant 128 : i32
   %base = arith.muli %pid, %c128 : i32
   %r = kite.arange 0, 128 : tensor<128xi32>
@@ -218,7 +214,15 @@ TEST_F(AxisInfoTest, RowStrideTimesContiguousRows) {
   %cb = kite.broadcast %cn : tensor<1x64xi32> -> tensor<128x64xi32>
   %o = arith.addi %rb, %cb : tensor<128x64xi32>
   %cs = kite.splat %c : !kite.ptr<f32> -> tensor<128x64x!kite.ptr<f32>>
-  %p = kite.addptr %cs, %o : tensor<128x64x!kite.ptr<f32>>, tensor<128x64xi32>)");
+  %p = kite.addptr %cs, %o : tensor<128x64x!kite.ptr<f32>>, tensor<128x64xi32>)";
+
+// The tutorial matmul's output pointers with an odd row stride (the shape
+// 4097x33x129 of the GPU suite): rows are contiguous along N but start at
+// arbitrary addresses, so only 4-byte alignment is known.
+TEST_F(AxisInfoTest, RowStrideTimesContiguousRows) {
+  AxisInfo info = check(
+      "%c: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %pid: i32, %scm: i32",
+      kRowMajorTile);
   EXPECT_EQ(info.contiguity, 64);
   EXPECT_EQ(info.divisibility, 4);
 }
@@ -228,22 +232,7 @@ TEST_F(AxisInfoTest, AlignedRowStride) {
   AxisInfo info = check(
       "%c: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %pid: i32, "
       "%scm: i32 {kite.divisibility = 16 : i32}",
-      R"(
-  %c128 = arith.constant 128 : i32
-  %base = arith.muli %pid, %c128 : i32
-  %r = kite.arange 0, 128 : tensor<128xi32>
-  %bs = kite.splat %base : i32 -> tensor<128xi32>
-  %offs = arith.addi %bs, %r : tensor<128xi32>
-  %col = kite.expand_dims %offs axis 1 : tensor<128xi32> -> tensor<128x1xi32>
-  %s = kite.splat %scm : i32 -> tensor<128x1xi32>
-  %rows = arith.muli %s, %col : tensor<128x1xi32>
-  %rb = kite.broadcast %rows : tensor<128x1xi32> -> tensor<128x64xi32>
-  %r64 = kite.arange 0, 64 : tensor<64xi32>
-  %cn = kite.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
-  %cb = kite.broadcast %cn : tensor<1x64xi32> -> tensor<128x64xi32>
-  %o = arith.addi %rb, %cb : tensor<128x64xi32>
-  %cs = kite.splat %c : !kite.ptr<f32> -> tensor<128x64x!kite.ptr<f32>>
-  %p = kite.addptr %cs, %o : tensor<128x64x!kite.ptr<f32>>, tensor<128x64xi32>)");
+      kRowMajorTile);
   EXPECT_EQ(info.contiguity, 64);
   EXPECT_EQ(info.divisibility, 16); // the base pointer's
 }
