@@ -40,9 +40,9 @@ using ::kite::detail::guardMask;
 
 namespace {
 
-/// A load of f32 blocks in `body`, used only by `dot`, whose masked-off
+/// A load of f32 blocks in `body` with one use (the dot), whose masked-off
 /// elements are 0 (or that has no mask).
-kd::LoadOp stageableLoad(Value v, Operation *dot, Block *body) {
+kd::LoadOp stageableLoad(Value v, Block *body) {
   auto load = v.getDefiningOp<kd::LoadOp>();
   if (!load || load->getBlock() != body || !load->hasOneUse())
     return {};
@@ -55,7 +55,6 @@ kd::LoadOp stageableLoad(Value v, Operation *dot, Block *body) {
         !dense.getSplatValue<APFloat>().isPosZero())
       return {};
   }
-  (void)dot;
   return load;
 }
 
@@ -100,8 +99,8 @@ struct StageDotOperands
     if (dots.size() != 1)
       return;
     kd::DotOp dot = dots.front();
-    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), dot, body),
-                           stageableLoad(dot.getB(), dot, body)};
+    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body),
+                           stageableLoad(dot.getB(), body)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1] ||
         !kd::isRegisterTiledDot(dot.getA().getType(), dot.getB().getType(),
                                 dot.getType(), conv))
