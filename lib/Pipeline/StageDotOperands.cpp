@@ -77,7 +77,7 @@ struct StageDotOperands
         stages = attr.getInt();
       if (stages < 2)
         continue; // num_stages = 1: no copies in flight, nothing to stage
-      kd::KiteTypeConverter conv(ctx, 32 * warps, kd::kernelVectorWidth(func));
+      kd::KiteTypeConverter conv(ctx, 32 * warps, func);
       SmallVector<scf::ForOp> loops;
       func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)

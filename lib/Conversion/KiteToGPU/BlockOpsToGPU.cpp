@@ -71,6 +71,12 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
   LogicalResult
   matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto &converter = *getTypeConverter<KiteTypeConverter>();
+    if (!converter.getLayout(op.getSrc().getType())
+             .placesLike(converter.getLayout(op.getType())))
+      return op.emitOpError()
+             << "changes the block's layout (its result is a dot result's "
+                "shape); not supported by the GPU lowering";
     rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
@@ -83,6 +89,12 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (op.getSrc().getType().getNumElements() == op.getType().getNumElements()) {
+      auto &converter = *getTypeConverter<KiteTypeConverter>();
+      if (!converter.getLayout(op.getSrc().getType())
+               .placesLike(converter.getLayout(op.getType())))
+        return op.emitOpError()
+               << "changes the block's layout (its result is a dot result's "
+                  "shape); not supported by the GPU lowering";
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
     }

@@ -94,7 +94,7 @@ struct ConvertKiteToGPUPass
             KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     int64_t numThreads = 32 * warps;
-    KiteTypeConverter converter(context, numThreads, kernelVectorWidth(func));
+    KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
     KiteLoweringState state{axisInfo, ieeeDivision, ""};
 

@@ -404,15 +404,8 @@ bool mlir::kite::isRegisterTiledDot(RankedTensorType aType,
                                     RankedTensorType bType,
                                     RankedTensorType type,
                                     const KiteTypeConverter &conv) {
-  BlockedLayout out = conv.getLayout(type);
-  int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
-          N = bType.getDimSize(1);
-  int64_t T = out.numThreads, chunk = out.chunk;
-  if (out.isReplicated() || chunk < 1 || N % chunk || (T * chunk) % N ||
-      T * chunk < N || K % 4)
-    return false;
-  int64_t R = T * chunk / N; // rows per layout repetition
-  if (M % R || out.perThread != (M / R) * chunk)
+  if (aType.getDimSize(1) % 4 ||
+      !conv.getDotTile(type.getDimSize(0), type.getDimSize(1)))
     return false;
   return !conv.getLayout(aType).isReplicated() &&
          !conv.getLayout(bType).isReplicated();
@@ -460,75 +453,82 @@ void tiledStage(Scratch &s, Value regs,
   }
 }
 
-/// acc + A * B from operands staged at `s`: each thread owns `chunk`
-/// consecutive columns c0.. of rows r0 + i*R of the result. For each 4 steps
-/// of k it loads 4 k-values of each of its rows of A with one
-/// ld.shared.v4 (one address per half-warp row: a broadcast) and, per
-/// step, its `chunk` columns of B, and accumulates rows x chunk fmas.
-Value tiledCompute(Scratch &s, Value acc,
-                                       RankedTensorType type,
-                                       const KiteTypeConverter &conv,
-                                       const DotStaging &staging) {
+/// acc + A * B from operands staged at `s`, in the result's dot layout
+/// (DotTile): each thread owns rows m0 + i*lanesM (i < rows) and column
+/// groups n0 + j*lanesN*group (j < cols/group). For each 4 steps of k it
+/// loads 4 k-values of each of its rows of A with one ld.shared.v4 and, per
+/// step, each of its column groups of B with one vector load, then
+/// accumulates rows x cols fmas.
+Value tiledCompute(Scratch &s, Value acc, RankedTensorType type,
+                   const KiteTypeConverter &conv, const DotStaging &staging) {
   OpBuilder &rewriter = s.b;
   Location loc = s.loc;
-  BlockedLayout out = conv.getLayout(type);
-  int64_t M = staging.M, K = staging.K, N = staging.N;
-  int64_t T = out.numThreads, chunk = out.chunk;
-  int64_t R = T * chunk / N;
-  int64_t rowsPerThread = M / R;
+  int64_t K = staging.K, N = staging.N;
+  DotTile tile = *conv.getDotTile(staging.M, N);
+  int64_t rows = tile.rows, group = tile.group, groups = tile.cols / group;
   int64_t KP = staging.aRowStride(), bOffset = staging.bOffset();
   Type f32 = rewriter.getF32Type();
-  // This thread's first row r0 and first column c0.
-  Value tid = threadId(rewriter, loc);
-  Value first = arith::MulIOp::create(rewriter, loc, tid, s.i32(chunk));
-  Value r0 = arith::DivUIOp::create(rewriter, loc, first, s.i32(N));
-  Value c0 = arith::RemUIOp::create(rewriter, loc, first, s.i32(N));
+  // This thread's first row m0 and first column n0.
+  Value base = threadBase(rewriter, loc, tile.layout());
+  Value m0 = arith::DivUIOp::create(rewriter, loc, base, s.i32(N));
+  Value n0 = arith::RemUIOp::create(rewriter, loc, base, s.i32(N));
   auto a4Type = VectorType::get({4}, f32);
-  auto bVecType = VectorType::get({chunk}, f32);
+  auto gType = VectorType::get({group}, f32);
   auto accType = cast<VectorType>(conv.convertType(type));
-  // Row i of A starts at (r0 + i*R) * KP (16-byte aligned: KP % 4 == 0);
-  // B's columns at bOffset + (k*N + c0) * 4 (c0 a multiple of chunk).
-  SmallVector<Value> aRow;
-  for (int64_t i = 0; i < rowsPerThread; ++i)
+  // Row i of A starts at (m0 + i*lanesM) * KP (16-byte aligned: KP % 4 ==
+  // 0); column group j of B at bOffset + (k*N + n0 + j*lanesN*group) * 4.
+  SmallVector<Value> aRow, bCol;
+  for (int64_t i = 0; i < rows; ++i)
     aRow.push_back(arith::MulIOp::create(
-        rewriter, loc, arith::AddIOp::create(rewriter, loc, r0, s.i32(i * R)),
+        rewriter, loc,
+        arith::AddIOp::create(rewriter, loc, m0, s.i32(i * tile.lanesM)),
         s.i32(KP)));
+  for (int64_t j = 0; j < groups; ++j)
+    bCol.push_back(arith::AddIOp::create(rewriter, loc, n0,
+                                         s.i32(j * tile.lanesN * group)));
   unsigned bAlign = std::min<int64_t>(
-      16, int64_t(1) << llvm::countr_zero(uint64_t(std::gcd(N * 4, chunk * 4))));
-  auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &rows) {
+      16, int64_t(1) << llvm::countr_zero(uint64_t(std::gcd(N * 4, group * 4))));
+  // Accumulators: tiles[i * groups + j] = row i, column group j.
+  auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &tiles) {
     SmallVector<Value> a;
-    for (int64_t i = 0; i < rowsPerThread; ++i)
+    for (int64_t i = 0; i < rows; ++i)
       a.push_back(LLVM::LoadOp::create(
           b, loc, a4Type,
           s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32), 16));
     for (int64_t kk = 0; kk < 4; ++kk) {
-      Value k = arith::AddIOp::create(b, loc, k0, s.i32(kk));
-      Value bIdx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, k, s.i32(N)), c0);
-      Value bv = LLVM::LoadOp::create(b, loc, bVecType,
-                                      s.address(bOffset, bIdx, f32), bAlign);
-      for (int64_t i = 0; i < rowsPerThread; ++i) {
+      Value kRow = arith::MulIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, k0, s.i32(kk)), s.i32(N));
+      SmallVector<Value> bv;
+      for (int64_t j = 0; j < groups; ++j)
+        bv.push_back(LLVM::LoadOp::create(
+            b, loc, gType,
+            s.address(bOffset, arith::AddIOp::create(b, loc, kRow, bCol[j]),
+                      f32),
+            bAlign));
+      for (int64_t i = 0; i < rows; ++i) {
         Value ai = vector::ExtractOp::create(b, loc, a[i], kk);
-        Value splat = vector::BroadcastOp::create(b, loc, bVecType, ai);
-        rows[i] = math::FmaOp::create(b, loc, splat, bv, rows[i]);
+        Value splat = vector::BroadcastOp::create(b, loc, gType, ai);
+        for (int64_t j = 0; j < groups; ++j)
+          tiles[i * groups + j] =
+              math::FmaOp::create(b, loc, splat, bv[j], tiles[i * groups + j]);
       }
     }
   };
-  SmallVector<Value> rows;
-  for (int64_t i = 0; i < rowsPerThread; ++i) {
+  SmallVector<Value> tiles;
+  for (int64_t t = 0; t < rows * groups; ++t) {
     SmallVector<int64_t> idx;
-    for (int64_t j = 0; j < chunk; ++j)
-      idx.push_back(i * chunk + j);
-    rows.push_back(vector::ShuffleOp::create(rewriter, loc, acc, acc, idx));
+    for (int64_t c = 0; c < group; ++c)
+      idx.push_back(t * group + c);
+    tiles.push_back(vector::ShuffleOp::create(rewriter, loc, acc, acc, idx));
   }
   // Fully unrolled for short K; else a loop over 8 steps at a time.
   const int64_t unroll = 8;
   if (K <= 64 || K % unroll) {
     for (int64_t k = 0; k < K; k += 4)
-      kSteps(rewriter, s.i32(k), rows);
+      kSteps(rewriter, s.i32(k), tiles);
   } else {
     auto loop = scf::ForOp::create(rewriter, loc, s.i32(0), s.i32(K),
-                                   s.i32(unroll), ValueRange(rows));
+                                   s.i32(unroll), ValueRange(tiles));
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> inner(loop.getRegionIterArgs().begin(),
@@ -539,13 +539,13 @@ Value tiledCompute(Scratch &s, Value acc,
                                    s.i32(u)),
              inner);
     scf::YieldOp::create(rewriter, loc, inner);
-    rows.assign(loop.getResults().begin(), loop.getResults().end());
+    tiles.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  // Back to the accumulator's register order (register i*chunk + j).
+  // Back to the accumulator's register order ((i * groups + j) * group + c).
   SmallVector<Value> elems;
-  for (int64_t i = 0; i < rowsPerThread; ++i)
-    for (int64_t j = 0; j < chunk; ++j)
-      elems.push_back(vector::ExtractOp::create(rewriter, loc, rows[i], j));
+  for (Value t : tiles)
+    for (int64_t c = 0; c < group; ++c)
+      elems.push_back(vector::ExtractOp::create(rewriter, loc, t, c));
   return vector::FromElementsOp::create(rewriter, loc, accType, elems);
 }
 

@@ -24,12 +24,135 @@ BlockedLayout BlockedLayout::get(int64_t numel, int64_t numThreads,
   int64_t perThread = numel / numThreads;
   layout.chunk = std::clamp<int64_t>(perThread, 1, vectorWidth);
   layout.perThread = std::max<int64_t>(perThread, 1);
+  if (!layout.isReplicated()) {
+    layout.threadDigits = {{numThreads, layout.chunk}};
+    layout.registerDigits = {{layout.chunk, 1},
+                             {layout.perThread / layout.chunk,
+                              numThreads * layout.chunk}};
+  }
   return layout;
+}
+
+/// The value of mixed-radix number `index` in `digits`.
+static int64_t digitsOffset(ArrayRef<LayoutDigit> digits, int64_t index) {
+  int64_t offset = 0;
+  for (const LayoutDigit &d : digits) {
+    offset += (index % d.size) * d.stride;
+    index /= d.size;
+  }
+  return offset;
+}
+
+int64_t BlockedLayout::registerOffset(int64_t e) const {
+  return digitsOffset(registerDigits, e);
+}
+
+int64_t BlockedLayout::threadOffset(int64_t t) const {
+  if (isReplicated())
+    return t % numel;
+  return digitsOffset(threadDigits, t);
+}
+
+bool BlockedLayout::placesLike(const BlockedLayout &other) const {
+  if (numel != other.numel || numThreads != other.numThreads ||
+      perThread != other.perThread)
+    return false;
+  for (int64_t e = 0; e < perThread; ++e)
+    if (registerOffset(e) != other.registerOffset(e))
+      return false;
+  for (int64_t t = 0; t < numThreads; ++t)
+    if (threadOffset(t) != other.threadOffset(t))
+      return false;
+  return true;
+}
+
+std::optional<DotTile> DotTile::choose(int64_t M, int64_t N,
+                                       int64_t numThreads, int64_t rows,
+                                       int64_t cols) {
+  if (M * N < numThreads || numThreads % 32)
+    return std::nullopt;
+  int64_t perThread = M * N / numThreads;
+  int64_t warps = numThreads / 32;
+  // Columns per thread: 8 (two groups of 4) for large tiles, else 4, else
+  // fewer; rows take the rest. Lanes: 4 x 8 first, then the others.
+  SmallVector<std::pair<int64_t, int64_t>> shapes;
+  if (rows && cols)
+    shapes.push_back({rows, cols});
+  for (int64_t c : {8, 4, 2, 1})
+    if (perThread % c == 0 && (c < 8 || perThread >= 64))
+      shapes.push_back({perThread / c, c});
+  for (auto [r, c] : shapes) {
+    if (r * c != perThread)
+      continue;
+    for (auto [lm, ln] : {std::pair<int64_t, int64_t>{4, 8}, {8, 4}, {2, 16},
+                          {16, 2}, {1, 32}, {32, 1}}) {
+      DotTile t;
+      t.M = M;
+      t.N = N;
+      t.rows = r;
+      t.cols = c;
+      t.group = std::min<int64_t>(c, 4);
+      t.lanesM = lm;
+      t.lanesN = ln;
+      if (M % (r * lm) || N % (c * ln))
+        continue;
+      t.warpsM = M / (r * lm);
+      t.warpsN = N / (c * ln);
+      if (t.warpsM * t.warpsN == warps)
+        return t;
+    }
+  }
+  return std::nullopt;
+}
+
+BlockedLayout DotTile::layout() const {
+  BlockedLayout l;
+  l.numel = M * N;
+  l.numThreads = lanesM * lanesN * warpsM * warpsN;
+  l.perThread = rows * cols;
+  l.chunk = group;
+  // Register (i, j, c): row i, column group j, column c in the group.
+  l.registerDigits = {{group, 1}, {cols / group, lanesN * group}, {rows, lanesM * N}};
+  // Thread: lane (m, n), warp (m, n).
+  l.threadDigits = {{lanesN, group},
+                    {lanesM, N},
+                    {warpsN, lanesN * cols},
+                    {warpsM, lanesM * rows * N}};
+  return l;
 }
 
 KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                                      int64_t vectorWidth)
     : numThreads(numThreads), vectorWidth(vectorWidth) {
+  addConversions(context);
+}
+
+KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
+                                     Operation *kernel)
+    : numThreads(numThreads), vectorWidth(kernelVectorWidth(kernel)) {
+  int64_t rows = 0, cols = 0;
+  if (auto tile = kernel->getAttrOfType<DenseI64ArrayAttr>(
+          KiteDialect::getDotTileAttrName())) {
+    rows = tile[0];
+    cols = tile[1];
+  }
+  auto add = [&](RankedTensorType type) {
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    if (getDotTile(M, N))
+      return;
+    if (auto tile = DotTile::choose(M, N, numThreads, rows, cols))
+      dotTiles.push_back(*tile);
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto dot = dyn_cast<DotOp>(op))
+      add(dot.getType());
+    else if (auto dot = dyn_cast<DotStagedOp>(op))
+      add(dot.getType());
+  });
+  addConversions(context);
+}
+
+void KiteTypeConverter::addConversions(MLIRContext *context) {
   addConversion([](Type type) { return type; });
   addConversion([context](PointerType) -> Type {
     return LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
@@ -49,6 +172,17 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
   addTargetMaterialization(materialize);
 }
 
+std::optional<DotTile> KiteTypeConverter::getDotTile(int64_t M,
+                                                     int64_t N) const {
+  for (const DotTile &t : dotTiles)
+    if (t.M == M && t.N == N)
+      return t;
+  return std::nullopt;
+}
+
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
+  if (type.getRank() == 2)
+    if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
+      return tile->layout();
   return BlockedLayout::get(type.getNumElements(), numThreads, vectorWidth);
 }

@@ -37,13 +37,25 @@ inline Value threadId(OpBuilder &b, Location loc) {
 inline Value threadBase(OpBuilder &b, Location loc,
                         const BlockedLayout &layout) {
   Value tid = threadId(b, loc);
-  if (layout.isReplicated()) {
-    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), layout.numel);
-    return arith::RemUIOp::create(b, loc, tid, n);
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  if (layout.isReplicated())
+    return arith::RemUIOp::create(b, loc, tid, i32(layout.numel));
+  // Sum over the digits of tid (the last one needs no remainder).
+  Value base, rest = tid;
+  for (size_t i = 0; i < layout.threadDigits.size(); ++i) {
+    const LayoutDigit &d = layout.threadDigits[i];
+    bool last = i + 1 == layout.threadDigits.size();
+    Value digit = last ? rest : arith::RemUIOp::create(b, loc, rest, i32(d.size));
+    if (!last)
+      rest = arith::DivUIOp::create(b, loc, rest, i32(d.size));
+    if (d.size == 1)
+      continue;
+    Value term = arith::MulIOp::create(b, loc, digit, i32(d.stride));
+    base = base ? arith::AddIOp::create(b, loc, base, term).getResult() : term;
   }
-  Value chunk =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), layout.chunk);
-  return arith::MulIOp::create(b, loc, tid, chunk);
+  return base ? base : i32(0);
 }
 
 /// An integer or float constant `value` of type `type` (scalar or vector).

@@ -71,8 +71,8 @@ func.func @reduce(%p: !kite.ptr<f32>) attributes {kite.kernel} {
 
 // -----
 
-// dot, register-tiled: each thread holds 2 consecutive columns of one row
-// (R = 16 rows per layout repetition). A and B are staged row-major as f32
+// dot, register-tiled: the result's dot layout gives each thread 2
+// consecutive columns of one row (lanes 4 x 8, warps 4 x 1). A and B are staged row-major as f32
 // with vector stores, A's rows padded to K + 4 = 20 elements (16 x 20 x 4 +
 // 16 x 16 x 4 = 2304 bytes). Each 4 steps of k: one 16-byte load of 4 k-values
 // of A's row, then per step one 8-byte vector load of B's two columns and a

@@ -125,3 +125,24 @@ func.func @too_many_stages() attributes {kite.kernel, kite.num_stages = 9 : i32}
 func.func @stages_not_kernel() attributes {kite.num_stages = 2 : i32} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.dot_tile' must be array<i64: rows, cols> of powers of two}}
+func.func @bad_tile() attributes {kite.kernel, kite.dot_tile = array<i64: 8, 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.dot_tile' must be array<i64: rows, cols> of powers of two}}
+func.func @tile_rank() attributes {kite.kernel, kite.dot_tile = array<i64: 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.dot_tile' requires a func.func marked 'kite.kernel'}}
+func.func @tile_not_kernel() attributes {kite.dot_tile = array<i64: 8, 8>} {
+  return
+}

@@ -19,46 +19,97 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <optional>
 #include <string>
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::kite {
 
-/// Triton's blocked layout, restricted to the row-major linear index of a
-/// block: thread t owns chunks of `chunk` consecutive elements, the chunks of
-/// consecutive threads being adjacent; the pattern repeats every
-/// numThreads * chunk elements. Blocks smaller than the thread count are
-/// replicated (thread t holds element t mod numel).
+/// One factor of a layout: an index (thread or register) is a mixed-radix
+/// number whose digit i (radix `size`) moves the element `stride` places
+/// along the row-major linear index of the block.
+struct LayoutDigit {
+  int64_t size = 1;
+  int64_t stride = 0;
+};
+
+/// How a block is spread over the threads of a program. Register e of
+/// thread t holds the element at linear (row-major) index
+///   threadBase(t) + registerOffset(e),
+/// each a sum over the digits of t and of e (LayoutDigit). Two layouts:
+///   - linear (BlockedLayout::get, Triton's blocked layout restricted to the
+///     linear index): thread t owns chunks of `chunk` consecutive elements,
+///     the chunks of consecutive threads adjacent, repeating every
+///     numThreads * chunk elements. Blocks smaller than the thread count are
+///     replicated (thread t holds element t mod numel).
+///   - dot (BlockedLayout::getDot): the 2-D warp tiles of the register-tiled
+///     dot's result (see DotTile).
 struct BlockedLayout {
   int64_t numel = 1;
   int64_t numThreads = 1;
-  int64_t chunk = 1;     ///< consecutive elements per thread per repetition
+  int64_t chunk = 1;     ///< consecutive elements per run of registers
   int64_t perThread = 1; ///< elements held by each thread
+  SmallVector<LayoutDigit, 4> threadDigits;   ///< lowest digit first
+  SmallVector<LayoutDigit, 4> registerDigits; ///< lowest digit first
 
   static BlockedLayout get(int64_t numel, int64_t numThreads,
                            int64_t vectorWidth);
   /// Whether several threads hold the same element.
   bool isReplicated() const { return numel < numThreads; }
-  /// Linear index of register `e` of thread 0 (= register offset of every
-  /// thread relative to its base, see threadBase).
-  int64_t registerOffset(int64_t e) const {
-    return (e / chunk) * numThreads * chunk + e % chunk;
-  }
-  /// threadBase(t) + registerOffset(e) is the linear index of register e of
-  /// thread t: threadBase(t) = t * chunk, or t mod numel when replicated.
+  /// Linear index of register `e` relative to the thread's base.
+  int64_t registerOffset(int64_t e) const;
+  /// threadBase(t) as a number (the IR form is in Utils.h).
+  int64_t threadOffset(int64_t t) const;
+  /// Whether every register of every thread holds the same element in
+  /// both layouts (then converting between them moves no data).
+  bool placesLike(const BlockedLayout &other) const;
+};
+
+/// The register-tiled dot's arrangement of an M x N result over the
+/// threads: each thread owns `rows` rows (lanesM apart) by `cols` columns
+/// in groups of `group` consecutive ones (lanesN * group apart); the lanes
+/// of a warp form a lanesM x lanesN grid and the warps a warpsM x warpsN
+/// grid of warp tiles (rows * lanesM) x (cols * lanesN). A warp's 16-byte
+/// loads of one k-row of B then cover lanesN * 16 consecutive bytes and
+/// those of A lanesM consecutive rows: no bank conflicts.
+struct DotTile {
+  int64_t M = 0, N = 0;
+  int64_t rows = 0, cols = 0, group = 0;
+  int64_t lanesM = 0, lanesN = 0, warpsM = 0, warpsN = 0;
+
+  /// The tile for an M x N result with `numThreads` threads, preferring
+  /// `rows` x `cols` per thread when given (0: the default choice); none
+  /// when the shape does not split evenly (small or odd blocks).
+  static std::optional<DotTile> choose(int64_t M, int64_t N,
+                                       int64_t numThreads, int64_t rows = 0,
+                                       int64_t cols = 0);
+  BlockedLayout layout() const;
 };
 
 /// Maps kite types to their per-thread representation for one kernel.
 class KiteTypeConverter : public TypeConverter {
 public:
+  /// The converter of `kernel`'s body: `numThreads` per program, its
+  /// vector width (kernelVectorWidth) and, for the result shape of each of
+  /// its dots, the dot layout (DotTile).
+  KiteTypeConverter(MLIRContext *context, int64_t numThreads,
+                    Operation *kernel);
+  /// A converter with only linear layouts.
   KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                     int64_t vectorWidth);
+  /// The layout of blocks of `type`'s shape: the dot layout for a dot
+  /// result's shape, else linear.
   BlockedLayout getLayout(RankedTensorType type) const;
+  /// The dot tile of an M x N dot result, if it has one.
+  std::optional<DotTile> getDotTile(int64_t M, int64_t N) const;
   int64_t getNumThreads() const { return numThreads; }
 
 private:
+  void addConversions(MLIRContext *context);
   int64_t numThreads;
   int64_t vectorWidth;
+  /// Dot result shapes (M, N) and their tiles.
+  SmallVector<DotTile> dotTiles;
 };
 
 /// Options and analyses shared by the pattern families.

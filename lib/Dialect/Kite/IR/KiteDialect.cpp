@@ -129,6 +129,19 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' requires a func.func marked 'kite.kernel'";
     return success();
   }
+  if (name == getDotTileAttrName()) {
+    auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!value || value.size() != 2 ||
+        !llvm::all_of(value.asArrayRef(),
+                      [](int64_t v) { return v > 0 && isPowerOfTwo(v); }))
+      return op->emitError() << "'" << name
+                             << "' must be array<i64: rows, cols> of powers "
+                                "of two";
+    if (!isKernel(op))
+      return op->emitError() << "'" << name
+                             << "' requires a func.func marked 'kite.kernel'";
+    return success();
+  }
   if (name == getDynamicSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
     // shared memory its launch must provide.

@@ -41,6 +41,9 @@ def Kite_Dialect : Dialect {
     /// i32 attribute: warps (of 32 threads) per program.
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() { return "kite.num_stages"; }
+    /// array<i64: rows, cols> on a kernel: the register tile of each thread
+    /// in its dots' results (a tuning knob; default chosen by the lowering).
+    static constexpr ::llvm::StringLiteral getDotTileAttrName() { return "kite.dot_tile"; }
     /// Unit argument attribute: a compile-time constant parameter.
     static constexpr ::llvm::StringLiteral getConstexprAttrName() { return "kite.constexpr"; }
     /// i32 argument attribute: the argument is divisible by this power of two.

@@ -1,0 +1,138 @@
+//===- LayoutTest.cpp - Properties of the lowering's block layouts --------===//
+//
+// Every layout the GPU lowering can give a block must place each element on
+// exactly one (thread, register) pair (or, replicated, on thread t mod
+// numel): checked by enumerating all pairs. The dot tiles must also give
+// each thread `rows` x `cols` elements in the promised arrangement.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace mlir::kite;
+
+namespace {
+
+/// Every element is held by exactly one (thread, register).
+void expectBijective(const BlockedLayout &l) {
+  ASSERT_FALSE(l.isReplicated());
+  ASSERT_EQ(l.perThread * l.numThreads, l.numel);
+  std::vector<int> seen(l.numel, 0);
+  for (int64_t t = 0; t < l.numThreads; ++t)
+    for (int64_t e = 0; e < l.perThread; ++e) {
+      int64_t lin = l.threadOffset(t) + l.registerOffset(e);
+      ASSERT_GE(lin, 0);
+      ASSERT_LT(lin, l.numel);
+      ++seen[lin];
+    }
+  for (int64_t i = 0; i < l.numel; ++i)
+    EXPECT_EQ(seen[i], 1) << "element " << i;
+  // Runs of `chunk` registers are consecutive elements.
+  for (int64_t e = 0; e < l.perThread; ++e)
+    EXPECT_EQ(l.registerOffset(e) - l.registerOffset(e - e % l.chunk),
+              e % l.chunk);
+}
+
+TEST(Layout, LinearLayoutsAreBijective) {
+  for (int64_t threads : {32, 64, 128, 256})
+    for (int64_t numel : {int64_t(32), int64_t(256), int64_t(1024),
+                          int64_t(4096), int64_t(1) << 16})
+      for (int64_t width : {1, 4, 8}) {
+        if (numel < threads)
+          continue;
+        BlockedLayout l = BlockedLayout::get(numel, threads, width);
+        expectBijective(l);
+        // Thread t starts at t * chunk.
+        for (int64_t t = 0; t < threads; ++t)
+          EXPECT_EQ(l.threadOffset(t), t * l.chunk);
+      }
+}
+
+TEST(Layout, ReplicatedLayoutWraps) {
+  BlockedLayout l = BlockedLayout::get(16, 128, 4);
+  EXPECT_TRUE(l.isReplicated());
+  EXPECT_EQ(l.perThread, 1);
+  EXPECT_EQ(l.threadOffset(37), 37 % 16);
+}
+
+TEST(Layout, DotTilesAreBijectiveWarpTiles) {
+  int checked = 0;
+  for (int64_t threads : {64, 128, 256, 512})
+    for (int64_t M : {16, 32, 64, 128, 256})
+      for (int64_t N : {16, 32, 64, 128, 256}) {
+        auto tile = DotTile::choose(M, N, threads);
+        if (!tile)
+          continue;
+        ++checked;
+        BlockedLayout l = tile->layout();
+        SCOPED_TRACE(testing::Message() << M << "x" << N << " on " << threads);
+        expectBijective(l);
+        EXPECT_EQ(tile->rows * tile->cols, M * N / threads);
+        EXPECT_EQ(tile->lanesM * tile->lanesN, 32);
+        for (int64_t t = 0; t < threads; ++t) {
+          int64_t base = l.threadOffset(t);
+          int64_t m0 = base / N, n0 = base % N;
+          // Register (i, j, c) is row m0 + i*lanesM, column
+          // n0 + j*lanesN*group + c (what the dot lowering computes).
+          for (int64_t i = 0; i < tile->rows; ++i)
+            for (int64_t j = 0; j < tile->cols / tile->group; ++j)
+              for (int64_t c = 0; c < tile->group; ++c) {
+                int64_t e = (i * (tile->cols / tile->group) + j) * tile->group + c;
+                int64_t lin = base + l.registerOffset(e);
+                EXPECT_EQ(lin / N, m0 + i * tile->lanesM);
+                EXPECT_EQ(lin % N, n0 + j * tile->lanesN * tile->group + c);
+              }
+          // The warp's lanes cover one warp tile: rows * lanesM consecutive
+          // rows by cols * lanesN consecutive columns.
+          int64_t warp0 = l.threadOffset(t - t % 32);
+          int64_t dm = m0 - warp0 / N, dn = n0 - warp0 % N;
+          EXPECT_GE(dm, 0);
+          EXPECT_LT(dm, tile->lanesM);
+          EXPECT_GE(dn, 0);
+          EXPECT_LT(dn, tile->lanesN * tile->group);
+        }
+      }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(Layout, DotTilePreferences) {
+  // The tutorial's default: 64x64 on 4 warps -> 8x4 per thread, 4x8 lanes.
+  auto t = DotTile::choose(64, 64, 128);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->rows, 8);
+  EXPECT_EQ(t->cols, 4);
+  EXPECT_EQ(t->lanesM, 4);
+  EXPECT_EQ(t->lanesN, 8);
+  // 128x128 on 8 warps -> 8x8 in two column groups of 4.
+  t = DotTile::choose(128, 128, 256);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->rows, 8);
+  EXPECT_EQ(t->cols, 8);
+  EXPECT_EQ(t->group, 4);
+  // An explicit request wins when it fits, and is ignored when not.
+  t = DotTile::choose(64, 64, 128, 4, 8);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->rows, 4);
+  EXPECT_EQ(t->cols, 8);
+  t = DotTile::choose(64, 64, 128, 64, 64);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->rows * t->cols, 32);
+  // Too small for the threads (replicated), or no even split.
+  EXPECT_FALSE(DotTile::choose(8, 8, 128));
+  EXPECT_FALSE(DotTile::choose(3, 64, 128));
+}
+
+TEST(Layout, PlacesLikeComparesPlacement) {
+  // A 1 x 512 dot tile on 4 warps places elements like the linear layout.
+  auto t = DotTile::choose(1, 512, 128);
+  ASSERT_TRUE(t);
+  EXPECT_TRUE(t->layout().placesLike(BlockedLayout::get(512, 128, 4)));
+  auto u = DotTile::choose(64, 64, 128);
+  EXPECT_FALSE(u->layout().placesLike(BlockedLayout::get(4096, 128, 4)));
+}
+
+} // namespace
