@@ -18,7 +18,7 @@ for v in "$@"; do
   attrs="kite.num_stages = $stages : i32, kite.num_warps = $warps : i32"
   name="mm_${bm}x${bn}x${bk}w${warps}s${stages}"
   if [[ -n "${tile:-}" ]]; then
-    attrs="$attrs, kite.dot_tile = array<i64: ${tile/x/, }>"
+    attrs="$attrs, kite.dot_tile = array<i64: ${tile//x/, }>"
     name="${name}t${tile}"
   fi
   "$kitec" "$root/dsl-examples/matmul.kite" -D BLOCK_M="$bm" -D BLOCK_N="$bn" \
