@@ -154,6 +154,28 @@ struct Scratch {
     }
   }
 
+  /// Makes `regs` (a block of `type` in `layout`) readable by every thread
+  /// at its linear index: a barrier (earlier readers of the buffer are
+  /// done), the stores, a barrier.
+  void publish(Value regs, RankedTensorType type, const BlockedLayout &layout) {
+    barrier();
+    store(regs, type, layout, 0);
+    barrier();
+  }
+
+  /// The coordinates (i32) in `shape` of each register of this thread
+  /// under `layout`.
+  SmallVector<SmallVector<Value>>
+  registerCoordinates(const BlockedLayout &layout, ArrayRef<int64_t> shape) {
+    Value tbase = threadBase(b, loc, layout);
+    SmallVector<SmallVector<Value>> coords;
+    for (int64_t e = 0; e < layout.perThread; ++e)
+      coords.push_back(coordinates(
+          arith::AddIOp::create(b, loc, tbase, i32(layout.registerOffset(e))),
+          shape));
+    return coords;
+  }
+
   /// Loads element `index` (i32) stored as `elem` (converted type).
   Value load(int64_t byteOffset, Value index, Type elem, Type kiteElem) {
     Type mem = memoryType(elem);
@@ -207,17 +229,13 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
     BlockedLayout in = conv.getLayout(srcType), out = conv.getLayout(type);
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
-    s.barrier();
-    s.store(adaptor.getSrc(), srcType, in, 0);
-    s.barrier();
+    s.publish(adaptor.getSrc(), srcType, in);
     auto resultType = cast<VectorType>(conv.convertType(type));
     Type elem = resultType.getElementType();
     Value result = constantOf(rewriter, loc, resultType, 0);
-    Value tbase = threadBase(rewriter, loc, out);
+    auto coords = s.registerCoordinates(out, type.getShape());
     for (int64_t e = 0; e < out.perThread; ++e) {
-      Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                        s.i32(out.registerOffset(e)));
-      SmallVector<Value> c = s.coordinates(lin, type.getShape());
+      SmallVector<Value> &c = coords[e];
       for (size_t d = 0; d < c.size(); ++d)
         if (srcType.getDimSize(d) == 1)
           c[d] = s.i32(0);
@@ -244,9 +262,7 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
     BlockedLayout in = conv.getLayout(srcType);
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
-    s.barrier();
-    s.store(adaptor.getSrc(), srcType, in, 0);
-    s.barrier();
+    s.publish(adaptor.getSrc(), srcType, in);
     Type kiteElem = srcType.getElementType();
     Type elem = conv.convertType(kiteElem);
     int64_t axis = op.getAxis(), len = srcType.getDimSize(axis);
@@ -291,11 +307,9 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
     BlockedLayout out = conv.getLayout(outType);
     auto resultType = cast<VectorType>(conv.convertType(outType));
     Value result = constantOf(rewriter, loc, resultType, 0);
-    Value tbase = threadBase(rewriter, loc, out);
+    auto coords = s.registerCoordinates(out, outShape);
     for (int64_t e = 0; e < out.perThread; ++e) {
-      Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                        s.i32(out.registerOffset(e)));
-      Value v = reduceAt(s.coordinates(lin, outShape));
+      Value v = reduceAt(coords[e]);
       result = vector::InsertOp::create(rewriter, loc, v, result, e);
     }
     rewriter.replaceOp(op, result);
@@ -316,7 +330,7 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     RankedTensorType type = op.getType();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     Location loc = op.getLoc();
-    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+    int64_t K = aType.getDimSize(1),
             N = bType.getDimSize(1);
     if (succeeded(registerTiled(op, adaptor, rewriter)))
       return success();
@@ -331,14 +345,9 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     BlockedLayout out = conv.getLayout(type);
     Type inElem = aType.getElementType();
     Type f32 = rewriter.getF32Type();
-    auto accType = cast<VectorType>(conv.convertType(type));
     // Each result register's row offset into A and column into B.
-    Value tbase = threadBase(rewriter, loc, out);
     SmallVector<Value> rowBase, col;
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                        s.i32(out.registerOffset(e)));
-      SmallVector<Value> c = s.coordinates(lin, type.getShape());
+    for (SmallVector<Value> &c : s.registerCoordinates(out, type.getShape())) {
       rowBase.push_back(arith::MulIOp::create(rewriter, loc, c[0], s.i32(K)));
       col.push_back(c[1]);
     }
@@ -368,8 +377,6 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
           rewriter, loc, cast<VectorType>(acc.getType()), regs);
       scf::YieldOp::create(rewriter, loc, acc);
     }
-    (void)M;
-    (void)accType;
     rewriter.replaceOp(op, loop.getResult(0));
     return success();
   }
