@@ -65,20 +65,30 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   }
 };
 
+/// Replaces `op` by its converted source `src` when the source's layout
+/// places every element where the result's does (no data moves); else a
+/// diagnostic: such a change of layout is not lowered.
+static LogicalResult forwardSameLayout(Operation *op, Value src,
+                                       const KiteTypeConverter &converter,
+                                       ConversionPatternRewriter &rewriter) {
+  auto from = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto to = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!converter.getLayout(from).placesLike(converter.getLayout(to)))
+    return op->emitOpError()
+           << "changes the block's layout (its result is a dot result's "
+              "shape); not supported by the GPU lowering";
+  rewriter.replaceOp(op, src);
+  return success();
+}
+
 /// Pattern: kite.expand_dims x => x (same linear index, same layout)
 struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto &converter = *getTypeConverter<KiteTypeConverter>();
-    if (!converter.getLayout(op.getSrc().getType())
-             .placesLike(converter.getLayout(op.getType())))
-      return op.emitOpError()
-             << "changes the block's layout (its result is a dot result's "
-                "shape); not supported by the GPU lowering";
-    rewriter.replaceOp(op, adaptor.getSrc());
-    return success();
+    return forwardSameLayout(op, adaptor.getSrc(),
+                             *getTypeConverter<KiteTypeConverter>(), rewriter);
   }
 };
 
@@ -88,16 +98,10 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   LogicalResult
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getSrc().getType().getNumElements() == op.getType().getNumElements()) {
-      auto &converter = *getTypeConverter<KiteTypeConverter>();
-      if (!converter.getLayout(op.getSrc().getType())
-               .placesLike(converter.getLayout(op.getType())))
-        return op.emitOpError()
-               << "changes the block's layout (its result is a dot result's "
-                  "shape); not supported by the GPU lowering";
-      rewriter.replaceOp(op, adaptor.getSrc());
-      return success();
-    }
+    if (op.getSrc().getType().getNumElements() == op.getType().getNumElements())
+      return forwardSameLayout(op, adaptor.getSrc(),
+                               *getTypeConverter<KiteTypeConverter>(),
+                               rewriter);
     if (succeeded(broadcastArange(op, rewriter)))
       return success();
     // Repeating elements moves data between threads: SharedMemoryOpsToGPU.

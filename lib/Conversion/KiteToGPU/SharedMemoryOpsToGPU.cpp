@@ -176,6 +176,22 @@ struct Scratch {
     return coords;
   }
 
+  /// Where element `lin` (i32, linear in its M x K or K x N block) of
+  /// operand `operand` (0: A, 1: B) of a register-tiled dot lies in its
+  /// staging (see DotStaging), as f32.
+  Value stagedAddress(const DotStaging &staging, int operand, Value lin) {
+    int64_t cols = operand == 0 ? staging.K : staging.N;
+    int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
+    Value idx = lin;
+    if (stride != cols) {
+      Value row = arith::DivUIOp::create(b, loc, lin, i32(cols));
+      Value col = arith::RemUIOp::create(b, loc, lin, i32(cols));
+      idx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, i32(stride)), col);
+    }
+    return address(operand == 0 ? 0 : staging.bOffset(), idx, b.getF32Type());
+  }
+
   /// Loads element `index` (i32) stored as `elem` (converted type).
   Value load(int64_t byteOffset, Value index, Type elem, Type kiteElem) {
     Type mem = memoryType(elem);
@@ -431,19 +447,10 @@ void tiledStage(Scratch &s, Value regs,
   Location loc = s.loc;
   Type f32 = b.getF32Type();
   int64_t cols = operand == 0 ? staging.K : staging.N;
-  int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
-  int64_t byteOffset = operand == 0 ? 0 : staging.bOffset();
   int64_t group = std::gcd(std::gcd(l.chunk, cols), int64_t(4));
   Value tbase = threadBase(b, loc, l);
   for (int64_t e = 0; e < l.perThread; e += group) {
     Value lin = arith::AddIOp::create(b, loc, tbase, s.i32(l.registerOffset(e)));
-    Value idx = lin;
-    if (stride != cols) {
-      Value row = arith::DivUIOp::create(b, loc, lin, s.i32(cols));
-      Value col = arith::RemUIOp::create(b, loc, lin, s.i32(cols));
-      idx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, s.i32(stride)), col);
-    }
     SmallVector<Value, 4> elems;
     for (int64_t j = 0; j < group; ++j) {
       Value v = extractRegister(b, loc, regs, e + j);
@@ -455,7 +462,7 @@ void tiledStage(Scratch &s, Value regs,
                          : vector::FromElementsOp::create(
                                b, loc, VectorType::get({group}, f32), elems)
                                .getResult();
-    LLVM::StoreOp::create(b, loc, v, s.address(byteOffset, idx, f32),
+    LLVM::StoreOp::create(b, loc, v, s.stagedAddress(staging, operand, lin),
                           group * 4);
   }
 }
@@ -591,8 +598,6 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
     Location loc = op.getLoc();
     Scratch s = slotScratch(rewriter, loc, state, staging, adaptor.getSlot());
     int64_t cols = type.getDimSize(1);
-    int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
-    int64_t byteOffset = operand == 0 ? 0 : staging.bOffset();
     // Group width: a vector access's (contiguous, aligned pointers), within
     // one row (the staged rows are padded) and with a uniform mask.
     int64_t width = std::min<int64_t>(
@@ -604,12 +609,7 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
     for (int64_t e = 0; e < l.perThread; e += width) {
       Value lin = arith::AddIOp::create(rewriter, loc, tbase,
                                         s.i32(l.registerOffset(e)));
-      Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
-      Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
-      Value idx = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, row, s.i32(stride)),
-          col);
-      Value dst = s.address(byteOffset, idx, rewriter.getF32Type());
+      Value dst = s.stagedAddress(staging, operand, lin);
       Value src = LLVM::IntToPtrOp::create(
           rewriter, loc, globalPtr,
           extractRegister(rewriter, loc, adaptor.getPtr(), e));
