@@ -94,6 +94,15 @@ TEST(Layout, DotTilesAreBijectiveWarpTiles) {
           EXPECT_LT(dm, tile->lanesM);
           EXPECT_GE(dn, 0);
           EXPECT_LT(dn, tile->lanesN * tile->group);
+          // Shared-load pairing: lanes l and l^1 read the same rows of A,
+          // lanes l and l^2 the same columns of B.
+          if (tile->lanesM >= 2 && tile->lanesN >= 2) {
+            int64_t pa = l.threadOffset(t ^ 1), pb = l.threadOffset(t ^ 2);
+            EXPECT_EQ(pa / N, m0);
+            EXPECT_NE(pa % N, n0);
+            EXPECT_EQ(pb % N, n0);
+            EXPECT_NE(pb / N, m0);
+          }
         }
       }
   EXPECT_GT(checked, 40);

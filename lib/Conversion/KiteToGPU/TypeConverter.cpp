@@ -113,11 +113,19 @@ BlockedLayout DotTile::layout() const {
   l.chunk = group;
   // Register (i, j, c): row i, column group j, column c in the group.
   l.registerDigits = {{group, 1}, {cols / group, lanesN * group}, {rows, lanesM * N}};
-  // Thread: lane (m, n), warp (m, n).
-  l.threadDigits = {{lanesN, group},
-                    {lanesM, N},
-                    {warpsN, lanesN * cols},
-                    {warpsM, lanesM * rows * N}};
+  // Thread: lane (m, n), warp (m, n). Lane bit 0 is n's lowest bit and the
+  // next bits are m (see DotTile).
+  if (lanesM >= 2 && lanesN >= 2)
+    l.threadDigits = {{2, group},
+                      {lanesM, N},
+                      {lanesN / 2, 2 * group},
+                      {warpsN, lanesN * cols},
+                      {warpsM, lanesM * rows * N}};
+  else
+    l.threadDigits = {{lanesN, group},
+                      {lanesM, N},
+                      {warpsN, lanesN * cols},
+                      {warpsM, lanesM * rows * N}};
   return l;
 }
 

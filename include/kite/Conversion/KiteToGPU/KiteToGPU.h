@@ -71,7 +71,12 @@ struct BlockedLayout {
 /// of a warp form a lanesM x lanesN grid and the warps a warpsM x warpsN
 /// grid of warp tiles (rows * lanesM) x (cols * lanesN). A warp's 16-byte
 /// loads of one k-row of B then cover lanesN * 16 consecutive bytes and
-/// those of A lanesM consecutive rows: no bank conflicts.
+/// those of A lanesM consecutive rows: no bank conflicts. Lane bit 0
+/// selects columns and the next bits rows, so that lanes l and l^1 read the
+/// same row of A and lanes l and l^2 the same columns of B: a warp's 16-byte
+/// shared loads of either pair up and return in 2 wavefronts instead of 4
+/// (the register file takes 128 bytes a cycle; pairs of lanes with equal
+/// addresses share it).
 struct DotTile {
   int64_t M = 0, N = 0;
   int64_t rows = 0, cols = 0, group = 0;
