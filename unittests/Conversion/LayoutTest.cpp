@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include <vector>
 
 using namespace mlir::kite;
@@ -76,14 +79,18 @@ TEST(Layout, DotTilesAreBijectiveWarpTiles) {
         for (int64_t t = 0; t < threads; ++t) {
           int64_t base = l.threadOffset(t);
           int64_t m0 = base / N, n0 = base % N;
-          // Register (i, j, c) is row m0 + i*lanesM, column
-          // n0 + j*lanesN*group + c (what the dot lowering computes).
+          // Register (i, j, c) is row m0 + (i / rowGroup) * lanesM *
+          // rowGroup + i % rowGroup, column n0 + j*lanesN*group + c (what
+          // the dot lowering computes).
+          int64_t rg = tile->rowGroup;
+          EXPECT_EQ(tile->rows % rg, 0);
+          EXPECT_EQ(m0 % rg, 0);
           for (int64_t i = 0; i < tile->rows; ++i)
             for (int64_t j = 0; j < tile->cols / tile->group; ++j)
               for (int64_t c = 0; c < tile->group; ++c) {
                 int64_t e = (i * (tile->cols / tile->group) + j) * tile->group + c;
                 int64_t lin = base + l.registerOffset(e);
-                EXPECT_EQ(lin / N, m0 + i * tile->lanesM);
+                EXPECT_EQ(lin / N, m0 + i / rg * tile->lanesM * rg + i % rg);
                 EXPECT_EQ(lin % N, n0 + j * tile->lanesN * tile->group + c);
               }
           // The warp's lanes cover one warp tile: rows * lanesM consecutive
@@ -91,7 +98,7 @@ TEST(Layout, DotTilesAreBijectiveWarpTiles) {
           int64_t warp0 = l.threadOffset(t - t % 32);
           int64_t dm = m0 - warp0 / N, dn = n0 - warp0 % N;
           EXPECT_GE(dm, 0);
-          EXPECT_LT(dm, tile->lanesM);
+          EXPECT_LT(dm, tile->lanesM * rg);
           EXPECT_GE(dn, 0);
           EXPECT_LT(dn, tile->lanesN * tile->group);
           // Shared-load pairing: lanes l and l^1 read the same rows of A,
@@ -116,12 +123,14 @@ TEST(Layout, DotTilePreferences) {
   EXPECT_EQ(t->cols, 4);
   EXPECT_EQ(t->lanesM, 4);
   EXPECT_EQ(t->lanesN, 8);
+  EXPECT_EQ(t->rowGroup, 1); // A staged row-major
   // 128x128 on 8 warps -> 8x8 in two column groups of 4.
   t = DotTile::choose(128, 128, 256);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->rows, 8);
   EXPECT_EQ(t->cols, 8);
   EXPECT_EQ(t->group, 4);
+  EXPECT_EQ(t->rowGroup, 4); // A staged k-major
   // An explicit request wins when it fits, and is ignored when not.
   t = DotTile::choose(64, 64, 128, 4, 8);
   ASSERT_TRUE(t);
@@ -133,6 +142,55 @@ TEST(Layout, DotTilePreferences) {
   // Too small for the threads (replicated), or no even split.
   EXPECT_FALSE(DotTile::choose(8, 8, 128));
   EXPECT_FALSE(DotTile::choose(3, 64, 128));
+}
+
+TEST(Layout, DotStagingPlacesEveryElementOfA) {
+  for (bool kMajor : {false, true})
+    for (int64_t M : {4, 8, 12, 16, 32, 48, 64, 128})
+      for (int64_t K : {4, 8, 32, 64}) {
+        SCOPED_TRACE(testing::Message()
+                     << (kMajor ? "k-major" : "row-major") << " M " << M
+                     << " K " << K);
+        DotStaging d{M, 16, K, kMajor};
+        // Every element of A once, inside A's area (before B).
+        std::set<int64_t> seen;
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t k = 0; k < K; ++k) {
+            int64_t i = d.aIndex(m, k);
+            ASSERT_GE(i, 0);
+            ASSERT_LT(i * 4, d.bOffset());
+            seen.insert(i);
+            // The 16-byte reads: 4 k-values of a row (row-major), 4 rows of
+            // one 4-row group at one k (k-major), consecutive.
+            if (!kMajor && k % 4) {
+              EXPECT_EQ(i, d.aIndex(m, k - 1) + 1);
+            }
+            if (kMajor && m % 4) {
+              EXPECT_EQ(i, d.aIndex(m - 1, k) + 1);
+            }
+          }
+        EXPECT_EQ(int64_t(seen.size()), M * K);
+        EXPECT_EQ(d.bytes() % 128, 0);
+        EXPECT_GE(d.bytes(), d.bOffset() + K * 16 * 4);
+        // k-major: a warp's 4-byte stores of 4 rows x 8 steps (k = 4x + c,
+        // K = 32) or of 8 rows x 4 steps (K = 16) hit each of 16 banks
+        // twice (without the swizzle: 4 banks, 8 times).
+        auto spread = [&](int64_t rows, int64_t steps) {
+          for (int64_t c = 0; c < 4; ++c) {
+            std::map<int64_t, int> banks;
+            for (int64_t x = 0; x < steps; ++x)
+              for (int64_t y = 0; y < rows; ++y)
+                ++banks[d.aIndex(y, 4 * x + c) % 32];
+            EXPECT_EQ(banks.size(), 16u);
+            for (auto [bank, n] : banks)
+              EXPECT_EQ(n, 2);
+          }
+        };
+        if (kMajor && M % 32 == 0 && K >= 32)
+          spread(4, 8);
+        if (kMajor && M % 32 == 0 && K >= 16)
+          spread(8, 4);
+      }
 }
 
 TEST(Layout, PlacesLikeComparesPlacement) {

@@ -373,10 +373,11 @@ TEST(GPU, MatmulAllShapes) {
   };
   for (const char *in : {"f32", "f16", "bf16"}) {
     bool half = std::string(in) != "f32", bf16 = std::string(in) == "bf16";
-    // The default blocks (64x64x32, 4 warps, cp.async staging), the
-    // tutorial's 128x128x32 with 8 warps, and small blocks.
+    // The default blocks (64x64x32, 4 warps, cp.async staging: 8x4 tiles,
+    // A row-major), the tutorial's 128x128x32 with 8 warps (8x8 tiles, A
+    // k-major), 128x256x16 with 8 warps (16x8 tiles), and small blocks.
     for (Config cfg : {Config{64, 64, 32, 8, 4}, Config{128, 128, 32, 8, 8},
-                       Config{64, 32, 16, 4, 4}}) {
+                       Config{128, 256, 16, 8, 8}, Config{64, 32, 16, 4, 4}}) {
       CompileOptions o;
       o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                      {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};

@@ -42,10 +42,6 @@ static int64_t elementBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
-/// Elements per row of A in the register-tiled dot's staging: 4 more than
-/// K, so that rows start 16 bytes apart modulo the 128 bytes of the banks.
-static int64_t paddedRow(int64_t K) { return K + 4; }
-
 static int64_t bytesOf(RankedTensorType t) {
   return t.getNumElements() * elementBytes(t.getElementType());
 }
@@ -60,11 +56,11 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op))
     return bytesOf(r.getSrc().getType());
   if (auto d = dyn_cast<DotOp>(op)) {
-    // Operands are staged as f32, A's rows padded (the register-tiled path;
-    // the generic one needs less).
-    int64_t a = d.getA().getType().getDimSize(0) *
-                paddedRow(d.getA().getType().getDimSize(1)) * 4;
-    return llvm::alignTo(a, 16) + d.getB().getType().getNumElements() * 4;
+    // Operands staged as f32 (DotStaging; the generic path needs no more).
+    auto a = d.getA().getType();
+    return DotStaging{a.getDimSize(0), d.getB().getType().getDimSize(1),
+                      a.getDimSize(1)}
+        .bytes();
   }
   return 0;
 }
@@ -91,6 +87,14 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
   });
   int64_t scratch = scratchBytes(kernel);
   return staging ? llvm::alignTo(scratch, 16) + staging : scratch;
+}
+
+/// The staging of a register-tiled dot of an M x N result over K under
+/// `conv`'s layouts: A k-major for tiles with row groups (DotTile).
+static DotStaging dotStaging(const KiteTypeConverter &conv, int64_t M,
+                             int64_t N, int64_t K) {
+  auto tile = conv.getDotTile(M, N);
+  return DotStaging{M, N, K, tile && tile->rowGroup > 1};
 }
 
 namespace {
@@ -176,21 +180,106 @@ struct Scratch {
     return coords;
   }
 
+  /// The index (DotStaging::aIndex) of A's element in row 4 * mHi + mLo
+  /// at step k of a k-major staging (i32 values; constants fold).
+  Value aKMajorIndex(const DotStaging &staging, Value mHi, Value mLo,
+                     Value k) {
+    Value hi = mHi;
+    if (int64_t g = staging.swizzleGroups(); g > 1) {
+      Value swz = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, k, i32(2)), i32(g - 1));
+      hi = arith::XOrIOp::create(b, loc, mHi, swz);
+    }
+    Value m = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, hi, i32(4)), mLo);
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, k, i32(staging.M)), m);
+  }
+
   /// Where element `lin` (i32, linear in its M x K or K x N block) of
   /// operand `operand` (0: A, 1: B) of a register-tiled dot lies in its
   /// staging (see DotStaging), as f32.
   Value stagedAddress(const DotStaging &staging, int operand, Value lin) {
-    int64_t cols = operand == 0 ? staging.K : staging.N;
-    int64_t stride = operand == 0 ? staging.aRowStride() : staging.N;
-    Value idx = lin;
-    if (stride != cols) {
-      Value row = arith::DivUIOp::create(b, loc, lin, i32(cols));
-      Value col = arith::RemUIOp::create(b, loc, lin, i32(cols));
+    if (operand == 1)
+      return address(staging.bOffset(), lin, b.getF32Type());
+    Value m = arith::DivUIOp::create(b, loc, lin, i32(staging.K));
+    Value k = arith::RemUIOp::create(b, loc, lin, i32(staging.K));
+    Value idx;
+    if (staging.aKMajor)
+      idx = aKMajorIndex(staging, arith::DivUIOp::create(b, loc, m, i32(4)),
+                         arith::RemUIOp::create(b, loc, m, i32(4)), k);
+    else
       idx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, i32(stride)), col);
-    }
-    return address(operand == 0 ? 0 : staging.bOffset(), idx, b.getF32Type());
+          b, loc, arith::MulIOp::create(b, loc, m, i32(staging.aRowStride())),
+          k);
+    return address(0, idx, b.getF32Type());
   }
+
+  /// The staging addresses (stagedAddress) of a register-tiled dot
+  /// operand's registers in layout `l`. For a k-major A where no thread's
+  /// register offsets carry across A's rows or its 4-row and 4-step groups,
+  /// a register's address is the thread's part plus a constant (folded into
+  /// the store or copy); otherwise each comes from its linear index.
+  struct StagedAddresses {
+    Scratch &s;
+    const DotStaging &staging;
+    int operand;
+    const BlockedLayout &l;
+    Value tbase, tmHi, tmLo, tk, tkHi;
+    bool split = false;
+
+    StagedAddresses(Scratch &s, const DotStaging &staging, int operand,
+                    const BlockedLayout &l)
+        : s(s), staging(staging), operand(operand), l(l) {
+      tbase = threadBase(s.b, s.loc, l);
+      if (operand != 0 || !staging.aKMajor)
+        return;
+      int64_t K = staging.K, G = staging.swizzleGroups();
+      split = true;
+      for (int64_t t = 0; t < l.numThreads && split; ++t) {
+        int64_t tb = l.threadOffset(t), m = tb / K, k = tb % K;
+        for (int64_t e = 0; e < l.perThread && split; ++e) {
+          int64_t r = l.registerOffset(e), rm = r / K, rk = r % K;
+          split = k + rk < K && m % 4 + rm % 4 < 4 && k % 4 + rk % 4 < 4 &&
+                  (rm / 4) % G == 0;
+        }
+      }
+      if (!split)
+        return;
+      OpBuilder &b = s.b;
+      Location loc = s.loc;
+      Value tm = arith::DivUIOp::create(b, loc, tbase, s.i32(K));
+      tk = arith::RemUIOp::create(b, loc, tbase, s.i32(K));
+      tmHi = arith::DivUIOp::create(b, loc, tm, s.i32(4));
+      tmLo = arith::RemUIOp::create(b, loc, tm, s.i32(4));
+      tkHi = arith::DivUIOp::create(b, loc, tk, s.i32(4));
+    }
+
+    Value at(int64_t e) {
+      OpBuilder &b = s.b;
+      Location loc = s.loc;
+      int64_t r = l.registerOffset(e);
+      if (!split)
+        return s.stagedAddress(staging, operand,
+                               arith::AddIOp::create(b, loc, tbase, s.i32(r)));
+      // Row tm + rm, step tk + rk: A's index
+      //   (tk + rk) * M + ((tmHi ^ swizzle) + rm / 4) * 4 + tmLo + rm % 4.
+      int64_t K = staging.K, M = staging.M, G = staging.swizzleGroups();
+      int64_t rm = r / K, rk = r % K;
+      Value hi = tmHi;
+      if (G > 1) {
+        Value swz = arith::AndIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, tkHi, s.i32(rk / 4)),
+            s.i32(G - 1));
+        hi = arith::XOrIOp::create(b, loc, tmHi, swz);
+      }
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, hi, s.i32(4)), tmLo);
+      Value idx = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, tk, s.i32(M)), row);
+      return s.address(4 * (rk * M + rm), idx, b.getF32Type());
+    }
+  };
 
   /// Loads element `index` (i32) stored as `elem` (converted type).
   Value load(int64_t byteOffset, Value index, Type elem, Type kiteElem) {
@@ -407,8 +496,8 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       return failure();
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
-    DotStaging staging{aType.getDimSize(0), bType.getDimSize(1),
-                       aType.getDimSize(1)};
+    DotStaging staging = dotStaging(conv, aType.getDimSize(0),
+                                    bType.getDimSize(1), aType.getDimSize(1));
     s.barrier();
     tiledStage(s, adaptor.getA(), conv.getLayout(aType), staging, 0);
     tiledStage(s, adaptor.getB(), conv.getLayout(bType), staging, 1);
@@ -436,21 +525,21 @@ bool mlir::kite::isRegisterTiledDot(RankedTensorType aType,
 
 namespace {
 /// Stores operand `operand` (0: A, 1: B; registers `regs` in layout `l`) of
-/// a register-tiled dot into its staging area at `s` (see DotStaging), in
-/// 16-byte groups of consecutive registers of one row, widened to f32.
-/// The padding of A's rows spreads the rows a store phase writes over all
-/// banks.
-void tiledStage(Scratch &s, Value regs,
-                       const BlockedLayout &l, const DotStaging &staging,
-                       int operand) {
+/// a register-tiled dot into its staging area at `s` (see DotStaging),
+/// widened to f32: in 16-byte groups of consecutive registers of one row,
+/// except a k-major A, element by element. The padding of a row-major A's
+/// rows spreads the rows a store phase writes over all banks.
+void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
+                const DotStaging &staging, int operand) {
   OpBuilder &b = s.b;
   Location loc = s.loc;
   Type f32 = b.getF32Type();
   int64_t cols = operand == 0 ? staging.K : staging.N;
-  int64_t group = std::gcd(std::gcd(l.chunk, cols), int64_t(4));
-  Value tbase = threadBase(b, loc, l);
+  int64_t group = operand == 0 && staging.aKMajor
+                      ? 1
+                      : std::gcd(std::gcd(l.chunk, cols), int64_t(4));
+  Scratch::StagedAddresses addresses(s, staging, operand, l);
   for (int64_t e = 0; e < l.perThread; e += group) {
-    Value lin = arith::AddIOp::create(b, loc, tbase, s.i32(l.registerOffset(e)));
     SmallVector<Value, 4> elems;
     for (int64_t j = 0; j < group; ++j) {
       Value v = extractRegister(b, loc, regs, e + j);
@@ -462,17 +551,19 @@ void tiledStage(Scratch &s, Value regs,
                          : vector::FromElementsOp::create(
                                b, loc, VectorType::get({group}, f32), elems)
                                .getResult();
-    LLVM::StoreOp::create(b, loc, v, s.stagedAddress(staging, operand, lin),
+    LLVM::StoreOp::create(b, loc, v, addresses.at(e),
                           group * 4);
   }
 }
 
 /// acc + A * B from operands staged at `s`, in the result's dot layout
-/// (DotTile): each thread owns rows m0 + i*lanesM (i < rows) and column
-/// groups n0 + j*lanesN*group (j < cols/group). For each 4 steps of k it
-/// loads 4 k-values of each of its rows of A with one ld.shared.v4 and, per
-/// step, each of its column groups of B with one vector load, then
-/// accumulates rows x cols fmas.
+/// (DotTile): each thread owns row groups m0 + i*lanesM*rowGroup (i <
+/// rows/rowGroup) of rowGroup rows and column groups n0 + j*lanesN*group
+/// (j < cols/group) of group columns. Each 4 steps of k, per step: the
+/// vector loads of its column groups of B and of A's values, then rows x
+/// cols fmas. A row-major A (rowGroup 1) gives each row's 4 k-values with
+/// one 16-byte load; a k-major A (rowGroup 4) each row group's 4 rows of
+/// one k.
 Value tiledCompute(Scratch &s, Value acc, RankedTensorType type,
                    const KiteTypeConverter &conv, const DotStaging &staging) {
   OpBuilder &rewriter = s.b;
@@ -480,51 +571,78 @@ Value tiledCompute(Scratch &s, Value acc, RankedTensorType type,
   int64_t K = staging.K, N = staging.N;
   DotTile tile = *conv.getDotTile(staging.M, N);
   int64_t rows = tile.rows, group = tile.group, groups = tile.cols / group;
-  int64_t KP = staging.aRowStride(), bOffset = staging.bOffset();
+  int64_t rowGroup = tile.rowGroup, rowGroups = rows / rowGroup;
+  assert(staging.aKMajor == (rowGroup > 1) && "staging of another tile");
+  int64_t bOffset = staging.bOffset();
   Type f32 = rewriter.getF32Type();
   // This thread's first row m0 and first column n0.
   Value base = threadBase(rewriter, loc, tile.layout());
   Value m0 = arith::DivUIOp::create(rewriter, loc, base, s.i32(N));
   Value n0 = arith::RemUIOp::create(rewriter, loc, base, s.i32(N));
-  auto a4Type = VectorType::get({4}, f32);
   auto gType = VectorType::get({group}, f32);
   auto accType = cast<VectorType>(conv.convertType(type));
-  // Row i of A starts at (m0 + i*lanesM) * KP (16-byte aligned: KP % 4 ==
-  // 0); column group j of B at bOffset + (k*N + n0 + j*lanesN*group) * 4.
-  SmallVector<Value> aRow, bCol;
-  for (int64_t i = 0; i < rows; ++i)
-    aRow.push_back(arith::MulIOp::create(
-        rewriter, loc,
-        arith::AddIOp::create(rewriter, loc, m0, s.i32(i * tile.lanesM)),
-        s.i32(KP)));
+  auto alignOf = [](int64_t elems, int64_t stride) -> unsigned {
+    return std::min<int64_t>(
+        16, int64_t(1) << llvm::countr_zero(
+                uint64_t(std::gcd(stride * 4, elems * 4))));
+  };
+  // Row group i of A: rows 4 * aHi[i] + aLo[i] on (k-major), or row aRow[i]
+  // at aRow[i] * KP (row-major, 16-byte aligned: KP % 4 == 0). Column group
+  // j of B at bOffset + (k*N + bCol[j]) * 4.
+  SmallVector<Value> aHi, aLo, aRow, bCol;
+  for (int64_t i = 0; i < rowGroups; ++i) {
+    Value m = arith::AddIOp::create(rewriter, loc, m0,
+                                    s.i32(i * tile.lanesM * rowGroup));
+    if (staging.aKMajor) {
+      aHi.push_back(arith::DivUIOp::create(rewriter, loc, m, s.i32(4)));
+      aLo.push_back(arith::RemUIOp::create(rewriter, loc, m, s.i32(4)));
+    } else {
+      aRow.push_back(arith::MulIOp::create(rewriter, loc, m,
+                                           s.i32(staging.aRowStride())));
+    }
+  }
   for (int64_t j = 0; j < groups; ++j)
     bCol.push_back(arith::AddIOp::create(rewriter, loc, n0,
                                          s.i32(j * tile.lanesN * group)));
-  unsigned bAlign = std::min<int64_t>(
-      16, int64_t(1) << llvm::countr_zero(uint64_t(std::gcd(N * 4, group * 4))));
-  // Accumulators: tiles[i * groups + j] = row i, column group j.
+  unsigned bAlign = alignOf(group, N);
+  auto rgType = VectorType::get({rowGroup}, f32);
+  unsigned aAlign = alignOf(rowGroup, staging.M);
+  auto a4Type = VectorType::get({4}, f32);
+  // Accumulators: tiles[r * groups + j] = row r, column group j.
   auto kSteps = [&](OpBuilder &b, Value k0, SmallVector<Value> &tiles) {
-    SmallVector<Value> a;
-    for (int64_t i = 0; i < rows; ++i)
-      a.push_back(LLVM::LoadOp::create(
-          b, loc, a4Type,
-          s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32), 16));
+    // Row-major A: the 4 k-values of each row.
+    SmallVector<Value> aRows;
+    if (!staging.aKMajor)
+      for (int64_t i = 0; i < rows; ++i)
+        aRows.push_back(LLVM::LoadOp::create(
+            b, loc, a4Type,
+            s.address(0, arith::AddIOp::create(b, loc, aRow[i], k0), f32),
+            16));
     for (int64_t kk = 0; kk < 4; ++kk) {
-      Value kRow = arith::MulIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, k0, s.i32(kk)), s.i32(N));
-      SmallVector<Value> bv;
+      Value k = arith::AddIOp::create(b, loc, k0, s.i32(kk));
+      Value kRow = arith::MulIOp::create(b, loc, k, s.i32(N));
+      SmallVector<Value> bv, a;
       for (int64_t j = 0; j < groups; ++j)
         bv.push_back(LLVM::LoadOp::create(
             b, loc, gType,
             s.address(bOffset, arith::AddIOp::create(b, loc, kRow, bCol[j]),
                       f32),
             bAlign));
-      for (int64_t i = 0; i < rows; ++i) {
-        Value ai = vector::ExtractOp::create(b, loc, a[i], kk);
-        Value splat = vector::BroadcastOp::create(b, loc, gType, ai);
+      if (staging.aKMajor)
+        for (int64_t i = 0; i < rowGroups; ++i)
+          a.push_back(LLVM::LoadOp::create(
+              b, loc, rgType,
+              s.address(0, s.aKMajorIndex(staging, aHi[i], aLo[i], k), f32),
+              aAlign));
+      for (int64_t r = 0; r < rows; ++r) {
+        Value ar = staging.aKMajor
+                       ? vector::ExtractOp::create(b, loc, a[r / rowGroup],
+                                                   r % rowGroup)
+                       : vector::ExtractOp::create(b, loc, aRows[r], kk);
+        Value splat = vector::BroadcastOp::create(b, loc, gType, ar);
         for (int64_t j = 0; j < groups; ++j)
-          tiles[i * groups + j] =
-              math::FmaOp::create(b, loc, splat, bv[j], tiles[i * groups + j]);
+          tiles[r * groups + j] = math::FmaOp::create(b, loc, splat, bv[j],
+                                                      tiles[r * groups + j]);
       }
     }
   };
@@ -589,7 +707,7 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     ArrayRef<int64_t> shape = op.getDotShape();
-    DotStaging staging{shape[0], shape[1], shape[2]};
+    DotStaging staging = dotStaging(conv, shape[0], shape[1], shape[2]);
     int operand = op.getOperand();
     RankedTensorType type = op.getPtr().getType();
     BlockedLayout l = conv.getLayout(type);
@@ -599,29 +717,37 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
     Scratch s = slotScratch(rewriter, loc, state, staging, adaptor.getSlot());
     int64_t cols = type.getDimSize(1);
     // Group width: a vector access's (contiguous, aligned pointers), within
-    // one row (the staged rows are padded) and with a uniform mask.
+    // one row and with a uniform mask. Groups are copied whole, except
+    // those of a k-major A: element by element, from the group's first
+    // pointer.
     int64_t width = std::min<int64_t>(
         {planAccess(state, l, op.getPtr(), op.getMask(), 4).width,
          state.axisInfo.get(op.getMask()).constancy, cols});
     width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(width)));
-    Value tbase = threadBase(rewriter, loc, l);
+    int64_t copy = operand == 0 && staging.aKMajor ? 1 : width;
+    auto cache = NVVM::LoadCacheModifierKindAttr::get(
+        rewriter.getContext(), copy == 4 ? NVVM::LoadCacheModifierKind::CG
+                                         : NVVM::LoadCacheModifierKind::CA);
+    Scratch::StagedAddresses addresses(s, staging, operand, l);
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     for (int64_t e = 0; e < l.perThread; e += width) {
-      Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                        s.i32(l.registerOffset(e)));
-      Value dst = s.stagedAddress(staging, operand, lin);
       Value src = LLVM::IntToPtrOp::create(
           rewriter, loc, globalPtr,
           extractRegister(rewriter, loc, adaptor.getPtr(), e));
       Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
-      Value size = arith::SelectOp::create(rewriter, loc, on, s.i32(width * 4),
+      Value size = arith::SelectOp::create(rewriter, loc, on, s.i32(copy * 4),
                                            s.i32(0));
-      NVVM::CpAsyncOp::create(
-          rewriter, loc, dst, src, rewriter.getI32IntegerAttr(width * 4),
-          NVVM::LoadCacheModifierKindAttr::get(
-              rewriter.getContext(), width == 4 ? NVVM::LoadCacheModifierKind::CG
-                                                : NVVM::LoadCacheModifierKind::CA),
-          size);
+      for (int64_t c = 0; c < width; c += copy) {
+        Value from = c == 0 ? src
+                            : LLVM::GEPOp::create(
+                                  rewriter, loc, globalPtr,
+                                  rewriter.getI8Type(), src,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(c * 4)})
+                                  .getResult();
+        NVVM::CpAsyncOp::create(rewriter, loc, addresses.at(e + c), from,
+                                rewriter.getI32IntegerAttr(copy * 4), cache,
+                                size);
+      }
     }
     rewriter.eraseOp(op);
     return success();
@@ -664,8 +790,8 @@ struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    DotStaging staging{type.getDimSize(0), type.getDimSize(1),
-                       int64_t(op.getK())};
+    DotStaging staging = dotStaging(conv, type.getDimSize(0),
+                                    type.getDimSize(1), int64_t(op.getK()));
     auto aType = RankedTensorType::get({staging.M, staging.K},
                                        rewriter.getF32Type());
     auto bType = RankedTensorType::get({staging.K, staging.N},

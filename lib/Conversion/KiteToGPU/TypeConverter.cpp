@@ -92,6 +92,7 @@ std::optional<DotTile> DotTile::choose(int64_t M, int64_t N,
       t.rows = r;
       t.cols = c;
       t.group = std::min<int64_t>(c, 4);
+      t.rowGroup = c >= 8 && r % 4 == 0 ? 4 : 1;
       t.lanesM = lm;
       t.lanesN = ln;
       if (M % (r * lm) || N % (c * ln))
@@ -111,19 +112,23 @@ BlockedLayout DotTile::layout() const {
   l.numThreads = lanesM * lanesN * warpsM * warpsN;
   l.perThread = rows * cols;
   l.chunk = group;
-  // Register (i, j, c): row i, column group j, column c in the group.
-  l.registerDigits = {{group, 1}, {cols / group, lanesN * group}, {rows, lanesM * N}};
+  // Register (i, r, j, c): row r of row group i, column c of column group
+  // j.
+  l.registerDigits = {{group, 1}, {cols / group, lanesN * group}};
+  if (rowGroup > 1)
+    l.registerDigits.push_back({rowGroup, N});
+  l.registerDigits.push_back({rows / rowGroup, lanesM * rowGroup * N});
   // Thread: lane (m, n), warp (m, n). Lane bit 0 is n's lowest bit and the
   // next bits are m (see DotTile).
   if (lanesM >= 2 && lanesN >= 2)
     l.threadDigits = {{2, group},
-                      {lanesM, N},
+                      {lanesM, rowGroup * N},
                       {lanesN / 2, 2 * group},
                       {warpsN, lanesN * cols},
                       {warpsM, lanesM * rows * N}};
   else
     l.threadDigits = {{lanesN, group},
-                      {lanesM, N},
+                      {lanesM, rowGroup * N},
                       {warpsN, lanesN * cols},
                       {warpsM, lanesM * rows * N}};
   return l;

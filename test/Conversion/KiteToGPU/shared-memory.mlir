@@ -96,3 +96,33 @@ func.func @dot(%p: !kite.ptr<f32>) attributes {kite.kernel} {
   return
 }
 
+
+// -----
+
+// dot, register-tiled with 8x8 tiles (64x128 on 4 warps): A is staged
+// k-major and swizzled, element by element (f16 widened to f32), B in
+// 16-byte groups; per k, one 16-byte load of each 4-row group of A and of
+// each 4-column group of B, then 16 vector fmas (8 rows x 2 column
+// groups).
+// CHECK-LABEL: gpu.func @dot_kmajor
+// CHECK: gpu.barrier
+// CHECK: arith.xori
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-16: math.fma %{{.*}} : vector<4xf32>
+// CHECK-NOT: math.fma
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+func.func @dot_kmajor(%p: !kite.ptr<f32>, %h: !kite.ptr<f16>) attributes {kite.kernel} {
+  %as = kite.splat %h : !kite.ptr<f16> -> tensor<64x16x!kite.ptr<f16>>
+  %a = kite.load %as : tensor<64x16x!kite.ptr<f16>>
+  %bs = kite.splat %h : !kite.ptr<f16> -> tensor<16x128x!kite.ptr<f16>>
+  %b = kite.load %bs : tensor<16x128x!kite.ptr<f16>>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %c = kite.dot %a, %b, %z : tensor<64x16xf16>, tensor<16x128xf16> -> tensor<64x128xf32>
+  %ps = kite.splat %p : !kite.ptr<f32> -> tensor<64x128x!kite.ptr<f32>>
+  kite.store %ps, %c : tensor<64x128x!kite.ptr<f32>>
+  return
+}

@@ -66,20 +66,23 @@ struct BlockedLayout {
 };
 
 /// The register-tiled dot's arrangement of an M x N result over the
-/// threads: each thread owns `rows` rows (lanesM apart) by `cols` columns
-/// in groups of `group` consecutive ones (lanesN * group apart); the lanes
-/// of a warp form a lanesM x lanesN grid and the warps a warpsM x warpsN
-/// grid of warp tiles (rows * lanesM) x (cols * lanesN). A warp's 16-byte
-/// loads of one k-row of B then cover lanesN * 16 consecutive bytes and
-/// those of A lanesM consecutive rows: no bank conflicts. Lane bit 0
-/// selects columns and the next bits rows, so that lanes l and l^1 read the
-/// same row of A and lanes l and l^2 the same columns of B: a warp's 16-byte
-/// shared loads of either pair up and return in 2 wavefronts instead of 4
-/// (the register file takes 128 bytes a cycle; pairs of lanes with equal
-/// addresses share it).
+/// threads: each thread owns `rows` rows in groups of `rowGroup`
+/// consecutive ones (lanesM * rowGroup apart) by `cols` columns in groups
+/// of `group` consecutive ones (lanesN * group apart); the lanes of a warp
+/// form a lanesM x lanesN grid and the warps a warpsM x warpsN grid of warp
+/// tiles (rows * lanesM) x (cols * lanesN). A warp's 16-byte loads of one
+/// k-row of B then cover lanesN * 16 consecutive bytes: no bank conflicts.
+/// A is read per the staging (DotStaging): with rowGroup 1 (tiles of fewer
+/// than 8 columns) row-major, 4 k-values of a row per 16-byte load; with
+/// rowGroup 4 (8 columns or more) k-major, 4 rows of one k per load, which
+/// keeps the large tiles' operands in fewer registers. Lane bit 0 selects
+/// columns and the next bits rows, so that lanes l and l^1 read the same A
+/// and lanes l and l^2 the same B: a warp's 16-byte shared loads of either
+/// pair up and return in 2 wavefronts instead of 4 (the register file takes
+/// 128 bytes a cycle; pairs of lanes with equal addresses share it).
 struct DotTile {
   int64_t M = 0, N = 0;
-  int64_t rows = 0, cols = 0, group = 0;
+  int64_t rows = 0, cols = 0, group = 0, rowGroup = 1;
   int64_t lanesM = 0, lanesN = 0, warpsM = 0, warpsN = 0;
 
   /// The tile for an M x N result with `numThreads` threads, preferring
@@ -135,13 +138,35 @@ struct KiteLoweringState {
 int64_t sharedMemoryBytes(Operation *op);
 
 /// Where the register-tiled dot keeps its operands in shared memory, as
-/// f32: A row-major with rows padded to K + 4 elements (16 bytes apart
-/// modulo the banks' 128), then B row-major.
+/// f32: A, then B row-major (at bOffset). A is either
+///   - row-major, rows padded to K + 4 elements (16 bytes apart modulo the
+///     banks' 128), or
+///   - k-major (aKMajor, for tiles with rowGroup 4): element (m, k) at
+///     k * M + m, its 16-byte groups of 4 rows swizzled (group m / 4 of row
+///     k stored at (m / 4) ^ ((k / 4) mod swizzleGroups())) so that a
+///     warp's 4-byte stores of consecutive k spread over the banks.
+/// The size is the same either way (room for the padded rows).
 struct DotStaging {
   int64_t M, N, K;
+  bool aKMajor = false;
   int64_t aRowStride() const { return K + 4; }
-  int64_t bOffset() const { return (M * aRowStride() * 4 + 15) / 16 * 16; }
-  int64_t bytes() const { return bOffset() + K * N * 4; }
+  /// 4, or the largest power of two dividing M / 4 (1 when M % 4 != 0).
+  int64_t swizzleGroups() const {
+    if (M % 4)
+      return 1;
+    int64_t g = 1;
+    while (g < 4 && (M / 4) % (2 * g) == 0)
+      g *= 2;
+    return g;
+  }
+  /// Element index of A's (m, k) in its staging.
+  int64_t aIndex(int64_t m, int64_t k) const {
+    if (!aKMajor)
+      return m * aRowStride() + k;
+    return k * M + ((m / 4) ^ ((k / 4) % swizzleGroups())) * 4 + m % 4;
+  }
+  int64_t bOffset() const { return (M * aRowStride() * 4 + 127) / 128 * 128; }
+  int64_t bytes() const { return (bOffset() + K * N * 4 + 127) / 128 * 128; }
 };
 
 /// Slots of an asynchronously staged dot (kite-stage-dot-operands) unless
