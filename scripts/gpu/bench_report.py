@@ -18,7 +18,7 @@ def find(**kw):
 
 
 table = []
-print(f"{'kernel':16} {'size':>16} {'Kite':>10} {'Triton':>10} {'ref':>10}  {'Kite/Triton':>11} {'Kite/ref':>9}")
+print(f"{'kernel':24} {'size':>16} {'Kite':>10} {'Triton':>10} {'ref':>10}  {'Kite/Triton':>11} {'Kite/ref':>9}")
 for kernel in ("vector_add", "dropout", "seeded_dropout"):
     for lg in sorted({r["log2n"] for r in rows if r.get("kernel") == kernel and "log2n" in r}):
         k = find(impl="kite", kernel=kernel, log2n=lg)
@@ -28,7 +28,7 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
         if not k:
             continue
         tv = t["GBps"] if t else float("nan")
-        print(f"{kernel:16} {'2^%d' % lg:>16} {k['GBps']:8.0f}GB {tv:8.0f}GB {ref:8.0f}GB  "
+        print(f"{kernel:24} {'2^%d' % lg:>16} {k['GBps']:8.0f}GB {tv:8.0f}GB {ref:8.0f}GB  "
               f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
         table.append(dict(kernel=kernel, size=f"2^{lg}", kite_GBps=k["GBps"], triton_GBps=tv,
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
@@ -39,19 +39,20 @@ for dtype in ("f32", "f16", "bf16"):
         c = find(impl="cublas", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
         tv = t["tflops"] if t else float("nan")
         cv = c["tflops"] if c else float("nan")
-        print(f"{'matmul ' + dtype:16} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+        name = "matmul " + dtype + (" " + r["blocks"] if "blocks" in r else "")
+        print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
               f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
-        table.append(dict(kernel="matmul " + dtype, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+        table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
                           cublas_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_cublas=r["tflops"] / cv))
 launch = [r for r in rows if r.get("bench") == "launch"]
 cold = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "compiled")
 warm = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "disk")
 for r in launch:
-    print(f"{'launch (6 args)':16} {'':>16} {r['kite_us']:8.2f}us {'':>10} {r['raw_us']:8.2f}us  {'':>11} {r['ratio']:8.2f}x")
+    print(f"{'launch (6 args)':24} {'':>16} {r['kite_us']:8.2f}us {'':>10} {r['raw_us']:8.2f}us  {'':>11} {r['ratio']:8.2f}x")
 if cold:
-    print(f"{'cold compile':16} {'seeded_dropout':>16} {cold[len(cold) // 2]:8.1f}ms   (median of {len(cold)} new processes)")
+    print(f"{'cold compile':24} {'seeded_dropout':>16} {cold[len(cold) // 2]:8.1f}ms   (median of {len(cold)} new processes)")
 if warm:
-    print(f"{'warm disk hit':16} {'seeded_dropout':>16} {warm[len(warm) // 2]:8.1f}ms")
+    print(f"{'warm disk hit':24} {'seeded_dropout':>16} {warm[len(warm) // 2]:8.1f}ms")
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
 print("(ref: the device copy for memory-bound kernels, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 
