@@ -166,6 +166,15 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   for (auto f : kernels)
     if (f != kernel)
       f.erase();
+  // The options' warps and stages replace the kernel's own (they are then
+  // part of the canonical module, hence of the cache keys).
+  OpBuilder attrs(&ctx);
+  if (options.overrideNumWarps)
+    kernel->setAttr(mlir::kite::KiteDialect::getNumWarpsAttrName(),
+                    attrs.getI32IntegerAttr(options.overrideNumWarps));
+  if (options.overrideNumStages)
+    kernel->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
+                    attrs.getI32IntegerAttr(options.overrideNumStages));
 
   // Bind constexpr parameters.
   auto constexprName = mlir::kite::KiteDialect::getConstexprAttrName();

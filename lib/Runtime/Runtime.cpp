@@ -554,6 +554,17 @@ static Expected<void> checkOptions(const CompileOptions &o) {
     return Error(ErrorCode::InvalidArgument,
                  "numWarps must be a power of two in [1, 32], got " +
                      std::to_string(o.numWarps));
+  if (o.overrideNumWarps &&
+      (o.overrideNumWarps < 1 || o.overrideNumWarps > 32 ||
+       (o.overrideNumWarps & (o.overrideNumWarps - 1))))
+    return Error(ErrorCode::InvalidArgument,
+                 "overrideNumWarps must be 0 (the kernel's own) or a power of "
+                 "two in [1, 32], got " +
+                     std::to_string(o.overrideNumWarps));
+  if (o.overrideNumStages < 0 || o.overrideNumStages > 8)
+    return Error(ErrorCode::InvalidArgument,
+                 "overrideNumStages must be 0 (the kernel's own) or in [1, 8], "
+                 "got " + std::to_string(o.overrideNumStages));
   if (o.optLevel < 0 || o.optLevel > 3)
     return Error(ErrorCode::InvalidArgument,
                  "optLevel must be in [0, 3], got " +

@@ -325,17 +325,12 @@ static std::vector<double> hostMatmul(const std::vector<float> &a,
 
 /// The tutorial kernel with `in` inputs (f16/bf16 take the f32 source and
 /// change the pointer types of A and B) and `warps` warps per program.
-static std::string matmulSource(const char *in, int warps) {
+static std::string matmulSource(const char *in) {
   std::string src = source("matmul.kite");
   if (std::string(in) != "f32") {
     size_t at = src.find("a_ptr: *f32, b_ptr: *f32");
     src.replace(at, 24, std::string("a_ptr: *") + in + ", b_ptr: *" + in);
   }
-  std::string decorator = "@kernel(num_warps=4,";
-  size_t at = src.find(decorator);
-  if (at != std::string::npos)
-    src.replace(at, decorator.size(),
-                "@kernel(num_warps=" + std::to_string(warps) + ",");
   return src;
 }
 
@@ -381,7 +376,8 @@ TEST(GPU, MatmulAllShapes) {
       CompileOptions o;
       o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                      {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
-      auto k = compileKite(matmulSource(in, cfg.warps), o, "matmul.kite");
+      o.overrideNumWarps = cfg.warps;
+      auto k = compileKite(matmulSource(in), o, "matmul.kite");
       ASSERT_TRUE(k) << k.error().str();
       for (Shape sh : {Shape{1, 1, 1, false}, Shape{1000, 1000, 1000, false},
                        Shape{4097, 33, 129, false}, Shape{4096, 4096, 512, false},

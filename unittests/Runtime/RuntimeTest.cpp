@@ -175,6 +175,19 @@ TEST_F(RuntimeTest, CompileErrors) {
   ASSERT_FALSE(w);
   EXPECT_EQ(w.error().message(), "numWarps must be a power of two in [1, 32], got 3");
 
+  CompileOptions over;
+  over.overrideNumWarps = 6;
+  auto ow = compileMLIR(example("vector_add.mlir"), over);
+  ASSERT_FALSE(ow);
+  EXPECT_EQ(ow.error().message(), "overrideNumWarps must be 0 (the kernel's "
+                                  "own) or a power of two in [1, 32], got 6");
+  over = {};
+  over.overrideNumStages = 9;
+  auto os = compileMLIR(example("vector_add.mlir"), over);
+  ASSERT_FALSE(os);
+  EXPECT_EQ(os.error().message(),
+            "overrideNumStages must be 0 (the kernel's own) or in [1, 8], got 9");
+
   CompileOptions chip;
   chip.chip = "sm_1000";
   auto c = compileMLIR(example("vector_add.mlir"), chip).value().ptx();
@@ -315,6 +328,25 @@ TEST_F(RuntimeTest, CacheKeys) {
   EXPECT_TRUE(differs(o));
   EXPECT_NE(base.cacheKey(Specialization{0b11}), base.cacheKey());
   EXPECT_NE(base.cacheKey(Specialization{0b111}), base.cacheKey(Specialization{0b11}));
+}
+
+TEST_F(RuntimeTest, OverridesReplaceTheKernelsWarpsAndStages) {
+  // The tutorial matmul says @kernel(num_warps=4, num_stages=3).
+  CompileOptions o;
+  o.constants = {{"BLOCK_M", 128}, {"BLOCK_N", 256}, {"BLOCK_K", 16}};
+  auto own = compileFile(std::string(KITE_SOURCE_DIR) + "/dsl-examples/matmul.kite", o).value();
+  EXPECT_EQ(own.threadsPerProgram(), 128);
+  o.overrideNumWarps = 8;
+  o.overrideNumStages = 2;
+  auto big = compileFile(std::string(KITE_SOURCE_DIR) + "/dsl-examples/matmul.kite", o).value();
+  EXPECT_EQ(big.threadsPerProgram(), 256);
+  EXPECT_NE(big.cacheKey(), own.cacheKey());
+  std::string ptx = big.ptx().value();
+  EXPECT_NE(ptx.find(".maxntid 256, 1, 1"), std::string::npos);
+  // Two staging slots of (128 x 20 + 16 x 256) floats: 53248 bytes, dynamic.
+  EXPECT_NE(ptx.find("// kite.dynamic_shared_memory matmul 53248"),
+            std::string::npos)
+      << ptx.substr(0, 200);
 }
 
 TEST_F(RuntimeTest, Specialization) {

@@ -40,6 +40,13 @@ struct CompileOptions {
   std::map<std::string, double> constants;
   /// Warps per program for kernels without kite.num_warps (1..32).
   int numWarps = 4;
+  /// Replace the kernel's own warps per program and dot pipeline stages
+  /// (`@kernel(num_warps=..., num_stages=...)`, kite.num_warps,
+  /// kite.num_stages) when nonzero: a power of two in [1, 32], and [1, 8].
+  /// Block sizes and warps go together: e.g. the tutorial matmul with
+  /// 128x256x16 blocks wants 8 warps and 2 stages.
+  int overrideNumWarps = 0;
+  int overrideNumStages = 0;
   /// Target chip, e.g. "sm_90"; empty: the launching device's.
   std::string chip;
   int optLevel = 3;          ///< LLVM optimization level 0..3
