@@ -549,14 +549,14 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
 // Entry points
 //===----------------------------------------------------------------------===//
 
+static bool isWarpCount(int n) { return n >= 1 && n <= 32 && !(n & (n - 1)); }
+
 static Expected<void> checkOptions(const CompileOptions &o) {
-  if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
+  if (!isWarpCount(o.numWarps))
     return Error(ErrorCode::InvalidArgument,
                  "numWarps must be a power of two in [1, 32], got " +
                      std::to_string(o.numWarps));
-  if (o.overrideNumWarps &&
-      (o.overrideNumWarps < 1 || o.overrideNumWarps > 32 ||
-       (o.overrideNumWarps & (o.overrideNumWarps - 1))))
+  if (o.overrideNumWarps && !isWarpCount(o.overrideNumWarps))
     return Error(ErrorCode::InvalidArgument,
                  "overrideNumWarps must be 0 (the kernel's own) or a power of "
                  "two in [1, 32], got " +

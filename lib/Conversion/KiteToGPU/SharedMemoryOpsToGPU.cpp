@@ -181,13 +181,15 @@ struct Scratch {
   }
 
   /// The index (DotStaging::aIndex) of A's element in row 4 * mHi + mLo
-  /// at step k of a k-major staging (i32 values; constants fold).
+  /// at step k of a k-major staging (i32 values; constants fold). The
+  /// swizzle reads k's 4-step group `kHi` (default: k / 4).
   Value aKMajorIndex(const DotStaging &staging, Value mHi, Value mLo,
-                     Value k) {
+                     Value k, Value kHi = {}) {
     Value hi = mHi;
     if (int64_t g = staging.swizzleGroups(); g > 1) {
-      Value swz = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, k, i32(2)), i32(g - 1));
+      if (!kHi)
+        kHi = arith::ShRUIOp::create(b, loc, k, i32(2));
+      Value swz = arith::AndIOp::create(b, loc, kHi, i32(g - 1));
       hi = arith::XOrIOp::create(b, loc, mHi, swz);
     }
     Value m = arith::AddIOp::create(
@@ -262,22 +264,15 @@ struct Scratch {
       if (!split)
         return s.stagedAddress(staging, operand,
                                arith::AddIOp::create(b, loc, tbase, s.i32(r)));
-      // Row tm + rm, step tk + rk: A's index
-      //   (tk + rk) * M + ((tmHi ^ swizzle) + rm / 4) * 4 + tmLo + rm % 4.
-      int64_t K = staging.K, M = staging.M, G = staging.swizzleGroups();
+      // Row tm + rm, step tk + rk: the thread's index at step tk with the
+      // swizzle of step tk + rk (group tkHi + rk / 4), plus the constant
+      // rk * M + rm.
+      int64_t K = staging.K, M = staging.M;
       int64_t rm = r / K, rk = r % K;
-      Value hi = tmHi;
-      if (G > 1) {
-        Value swz = arith::AndIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, tkHi, s.i32(rk / 4)),
-            s.i32(G - 1));
-        hi = arith::XOrIOp::create(b, loc, tmHi, swz);
-      }
-      Value row = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, hi, s.i32(4)), tmLo);
-      Value idx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, tk, s.i32(M)), row);
-      return s.address(4 * (rk * M + rm), idx, b.getF32Type());
+      Value kHi = arith::AddIOp::create(b, loc, tkHi, s.i32(rk / 4));
+      return s.address(4 * (rk * M + rm),
+                       s.aKMajorIndex(staging, tmHi, tmLo, tk, kHi),
+                       b.getF32Type());
     }
   };
 

@@ -121,16 +121,11 @@ BlockedLayout DotTile::layout() const {
   // Thread: lane (m, n), warp (m, n). Lane bit 0 is n's lowest bit and the
   // next bits are m (see DotTile).
   if (lanesM >= 2 && lanesN >= 2)
-    l.threadDigits = {{2, group},
-                      {lanesM, rowGroup * N},
-                      {lanesN / 2, 2 * group},
-                      {warpsN, lanesN * cols},
-                      {warpsM, lanesM * rows * N}};
+    l.threadDigits = {
+        {2, group}, {lanesM, rowGroup * N}, {lanesN / 2, 2 * group}};
   else
-    l.threadDigits = {{lanesN, group},
-                      {lanesM, rowGroup * N},
-                      {warpsN, lanesN * cols},
-                      {warpsM, lanesM * rows * N}};
+    l.threadDigits = {{lanesN, group}, {lanesM, rowGroup * N}};
+  l.threadDigits.append({{warpsN, lanesN * cols}, {warpsM, lanesM * rows * N}});
   return l;
 }
 
