@@ -1355,6 +1355,10 @@ private:
       inits.push_back(v.v);
     }
     auto loop = scf::ForOp::create(b, lc, lo, hi, st, inits);
+    // Without carried values the builder adds an empty scf.yield; the one
+    // built below replaces it.
+    if (loop.getBody()->mightHaveTerminator())
+      loop.getBody()->getTerminator()->erase();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Scope saved = *scope;
