@@ -41,6 +41,7 @@ namespace kite {
 #define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
 #define GEN_PASS_DECL_CARRYPOINTEROFFSETS
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
+#define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -129,6 +130,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     gpu.addPass(createCanonicalizerPass());
     gpu.addPass(createCSEPass());
     gpu.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createDropUnusedDeviceLibraries());
     return;
   }
   case Stage::PTX: {
