@@ -87,6 +87,8 @@ public:
       c[2] = xor3(hiA, c[3], key1);
       c[1] = loB;
       c[3] = loA;
+      if (round == 9)
+        break;
       Type i32 = b.getI32Type();
       k0 = arith::AddIOp::create(
           b, loc, k0, arith::ConstantIntOp::create(b, loc, i32, int64_t(kKeyA)));
@@ -216,10 +218,17 @@ private:
           live.insert(s.reg);
     }
     std::reverse(kept.begin(), kept.end());
+    // The registers that remain, numbered in order of definition.
+    llvm::SmallDenseMap<int, int> number;
+    for (const Instruction *inst : kept)
+      for (int d : inst->dst)
+        if (d >= 0)
+          number.try_emplace(d, int(number.size()));
+    auto reg = [&](int r) { return "%kx" + std::to_string(number.lookup(r)); };
 
     auto operand = [&](const Word &w) -> std::string {
       if (w.kind == Word::Register)
-        return w.reg >= 0 ? "%kx" + std::to_string(w.reg)
+        return w.reg >= 0 ? reg(w.reg)
                           : "$" + std::to_string(numOutputs + (-1 - w.reg));
       auto found = llvm::find(uniformOperands, w.uniform);
       size_t index = found - uniformOperands.begin();
@@ -231,14 +240,13 @@ private:
     for (const Instruction *inst : kept) {
       if (inst->kind == Instruction::MulWide) {
         body += "\n\tmul.wide.u32 %kw, " + operand(inst->srcs[0]) + ", " +
-                std::to_string(inst->constant) + ";\n\tmov.b64 {%kx" +
-                std::to_string(inst->dst[0]) + ", %kx" +
-                std::to_string(inst->dst[1]) + "}, %kw;";
+                std::to_string(inst->constant) + ";\n\tmov.b64 {" +
+                reg(inst->dst[0]) + ", " + reg(inst->dst[1]) + "}, %kw;";
       } else if (inst->srcs.size() == 2) {
-        body += "\n\txor.b32 %kx" + std::to_string(inst->dst[0]) + ", " +
+        body += "\n\txor.b32 " + reg(inst->dst[0]) + ", " +
                 operand(inst->srcs[0]) + ", " + operand(inst->srcs[1]) + ";";
       } else {
-        body += "\n\tlop3.b32 %kx" + std::to_string(inst->dst[0]) + ", " +
+        body += "\n\tlop3.b32 " + reg(inst->dst[0]) + ", " +
                 operand(inst->srcs[0]) + ", " + operand(inst->srcs[1]) + ", " +
                 operand(inst->srcs[2]) + ", 0x96;";
       }
@@ -246,9 +254,9 @@ private:
     int output = 0;
     for (const Word &w : results)
       if (w.kind == Word::Register && w.reg >= 0)
-        body += "\n\tmov.b32 $" + std::to_string(output++) + ", %kx" +
-                std::to_string(w.reg) + ";";
-    text = "{\n\t.reg .b32 %kx<" + std::to_string(numRegs) +
+        body += "\n\tmov.b32 $" + std::to_string(output++) + ", " +
+                reg(w.reg) + ";";
+    text = "{\n\t.reg .b32 %kx<" + std::to_string(number.size()) +
            ">;\n\t.reg .b64 %kw;" + body + "\n\t}";
     for (int i = 0; i < numOutputs; ++i)
       constraints += "=r,";
