@@ -4,8 +4,11 @@
 //
 // The NVVM target of each gpu.module carries the bitcode files
 // gpu-module-to-binary links (libdevice.10.bc). Reading and linking it costs
-// a cold compile about 1.5 ms, for nothing when the module calls no
-// external function: most kernels use inline PTX or NVVM intrinsics only.
+// a cold compile about 2 ms, for nothing when the module calls no external
+// function: most kernels use inline PTX or NVVM intrinsics only. (MLIR's
+// serializer also appends the libdevice of a toolkit it finds through
+// $CUDA_HOME and the like; that one only a serializer of Kite's own could
+// skip.)
 //
 //===----------------------------------------------------------------------===//
 

@@ -113,9 +113,11 @@ def DropUnusedDeviceLibraries
     target lists files to link (libdevice.10.bc, attached by
     nvvm-attach-target) but which declares no external function has
     nothing to resolve from them: the list is dropped, so that
-    gpu-module-to-binary does not read and link the bitcode (about 1.5 ms
+    gpu-module-to-binary does not read and link that bitcode (about 2 ms
     of a cold compile). Modules that call libdevice (`__nv_expf`, ...)
-    keep it.
+    keep it. (MLIR's NVVM serializer still adds the libdevice of a CUDA
+    toolkit it finds by itself, through $CUDA_HOME, $CUDA_PATH or
+    $CUDA_ROOT.)
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
