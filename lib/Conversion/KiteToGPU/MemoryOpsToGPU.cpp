@@ -74,7 +74,6 @@ AccessPlan mlir::kite::detail::planAccess(const KiteLoweringState &state,
   return plan;
 }
 
-
 namespace {
 
 /// How a group of `width` elements of `elementBytes` each travels as PTX

@@ -81,6 +81,29 @@ bool mlir::kite::isKernel(Operation *op) {
 
 static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/// A kernel attribute named `name` is only valid on a kite.kernel.
+static LogicalResult verifyOnKernel(Operation *op, StringRef name) {
+  if (!isKernel(op))
+    return op->emitError() << "'" << name
+                           << "' requires a func.func marked 'kite.kernel'";
+  return success();
+}
+
+/// A kernel attribute that is an i32 accepted by `valid` (described as
+/// `expected` in the error).
+static LogicalResult verifyKernelI32(Operation *op, StringRef name,
+                                     Attribute attr,
+                                     llvm::function_ref<bool(int64_t)> valid,
+                                     StringRef expected) {
+  auto value = dyn_cast<IntegerAttr>(attr);
+  if (!value || !value.getType().isInteger(32))
+    return op->emitError() << "'" << name << "' must be an i32 attribute";
+  if (!valid(value.getInt()))
+    return op->emitError() << "'" << name << "' must be " << expected
+                           << ", got " << value.getInt();
+  return verifyOnKernel(op, name);
+}
+
 LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -102,33 +125,15 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                << "; kernel parameters are scalars or pointers";
     return success();
   }
-  if (name == getNumWarpsAttrName()) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || !value.getType().isInteger(32))
-      return op->emitError() << "'" << name << "' must be an i32 attribute";
-    int64_t warps = value.getInt();
-    if (!isPowerOfTwo(warps) || warps > 32)
-      return op->emitError() << "'" << name
-                             << "' must be a power of two in [1, 32], got "
-                             << warps;
-    if (!isKernel(op))
-      return op->emitError() << "'" << name
-                             << "' requires a func.func marked 'kite.kernel'";
-    return success();
-  }
-  if (name == getNumStagesAttrName()) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || !value.getType().isInteger(32))
-      return op->emitError() << "'" << name << "' must be an i32 attribute";
-    int64_t stages = value.getInt();
-    if (stages < 1 || stages > 8)
-      return op->emitError() << "'" << name << "' must be in [1, 8], got "
-                             << stages;
-    if (!isKernel(op))
-      return op->emitError() << "'" << name
-                             << "' requires a func.func marked 'kite.kernel'";
-    return success();
-  }
+  if (name == getNumWarpsAttrName())
+    return verifyKernelI32(
+        op, name, attr.getValue(),
+        [](int64_t v) { return isPowerOfTwo(v) && v <= 32; },
+        "a power of two in [1, 32]");
+  if (name == getNumStagesAttrName())
+    return verifyKernelI32(
+        op, name, attr.getValue(), [](int64_t v) { return v >= 1 && v <= 8; },
+        "in [1, 8]");
   if (name == getDotTileAttrName()) {
     auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!value || value.size() != 2 ||
@@ -137,10 +142,7 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name
                              << "' must be array<i64: rows, cols> of powers "
                                 "of two";
-    if (!isKernel(op))
-      return op->emitError() << "'" << name
-                             << "' requires a func.func marked 'kite.kernel'";
-    return success();
+    return verifyOnKernel(op, name);
   }
   if (name == getDynamicSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
