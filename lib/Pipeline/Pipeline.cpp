@@ -99,6 +99,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     {
       StageDotOperandsOptions stage;
       stage.numWarps = options.numWarps;
+      stage.chip = options.chip;
       pm.addPass(createStageDotOperands(stage));
     }
     pm.addPass(createPipelineLoads());

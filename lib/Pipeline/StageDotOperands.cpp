@@ -40,14 +40,14 @@ using ::kite::detail::guardMask;
 
 namespace {
 
-/// A load of f32 blocks in `body` with one use (the dot), whose masked-off
-/// elements are 0 (or that has no mask).
-kd::LoadOp stageableLoad(Value v, Block *body) {
+/// A load of blocks of `element` in `body` with one use (the dot), whose
+/// masked-off elements are 0 (or that has no mask).
+kd::LoadOp stageableLoad(Value v, Block *body, Type element) {
   auto load = v.getDefiningOp<kd::LoadOp>();
   if (!load || load->getBlock() != body || !load->hasOneUse())
     return {};
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || !type.getElementType().isF32())
+  if (!type || type.getElementType() != element)
     return {};
   if (Value other = load.getOther()) {
     DenseFPElementsAttr dense;
@@ -81,11 +81,48 @@ struct StageDotOperands
       SmallVector<scf::ForOp> loops;
       func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
-        stage(loop, conv, stages);
+        stage(func, loop, conv, warps, stages);
     }
   }
 
-  void stage(scf::ForOp loop, const kd::KiteTypeConverter &conv,
+  /// Whether `dot`, fed by `loads`, runs on wgmma: an sm_90a target, f16 or
+  /// bf16 operands, a shape that splits into m64nNk16 instructions over the
+  /// warpgroups, and operand blocks that cp.async can copy in groups of at
+  /// least 4 bytes into the swizzled staging.
+  bool useWgmma(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
+                const kd::KiteTypeConverter &conv, int64_t warps) {
+    if (chip != "sm_90a")
+      return false;
+    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type element = aType.getElementType();
+    if (!(element.isF16() || element.isBF16()) ||
+        bType.getElementType() != element)
+      return false;
+    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+            N = bType.getDimSize(1);
+    if (K % 16)
+      return false;
+    auto tile = kd::WgmmaTile::choose(M, N, warps);
+    if (!tile)
+      return false;
+    kd::AxisInfoAnalysis axisInfo(func);
+    for (kd::LoadOp load : loads) {
+      auto type = cast<RankedTensorType>(load.getPtr().getType());
+      // The layout the pointers will have: the accumulator's when the
+      // operand has the result's shape, else their own.
+      kd::BlockedLayout layout =
+          type.getShape() == dot.getType().getShape()
+              ? tile->layout()
+              : conv.getLayout(type);
+      if (!kd::wgmmaCopyWidth(axisInfo, layout, load.getPtr(), load.getMask(),
+                              type.getDimSize(1)))
+        return false;
+    }
+    return true;
+  }
+
+  void stage(func::FuncOp func, scf::ForOp loop,
+             const kd::KiteTypeConverter &conv, int64_t warps,
              int64_t stages) {
     Block *body = loop.getBody();
     APInt step;
@@ -99,11 +136,16 @@ struct StageDotOperands
     if (dots.size() != 1)
       return;
     kd::DotOp dot = dots.front();
-    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body),
-                           stageableLoad(dot.getB(), body)};
-    if (!loads[0] || !loads[1] || loads[0] == loads[1] ||
-        !kd::isRegisterTiledDot(dot.getA().getType(), dot.getB().getType(),
-                                dot.getType(), conv))
+    Type element = dot.getA().getType().getElementType();
+    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body, element),
+                           stageableLoad(dot.getB(), body, element)};
+    if (!loads[0] || !loads[1] || loads[0] == loads[1])
+      return;
+    bool wgmma = useWgmma(func, dot, loads, conv, warps);
+    if (!wgmma && !(element.isF32() && kd::isRegisterTiledDot(
+                                           dot.getA().getType(),
+                                           dot.getB().getType(), dot.getType(),
+                                           conv)))
       return;
     auto slices = ::kite::detail::LoadSlices::get(loop, loads);
     if (!slices)
@@ -111,7 +153,11 @@ struct StageDotOperands
 
     IRRewriter rewriter(loop.getContext());
     Location loc = loop.getLoc();
-    const int64_t S = stages, D = S - 1;
+    // With wgmma the dot of iteration k may still read its slot during
+    // iteration k + 1 (wgmma.wait_group 1): one more slot than blocks in
+    // flight plus the one computed on.
+    const int64_t S = stages, D = S - 1, slots = wgmma ? S + 1 : S;
+    auto engine = wgmma ? kd::DotEngine::WGMMA : kd::DotEngine::FMA;
     RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
     SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
                                      aType.getDimSize(1)};
@@ -134,7 +180,7 @@ struct StageDotOperands
                                     : Value();
         Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
         kd::AsyncStageOp::create(rewriter, load.getLoc(), ptr, guarded, slot,
-                                 int32_t(operand), dotShape);
+                                 int32_t(operand), dotShape, engine);
       }
       kd::AsyncCommitOp::create(rewriter, loc);
     };
@@ -148,7 +194,7 @@ struct StageDotOperands
     // The body: wait for this iteration's block, start iteration k + D's,
     // compute on this one.
     rewriter.setInsertionPoint(dot);
-    kd::AsyncWaitOp::create(rewriter, loc, D - 1);
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/wgmma);
     Value index = arith::DivSIOp::create(
         rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
         loop.getStep());
@@ -157,18 +203,43 @@ struct StageDotOperands
                                        slices->currentArgs(loop), D);
       Value slot = arith::RemSIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-          constant(S));
+          constant(slots));
       stageAt(map, ivAt, slot);
     }
-    Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
-    rewriter.replaceOpWithNewOp<kd::DotStagedOp>(dot, dot.getType(),
-                                                 dot.getAcc(), slot,
-                                                 aType.getDimSize(1), S);
+    Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+    // wgmma: the product is asynchronous. When the accumulator only goes
+    // around the loop (iteration argument -> dot -> yield), iteration k
+    // waits for dot k - 1 only (pending 1) and the loop's result for the
+    // last one; otherwise each dot is waited for at once.
+    std::optional<unsigned> carried;
+    if (wgmma) {
+      auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+      if (arg && arg.getOwner() == body && arg.getArgNumber() > 0 &&
+          arg.hasOneUse() && dot->hasOneUse() &&
+          isa<scf::YieldOp>(*dot->getUsers().begin()) &&
+          dot->getUses().begin()->getOperandNumber() ==
+              arg.getArgNumber() - 1)
+        carried = arg.getArgNumber() - 1;
+    }
+    auto staged = kd::DotStagedOp::create(
+        rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
+        aType.getDimSize(1), slots, engine,
+        wgmma ? TypeAttr::get(element) : TypeAttr());
+    Value result = staged.getResult();
+    if (wgmma)
+      result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
+                                     result, carried ? 1 : 0);
+    rewriter.replaceOp(dot, result);
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);
     // Nothing may still be writing the slots after the loop.
     rewriter.setInsertionPointAfter(loop);
     kd::AsyncWaitOp::create(rewriter, loc, 0);
+    if (carried) {
+      Value out = loop.getResult(*carried);
+      auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
+      out.replaceAllUsesExcept(done.getResult(), done);
+    }
   }
 };
 

@@ -85,8 +85,9 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
   let summary = "Copy a K loop's dot operands into shared memory with cp.async, two blocks ahead";
   let description = [{
     In an scf.for (constant positive step) whose body has one kite.dot fed
-    by two f32 loads used only by it (masked-off elements 0), and whose dot
-    takes the register-tiled path, the loads become asynchronous copies
+    by two loads used only by it (masked-off elements 0), and whose dot
+    takes the register-tiled path (f32) or wgmma (f16/bf16 on sm_90a,
+    below), the loads become asynchronous copies
     (kite.async_stage, cp.async on the GPU) into S shared-memory slots
     (the kernel's kite.num_stages, default 3; 1 leaves the kernel alone),
     issued S - 1 iterations ahead, and the dot computes from the slot
@@ -96,10 +97,20 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     are cloned from the body (side-effect-free ops of the induction variable,
     iteration arguments and values defined outside), as in
     kite-pipeline-loads.
+
+    wgmma (chip sm_90a; f16/bf16 operands; M % 64, N % 16, K % 16 = 0; warps
+    in warpgroups of 4; operands copyable in groups of >= 4 bytes): the
+    copies and the dot say `engine = wgmma` (swizzled staging), there are
+    S + 1 slots (the running dot reads one more), the wait fences the
+    async proxy, and the dot is followed by kite.dot_wait: pending 1 when
+    the accumulator only goes around the loop (plus a kite.dot_wait 0 on
+    the loop's result), else 0.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "Warps per program for kernels without kite.num_warps">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip: sm_90a stages f16/bf16 dots for wgmma">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

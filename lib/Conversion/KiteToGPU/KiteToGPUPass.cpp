@@ -29,13 +29,14 @@ using namespace mlir;
 using namespace mlir::kite;
 
 /// Elements per thread-chunk: 16 bytes of the narrowest type the kernel
-/// loads or stores (so its accesses can be 16-byte vectors), at least 1.
+/// loads, stores or stages (so its accesses can be 16-byte vectors), at
+/// least 1.
 /// Static shared memory a kernel may use without opting in (48 KB).
 
 int64_t mlir::kite::kernelVectorWidth(Operation *func) {
   int64_t minBytes = 4;
   func->walk([&](Operation *op) {
-    if (!isa<LoadOp, StoreOp>(op))
+    if (!isa<LoadOp, StoreOp, AsyncStageOp>(op))
       return;
     Type ptr = getElementTypeOrSelf(op->getOperand(0).getType());
     Type pointee = cast<PointerType>(ptr).getPointeeType();
@@ -111,6 +112,10 @@ struct ConvertKiteToGPUPass
       return failure();
     }
     state.stagingOffset = kernelStagingOffset(func);
+    bool hasWgmma = false;
+    func.walk([&](DotStagedOp op) {
+      hasWgmma |= op.getEngine() == DotEngine::WGMMA;
+    });
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
@@ -121,7 +126,9 @@ struct ConvertKiteToGPUPass
       LLVM::GlobalOp::create(
           gb, func.getLoc(), arrayType, /*isConstant=*/false,
           dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal,
-          state.sharedMemory, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+          state.sharedMemory, Attribute(),
+          /*alignment=*/hasWgmma ? 1024 : 16,
+          /*addrSpace=*/3);
       if (dynamic) {
         ModuleOp module = getOperation();
         NamedAttrList sizes;
@@ -195,8 +202,16 @@ struct ConvertKiteToGPUPass
     populateRandomOpPatterns(converter, patterns);
     populateElementwisePatterns(converter, state, patterns);
     populateSharedMemoryOpPatterns(converter, state, patterns);
+    populateWgmmaPatterns(converter, state, patterns);
     // Whatever is left illegal is reported by the driver with its location.
-    return applyPartialConversion(gpuFunc, target, std::move(patterns));
+    if (failed(applyPartialConversion(gpuFunc, target, std::move(patterns))))
+      return failure();
+    // With a wgmma accumulator live, the epilogue's addresses and masks are
+    // computed register by register where they are used (see
+    // ScalarizeExtracts.cpp); other kernels keep their measured code.
+    if (hasWgmma)
+      scalarizeRegisterExtracts(gpuFunc);
+    return success();
   }
 };
 } // namespace

@@ -74,19 +74,33 @@ static int64_t scratchBytes(Operation *kernel) {
   return bytes;
 }
 
+/// Whether a kernel stages operands for wgmma (its slots then start
+/// 1024-byte aligned: the swizzle works on address bits).
+static bool hasWgmmaStaging(Operation *kernel) {
+  bool found = false;
+  kernel->walk([&](DotStagedOp op) {
+    found |= op.getEngine() == DotEngine::WGMMA;
+  });
+  return found;
+}
+
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
-  return llvm::alignTo(scratchBytes(kernel), 16);
+  return llvm::alignTo(scratchBytes(kernel),
+                       hasWgmmaStaging(kernel) ? 1024 : 16);
 }
 
 int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
   int64_t staging = 0;
   kernel->walk([&](DotStagedOp op) {
     auto type = op.getType();
-    DotStaging d{type.getDimSize(0), type.getDimSize(1), int64_t(op.getK())};
-    staging = std::max(staging, int64_t(op.getStages()) * d.bytes());
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
+    int64_t slot = op.getEngine() == DotEngine::WGMMA
+                       ? WgmmaStaging::get(M, N, K).bytes()
+                       : DotStaging{M, N, K}.bytes();
+    staging = std::max(staging, int64_t(op.getStages()) * slot);
   });
-  int64_t scratch = scratchBytes(kernel);
-  return staging ? llvm::alignTo(scratch, 16) + staging : scratch;
+  return staging ? kernelStagingOffset(kernel) + staging
+                 : scratchBytes(kernel);
 }
 
 /// The staging of a register-tiled dot of an M x N result over K under
@@ -700,6 +714,8 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
   LogicalResult
   matchAndRewrite(AsyncStageOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::FMA)
+      return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     ArrayRef<int64_t> shape = op.getDotShape();
     DotStaging staging = dotStaging(conv, shape[0], shape[1], shape[2]);
@@ -762,13 +778,19 @@ struct AsyncCommitLowering : OpConversionPattern<AsyncCommitOp> {
   }
 };
 
-/// Pattern: kite.async_wait n => cp.async.wait_group n; barrier
+/// Pattern: kite.async_wait n => cp.async.wait_group n; (fence.proxy.async);
+/// barrier
 struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    if (op.getAsyncProxy())
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -783,6 +805,8 @@ struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
   LogicalResult
   matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::FMA)
+      return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
     DotStaging staging = dotStaging(conv, type.getDimSize(0),

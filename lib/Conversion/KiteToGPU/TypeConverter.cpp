@@ -129,6 +129,67 @@ BlockedLayout DotTile::layout() const {
   return l;
 }
 
+std::optional<WgmmaTile> WgmmaTile::choose(int64_t M, int64_t N,
+                                           int64_t numWarps,
+                                           int64_t maxRegisters) {
+  if (numWarps % 4 || M % 64 || N % 16)
+    return std::nullopt;
+  int64_t groups = numWarps / 4;
+  int64_t panel = WgmmaStaging::get(M, N, 16).bSwizzle / 2;
+  // Warpgroups along M first (each keeps whole rows of B), then along N.
+  for (int64_t wgM = std::min(groups, M / 64); wgM >= 1; wgM /= 2) {
+    if (groups % wgM || (M / 64) % wgM)
+      continue;
+    WgmmaTile t;
+    t.M = M;
+    t.N = N;
+    t.wgM = wgM;
+    t.wgN = groups / wgM;
+    if (N % t.wgN || t.wgCols() % panel)
+      continue;
+    t.mRep = t.wgRows() / 64;
+    // The widest instruction (<= 256 columns, whole panels) that tiles the
+    // warpgroup's columns.
+    int64_t cols = t.wgCols();
+    t.nInst = 0;
+    for (int64_t n = std::min<int64_t>(256, cols); n >= panel; n -= panel)
+      if (cols % n == 0 && n % panel == 0) {
+        t.nInst = n;
+        break;
+      }
+    if (!t.nInst)
+      continue;
+    t.nRep = cols / t.nInst;
+    if (t.mRep * t.nRep * t.instRegisters() > maxRegisters)
+      return std::nullopt;
+    return t;
+  }
+  return std::nullopt;
+}
+
+BlockedLayout WgmmaTile::layout() const {
+  BlockedLayout l;
+  l.numel = M * N;
+  l.numThreads = 128 * wgM * wgN;
+  l.perThread = mRep * nRep * instRegisters();
+  l.chunk = 2;
+  // Register (j, i, n8, nr, mr): column pair j, row +8 i, 8-column group
+  // n8 of instruction (mr, nr).
+  l.registerDigits = {{2, 1},
+                      {2, 8 * N},
+                      {nInst / 8, 8},
+                      {nRep, nInst},
+                      {mRep, 64 * N}};
+  // Thread: lane % 4 (column pairs), lane / 4 (rows), warp of the
+  // warpgroup (16 rows each), then the warpgroup (wgM first).
+  l.threadDigits = {{4, 2},
+                    {8, N},
+                    {4, 16 * N},
+                    {wgM, wgRows() * N},
+                    {wgN, wgCols()}};
+  return l;
+}
+
 KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                                      int64_t vectorWidth)
     : numThreads(numThreads), vectorWidth(vectorWidth) {
@@ -146,11 +207,22 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
   }
   auto add = [&](RankedTensorType type) {
     int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    if (getDotTile(M, N))
+    if (getDotTile(M, N) || getWgmmaTile(M, N))
       return;
     if (auto tile = DotTile::choose(M, N, numThreads, rows, cols))
       dotTiles.push_back(*tile);
   };
+  // Dots on wgmma first: their result shapes take the wgmma accumulator
+  // layout (an FMA dot of the same shape then takes the generic path).
+  kernel->walk([&](DotStagedOp dot) {
+    if (dot.getEngine() != DotEngine::WGMMA)
+      return;
+    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
+    if (getWgmmaTile(M, N))
+      return;
+    if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
+      wgmmaTiles.push_back(*tile);
+  });
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op))
       add(dot.getType());
@@ -188,9 +260,20 @@ std::optional<DotTile> KiteTypeConverter::getDotTile(int64_t M,
   return std::nullopt;
 }
 
+std::optional<WgmmaTile> KiteTypeConverter::getWgmmaTile(int64_t M,
+                                                         int64_t N) const {
+  for (const WgmmaTile &t : wgmmaTiles)
+    if (t.M == M && t.N == N)
+      return t;
+  return std::nullopt;
+}
+
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
-  if (type.getRank() == 2)
+  if (type.getRank() == 2) {
+    if (auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1)))
+      return tile->layout();
     if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
       return tile->layout();
+  }
   return BlockedLayout::get(type.getNumElements(), numThreads, vectorWidth);
 }

@@ -387,7 +387,7 @@ func.func @stage_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %
 // -----
 
 func.func @stage_type(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
-  // expected-error @+1 {{stages f32 blocks only, got 'f16'}}
+  // expected-error @+1 {{stages f32 blocks only for the fma engine, got 'f16'}}
   kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f16>>, tensor<64x32xi1>
   return
 }

@@ -94,6 +94,85 @@ struct DotTile {
   BlockedLayout layout() const;
 };
 
+/// The accumulator of a warpgroup MMA (wgmma.mma_async.m64nNk16) dot over an
+/// M x N result: the warps form warpgroups of 4, arranged wgM x wgN over
+/// the block; each warpgroup computes (M / wgM) x (N / wgN) as mRep
+/// instructions along M (64 rows each) by nRep along N (nInst columns
+/// each). Within an instruction, lane l of warp w (of its warpgroup) holds
+/// rows 16w + l/4 and 16w + l/4 + 8, columns 8j + 2(l%4) + {0, 1} for each
+/// j < nInst / 8, registers in the order the instruction's accumulator
+/// lists them (column pair, then the row 8 below, then the next 8 columns).
+/// All of it is a BlockedLayout (digits over the row-major index).
+struct WgmmaTile {
+  int64_t M = 0, N = 0;
+  int64_t wgM = 1, wgN = 1;
+  int64_t mRep = 1, nInst = 8, nRep = 1;
+
+  /// Rows and columns of one warpgroup's part.
+  int64_t wgRows() const { return M / wgM; }
+  int64_t wgCols() const { return N / wgN; }
+  /// Accumulator registers per thread of one instruction.
+  int64_t instRegisters() const { return nInst / 2; }
+
+  /// The tile for an M x N result on `numWarps` warps; none when the shape
+  /// does not split into m64nN instructions (M % 64, N % 16, warps % 4) or
+  /// the accumulator would take more than `maxRegisters` per thread. Each
+  /// warpgroup's columns and each instruction's start on a panel of B's
+  /// staging (WgmmaStaging).
+  static std::optional<WgmmaTile> choose(int64_t M, int64_t N,
+                                         int64_t numWarps,
+                                         int64_t maxRegisters = 128);
+  BlockedLayout layout() const;
+};
+
+/// Where a wgmma dot's operands lie in a staging slot (f16/bf16, 2 bytes an
+/// element), in the layouts wgmma reads through its shared-memory
+/// descriptors:
+///   - A (M x K) K-major: panels of `aSwizzle / 2` columns of K, each
+///     M rows of aSwizzle bytes;
+///   - B (K x N) N-major ("transposed" for wgmma): panels of `bSwizzle / 2`
+///     columns of N, each K rows of bSwizzle bytes;
+/// each panel swizzled in atoms of 8 rows: the 16-byte chunk c of row r is
+/// stored at chunk c ^ ((r * width / 128) mod (width / 16)), i.e. byte
+/// offset o within the panel becomes o ^ (((o >> 7) & (width/16 - 1)) << 4)
+/// (CUTLASS's Swizzle<log2(width/16), 4, 3>; width 128, 64 or 32 bytes, the
+/// largest that divides the row). Panels and slots start 1024-byte
+/// aligned, as the swizzle is applied to address bits.
+struct WgmmaStaging {
+  int64_t M = 0, N = 0, K = 0;
+  int64_t aSwizzle = 128, bSwizzle = 128;
+
+  /// The staging of an M x N x K dot (K and N multiples of 16).
+  static WgmmaStaging get(int64_t M, int64_t N, int64_t K) {
+    auto width = [](int64_t rowBytes) -> int64_t {
+      for (int64_t w : {128, 64, 32})
+        if (rowBytes % w == 0)
+          return w;
+      return 0;
+    };
+    return WgmmaStaging{M, N, K, width(K * 2), width(N * 2)};
+  }
+  static int64_t swizzle(int64_t offset, int64_t width) {
+    return offset ^ (((offset >> 7) & (width / 16 - 1)) << 4);
+  }
+  /// Byte offset of A's (m, k) and B's (k, n) in the slot.
+  int64_t aByte(int64_t m, int64_t k) const {
+    int64_t pe = aSwizzle / 2;
+    return (k / pe) * M * aSwizzle + swizzle(m * aSwizzle + (k % pe) * 2, aSwizzle);
+  }
+  int64_t bByte(int64_t k, int64_t n) const {
+    int64_t pe = bSwizzle / 2;
+    return bOffset() + (n / pe) * K * bSwizzle +
+           swizzle(k * bSwizzle + (n % pe) * 2, bSwizzle);
+  }
+  int64_t bOffset() const { return (M * K * 2 + 1023) / 1024 * 1024; }
+  int64_t bytes() const { return (bOffset() + K * N * 2 + 1023) / 1024 * 1024; }
+  /// The descriptor's swizzle field for a width (bits 62-63).
+  static int64_t swizzleMode(int64_t width) {
+    return width == 128 ? 1 : width == 64 ? 2 : 3;
+  }
+};
+
 /// Maps kite types to their per-thread representation for one kernel.
 class KiteTypeConverter : public TypeConverter {
 public:
@@ -110,6 +189,9 @@ public:
   BlockedLayout getLayout(RankedTensorType type) const;
   /// The dot tile of an M x N dot result, if it has one.
   std::optional<DotTile> getDotTile(int64_t M, int64_t N) const;
+  /// The wgmma accumulator tile of an M x N dot result, if its dot runs on
+  /// wgmma (kite.dot_staged with engine = wgmma).
+  std::optional<WgmmaTile> getWgmmaTile(int64_t M, int64_t N) const;
   int64_t getNumThreads() const { return numThreads; }
 
 private:
@@ -118,6 +200,7 @@ private:
   int64_t vectorWidth;
   /// Dot result shapes (M, N) and their tiles.
   SmallVector<DotTile> dotTiles;
+  SmallVector<WgmmaTile> wgmmaTiles;
 };
 
 /// Options and analyses shared by the pattern families.
@@ -198,6 +281,20 @@ constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
 /// Shared memory a program may use at most on sm_90 (opt-in dynamic).
 constexpr int64_t kMaxSharedMemory = 227 * 1024;
 
+/// The group width (elements) in which kite.async_stage engine = wgmma
+/// copies the block behind `ptrs` (layout `layout`, `cols` columns) with
+/// `mask`, or 0 when it cannot: cp.async needs groups of at least 4 bytes
+/// (2 f16), contiguous and aligned, and a mask that is uniform over each
+/// group or a prefix of it (`x < bound`: source bytes cut the tail).
+int64_t wgmmaCopyWidth(const AxisInfoAnalysis &axisInfo,
+                       const BlockedLayout &layout, Value ptrs, Value mask,
+                       int64_t cols);
+
+/// Rewrites each vector.extract of an elementwise op's result in `root`
+/// into the scalar op on extracted operands, at the extract
+/// (ScalarizeExtracts.cpp): registers computed where they are used.
+void scalarizeRegisterExtracts(Operation *root);
+
 /// program_id, num_programs.
 void populateGridOpPatterns(KiteTypeConverter &converter,
                             RewritePatternSet &patterns);
@@ -216,6 +313,11 @@ void populateRandomOpPatterns(KiteTypeConverter &converter,
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
+/// The wgmma engine: kite.async_stage and kite.dot_staged with
+/// engine = wgmma, kite.dot_wait (WgmmaToGPU.cpp).
+void populateWgmmaPatterns(KiteTypeConverter &converter,
+                           const KiteLoweringState &state,
+                           RewritePatternSet &patterns);
 /// arith/math ops on blocks; f32 division.
 void populateElementwisePatterns(KiteTypeConverter &converter,
                                  const KiteLoweringState &state,

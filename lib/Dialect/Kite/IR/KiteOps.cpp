@@ -529,8 +529,14 @@ LogicalResult AsyncStageOp::verify() {
     return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
   auto type = getPtr().getType();
   auto pointee = cast<PointerType>(type.getElementType()).getPointeeType();
-  if (!pointee.isF32())
-    return emitOpError() << "stages f32 blocks only, got " << pointee;
+  if (getEngine() == DotEngine::FMA && !pointee.isF32())
+    return emitOpError() << "stages f32 blocks only for the fma engine, got "
+                         << pointee;
+  if (getEngine() == DotEngine::WGMMA && !pointee.isF16() &&
+      !pointee.isBF16())
+    return emitOpError() << "stages f16 or bf16 blocks only for the wgmma "
+                            "engine, got "
+                         << pointee;
   SmallVector<int64_t> expected =
       operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
                    : SmallVector<int64_t>{shape[2], shape[1]};
@@ -541,5 +547,24 @@ LogicalResult AsyncStageOp::verify() {
     return emitOpError() << "mask shape " << shapeString(getMask().getType())
                          << " does not match pointer shape "
                          << shapeString(type);
+  return success();
+}
+
+LogicalResult DotStagedOp::verify() {
+  std::optional<Type> operand = getOperandType();
+  if (getEngine() == DotEngine::WGMMA) {
+    if (!operand || !(operand->isF16() || operand->isBF16()))
+      return emitOpError() << "with engine = wgmma needs operand_type f16 or "
+                              "bf16";
+    if (getK() % 16)
+      return emitOpError() << "with engine = wgmma needs k a multiple of 16, "
+                              "got "
+                           << getK();
+  } else if (operand && !operand->isF32()) {
+    return emitOpError() << "with engine = fma stages f32 operands, got "
+                         << *operand;
+  }
+  if (getStages() < 1)
+    return emitOpError() << "needs at least one slot, got " << getStages();
   return success();
 }

@@ -25,4 +25,11 @@ def Kite_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
   let cppNamespace = "::mlir::kite";
 }
 
+def Kite_DotEngineAttr : I32EnumAttr<"DotEngine",
+    "the hardware a staged dot runs on", [
+    I32EnumAttrCase<"FMA", 0, "fma">,
+    I32EnumAttrCase<"WGMMA", 1, "wgmma">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
 #endif // KITE_DIALECT_KITE_IR_KITEATTRS_TD

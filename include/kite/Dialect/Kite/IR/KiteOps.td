@@ -325,21 +325,27 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Start copying a dot operand block into a staging slot";
   let description = [{
-    Starts asynchronous copies (cp.async) of the f32 block behind `ptr`
-    into operand `operand` (0: A, 1: B) of staging slot `slot` of a dot of
-    shape `dot_shape` = [M, N, K]. Masked-off elements (`mask`, same shape)
-    are not read and become 0. The copies complete at a later kite.async_wait.
+    Starts asynchronous copies (cp.async) of the block behind `ptr` into
+    operand `operand` (0: A, 1: B) of staging slot `slot` of a dot of shape
+    `dot_shape` = [M, N, K]. Masked-off elements (`mask`, same shape) are
+    not read and become 0. The copies complete at a later kite.async_wait.
+    `engine` says which staging layout the slot has: `fma` (the default:
+    f32 blocks, the register-tiled FMA dot's DotStaging), or `wgmma` (f16 or
+    bf16 blocks in the swizzled layouts wgmma reads, WgmmaStaging).
 
     ```mlir
     kite.async_stage %a_ptrs, %mask slot %s operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
+    kite.async_stage %b_ptrs, %mask slot %s operand 1 dot [128, 128, 64] engine = wgmma : tensor<64x128x!kite.ptr<f16>>, tensor<64x128xi1>
     ```
   }];
   let arguments = (ins RankedTensorOf<[Kite_PointerType]>:$ptr,
                        RankedTensorOf<[I1]>:$mask, I32:$slot,
-                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape);
+                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape,
+                       DefaultValuedAttr<Kite_DotEngineAttr,
+                           "::mlir::kite::DotEngine::FMA">:$engine);
   let assemblyFormat = "$ptr `,` $mask `slot` $slot `operand` $operand "
-                       "`dot` $dot_shape attr-dict `:` type($ptr) `,` "
-                       "type($mask)";
+                       "`dot` $dot_shape (`engine` `=` $engine^)? attr-dict "
+                       "`:` type($ptr) `,` type($mask)";
   let hasVerifier = 1;
 }
 
@@ -357,9 +363,12 @@ def Kite_AsyncWaitOp : Kite_Op<"async_wait",
     still in flight, then synchronizes all threads of the program: the
     completed groups are visible to every thread, and every thread has
     finished what it did before (reads of a slot about to be refilled).
+    With `async_proxy`, the completed copies are also made visible to the
+    async proxy (fence.proxy.async) before the barrier: wgmma reads shared
+    memory through it.
   }];
-  let arguments = (ins I32Attr:$pending);
-  let assemblyFormat = "$pending attr-dict";
+  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy);
+  let assemblyFormat = "$pending (`async_proxy` $async_proxy^)? attr-dict";
 }
 
 def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
@@ -368,12 +377,39 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
   let description = [{
     `result = A * B + acc` with A (MxK) and B (KxN) the operands staged in
     slot `slot` of `stages` (M and N from the accumulator, K = `k`).
+    With `engine = wgmma` the operands are `operand_type` (f16 or bf16) in
+    the wgmma staging and the product is issued as asynchronous warpgroup
+    MMAs: the result may only be read after a kite.dot_wait of it (which
+    the loop that carries it also passes through).
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k,
-                       I64Attr:$stages);
+                       I64Attr:$stages,
+                       DefaultValuedAttr<Kite_DotEngineAttr,
+                           "::mlir::kite::DotEngine::FMA">:$engine,
+                       OptionalAttr<TypeAttr>:$operand_type);
   let results = (outs RankedTensorOf<[F32]>:$result);
-  let assemblyFormat = "$acc `slot` $slot `of` $stages `k` $k attr-dict `:` "
-                       "type($acc)";
+  let assemblyFormat = "$acc `slot` $slot `of` $stages `k` $k "
+                       "(`engine` `=` $engine^)? attr-dict `:` type($acc)";
+  let hasVerifier = 1;
+}
+
+def Kite_DotWaitOp : Kite_Op<"dot_wait", [MemoryEffects<[MemRead, MemWrite]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Wait for asynchronous dots (wgmma) to complete";
+  let description = [{
+    Waits until at most `pending` of the asynchronous dots this thread
+    issued (kite.dot_staged with engine = wgmma) are still running; returns
+    `acc`, which is then complete (pending = 0) or still being accumulated
+    into by the most recent `pending` dots. Uses of the accumulator go
+    through the result, so they cannot move above the wait.
+
+    ```mlir
+    %r = kite.dot_wait %acc pending 1 : tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, I32Attr:$pending);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$acc `pending` $pending attr-dict `:` type($acc)";
 }
 
 #endif // KITE_DIALECT_KITE_IR_KITEOPS_TD

@@ -1,0 +1,71 @@
+//===- ScalarizeExtracts.cpp - Compute registers where they are used -------===//
+//
+// After the lowering, a block is a per-thread vector and an access of one
+// register group is a vector.extract of it. When the vector comes from
+// elementwise ops (the epilogue's addresses and masks), LLVM materializes
+// every register of it where the vector op stands, before the first use:
+// with a large accumulator live (wgmma: 128 registers a thread) the
+// addresses and masks of all its stores then do not fit beside it and
+// ptxas spills. Here each extract of an elementwise result becomes the
+// scalar op on the extracted operands, at the extract: a register is
+// computed just before the access that needs it, and the vector op dies
+// when nothing else reads it (CSE merges repeated scalars afterwards).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+
+/// extract(elementwise(a, b, ...), e) => elementwise(extract(a, e), ...);
+/// extract(broadcast(s), e) => s.
+struct ScalarizeExtract : OpRewritePattern<vector::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasDynamicPosition() || op.getSourceVectorType().getRank() != 1 ||
+        isa<VectorType>(op.getType()))
+      return failure();
+    Operation *def = op.getSource().getDefiningOp();
+    if (!def)
+      return failure();
+    if (auto bcast = dyn_cast<vector::BroadcastOp>(def)) {
+      if (isa<VectorType>(bcast.getSourceType()))
+        return failure();
+      rewriter.replaceOp(op, bcast.getSource());
+      return success();
+    }
+    if (def->getNumResults() != 1 || def->getNumRegions() ||
+        !def->hasTrait<OpTrait::Elementwise>() ||
+        !isa<arith::ArithDialect>(def->getDialect()))
+      return failure();
+    int64_t pos = op.getStaticPosition()[0];
+    SmallVector<Value> operands;
+    for (Value v : def->getOperands()) {
+      if (isa<VectorType>(v.getType()))
+        operands.push_back(vector::ExtractOp::create(rewriter, op.getLoc(), v,
+                                                     ArrayRef<int64_t>{pos}));
+      else
+        operands.push_back(v);
+    }
+    OperationState state(op.getLoc(), def->getName(), operands,
+                         TypeRange{op.getType()}, def->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kite::scalarizeRegisterExtracts(Operation *root) {
+  RewritePatternSet patterns(root->getContext());
+  patterns.add<ScalarizeExtract>(root->getContext());
+  (void)applyPatternsGreedily(root, std::move(patterns));
+}
