@@ -239,6 +239,16 @@ struct StageDotOperands
       Value out = loop.getResult(*carried);
       auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
       out.replaceAllUsesExcept(done.getResult(), done);
+      // The initial accumulator also passes through a (no-op) wait before
+      // the loop: its registers then have one definition that dominates
+      // both the loop and the path that skips it. Otherwise LLVM
+      // materializes the initial constant on each edge, the skipping path
+      // defines the registers the loop's wgmmas accumulate into with plain
+      // moves, and ptxas serializes every wgmma of the kernel (C7515).
+      rewriter.setInsertionPoint(loop);
+      OpOperand &init = loop.getInitArgsMutable()[*carried];
+      init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
+                                     init.get(), 0));
     }
   }
 };

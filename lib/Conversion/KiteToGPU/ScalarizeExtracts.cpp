@@ -33,8 +33,11 @@ struct ScalarizeExtract : OpRewritePattern<vector::ExtractOp> {
     if (op.hasDynamicPosition() || op.getSourceVectorType().getRank() != 1 ||
         isa<VectorType>(op.getType()))
       return failure();
+    // Only within a block: moving a loop-invariant computation into a loop
+    // body would repeat it every iteration (LLVM does not hoist a
+    // remainder by a variable back out: it may trap).
     Operation *def = op.getSource().getDefiningOp();
-    if (!def)
+    if (!def || def->getBlock() != op->getBlock())
       return failure();
     if (auto bcast = dyn_cast<vector::BroadcastOp>(def)) {
       if (isa<VectorType>(bcast.getSourceType()))
