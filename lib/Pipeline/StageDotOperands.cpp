@@ -198,14 +198,21 @@ struct StageDotOperands
     Value index = arith::DivSIOp::create(
         rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
         loop.getStep());
-    {
+    // Starts the copies of iteration k + D.
+    auto stageAhead = [&] {
       auto [map, ivAt] = slices->ahead(rewriter, loop, iv,
                                        slices->currentArgs(loop), D);
       Value slot = arith::RemSIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
           constant(slots));
       stageAt(map, ivAt, slot);
-    }
+    };
+    // FMA: the copies start before the dot computes. wgmma: the dot is
+    // issued first (it runs asynchronously, beside dot k - 1), then the
+    // copies start (into the slot of dot k - 2, which everyone waited for
+    // before the barrier), then the wait for dot k - 1.
+    if (!wgmma)
+      stageAhead();
     Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
     // wgmma: the product is asynchronous. When the accumulator only goes
     // around the loop (iteration argument -> dot -> yield), iteration k
@@ -226,9 +233,11 @@ struct StageDotOperands
         aType.getDimSize(1), slots, engine,
         wgmma ? TypeAttr::get(element) : TypeAttr());
     Value result = staged.getResult();
-    if (wgmma)
+    if (wgmma) {
+      stageAhead();
       result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                      result, carried ? 1 : 0);
+    }
     rewriter.replaceOp(dot, result);
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);

@@ -178,5 +178,9 @@ Expected<std::string> kite::cuda::chipOf(int device) {
               &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
       !ok)
     return ok.error();
+  // Hopper (9.0) gets sm_90a: its PTX may use wgmma (the tensor-core dot),
+  // and loads only on 9.0 devices, which is what it is compiled for here.
+  if (major == 9 && minor == 0)
+    return std::string("sm_90a");
   return "sm_" + std::to_string(major) + std::to_string(minor);
 }

@@ -2,6 +2,7 @@
 """Checks and times tensor-core matmul PTX variants on the GPU machine.
 
 Usage: python3 check_tc.py DIR   (DIR from scripts/gpu/tc_variants.sh)
+       python3 check_tc.py --once A.ptx ...   (one launch each at 4096^3, for ncu)
 Each DIR/<dtype>_<BM>x<BN>x<BK>w<W>s<S>_<spec|plain>.ptx is the tutorial
 matmul (f16/bf16 inputs, f32 C) compiled by kitec. For each: the relative
 error against a float64 reference on a set of shapes (spec variants only on
@@ -60,7 +61,20 @@ def launcher(v, a, b, c, transposed=False):
     return lambda: v["f"]((grid,), (32 * v["w"],), args, shared_mem=v["smem"])
 
 
+def once(paths):
+    """Launches each variant once at 4096^3 (for ncu)."""
+    for path in paths:
+        v = load(path)
+        a = torch.randn(4096, 4096, device="cuda", dtype=DT[v["dtype"]])
+        b = torch.randn(4096, 4096, device="cuda", dtype=DT[v["dtype"]])
+        c = torch.empty(4096, 4096, device="cuda")
+        launcher(v, a, b, c)()
+        torch.cuda.synchronize()
+
+
 def main():
+    if sys.argv[1] == "--once":
+        return once(sys.argv[2:])
     variants = [load(p) for p in sorted(glob.glob(sys.argv[1] + "/*.ptx"))]
     torch.manual_seed(0)
     failures = 0

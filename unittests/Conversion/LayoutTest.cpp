@@ -13,6 +13,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <vector>
 
@@ -203,3 +204,69 @@ TEST(Layout, PlacesLikeComparesPlacement) {
 }
 
 } // namespace
+
+// The wgmma accumulator layout: every element on one (thread, register),
+// and each instruction's registers where PTX's m64nNk16 fragment puts them
+// (thread t of warp w in its warpgroup: rows 16w + t/4 (+8), columns
+// 8j + 2(t%4) (+1)), in the instruction's register order.
+TEST(Layout, WgmmaTilesMatchTheInstructionFragment) {
+  for (int64_t warps : {4, 8})
+    for (int64_t M : {64, 128, 256})
+      for (int64_t N : {16, 64, 128, 256}) {
+        auto tile = WgmmaTile::choose(M, N, warps);
+        if (!tile)
+          continue;
+        BlockedLayout l = tile->layout();
+        SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + " on " +
+                     std::to_string(warps) + " warps");
+        expectBijective(l);
+        EXPECT_EQ(l.perThread, M * N / (32 * warps));
+        for (int64_t t = 0; t < 32 * warps; ++t) {
+          int64_t lane = t % 32, warp = (t / 32) % 4, wg = t / 128;
+          int64_t row0 = (wg % tile->wgM) * tile->wgRows() + 16 * warp + lane / 4;
+          int64_t col0 = (wg / tile->wgM) * tile->wgCols() + 2 * (lane % 4);
+          for (int64_t e = 0; e < l.perThread; ++e) {
+            int64_t inst = e / tile->instRegisters(), r = e % tile->instRegisters();
+            int64_t mr = inst / tile->nRep, nr = inst % tile->nRep;
+            int64_t row = row0 + 64 * mr + 8 * ((r / 2) % 2);
+            int64_t col = col0 + nr * tile->nInst + 8 * (r / 4) + r % 2;
+            ASSERT_EQ(l.threadOffset(t) + l.registerOffset(e), row * N + col)
+                << "thread " << t << " register " << e;
+          }
+        }
+      }
+  // Shapes wgmma cannot take.
+  EXPECT_FALSE(WgmmaTile::choose(32, 128, 4));  // M < 64
+  EXPECT_FALSE(WgmmaTile::choose(128, 24, 4));  // N % 16
+  EXPECT_FALSE(WgmmaTile::choose(128, 128, 2)); // not a warpgroup
+  EXPECT_FALSE(WgmmaTile::choose(128, 256, 4)); // 256 accumulators a thread
+}
+
+// The swizzled staging: a bijection of each operand onto its bytes, 16-byte
+// chunks kept whole, and A and B apart.
+TEST(Layout, WgmmaStagingIsABijection) {
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{128, 128, 64},
+                         {128, 256, 64}, {64, 32, 16}, {256, 128, 32}}) {
+    WgmmaStaging s = WgmmaStaging::get(M, N, K);
+    std::set<int64_t> seen;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) {
+        int64_t o = s.aByte(m, k);
+        EXPECT_TRUE(seen.insert(o).second);
+        EXPECT_LT(o, s.bOffset());
+        if (k % 8) {
+          EXPECT_EQ(o, s.aByte(m, k - 1) + 2);
+        }
+      }
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t o = s.bByte(k, n);
+        EXPECT_TRUE(seen.insert(o).second);
+        EXPECT_GE(o, s.bOffset());
+        EXPECT_LT(o, s.bytes());
+        if (n % 8) {
+          EXPECT_EQ(o, s.bByte(k, n - 1) + 2);
+        }
+      }
+  }
+}
