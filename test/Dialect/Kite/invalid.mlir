@@ -407,3 +407,35 @@ func.func @stage_dot_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1
   kite.async_stage %p, %m slot %s operand 0 dot [64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
   return
 }
+
+// -----
+
+func.func @stage_wgmma_type(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{stages f16 or bf16 blocks only for the wgmma engine, got 'f32'}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @dot_staged_wgmma_type(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = wgmma needs operand_type f16 or bf16}}
+  %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_wgmma_k(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = wgmma needs k a multiple of 16, got 24}}
+  %r = kite.dot_staged %acc slot %s of 4 k 24 engine = wgmma {operand_type = bf16} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_fma_type(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = fma stages f32 operands, got 'f16'}}
+  %r = kite.dot_staged %acc slot %s of 3 k 32 {operand_type = f16} : tensor<64x64xf32>
+  return
+}
