@@ -112,10 +112,7 @@ struct ConvertKiteToGPUPass
       return failure();
     }
     state.stagingOffset = kernelStagingOffset(func);
-    bool hasWgmma = false;
-    func.walk([&](DotStagedOp op) {
-      hasWgmma |= op.getEngine() == DotEngine::WGMMA;
-    });
+    bool hasWgmma = kernelUsesWgmma(func);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());

@@ -74,9 +74,7 @@ static int64_t scratchBytes(Operation *kernel) {
   return bytes;
 }
 
-/// Whether a kernel stages operands for wgmma (its slots then start
-/// 1024-byte aligned: the swizzle works on address bits).
-static bool hasWgmmaStaging(Operation *kernel) {
+bool mlir::kite::kernelUsesWgmma(Operation *kernel) {
   bool found = false;
   kernel->walk([&](DotStagedOp op) {
     found |= op.getEngine() == DotEngine::WGMMA;
@@ -86,7 +84,7 @@ static bool hasWgmmaStaging(Operation *kernel) {
 
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
   return llvm::alignTo(scratchBytes(kernel),
-                       hasWgmmaStaging(kernel) ? 1024 : 16);
+                       kernelUsesWgmma(kernel) ? 1024 : 16);
 }
 
 int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {

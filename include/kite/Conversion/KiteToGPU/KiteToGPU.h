@@ -272,6 +272,9 @@ bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
 /// the ops that exchange data (16-byte aligned), then the staging slots of
 /// its kite.dot_staged ops.
 int64_t kernelSharedMemoryBytes(Operation *kernel);
+/// Whether a kernel stages a dot for wgmma (its slots then start 1024-byte
+/// aligned: the swizzle works on address bits).
+bool kernelUsesWgmma(Operation *kernel);
 /// The byte offset of the staging slots in the kernel's shared memory.
 int64_t kernelStagingOffset(Operation *kernel);
 
