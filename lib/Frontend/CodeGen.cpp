@@ -24,6 +24,8 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
+#include <cstdlib>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1108,7 +1110,12 @@ private:
             b, lc, accType,
             DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
       }
-      auto precision = kd::InputPrecision::IEEE;
+      // f32 operands without input_precision: the configured default
+      // (Triton's tf32 unless KITE_F32_DEFAULT says otherwise).
+      auto precision = elemOf(x.getType()).isF32()
+                           ? *kd::symbolizeInputPrecision(
+                                 options.inputPrecision)
+                           : kd::InputPrecision::IEEE;
       if (a.given[3]) {
         const Val &p = a.values[3];
         if (p.kind != Val::Str ||
@@ -1603,6 +1610,12 @@ private:
 
 } // namespace
 
+auto ::kite::defaultInputPrecision() -> std::string {
+  if (const char *env = std::getenv("KITE_F32_DEFAULT"))
+    return env;
+  return "tf32";
+}
+
 auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
                               MLIRContext *context,
                               const FrontendOptions &options)
@@ -1635,9 +1648,20 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
       ++errors;
     }
   }
+  FrontendOptions resolved = options;
+  if (resolved.inputPrecision.empty())
+    resolved.inputPrecision = defaultInputPrecision();
+  if (!mlir::kite::symbolizeInputPrecision(resolved.inputPrecision)) {
+    emitError(FileLineColLoc::get(context, file, 1, 1))
+        << "the default input precision of f32 dots must be ieee, tf32 or "
+           "tf32x3, got '"
+        << resolved.inputPrecision << "'"
+        << (options.inputPrecision.empty() ? " (from KITE_F32_DEFAULT)" : "");
+    ++errors;
+  }
   if (errors)
     return nullptr;
-  CodeGen gen(context, file, module, options);
+  CodeGen gen(context, file, module, resolved);
   OwningOpRef<ModuleOp> result = gen.run(errors);
   if (errors)
     return nullptr;

@@ -85,40 +85,69 @@ struct StageDotOperands
     }
   }
 
-  /// Whether `dot`, fed by `loads`, runs on wgmma: an sm_90a target, f16 or
-  /// bf16 operands, a shape that splits into m64nNk16 instructions over the
-  /// warpgroups, and operand blocks that cp.async can copy in groups of at
-  /// least 4 bytes into the swizzled staging.
-  bool useWgmma(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
-                const kd::KiteTypeConverter &conv, int64_t warps) {
-    if (chip != "sm_90a")
-      return false;
-    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
-    Type element = aType.getElementType();
-    if (!(element.isF16() || element.isBF16()) ||
-        bType.getElementType() != element)
-      return false;
-    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
-            N = bType.getDimSize(1);
-    if (K % 16)
-      return false;
-    auto tile = kd::WgmmaTile::choose(M, N, warps);
-    if (!tile)
-      return false;
+  /// The compute capability of the target chip (sm_90a: 90), 0 if unknown.
+  int64_t chipVersion() const {
+    StringRef name = chip;
+    unsigned version = 0;
+    if (!name.consume_front("sm_") ||
+        name.take_while(llvm::isDigit).getAsInteger(10, version))
+      return 0;
+    return version;
+  }
+
+  /// Whether both of `loads` (the operands of `dot`, whose result takes
+  /// `tile`'s layout) can be copied with cp.async into the swizzled staging.
+  bool copyable(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
+                const kd::KiteTypeConverter &conv,
+                const kd::BlockedLayout &tile, int64_t elemBytes) {
     kd::AxisInfoAnalysis axisInfo(func);
     for (kd::LoadOp load : loads) {
       auto type = cast<RankedTensorType>(load.getPtr().getType());
       // The layout the pointers will have: the accumulator's when the
       // operand has the result's shape, else their own.
-      kd::BlockedLayout layout =
-          type.getShape() == dot.getType().getShape()
-              ? tile->layout()
-              : conv.getLayout(type);
-      if (!kd::wgmmaCopyWidth(axisInfo, layout, load.getPtr(), load.getMask(),
-                              type.getDimSize(1)))
+      kd::BlockedLayout layout = type.getShape() == dot.getType().getShape()
+                                     ? tile
+                                     : conv.getLayout(type);
+      if (!kd::swizzledCopyWidth(axisInfo, layout, load.getPtr(),
+                                 load.getMask(), type.getDimSize(1),
+                                 elemBytes))
         return false;
     }
     return true;
+  }
+
+  /// The engine `dot`, fed by `loads`, runs on:
+  ///   - wgmma: an sm_90a target, f16 or bf16 operands, a shape that splits
+  ///     into m64nNk16 instructions over the warpgroups;
+  ///   - mma (mma.sync): an sm_80+ target, f16 or bf16 operands or f32 ones
+  ///     multiplied as tf32, a shape that splits into 16x16 blocks of
+  ///     m16n8 instructions over the warps;
+  ///   - fma otherwise (f32 operands on the register-tiled path).
+  /// The tensor-core engines also need operand blocks that cp.async can
+  /// copy in groups of at least 4 bytes into the swizzled staging.
+  std::optional<kd::DotEngine>
+  chooseEngine(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
+               const kd::KiteTypeConverter &conv, int64_t warps) {
+    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type element = aType.getElementType();
+    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+            N = bType.getDimSize(1);
+    bool half = element.isF16() || element.isBF16();
+    bool tf32 = element.isF32() &&
+                dot.getPrecision() == kd::InputPrecision::TF32;
+    int64_t version = chipVersion();
+    if (chip == "sm_90a" && half && K % 16 == 0)
+      if (auto tile = kd::WgmmaTile::choose(M, N, warps))
+        if (copyable(func, dot, loads, conv, tile->layout(), 2))
+          return kd::DotEngine::WGMMA;
+    if (version >= 80 && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
+      if (auto tile = kd::MmaTile::choose(M, N, warps))
+        if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2))
+          return kd::DotEngine::MMA;
+    if (element.isF32() &&
+        kd::isRegisterTiledDot(aType, bType, dot.getType(), conv))
+      return kd::DotEngine::FMA;
+    return std::nullopt;
   }
 
   void stage(func::FuncOp func, scf::ForOp loop,
@@ -141,12 +170,11 @@ struct StageDotOperands
                            stageableLoad(dot.getB(), body, element)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1])
       return;
-    bool wgmma = useWgmma(func, dot, loads, conv, warps);
-    if (!wgmma && !(element.isF32() && kd::isRegisterTiledDot(
-                                           dot.getA().getType(),
-                                           dot.getB().getType(), dot.getType(),
-                                           conv)))
+    std::optional<kd::DotEngine> chosen =
+        chooseEngine(func, dot, loads, conv, warps);
+    if (!chosen)
       return;
+    const bool wgmma = *chosen == kd::DotEngine::WGMMA;
     auto slices = ::kite::detail::LoadSlices::get(loop, loads);
     if (!slices)
       return;
@@ -157,7 +185,7 @@ struct StageDotOperands
     // iteration k + 1 (wgmma.wait_group 1): one more slot than blocks in
     // flight plus the one computed on.
     const int64_t S = stages, D = S - 1, slots = wgmma ? S + 1 : S;
-    auto engine = wgmma ? kd::DotEngine::WGMMA : kd::DotEngine::FMA;
+    const kd::DotEngine engine = *chosen;
     RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
     SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
                                      aType.getDimSize(1)};
@@ -231,7 +259,7 @@ struct StageDotOperands
     auto staged = kd::DotStagedOp::create(
         rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
         aType.getDimSize(1), slots, engine,
-        wgmma ? TypeAttr::get(element) : TypeAttr());
+        engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr());
     Value result = staged.getResult();
     if (wgmma) {
       stageAhead();

@@ -127,6 +127,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
         std::snprintf(buf, sizeof buf, "%.17g", value);
       frontend.defines[name] = buf;
     }
+    frontend.inputPrecision = options.inputPrecision;
     module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);

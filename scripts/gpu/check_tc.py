@@ -3,8 +3,9 @@
 
 Usage: python3 check_tc.py DIR   (DIR from scripts/gpu/tc_variants.sh)
        python3 check_tc.py --once A.ptx ...   (one launch each at 4096^3, for ncu)
-Each DIR/<dtype>_<BM>x<BN>x<BK>w<W>s<S>_<spec|plain>.ptx is the tutorial
-matmul (f16/bf16 inputs, f32 C) compiled by kitec. For each: the relative
+Each DIR/<dtype>-<chip>_<BM>x<BN>x<BK>w<W>s<S>_<spec|plain>.ptx is the
+tutorial matmul (f16/bf16 inputs, or f32 ones multiplied as tf32; f32 C)
+compiled by kitec for chip (sm_90a: wgmma for f16/bf16; sm_80: mma.sync). For each: the relative
 error against a float64 reference on a set of shapes (spec variants only on
 shapes their specialization holds for: sizes divisible by 16), with a bound
 like Triton's tests; then, for spec variants, TFLOP/s at the benchmark shapes
@@ -25,7 +26,10 @@ import triton.testing
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_triton import matmul_kernel  # noqa: E402
 
-DT = {"f16": torch.float16, "bf16": torch.bfloat16}
+DT = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}
+# Relative Frobenius error bounds (Triton's tests use similar tolerances):
+# tf32 keeps 10 mantissa bits like f16, truncating the operands.
+BOUND = {"f16": 2e-3, "bf16": 1e-2, "tf32": 4e-3}
 CHECK = [(16, 16, 16), (37, 29, 45), (1000, 1000, 1000), (4095, 4097, 1023),
          (128, 256, 64), (1024, 1024, 1024), (333, 257, 100)]
 TIME = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
@@ -39,8 +43,8 @@ if os.environ.get("TC_NO_TIMING"):
 def load(path):
     text = open(path).read()
     name = os.path.basename(path)[:-4]
-    m = re.match(r"(b?f16)_(\d+)x(\d+)x(\d+)w(\d+)s(\d+)_(spec|plain)", name)
-    dtype, bm, bn, bk, w, s, kind = m.groups()
+    m = re.match(r"(tf32|b?f16)-(sm_\w+?)_(\d+)x(\d+)x(\d+)w(\d+)s(\d+)_(spec|plain)", name)
+    dtype, chip, bm, bn, bk, w, s, kind = m.groups()
     bm, bn, w = int(bm), int(bn), int(w)
     ms = re.search(r"// kite.dynamic_shared_memory \w+ (\d+)", text)
     smem = int(ms.group(1)) if ms else 0
@@ -83,7 +87,7 @@ def main():
     print("== correctness (relative Frobenius error vs float64)")
     for v in variants:
         tdt = DT[v["dtype"]]
-        bound = 1e-2 if v["dtype"] == "bf16" else 2e-3
+        bound = BOUND[v["dtype"]]
         for (M, N, K) in CHECK:
             for transposed in (False, True):
                 if v["kind"] == "spec" and (M % 16 or N % 16 or K % 16 or transposed):
@@ -109,6 +113,8 @@ def main():
             tdt = DT[dtype]
             a = torch.randn(M, K, device="cuda", dtype=tdt)
             b = torch.randn(K, N, device="cuda", dtype=tdt)
+            # cuBLAS in the variant's precision (tf32 for f32 inputs).
+            torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
             runs = {"cuBLAS": lambda: torch.matmul(a, b)}
             ct = torch.empty(M, N, device="cuda")
             grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)

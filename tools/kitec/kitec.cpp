@@ -83,6 +83,11 @@ cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
 cl::opt<bool> ieeeDiv("ieee-div",
                       cl::desc("IEEE f32 division instead of div.full.f32"),
                       cl::init(false), cl::cat(category));
+cl::opt<std::string> inputPrecision(
+    "input-precision",
+    cl::desc("How f32 dots without input_precision= multiply: tf32, ieee or "
+             "tf32x3 (default: $KITE_F32_DEFAULT, else tf32)"),
+    cl::init(""), cl::cat(category));
 cl::opt<std::string> metadataFile("metadata",
                                   cl::desc("Also write the kernels' launch "
                                            "metadata (JSON) to this file"),
@@ -184,6 +189,12 @@ int main(int argc, char **argv) {
       return BadUsage;
     }
     frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
+  }
+  frontend.inputPrecision = inputPrecision;
+  if (!inputPrecision.empty() && !isKite) {
+    errs() << "kitec: error: --input-precision applies to .kite sources "
+              "(kite.dot says its precision in the IR)\n";
+    return BadUsage;
   }
   if (!defines.empty() && !isKite) {
     errs() << "kitec: error: -D applies to .kite sources (kite-dialect "

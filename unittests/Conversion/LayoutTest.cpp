@@ -244,10 +244,10 @@ TEST(Layout, WgmmaTilesMatchTheInstructionFragment) {
 
 // The swizzled staging: a bijection of each operand onto its bytes, 16-byte
 // chunks kept whole, and A and B apart.
-TEST(Layout, WgmmaStagingIsABijection) {
+TEST(Layout, SwizzledStagingIsABijection) {
   for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{128, 128, 64},
                          {128, 256, 64}, {64, 32, 16}, {256, 128, 32}}) {
-    WgmmaStaging s = WgmmaStaging::get(M, N, K);
+    SwizzledStaging s = SwizzledStaging::get(M, N, K);
     std::set<int64_t> seen;
     for (int64_t m = 0; m < M; ++m)
       for (int64_t k = 0; k < K; ++k) {

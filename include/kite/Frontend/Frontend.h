@@ -23,7 +23,15 @@ namespace kite {
 struct FrontendOptions {
   /// Values of constexpr parameters (-D NAME=VALUE), overriding defaults.
   std::map<std::string, std::string> defines;
+  /// How f32 dots without `input_precision=` multiply: "tf32" (Triton's
+  /// default), "ieee" or "tf32x3"; empty: defaultInputPrecision().
+  std::string inputPrecision;
 };
+
+/// The default input precision of f32 dots: $KITE_F32_DEFAULT when set
+/// (like Triton's TRITON_F32_DEFAULT), else "tf32". The value is not
+/// checked here: importKiteSource reports a bad one.
+std::string defaultInputPrecision();
 
 /// The kernels (and nothing else: helpers are inlined) of the main buffer
 /// of `sourceMgr`, or null after diagnostics.

@@ -86,8 +86,8 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
   let description = [{
     In an scf.for (constant positive step) whose body has one kite.dot fed
     by two loads used only by it (masked-off elements 0), and whose dot
-    takes the register-tiled path (f32) or wgmma (f16/bf16 on sm_90a,
-    below), the loads become asynchronous copies
+    takes the register-tiled path (f32), wgmma (f16/bf16 on sm_90a) or
+    mma.sync (sm_80+; below), the loads become asynchronous copies
     (kite.async_stage, cp.async on the GPU) into S shared-memory slots
     (the kernel's kite.num_stages, default 3; 1 leaves the kernel alone),
     issued S - 1 iterations ahead, and the dot computes from the slot
@@ -105,12 +105,21 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     async proxy, and the dot is followed by kite.dot_wait: pending 1 when
     the accumulator only goes around the loop (plus a kite.dot_wait 0 on
     the loop's result), else 0.
+
+    mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
+    or f32 ones whose dot says `precision = tf32`; M and N split into
+    16x16 blocks over the warps, at most 128 accumulator registers a
+    thread; K % 16 = 0, or K % 8 for tf32; operands copyable as for
+    wgmma): the copies and the dot say `engine = mma` (the same swizzled
+    staging, read by ldmatrix), S slots and the FMA schedule (mma.sync is
+    synchronous).
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "Warps per program for kernels without kite.num_warps">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "Target chip: sm_90a stages f16/bf16 dots for wgmma">,
+           "Target chip: sm_90a stages f16/bf16 dots for wgmma, sm_80+ "
+           "for mma.sync">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

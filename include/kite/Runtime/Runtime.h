@@ -51,6 +51,11 @@ struct CompileOptions {
   std::string chip;
   int optLevel = 3;          ///< LLVM optimization level 0..3
   bool ieeeDivision = false; ///< f32 `/` as IEEE div.rn (default div.full)
+  /// How `.kite` f32 dots without `input_precision=` multiply: "tf32"
+  /// (Triton's default: tensor cores on sm_80+), "ieee" (exact f32
+  /// products) or "tf32x3"; empty: $KITE_F32_DEFAULT, else tf32. Read when
+  /// the kernel is created (it is part of the cache keys).
+  std::string inputPrecision;
 };
 
 /// Scalar and pointee types of kernel parameters.

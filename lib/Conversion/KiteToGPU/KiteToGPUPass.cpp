@@ -112,7 +112,7 @@ struct ConvertKiteToGPUPass
       return failure();
     }
     state.stagingOffset = kernelStagingOffset(func);
-    bool hasWgmma = kernelUsesWgmma(func);
+    bool tensorCores = kernelUsesTensorCores(func);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
@@ -124,7 +124,7 @@ struct ConvertKiteToGPUPass
           gb, func.getLoc(), arrayType, /*isConstant=*/false,
           dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal,
           state.sharedMemory, Attribute(),
-          /*alignment=*/hasWgmma ? 1024 : 16,
+          /*alignment=*/tensorCores ? 1024 : 16,
           /*addrSpace=*/3);
       if (dynamic) {
         ModuleOp module = getOperation();
@@ -199,14 +199,16 @@ struct ConvertKiteToGPUPass
     populateRandomOpPatterns(converter, patterns);
     populateElementwisePatterns(converter, state, patterns);
     populateSharedMemoryOpPatterns(converter, state, patterns);
+    populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);
+    populateMmaPatterns(converter, state, patterns);
     // Whatever is left illegal is reported by the driver with its location.
     if (failed(applyPartialConversion(gpuFunc, target, std::move(patterns))))
       return failure();
-    // With a wgmma accumulator live, the epilogue's addresses and masks are
-    // computed register by register where they are used (see
+    // With a tensor-core accumulator live, the epilogue's addresses and
+    // masks are computed register by register where they are used (see
     // ScalarizeExtracts.cpp); other kernels keep their measured code.
-    if (hasWgmma)
+    if (tensorCores)
       scalarizeRegisterExtracts(gpuFunc);
     return success();
   }

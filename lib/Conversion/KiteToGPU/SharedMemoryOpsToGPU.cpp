@@ -74,17 +74,33 @@ static int64_t scratchBytes(Operation *kernel) {
   return bytes;
 }
 
-bool mlir::kite::kernelUsesWgmma(Operation *kernel) {
+bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {
   bool found = false;
   kernel->walk([&](DotStagedOp op) {
-    found |= op.getEngine() == DotEngine::WGMMA;
+    found |= op.getEngine() != DotEngine::FMA;
   });
   return found;
 }
 
+SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
+  auto type = op.getType();
+  std::optional<Type> operand = op.getOperandType();
+  int64_t bytes = operand && operand->isF32() ? 4 : 2;
+  return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
+                              op.getK(), bytes);
+}
+
+SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
+  ArrayRef<int64_t> shape = op.getDotShape();
+  Type element = cast<PointerType>(op.getPtr().getType().getElementType())
+                     .getPointeeType();
+  return SwizzledStaging::get(shape[0], shape[1], shape[2],
+                              element.isF32() ? 4 : 2);
+}
+
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
   return llvm::alignTo(scratchBytes(kernel),
-                       kernelUsesWgmma(kernel) ? 1024 : 16);
+                       kernelUsesTensorCores(kernel) ? 1024 : 16);
 }
 
 int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
@@ -92,8 +108,8 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
   kernel->walk([&](DotStagedOp op) {
     auto type = op.getType();
     int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
-    int64_t slot = op.getEngine() == DotEngine::WGMMA
-                       ? WgmmaStaging::get(M, N, K).bytes()
+    int64_t slot = op.getEngine() != DotEngine::FMA
+                       ? stagingOf(op).bytes()
                        : DotStaging{M, N, K}.bytes();
     staging = std::max(staging, int64_t(op.getStages()) * slot);
   });

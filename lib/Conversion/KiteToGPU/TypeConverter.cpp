@@ -135,7 +135,7 @@ std::optional<WgmmaTile> WgmmaTile::choose(int64_t M, int64_t N,
   if (numWarps % 4 || M % 64 || N % 16)
     return std::nullopt;
   int64_t groups = numWarps / 4;
-  int64_t panel = WgmmaStaging::get(M, N, 16).bSwizzle / 2;
+  int64_t panel = SwizzledStaging::get(M, N, 16).bSwizzle / 2;
   // Warpgroups along M first (each keeps whole rows of B), then along N.
   for (int64_t wgM = std::min(groups, M / 64); wgM >= 1; wgM /= 2) {
     if (groups % wgM || (M / 64) % wgM)
@@ -190,6 +190,47 @@ BlockedLayout WgmmaTile::layout() const {
   return l;
 }
 
+std::optional<MmaTile> MmaTile::choose(int64_t M, int64_t N,
+                                       int64_t numWarps,
+                                       int64_t maxRegisters) {
+  if (M % 16 || N % 16 || M * N % (32 * numWarps))
+    return std::nullopt;
+  if (M * N / (32 * numWarps) > maxRegisters)
+    return std::nullopt;
+  std::optional<MmaTile> best;
+  for (int64_t wm = 1; wm <= numWarps; wm *= 2) {
+    int64_t wn = numWarps / wm;
+    if (numWarps % wm || M % (16 * wm) || N % (16 * wn))
+      continue;
+    MmaTile t;
+    t.M = M;
+    t.N = N;
+    t.warpsM = wm;
+    t.warpsN = wn;
+    t.mRep = t.warpRows() / 16;
+    t.nRep = t.warpCols() / 8;
+    if (!best || t.warpRows() + t.warpCols() <
+                     best->warpRows() + best->warpCols())
+      best = t;
+  }
+  return best;
+}
+
+BlockedLayout MmaTile::layout() const {
+  BlockedLayout l;
+  l.numel = M * N;
+  l.numThreads = 32 * warpsM * warpsN;
+  l.perThread = mRep * nRep * 4;
+  l.chunk = 2;
+  // Register (j, i, nr, mr): column pair j, row +8 i, instruction (mr, nr).
+  l.registerDigits = {{2, 1}, {2, 8 * N}, {nRep, 8}, {mRep, 16 * N}};
+  // Thread: lane % 4 (column pairs), lane / 4 (rows), then the warp
+  // (warpsM first).
+  l.threadDigits = {
+      {4, 2}, {8, N}, {warpsM, warpRows() * N}, {warpsN, warpCols()}};
+  return l;
+}
+
 KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                                      int64_t vectorWidth)
     : numThreads(numThreads), vectorWidth(vectorWidth) {
@@ -207,7 +248,7 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
   }
   auto add = [&](RankedTensorType type) {
     int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    if (getDotTile(M, N) || getWgmmaTile(M, N))
+    if (getDotTile(M, N) || getWgmmaTile(M, N) || getMmaTile(M, N))
       return;
     if (auto tile = DotTile::choose(M, N, numThreads, rows, cols))
       dotTiles.push_back(*tile);
@@ -215,13 +256,16 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
   // Dots on wgmma first: their result shapes take the wgmma accumulator
   // layout (an FMA dot of the same shape then takes the generic path).
   kernel->walk([&](DotStagedOp dot) {
-    if (dot.getEngine() != DotEngine::WGMMA)
-      return;
     int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (getWgmmaTile(M, N))
+    if (getWgmmaTile(M, N) || getMmaTile(M, N))
       return;
-    if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
-      wgmmaTiles.push_back(*tile);
+    if (dot.getEngine() == DotEngine::WGMMA) {
+      if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
+        wgmmaTiles.push_back(*tile);
+    } else if (dot.getEngine() == DotEngine::MMA) {
+      if (auto tile = MmaTile::choose(M, N, numThreads / 32))
+        mmaTiles.push_back(*tile);
+    }
   });
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op))
@@ -268,9 +312,19 @@ std::optional<WgmmaTile> KiteTypeConverter::getWgmmaTile(int64_t M,
   return std::nullopt;
 }
 
+std::optional<MmaTile> KiteTypeConverter::getMmaTile(int64_t M,
+                                                     int64_t N) const {
+  for (const MmaTile &t : mmaTiles)
+    if (t.M == M && t.N == N)
+      return t;
+  return std::nullopt;
+}
+
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
   if (type.getRank() == 2) {
     if (auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1)))
+      return tile->layout();
+    if (auto tile = getMmaTile(type.getDimSize(0), type.getDimSize(1)))
       return tile->layout();
     if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
       return tile->layout();

@@ -101,6 +101,19 @@ AccessPlan planAccess(const KiteLoweringState &state,
                       const BlockedLayout &layout, Value ptrs, Value mask,
                       int64_t elementBytes);
 
+/// An i32 constant.
+inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
+/// The start of staging slot `slot` (i32) of `slotBytes` bytes in the
+/// kernel's shared memory, as !llvm.ptr<3> (TensorCoreStaging.cpp).
+Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
+                  Value slot, int64_t slotBytes);
+
+/// SwizzledStaging::swizzle on an i32 byte offset within a panel.
+Value swizzleOffset(OpBuilder &b, Location loc, Value offset, int64_t width);
+
 } // namespace mlir::kite::detail
 
 #endif // KITE_LIB_CONVERSION_KITETOGPU_UTILS_H

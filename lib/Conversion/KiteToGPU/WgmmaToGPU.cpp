@@ -1,11 +1,7 @@
 //===- WgmmaToGPU.cpp - Dots on Hopper's warpgroup MMA (wgmma) -------------===//
 //
-// The wgmma engine of a staged dot (kite-stage-dot-operands chose it):
-//   - kite.async_stage engine = wgmma: cp.async of each thread's groups of
-//     2-8 f16/bf16 elements (4-16 bytes, contiguous in global memory) into
-//     the slot's swizzled operand layouts (WgmmaStaging); masked-off
-//     elements are zero-filled through cp.async's source size (a group is
-//     enabled whole, or as a prefix for `x < bound` masks);
+// The wgmma engine of a staged dot (kite-stage-dot-operands chose it; its
+// operands were copied into the swizzled staging by TensorCoreStaging.cpp):
 //   - kite.dot_staged engine = wgmma: wgmma.fence, then for each k16 step
 //     and each instruction of the thread's warpgroup (WgmmaTile) one
 //     wgmma.mma_async.m64nNk16 reading A and B through 64-bit shared-memory
@@ -30,168 +26,9 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
 Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
-
-/// The kernel's shared memory at byte `offset` (i32) past the staging slots'
-/// start, as !llvm.ptr<3>.
-Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
-                  Value slot, int64_t slotBytes) {
-  Value base = LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      state.sharedMemory);
-  Value bytes = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, slot, i32Const(b, loc, slotBytes)),
-      i32Const(b, loc, state.stagingOffset));
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ValueRange{bytes});
-}
-
-/// WgmmaStaging::swizzle on an i32 byte offset within a panel.
-Value swizzle(OpBuilder &b, Location loc, Value offset, int64_t width) {
-  Value bits = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, offset, i32Const(b, loc, 7)),
-      i32Const(b, loc, width / 16 - 1));
-  return arith::XOrIOp::create(
-      b, loc, offset,
-      arith::ShLIOp::create(b, loc, bits, i32Const(b, loc, 4)));
-}
-
-/// Whether `mask` is, within each run of `width` elements along the last
-/// dimension, a prefix of the run: `x < bound` with x contiguous and bound
-/// constant over the run (the K-tail mask of a matmul's operand).
-bool isPrefixMask(const AxisInfoAnalysis &axisInfo, Value mask,
-                  int64_t width) {
-  // A prefix and a uniform mask: a prefix.
-  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
-    if (axisInfo.get(both.getRhs()).constancy >= width)
-      return isPrefixMask(axisInfo, both.getLhs(), width);
-    if (axisInfo.get(both.getLhs()).constancy >= width)
-      return isPrefixMask(axisInfo, both.getRhs(), width);
-    return false;
-  }
-  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
-  if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::slt &&
-               cmp.getPredicate() != arith::CmpIPredicate::ult))
-    return false;
-  return axisInfo.get(cmp.getLhs()).contiguity >= width &&
-         axisInfo.get(cmp.getRhs()).constancy >= width;
-}
-
-} // namespace
-
-int64_t mlir::kite::wgmmaCopyWidth(const AxisInfoAnalysis &axisInfo,
-                                   const BlockedLayout &layout, Value ptrs,
-                                   Value mask, int64_t cols) {
-  if (layout.isReplicated())
-    return 0;
-  KiteLoweringState state{axisInfo};
-  int64_t width = std::min<int64_t>(
-      planAccess(state, layout, ptrs, mask, 2).width, cols);
-  if (width < 2)
-    return 0;
-  if (mask && axisInfo.get(mask).constancy < width &&
-      !isPrefixMask(axisInfo, mask, width))
-    return 0;
-  return width;
-}
-
-namespace {
-
-/// Pattern: kite.async_stage engine = wgmma => cp.async into the swizzled
-/// operand layout.
-struct WgmmaStageLowering : OpConversionPattern<AsyncStageOp> {
-  WgmmaStageLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                     MLIRContext *ctx)
-      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
-  LogicalResult
-  matchAndRewrite(AsyncStageOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (op.getEngine() != DotEngine::WGMMA)
-      return failure();
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    ArrayRef<int64_t> shape = op.getDotShape();
-    WgmmaStaging staging = WgmmaStaging::get(shape[0], shape[1], shape[2]);
-    int operand = op.getOperand();
-    RankedTensorType type = op.getPtr().getType();
-    BlockedLayout l = conv.getLayout(type);
-    Location loc = op.getLoc();
-    int64_t cols = type.getDimSize(1);
-    int64_t width =
-        wgmmaCopyWidth(state.axisInfo, l, op.getPtr(), op.getMask(), cols);
-    bool uniform = state.axisInfo.get(op.getMask()).constancy >= width;
-    if (!width)
-      return op.emitOpError()
-             << "cannot be copied in groups of 4 bytes or more (the operand's "
-                "rows must be contiguous and 4-byte aligned, the mask uniform "
-                "or a prefix over each group)";
-    Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
-                             staging.bytes());
-    Value base = threadBase(rewriter, loc, l);
-    auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-    auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
-    auto cache = NVVM::LoadCacheModifierKindAttr::get(
-        rewriter.getContext(), width == 8 ? NVVM::LoadCacheModifierKind::CG
-                                          : NVVM::LoadCacheModifierKind::CA);
-    int64_t swz = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
-    int64_t panelElems = swz / 2;
-    // Rows of a panel: M for A (K-major), K for B (N-major).
-    int64_t panelBytes = (operand == 0 ? staging.M : staging.K) * swz;
-    for (int64_t e = 0; e < l.perThread; e += width) {
-      Value lin = arith::AddIOp::create(rewriter, loc, base,
-                                        c(l.registerOffset(e)));
-      Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
-      Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
-      // Byte offset: panel of `col`, then the swizzled row/column offset.
-      Value panel = arith::MulIOp::create(
-          rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc, col, c(panelElems)),
-          c(panelBytes));
-      Value within = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, row, c(swz)),
-          arith::MulIOp::create(
-              rewriter, loc,
-              arith::RemUIOp::create(rewriter, loc, col, c(panelElems)),
-              c(2)));
-      Value offset = arith::AddIOp::create(rewriter, loc, panel,
-                                           swizzle(rewriter, loc, within, swz));
-      if (operand == 1)
-        offset = arith::AddIOp::create(rewriter, loc, offset,
-                                       c(staging.bOffset()));
-      Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
-                                      rewriter.getI8Type(), slot,
-                                      ValueRange{offset});
-      Value src = LLVM::IntToPtrOp::create(
-          rewriter, loc, globalPtr,
-          extractRegister(rewriter, loc, adaptor.getPtr(), e));
-      // Source bytes: the whole group or nothing (uniform mask), or the
-      // enabled prefix.
-      Value size;
-      if (uniform) {
-        Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
-        size = arith::SelectOp::create(rewriter, loc, on, c(width * 2), c(0));
-      } else {
-        size = c(0);
-        for (int64_t i = 0; i < width; ++i) {
-          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e + i);
-          size = arith::AddIOp::create(
-              rewriter, loc, size,
-              arith::SelectOp::create(rewriter, loc, on, c(2), c(0)));
-        }
-      }
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
-                              rewriter.getI32IntegerAttr(width * 2), cache,
-                              size);
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
 
 /// A 64-bit wgmma shared-memory descriptor for the matrix at `address`
 /// (i64 shared-window address): start address, leading and stride byte
@@ -203,7 +40,7 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
       i64Const(b, loc, 4));
   int64_t fields = ((leading >> 4) & 0x3fff) << 16 |
                    ((stride >> 4) & 0x3fff) << 32 |
-                   WgmmaStaging::swizzleMode(swizzleWidth) << 62;
+                   SwizzledStaging::swizzleMode(swizzleWidth) << 62;
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fields));
 }
 
@@ -227,7 +64,7 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
              << "has no wgmma accumulator layout for " << M << "x" << N
              << " on " << conv.getNumThreads() / 32
              << " warps (M % 64, N % 16 and warps % 4 must be 0)";
-    WgmmaStaging staging = WgmmaStaging::get(M, N, K);
+    SwizzledStaging staging = stagingOf(op);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
@@ -367,7 +204,6 @@ struct DotWaitLowering : OpConversionPattern<DotWaitOp> {
 void mlir::kite::populateWgmmaPatterns(KiteTypeConverter &converter,
                                        const KiteLoweringState &state,
                                        RewritePatternSet &patterns) {
-  patterns.add<WgmmaStageLowering, WgmmaDotLowering>(converter, state,
-                                                     patterns.getContext());
+  patterns.add<WgmmaDotLowering>(converter, state, patterns.getContext());
   patterns.add<DotWaitLowering>(converter, patterns.getContext());
 }

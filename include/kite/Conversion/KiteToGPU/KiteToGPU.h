@@ -25,6 +25,9 @@
 
 namespace mlir::kite {
 
+class AsyncStageOp;
+class DotStagedOp;
+
 /// One factor of a layout: an index (thread or register) is a mixed-radix
 /// number whose digit i (radix `size`) moves the element `stride` places
 /// along the row-major linear index of the block.
@@ -118,59 +121,100 @@ struct WgmmaTile {
   /// does not split into m64nN instructions (M % 64, N % 16, warps % 4) or
   /// the accumulator would take more than `maxRegisters` per thread. Each
   /// warpgroup's columns and each instruction's start on a panel of B's
-  /// staging (WgmmaStaging).
+  /// staging (SwizzledStaging).
   static std::optional<WgmmaTile> choose(int64_t M, int64_t N,
                                          int64_t numWarps,
                                          int64_t maxRegisters = 128);
   BlockedLayout layout() const;
 };
 
-/// Where a wgmma dot's operands lie in a staging slot (f16/bf16, 2 bytes an
-/// element), in the layouts wgmma reads through its shared-memory
-/// descriptors:
-///   - A (M x K) K-major: panels of `aSwizzle / 2` columns of K, each
-///     M rows of aSwizzle bytes;
-///   - B (K x N) N-major ("transposed" for wgmma): panels of `bSwizzle / 2`
-///     columns of N, each K rows of bSwizzle bytes;
+/// Where a tensor-core dot's operands lie in a staging slot (`elemBytes`
+/// each: 2 for f16/bf16, 4 for f32 read as tf32), in the layouts wgmma
+/// reads through its shared-memory descriptors and mma.sync's ldmatrix
+/// reads without bank conflicts:
+///   - A (M x K) K-major: panels of `aSwizzle / elemBytes` columns of K,
+///     each M rows of aSwizzle bytes;
+///   - B (K x N) N-major ("transposed" for wgmma): panels of
+///     `bSwizzle / elemBytes` columns of N, each K rows of bSwizzle bytes;
 /// each panel swizzled in atoms of 8 rows: the 16-byte chunk c of row r is
 /// stored at chunk c ^ ((r * width / 128) mod (width / 16)), i.e. byte
 /// offset o within the panel becomes o ^ (((o >> 7) & (width/16 - 1)) << 4)
 /// (CUTLASS's Swizzle<log2(width/16), 4, 3>; width 128, 64 or 32 bytes, the
 /// largest that divides the row). Panels and slots start 1024-byte
-/// aligned, as the swizzle is applied to address bits.
-struct WgmmaStaging {
+/// aligned, as the swizzle is applied to address bits. A 16-byte chunk
+/// (8 f16 or 4 f32 of a row) stays whole: ldmatrix's rows are chunks.
+struct SwizzledStaging {
   int64_t M = 0, N = 0, K = 0;
   int64_t aSwizzle = 128, bSwizzle = 128;
+  int64_t elemBytes = 2;
 
-  /// The staging of an M x N x K dot (K and N multiples of 16).
-  static WgmmaStaging get(int64_t M, int64_t N, int64_t K) {
+  /// The staging of an M x N x K dot (rows of K and N a multiple of 32
+  /// bytes).
+  static SwizzledStaging get(int64_t M, int64_t N, int64_t K,
+                             int64_t elemBytes = 2) {
     auto width = [](int64_t rowBytes) -> int64_t {
       for (int64_t w : {128, 64, 32})
         if (rowBytes % w == 0)
           return w;
       return 0;
     };
-    return WgmmaStaging{M, N, K, width(K * 2), width(N * 2)};
+    return SwizzledStaging{M,         N, K, width(K * elemBytes),
+                           width(N * elemBytes), elemBytes};
   }
   static int64_t swizzle(int64_t offset, int64_t width) {
     return offset ^ (((offset >> 7) & (width / 16 - 1)) << 4);
   }
+  /// Elements of a row of an A or B panel.
+  int64_t aPanelElems() const { return aSwizzle / elemBytes; }
+  int64_t bPanelElems() const { return bSwizzle / elemBytes; }
   /// Byte offset of A's (m, k) and B's (k, n) in the slot.
   int64_t aByte(int64_t m, int64_t k) const {
-    int64_t pe = aSwizzle / 2;
-    return (k / pe) * M * aSwizzle + swizzle(m * aSwizzle + (k % pe) * 2, aSwizzle);
+    int64_t pe = aPanelElems();
+    return (k / pe) * M * aSwizzle +
+           swizzle(m * aSwizzle + (k % pe) * elemBytes, aSwizzle);
   }
   int64_t bByte(int64_t k, int64_t n) const {
-    int64_t pe = bSwizzle / 2;
+    int64_t pe = bPanelElems();
     return bOffset() + (n / pe) * K * bSwizzle +
-           swizzle(k * bSwizzle + (n % pe) * 2, bSwizzle);
+           swizzle(k * bSwizzle + (n % pe) * elemBytes, bSwizzle);
   }
-  int64_t bOffset() const { return (M * K * 2 + 1023) / 1024 * 1024; }
-  int64_t bytes() const { return (bOffset() + K * N * 2 + 1023) / 1024 * 1024; }
+  int64_t bOffset() const {
+    return (M * K * elemBytes + 1023) / 1024 * 1024;
+  }
+  int64_t bytes() const {
+    return (bOffset() + K * N * elemBytes + 1023) / 1024 * 1024;
+  }
   /// The descriptor's swizzle field for a width (bits 62-63).
   static int64_t swizzleMode(int64_t width) {
     return width == 128 ? 1 : width == 64 ? 2 : 3;
   }
+};
+
+/// The accumulator of a warp-synchronous MMA (mma.sync.m16n8kK) dot over an
+/// M x N result: the warps form a warpsM x warpsN grid of warp tiles
+/// (M / warpsM) x (N / warpsN), each mRep instructions along M (16 rows
+/// each) by nRep along N (8 columns each). Within an instruction, lane l
+/// holds rows l/4 and l/4 + 8, columns 2(l%4) + {0, 1}: registers in the
+/// instruction's order (column pair, then the row 8 below), then the next
+/// instruction along N, then along M. A BlockedLayout like the others; the
+/// same fragment as a wgmma warp's 16 rows (WgmmaTile).
+struct MmaTile {
+  int64_t M = 0, N = 0;
+  int64_t warpsM = 1, warpsN = 1;
+  int64_t mRep = 1, nRep = 1;
+
+  int64_t warpRows() const { return M / warpsM; }
+  int64_t warpCols() const { return N / warpsN; }
+
+  /// The tile for an M x N result on `numWarps` warps: the warp grid whose
+  /// warp tiles are closest to square (the fewest operand fragments per
+  /// k-step), warp tiles of whole 16 x 16 pairs of instructions; none when
+  /// the shape does not split so or the accumulator would take more than
+  /// `maxRegisters` per thread.
+  static std::optional<MmaTile> choose(int64_t M, int64_t N,
+                                       int64_t numWarps,
+                                       int64_t maxRegisters = 128);
+  BlockedLayout layout() const;
 };
 
 /// Maps kite types to their per-thread representation for one kernel.
@@ -192,6 +236,9 @@ public:
   /// The wgmma accumulator tile of an M x N dot result, if its dot runs on
   /// wgmma (kite.dot_staged with engine = wgmma).
   std::optional<WgmmaTile> getWgmmaTile(int64_t M, int64_t N) const;
+  /// The mma.sync accumulator tile of an M x N dot result, if its dot runs
+  /// on mma.sync (kite.dot_staged with engine = mma).
+  std::optional<MmaTile> getMmaTile(int64_t M, int64_t N) const;
   int64_t getNumThreads() const { return numThreads; }
 
 private:
@@ -201,6 +248,7 @@ private:
   /// Dot result shapes (M, N) and their tiles.
   SmallVector<DotTile> dotTiles;
   SmallVector<WgmmaTile> wgmmaTiles;
+  SmallVector<MmaTile> mmaTiles;
 };
 
 /// Options and analyses shared by the pattern families.
@@ -272,9 +320,13 @@ bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
 /// the ops that exchange data (16-byte aligned), then the staging slots of
 /// its kite.dot_staged ops.
 int64_t kernelSharedMemoryBytes(Operation *kernel);
-/// Whether a kernel stages a dot for wgmma (its slots then start 1024-byte
-/// aligned: the swizzle works on address bits).
-bool kernelUsesWgmma(Operation *kernel);
+/// Whether a kernel stages a dot for the tensor cores (wgmma or mma.sync:
+/// its slots then start 1024-byte aligned, as the swizzle works on address
+/// bits).
+bool kernelUsesTensorCores(Operation *kernel);
+/// The swizzled staging of a tensor-core dot (engine wgmma or mma).
+SwizzledStaging stagingOf(DotStagedOp op);
+SwizzledStaging stagingOf(AsyncStageOp op);
 /// The byte offset of the staging slots in the kernel's shared memory.
 int64_t kernelStagingOffset(Operation *kernel);
 
@@ -284,14 +336,15 @@ constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
 /// Shared memory a program may use at most on sm_90 (opt-in dynamic).
 constexpr int64_t kMaxSharedMemory = 227 * 1024;
 
-/// The group width (elements) in which kite.async_stage engine = wgmma
-/// copies the block behind `ptrs` (layout `layout`, `cols` columns) with
-/// `mask`, or 0 when it cannot: cp.async needs groups of at least 4 bytes
-/// (2 f16), contiguous and aligned, and a mask that is uniform over each
-/// group or a prefix of it (`x < bound`: source bytes cut the tail).
-int64_t wgmmaCopyWidth(const AxisInfoAnalysis &axisInfo,
-                       const BlockedLayout &layout, Value ptrs, Value mask,
-                       int64_t cols);
+/// The group width (elements of `elemBytes`) in which kite.async_stage
+/// with a tensor-core engine copies the block behind `ptrs` (layout
+/// `layout`, `cols` columns) with `mask`, or 0 when it cannot: cp.async
+/// needs groups of at least 4 bytes, contiguous and aligned, and a mask that
+/// is uniform over each group or a prefix of it (`x < bound`: source bytes
+/// cut the tail).
+int64_t swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
+                          const BlockedLayout &layout, Value ptrs, Value mask,
+                          int64_t cols, int64_t elemBytes);
 
 /// Rewrites each vector.extract of an elementwise op's result in `root`
 /// into the scalar op on extracted operands, at the extract
@@ -316,11 +369,20 @@ void populateRandomOpPatterns(KiteTypeConverter &converter,
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
-/// The wgmma engine: kite.async_stage and kite.dot_staged with
-/// engine = wgmma, kite.dot_wait (WgmmaToGPU.cpp).
+/// The tensor-core engines' staging: kite.async_stage with engine = wgmma
+/// or mma (TensorCoreStaging.cpp).
+void populateTensorCoreStagingPatterns(KiteTypeConverter &converter,
+                                       const KiteLoweringState &state,
+                                       RewritePatternSet &patterns);
+/// The wgmma engine: kite.dot_staged with engine = wgmma, kite.dot_wait
+/// (WgmmaToGPU.cpp).
 void populateWgmmaPatterns(KiteTypeConverter &converter,
                            const KiteLoweringState &state,
                            RewritePatternSet &patterns);
+/// The mma.sync engine: kite.dot_staged with engine = mma (MmaToGPU.cpp).
+void populateMmaPatterns(KiteTypeConverter &converter,
+                         const KiteLoweringState &state,
+                         RewritePatternSet &patterns);
 /// arith/math ops on blocks; f32 division.
 void populateElementwisePatterns(KiteTypeConverter &converter,
                                  const KiteLoweringState &state,

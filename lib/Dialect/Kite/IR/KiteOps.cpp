@@ -532,6 +532,11 @@ LogicalResult AsyncStageOp::verify() {
   if (getEngine() == DotEngine::FMA && !pointee.isF32())
     return emitOpError() << "stages f32 blocks only for the fma engine, got "
                          << pointee;
+  if (getEngine() == DotEngine::MMA && !pointee.isF16() &&
+      !pointee.isBF16() && !pointee.isF32())
+    return emitOpError() << "stages f16, bf16 or f32 blocks only for the mma "
+                            "engine, got "
+                         << pointee;
   if (getEngine() == DotEngine::WGMMA && !pointee.isF16() &&
       !pointee.isBF16())
     return emitOpError() << "stages f16 or bf16 blocks only for the wgmma "
@@ -560,6 +565,15 @@ LogicalResult DotStagedOp::verify() {
       return emitOpError() << "with engine = wgmma needs k a multiple of 16, "
                               "got "
                            << getK();
+  } else if (getEngine() == DotEngine::MMA) {
+    if (!operand || !(operand->isF16() || operand->isBF16() ||
+                      operand->isF32()))
+      return emitOpError() << "with engine = mma needs operand_type f16, "
+                              "bf16 or f32 (tf32)";
+    int64_t step = operand->isF32() ? 8 : 16;
+    if (getK() % step)
+      return emitOpError() << "with engine = mma needs k a multiple of "
+                           << step << ", got " << getK();
   } else if (operand && !operand->isF32()) {
     return emitOpError() << "with engine = fma stages f32 operands, got "
                          << *operand;

@@ -28,7 +28,8 @@ def Kite_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
 def Kite_DotEngineAttr : I32EnumAttr<"DotEngine",
     "the hardware a staged dot runs on", [
     I32EnumAttrCase<"FMA", 0, "fma">,
-    I32EnumAttrCase<"WGMMA", 1, "wgmma">]> {
+    I32EnumAttrCase<"WGMMA", 1, "wgmma">,
+    I32EnumAttrCase<"MMA", 2, "mma">]> {
   let cppNamespace = "::mlir::kite";
 }
 

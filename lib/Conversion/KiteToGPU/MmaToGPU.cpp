@@ -1,0 +1,238 @@
+//===- MmaToGPU.cpp - Dots on warp-synchronous MMA (mma.sync, sm_80+) ------===//
+//
+// The mma engine of a staged dot (kite-stage-dot-operands chose it; its
+// operands were copied into the swizzled staging by TensorCoreStaging.cpp).
+// kite.dot_staged engine = mma becomes, for each k-step of the slot and each
+// warp (MmaTile: a warpsM x warpsN grid of warp tiles, mRep x nRep
+// instructions each):
+//   - A's fragments: one ldmatrix.x4 per 16 rows (16x16 f16/bf16, or 16x8
+//     f32 read as pairs of b16: the tf32 fragment has the same shape);
+//   - B's fragments: one ldmatrix.x4.trans per 16 columns (f16/bf16: the
+//     staging is N-major, the fragment K-major), or for tf32 (no 32-bit
+//     transpose in ldmatrix) two ld.shared.b32 per 8 columns;
+//   - one mma.sync.aligned.m16n8k16 (f16/bf16) or m16n8k8 (tf32) per
+//     instruction, accumulating in f32 in the MmaTile layout.
+// The staging's swizzle depends only on a row's place within 8-row atoms,
+// so each lane's swizzle is computed once (from lane % 16 for ldmatrix, or
+// lane % 4 for tf32's B) and the steps add constants: the addresses stay
+// loop-invariant apart from the slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+namespace {
+
+/// Pattern: kite.dot_staged engine = mma => ldmatrix + mma.sync.
+struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
+  MmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                 MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::MMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
+    auto tile = conv.getMmaTile(M, N);
+    if (!tile)
+      return op.emitOpError()
+             << "has no mma.sync accumulator layout for " << M << "x" << N
+             << " on " << conv.getNumThreads() / 32
+             << " warps (warp tiles of whole 16x16 blocks, at most 128 "
+                "accumulator registers a thread)";
+    SwizzledStaging st = stagingOf(op);
+    Type operandType = *op.getOperandType();
+    const bool tf32 = operandType.isF32();
+    const int64_t eb = st.elemBytes, kStep = tf32 ? 8 : 16;
+    const int64_t aW = st.aSwizzle, bW = st.bSwizzle;
+    const int64_t aPe = st.aPanelElems(), bPe = st.bPanelElems();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    auto add = [&](Value x, Value y) {
+      return arith::AddIOp::create(rewriter, loc, x, y).getResult();
+    };
+    auto mul = [&](Value x, int64_t y) {
+      return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult();
+    };
+    auto xori = [&](Value x, Value y) {
+      return arith::XOrIOp::create(rewriter, loc, x, y).getResult();
+    };
+    auto udiv = [&](Value x, int64_t y) {
+      return arith::DivUIOp::create(rewriter, loc, x, c(y)).getResult();
+    };
+    auto urem = [&](Value x, int64_t y) {
+      return arith::RemUIOp::create(rewriter, loc, x, c(y)).getResult();
+    };
+    // The swizzle (chunk XOR, as a byte offset) of a row `r` of a panel of
+    // `width`-byte rows (SwizzledStaging::swizzle).
+    auto swizzleOf = [&](Value r, int64_t width) {
+      Value bits = arith::AndIOp::create(
+          rewriter, loc, udiv(mul(r, width), 128), c(width / 16 - 1));
+      return mul(bits, 16);
+    };
+
+    Value tid = threadId(rewriter, loc);
+    Value lane = urem(tid, 32), warp = udiv(tid, 32);
+    Value wmRow = mul(urem(warp, tile->warpsM), tile->warpRows());
+    Value wnCol = mul(udiv(warp, tile->warpsM), tile->warpCols());
+    Value slot =
+        slotPointer(rewriter, loc, state, adaptor.getSlot(), st.bytes());
+    auto at = [&](Value bytes) {
+      return LLVM::GEPOp::create(rewriter, loc, slot.getType(),
+                                 rewriter.getI8Type(), slot,
+                                 ValueRange{bytes})
+          .getResult();
+    };
+    auto i32 = rewriter.getI32Type();
+    auto struct4 = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(4, i32));
+    auto ldmatrix = [&](Value ptr, bool trans) {
+      Value s = NVVM::LdMatrixOp::create(
+          rewriter, loc, struct4, ptr, /*num=*/4,
+          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      SmallVector<Value> regs;
+      for (int64_t i = 0; i < 4; ++i)
+        regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, s, i));
+      return regs;
+    };
+
+    // ldmatrix.x4: lane l gives the address of row l % 16 of the 16-row
+    // block, at 16 bytes * (l / 16) into the k-step (A) or the 16 columns
+    // (B); the swizzle depends on l % 16 only (the blocks start on
+    // multiples of 16 rows).
+    Value row16 = urem(lane, 16);
+    Value half16 = mul(udiv(lane, 16), 16);
+    Value aLaneRow = mul(row16, aW);
+    Value aLaneSw = swizzleOf(row16, aW);
+    Value bLaneRow = mul(row16, bW);
+    Value bLaneSw = swizzleOf(row16, bW);
+    // tf32's B: lane l reads k-rows l % 4 and l % 4 + 4, column l / 4.
+    Value t4 = urem(lane, 4), g4 = mul(udiv(lane, 4), 4);
+
+    // A's fragments for the k-step at `k` and instruction row `mr`.
+    auto loadA = [&](int64_t k, int64_t mr) {
+      Value rowBytes = add(mul(wmRow, aW), aLaneRow);
+      Value chunk = xori(add(c((k % aPe) * eb), half16), aLaneSw);
+      Value bytes = add(add(rowBytes, chunk),
+                        c((k / aPe) * M * aW + mr * 16 * aW));
+      return ldmatrix(at(bytes), /*trans=*/false);
+    };
+    // f16/bf16 B's fragments for the k-step at `k` and 16 columns from
+    // warp column `n` (two instructions: registers 0-1 and 2-3).
+    auto loadB16 = [&](int64_t k, int64_t n) {
+      Value col = add(wnCol, c(n));
+      Value panel = mul(udiv(col, bPe), K * bW);
+      Value chunk = xori(add(mul(urem(col, bPe), eb), half16), bLaneSw);
+      Value bytes = add(add(add(panel, bLaneRow), chunk),
+                        c(st.bOffset() + k * bW));
+      return ldmatrix(at(bytes), /*trans=*/true);
+    };
+    // tf32 B's fragment for the k-step at `k` and 8 columns from warp
+    // column `n`.
+    auto loadB32 = [&](int64_t k, int64_t n) {
+      Value col = add(wnCol, c(n));
+      Value panel = mul(udiv(col, bPe), K * bW);
+      Value colBytes = add(mul(urem(col, bPe), eb), g4);
+      SmallVector<Value> regs;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = add(t4, c(4 * h));
+        Value chunk = xori(colBytes, swizzleOf(r, bW));
+        Value bytes = add(add(panel, add(mul(r, bW), chunk)),
+                          c(st.bOffset() + k * bW));
+        regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, at(bytes)));
+      }
+      return regs;
+    };
+
+    // The accumulator: instruction (mr, nr)'s 4 registers at
+    // (mr * nRep + nr) * 4 (MmaTile::layout).
+    Value acc = adaptor.getAcc();
+    int64_t insts = tile->mRep * tile->nRep;
+    SmallVector<SmallVector<Value, 4>> accs(insts);
+    for (int64_t i = 0; i < insts; ++i)
+      for (int64_t r = 0; r < 4; ++r)
+        accs[i].push_back(extractRegister(rewriter, loc, acc, i * 4 + r));
+
+    auto f32 = rewriter.getF32Type();
+    auto resultStruct = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(4, f32));
+    auto halfPair = VectorType::get({2}, rewriter.getF16Type());
+    NVVM::MMATypes ptxType = tf32 ? NVVM::MMATypes::tf32
+                             : operandType.isBF16() ? NVVM::MMATypes::bf16
+                                                    : NVVM::MMATypes::f16;
+    // f16 fragments are typed vector<2xf16>; bf16 and tf32 are i32.
+    auto asOperand = [&](Value reg) -> Value {
+      if (ptxType != NVVM::MMATypes::f16)
+        return reg;
+      return LLVM::BitcastOp::create(rewriter, loc, halfPair, reg);
+    };
+    auto asOperands = [&](ArrayRef<Value> regs) {
+      SmallVector<Value> out;
+      for (Value r : regs)
+        out.push_back(asOperand(r));
+      return out;
+    };
+
+    for (int64_t k = 0; k < K; k += kStep) {
+      SmallVector<SmallVector<Value>> a, b(tile->nRep);
+      for (int64_t mr = 0; mr < tile->mRep; ++mr)
+        a.push_back(asOperands(loadA(k, mr)));
+      if (tf32) {
+        for (int64_t nr = 0; nr < tile->nRep; ++nr)
+          b[nr] = asOperands(loadB32(k, nr * 8));
+      } else {
+        for (int64_t np = 0; np < tile->nRep / 2; ++np) {
+          SmallVector<Value> regs = asOperands(loadB16(k, np * 16));
+          b[2 * np] = {regs[0], regs[1]};
+          b[2 * np + 1] = {regs[2], regs[3]};
+        }
+      }
+      for (int64_t mr = 0; mr < tile->mRep; ++mr)
+        for (int64_t nr = 0; nr < tile->nRep; ++nr) {
+          SmallVector<Value, 4> &d = accs[mr * tile->nRep + nr];
+          Value s = NVVM::MmaOp::create(
+              rewriter, loc, resultStruct, a[mr], b[nr], d,
+              ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t r = 0; r < 4; ++r)
+            d[r] = LLVM::ExtractValueOp::create(rewriter, loc, s, r);
+        }
+    }
+
+    auto vecType = cast<VectorType>(conv.convertType(type));
+    Value result = LLVM::UndefOp::create(rewriter, loc, vecType);
+    for (int64_t i = 0; i < insts; ++i)
+      for (int64_t r = 0; r < 4; ++r)
+        result = vector::InsertOp::create(rewriter, loc, accs[i][r], result,
+                                          i * 4 + r);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+} // namespace
+
+void mlir::kite::populateMmaPatterns(KiteTypeConverter &converter,
+                                     const KiteLoweringState &state,
+                                     RewritePatternSet &patterns) {
+  patterns.add<MmaDotLowering>(converter, state, patterns.getContext());
+}

@@ -1,0 +1,191 @@
+//===- TensorCoreStaging.cpp - cp.async into the swizzled operand layouts --===//
+//
+// The staging of the tensor-core engines (kite-stage-dot-operands chose
+// wgmma or mma): kite.async_stage with engine = wgmma or mma issues cp.async
+// of each thread's groups of 4-16 contiguous bytes (2-8 f16/bf16, 1-4 f32)
+// into the slot's swizzled operand layouts (SwizzledStaging); masked-off
+// elements are zero-filled through cp.async's source size (a group is
+// enabled whole, or as a prefix for `x < bound` masks). Both engines read
+// the same layouts: wgmma through shared-memory descriptors (WgmmaToGPU.cpp),
+// mma.sync through ldmatrix (MmaToGPU.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+Value mlir::kite::detail::slotPointer(OpBuilder &b, Location loc,
+                                      const KiteLoweringState &state,
+                                      Value slot, int64_t slotBytes) {
+  Value base = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      state.sharedMemory);
+  Value bytes = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slot, i32Const(b, loc, slotBytes)),
+      i32Const(b, loc, state.stagingOffset));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{bytes});
+}
+
+Value mlir::kite::detail::swizzleOffset(OpBuilder &b, Location loc,
+                                        Value offset, int64_t width) {
+  Value bits = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, offset, i32Const(b, loc, 7)),
+      i32Const(b, loc, width / 16 - 1));
+  return arith::XOrIOp::create(
+      b, loc, offset,
+      arith::ShLIOp::create(b, loc, bits, i32Const(b, loc, 4)));
+}
+
+namespace {
+
+/// Whether `mask` is, within each run of `width` elements along the last
+/// dimension, a prefix of the run: `x < bound` with x contiguous and bound
+/// constant over the run (the K-tail mask of a matmul's operand).
+bool isPrefixMask(const AxisInfoAnalysis &axisInfo, Value mask,
+                  int64_t width) {
+  // A prefix and a uniform mask: a prefix.
+  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
+    if (axisInfo.get(both.getRhs()).constancy >= width)
+      return isPrefixMask(axisInfo, both.getLhs(), width);
+    if (axisInfo.get(both.getLhs()).constancy >= width)
+      return isPrefixMask(axisInfo, both.getRhs(), width);
+    return false;
+  }
+  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::slt &&
+               cmp.getPredicate() != arith::CmpIPredicate::ult))
+    return false;
+  return axisInfo.get(cmp.getLhs()).contiguity >= width &&
+         axisInfo.get(cmp.getRhs()).constancy >= width;
+}
+
+} // namespace
+
+int64_t mlir::kite::swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
+                                      const BlockedLayout &layout, Value ptrs,
+                                      Value mask, int64_t cols,
+                                      int64_t elemBytes) {
+  if (layout.isReplicated())
+    return 0;
+  KiteLoweringState state{axisInfo};
+  int64_t width = std::min<int64_t>(
+      planAccess(state, layout, ptrs, mask, elemBytes).width, cols);
+  if (width * elemBytes < 4)
+    return 0;
+  if (mask && axisInfo.get(mask).constancy < width &&
+      !isPrefixMask(axisInfo, mask, width))
+    return 0;
+  return width;
+}
+
+namespace {
+
+/// Pattern: kite.async_stage engine = wgmma or mma => cp.async into the
+/// swizzled operand layout.
+struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
+  SwizzledStageLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                        MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+  LogicalResult
+  matchAndRewrite(AsyncStageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() == DotEngine::FMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    SwizzledStaging staging = stagingOf(op);
+    const int64_t eb = staging.elemBytes;
+    int operand = op.getOperand();
+    RankedTensorType type = op.getPtr().getType();
+    BlockedLayout l = conv.getLayout(type);
+    Location loc = op.getLoc();
+    int64_t cols = type.getDimSize(1);
+    int64_t width = swizzledCopyWidth(state.axisInfo, l, op.getPtr(),
+                                      op.getMask(), cols, eb);
+    if (!width)
+      return op.emitOpError()
+             << "cannot be copied in groups of 4 bytes or more (the operand's "
+                "rows must be contiguous and 4-byte aligned, the mask uniform "
+                "or a prefix over each group)";
+    bool uniform = state.axisInfo.get(op.getMask()).constancy >= width;
+    Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
+                             staging.bytes());
+    Value base = threadBase(rewriter, loc, l);
+    auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    auto cache = NVVM::LoadCacheModifierKindAttr::get(
+        rewriter.getContext(), width * eb == 16
+                                   ? NVVM::LoadCacheModifierKind::CG
+                                   : NVVM::LoadCacheModifierKind::CA);
+    int64_t swz = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
+    int64_t panelElems = swz / eb;
+    // Rows of a panel: M for A (K-major), K for B (N-major).
+    int64_t panelBytes = (operand == 0 ? staging.M : staging.K) * swz;
+    for (int64_t e = 0; e < l.perThread; e += width) {
+      Value lin = arith::AddIOp::create(rewriter, loc, base,
+                                        c(l.registerOffset(e)));
+      Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
+      Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
+      // Byte offset: panel of `col`, then the swizzled row/column offset.
+      Value panel = arith::MulIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc, col, c(panelElems)),
+          c(panelBytes));
+      Value within = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, row, c(swz)),
+          arith::MulIOp::create(
+              rewriter, loc,
+              arith::RemUIOp::create(rewriter, loc, col, c(panelElems)),
+              c(eb)));
+      Value offset = arith::AddIOp::create(
+          rewriter, loc, panel, swizzleOffset(rewriter, loc, within, swz));
+      if (operand == 1)
+        offset = arith::AddIOp::create(rewriter, loc, offset,
+                                       c(staging.bOffset()));
+      Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
+                                      rewriter.getI8Type(), slot,
+                                      ValueRange{offset});
+      Value src = LLVM::IntToPtrOp::create(
+          rewriter, loc, globalPtr,
+          extractRegister(rewriter, loc, adaptor.getPtr(), e));
+      // Source bytes: the whole group or nothing (uniform mask), or the
+      // enabled prefix.
+      Value size;
+      if (uniform) {
+        Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
+        size = arith::SelectOp::create(rewriter, loc, on, c(width * eb),
+                                       c(0));
+      } else {
+        size = c(0);
+        for (int64_t i = 0; i < width; ++i) {
+          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e + i);
+          size = arith::AddIOp::create(
+              rewriter, loc, size,
+              arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
+        }
+      }
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
+                              rewriter.getI32IntegerAttr(width * eb), cache,
+                              size);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+} // namespace
+
+void mlir::kite::populateTensorCoreStagingPatterns(
+    KiteTypeConverter &converter, const KiteLoweringState &state,
+    RewritePatternSet &patterns) {
+  patterns.add<SwizzledStageLowering>(converter, state, patterns.getContext());
+}
