@@ -847,15 +847,23 @@ private:
     ArrayRef_ a = get(d.getA()), b = get(d.getB()), acc = get(d.getAcc());
     auto r = make(d.getType());
     int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
-    bool tf32 = d.getPrecision() != kd::InputPrecision::IEEE;
+    // tf32x3 (three tf32 products) is as close to f32 as the GPU's FMA
+    // path that runs it: f32 products here.
+    bool tf32 = d.getPrecision() == kd::InputPrecision::TF32 &&
+                cast<RankedTensorType>(d.getA().getType())
+                    .getElementType()
+                    .isF32();
     auto in = [&](double x) {
       if (!tf32)
         return float(x);
-      // tf32: 10 mantissa bits, round to nearest.
+      // tf32: the tensor cores read the top 19 bits of an f32 operand
+      // (sign, exponent, 10 mantissa bits): the rest is dropped, i.e.
+      // rounded toward zero. (Dots that the GPU computes on the FMA path
+      // keep full f32 products: within the same bound.)
       float f = float(x);
       uint32_t u;
       std::memcpy(&u, &f, 4);
-      u = (u + 0xfffu + ((u >> 13) & 1)) & 0xffffe000u;
+      u &= 0xffffe000u;
       std::memcpy(&f, &u, 4);
       return f;
     };

@@ -270,3 +270,107 @@ TEST(Layout, SwizzledStagingIsABijection) {
       }
   }
 }
+
+// The mma.sync accumulator: lane l of warp w holds, for each m16n8
+// instruction (mr, nr) of its warp tile, rows l/4 and l/4 + 8 and columns
+// 2(l%4) + {0, 1}, in the instruction's register order.
+TEST(Layout, MmaTilesMatchTheInstructionFragment) {
+  for (int64_t warps : {1, 2, 4, 8})
+    for (int64_t M : {16, 32, 64, 128, 256})
+      for (int64_t N : {16, 32, 64, 128, 256}) {
+        auto tile = MmaTile::choose(M, N, warps);
+        if (!tile)
+          continue;
+        BlockedLayout l = tile->layout();
+        SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + " on " +
+                     std::to_string(warps) + " warps");
+        expectBijective(l);
+        EXPECT_EQ(tile->warpsM * tile->warpsN, warps);
+        EXPECT_EQ(tile->warpRows() % 16, 0);
+        EXPECT_EQ(tile->warpCols() % 16, 0);
+        EXPECT_EQ(l.perThread, M * N / (32 * warps));
+        for (int64_t t = 0; t < 32 * warps; ++t) {
+          int64_t lane = t % 32, warp = t / 32;
+          int64_t row0 = (warp % tile->warpsM) * tile->warpRows() + lane / 4;
+          int64_t col0 = (warp / tile->warpsM) * tile->warpCols() + 2 * (lane % 4);
+          for (int64_t e = 0; e < l.perThread; ++e) {
+            int64_t inst = e / 4, r = e % 4;
+            int64_t mr = inst / tile->nRep, nr = inst % tile->nRep;
+            int64_t row = row0 + 16 * mr + 8 * (r / 2);
+            int64_t col = col0 + 8 * nr + r % 2;
+            ASSERT_EQ(l.threadOffset(t) + l.registerOffset(e), row * N + col)
+                << "thread " << t << " register " << e;
+          }
+        }
+      }
+  // Square-ish warp tiles: 128x128 on 4 warps is 2x2 tiles of 64x64.
+  auto t = MmaTile::choose(128, 128, 4);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->warpsM, 2);
+  EXPECT_EQ(t->warpsN, 2);
+  // Shapes mma.sync cannot take.
+  EXPECT_FALSE(MmaTile::choose(8, 128, 4));   // M < 16
+  EXPECT_FALSE(MmaTile::choose(128, 24, 4));  // N % 16
+  EXPECT_FALSE(MmaTile::choose(16, 16, 4));   // warp tiles under 16x16
+  EXPECT_FALSE(MmaTile::choose(256, 256, 4)); // 512 accumulators a thread
+}
+
+// What MmaToGPU relies on: 4-byte (tf32) stagings are bijections too; rows
+// 16 apart differ by 16 rows of bytes (the swizzle depends on a row's place
+// in its 16-row block only); and the 8 rows an ldmatrix phase reads (8
+// consecutive rows of A, or of B's k, at one 16-byte chunk) hit 8 distinct
+// 16-byte bank groups: no bank conflicts.
+TEST(Layout, SwizzledStagingServesLdmatrix) {
+  for (int64_t eb : {2, 4})
+    for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{128, 128, 32},
+                           {64, 64, 16}, {128, 256, 64}, {64, 32, 8}}) {
+      if (K * eb % 32 || N * eb % 32)
+        continue;
+      SwizzledStaging s = SwizzledStaging::get(M, N, K, eb);
+      SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + "x" +
+                   std::to_string(K) + " of " + std::to_string(eb) + " bytes");
+      std::set<int64_t> seen;
+      int64_t chunk = 16 / eb;
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t k = 0; k < K; ++k) {
+          EXPECT_TRUE(seen.insert(s.aByte(m, k)).second);
+          if (k % chunk) {
+            EXPECT_EQ(s.aByte(m, k), s.aByte(m, k - 1) + eb);
+          }
+          if (m >= 16) {
+            EXPECT_EQ(s.aByte(m, k), s.aByte(m - 16, k) + 16 * s.aSwizzle);
+          }
+        }
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n) {
+          EXPECT_TRUE(seen.insert(s.bByte(k, n)).second);
+          EXPECT_LT(s.bByte(k, n), s.bytes());
+          if (n % chunk) {
+            EXPECT_EQ(s.bByte(k, n), s.bByte(k, n - 1) + eb);
+          }
+          if (k >= 16) {
+            EXPECT_EQ(s.bByte(k, n), s.bByte(k - 16, n) + 16 * s.bSwizzle);
+          }
+        }
+      auto distinctBanks = [](const std::vector<int64_t> &bytes) {
+        std::set<int64_t> groups;
+        for (int64_t b : bytes)
+          groups.insert(b / 16 % 8);
+        return groups.size() == bytes.size();
+      };
+      for (int64_t m0 = 0; m0 + 8 <= M; m0 += 8)
+        for (int64_t k = 0; k < K; k += chunk) {
+          std::vector<int64_t> rows;
+          for (int64_t i = 0; i < 8; ++i)
+            rows.push_back(s.aByte(m0 + i, k));
+          EXPECT_TRUE(distinctBanks(rows)) << "A rows " << m0 << " k " << k;
+        }
+      for (int64_t k0 = 0; k0 + 8 <= K; k0 += 8)
+        for (int64_t n = 0; n < N; n += chunk) {
+          std::vector<int64_t> rows;
+          for (int64_t i = 0; i < 8; ++i)
+            rows.push_back(s.bByte(k0 + i, n));
+          EXPECT_TRUE(distinctBanks(rows)) << "B rows " << k0 << " n " << n;
+        }
+    }
+}

@@ -434,6 +434,38 @@ func.func @dot_staged_wgmma_k(%acc: tensor<64x64xf32>, %s: i32) {
 
 // -----
 
+func.func @stage_mma_type(%p: tensor<64x32x!kite.ptr<i8>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{stages f16, bf16 or f32 blocks only for the mma engine, got 'i8'}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = mma : tensor<64x32x!kite.ptr<i8>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @dot_staged_mma_type(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = mma needs operand_type f16, bf16 or f32 (tf32)}}
+  %r = kite.dot_staged %acc slot %s of 3 k 32 engine = mma {operand_type = f64} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_mma_k16(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = mma needs k a multiple of 16, got 24}}
+  %r = kite.dot_staged %acc slot %s of 3 k 24 engine = mma {operand_type = f16} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_mma_k8(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = mma needs k a multiple of 8, got 12}}
+  %r = kite.dot_staged %acc slot %s of 3 k 12 engine = mma {operand_type = f32} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @dot_staged_fma_type(%acc: tensor<64x64xf32>, %s: i32) {
   // expected-error @+1 {{with engine = fma stages f32 operands, got 'f16'}}
   %r = kite.dot_staged %acc slot %s of 3 k 32 {operand_type = f16} : tensor<64x64xf32>
