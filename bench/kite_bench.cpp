@@ -8,7 +8,7 @@
 //   - vector add, dropout, seeded dropout for n = 2^20 .. 2^28 elements, and
 //     a device-to-device copy of n floats measured the same way (the
 //     bandwidth ceiling of the same run);
-//   - the tutorial matmul in f32, f16 and bf16 inputs at 1024^3, 4096^3,
+//   - the tutorial matmul in f32 (exact and tf32), f16 and bf16 inputs at 1024^3, 4096^3,
 //     8192^3 and 4096x4096x512.
 // Protocol: inputs generated on the device with Philox (never zeros);
 // before every timed launch the L2 is flushed (a 256 MB memset); CUDA
@@ -133,8 +133,10 @@ int main(int argc, char **argv) {
                                                          {4096, 4096, 512}};
   // Blocks: the f32 kernel's defaults (64x64x32, 4 warps, 3 stages), and
   // large blocks for large problems (128x256x16, 8 warps, 2 stages: 16x8
-  // register tiles, A staged k-major); the f16/bf16 kernels run the f32 FMA
-  // path with 128x128 blocks. Warps and stages 0: the kernel's own.
+  // register tiles, A staged k-major), both exact f32 (FMA); f32 as tf32
+  // (mma.sync) with 128x128x32 on 8 warps; f16/bf16 with 128x256x64 on 8
+  // warps and 3 stages (wgmma on an H100). Warps and stages 0: the
+  // kernel's own.
   struct Variant {
     const char *dtype, *kernel, *fill;
     size_t bytes;
@@ -143,8 +145,9 @@ int main(int argc, char **argv) {
   for (Variant v :
        {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
         Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 128, 256, 16, 8, 2},
-        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 128, 128, 32, 0, 0},
-        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 128, 128, 32, 0, 0}}) {
+        Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128, 128, 32, 8, 3},
+        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 128, 256, 64, 8, 3},
+        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 128, 256, 64, 8, 3}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};

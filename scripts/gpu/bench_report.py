@@ -32,7 +32,7 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
               f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
         table.append(dict(kernel=kernel, size=f"2^{lg}", kite_GBps=k["GBps"], triton_GBps=tv,
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
-for dtype in ("f32", "f16", "bf16"):
+for dtype in ("f32", "tf32", "f16", "bf16"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         t = find(impl="triton", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])

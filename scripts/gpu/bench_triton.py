@@ -88,7 +88,11 @@ def main():
             emit(impl="triton", kernel=name, log2n=lg, us=ms * 1e3, GBps=bpe * n / ms / 1e6)
     shapes = [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
                                                  (8192, 8192, 8192), (4096, 4096, 512)]
-    for dtype, tdt in (("f32", torch.float32), ("f16", torch.float16), ("bf16", torch.bfloat16)):
+    for dtype, tdt in (("f32", torch.float32), ("tf32", torch.float32),
+                       ("f16", torch.float16), ("bf16", torch.bfloat16)):
+        # tf32: f32 inputs on the tensor cores (Triton's default for f32,
+        # cuBLAS with TF32 allowed); f32: exact products on both sides.
+        torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
         for M, N, K in shapes:
             a = torch.randn(M, K, device="cuda", dtype=tdt)
             b = torch.randn(K, N, device="cuda", dtype=tdt)

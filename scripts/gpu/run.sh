@@ -29,7 +29,7 @@ if [ -d .gpu/rt ]; then
   export KITE_CACHE_DIR="$(mktemp -d)"
   if want tests; then
     echo "== GPU test suite"
-    (cd $rt && ./unittests/KiteRuntimeGPUTests) 2>&1 | tail -25
+    (cd $rt && ./unittests/KiteRuntimeGPUTests) 2>&1 | tee "${OUT:-/tmp}/gpu_tests.log" | tail -25
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
   fi
   if want programs; then

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -327,7 +328,11 @@ static std::vector<double> hostMatmul(const std::vector<float> &a,
 /// change the pointer types of A and B) and `warps` warps per program.
 static std::string matmulSource(const char *in) {
   std::string src = source("matmul.kite");
-  if (std::string(in) != "f32") {
+  if (std::string(in) == "tf32") { // f32 inputs multiplied as tf32
+    std::string ieee = "input_precision=\"ieee\"";
+    size_t at = src.find(ieee);
+    src.replace(at, ieee.size(), "input_precision=\"tf32\"");
+  } else if (std::string(in) != "f32") {
     size_t at = src.find("a_ptr: *f32, b_ptr: *f32");
     src.replace(at, 24, std::string("a_ptr: *") + in + ", b_ptr: *" + in);
   }
@@ -366,32 +371,60 @@ TEST(GPU, MatmulAllShapes) {
   struct Config {
     int bm, bn, bk, group, warps;
   };
-  for (const char *in : {"f32", "f16", "bf16"}) {
-    bool half = std::string(in) != "f32", bf16 = std::string(in) == "bf16";
+  // Each input type on the device's own chip (sm_90a on an H100: wgmma
+  // for f16/bf16, mma.sync for tf32) and on sm_80 (mma.sync; PTX the
+  // driver compiles for the device), through the runtime as a user would.
+  for (const char *chip : {"", "sm_80"})
+  for (const char *in : {"f32", "tf32", "f16", "bf16"}) {
+    bool half = std::string(in) == "f16" || std::string(in) == "bf16",
+         bf16 = std::string(in) == "bf16", tf32 = std::string(in) == "tf32";
+    if (*chip && std::string(in) == "f32")
+      continue; // the FMA path does not depend on the chip
     // The default blocks (64x64x32, 4 warps, cp.async staging: 8x4 tiles,
     // A row-major), the tutorial's 128x128x32 with 8 warps (8x8 tiles, A
-    // k-major), 128x256x16 with 8 warps (16x8 tiles), and small blocks.
+    // k-major), 128x256x16 with 8 warps (16x8 tiles), small blocks, and the
+    // tensor-core configurations the benchmark uses (128x256x64 and
+    // 128x128x64 on 8 warps: wgmma on sm_90a for f16/bf16).
     for (Config cfg : {Config{64, 64, 32, 8, 4}, Config{128, 128, 32, 8, 8},
-                       Config{128, 256, 16, 8, 8}, Config{64, 32, 16, 4, 4}}) {
+                       Config{128, 256, 16, 8, 8}, Config{64, 32, 16, 4, 4},
+                       Config{128, 256, 64, 8, 8}, Config{128, 128, 64, 8, 8}}) {
+      // 64-deep blocks of 4-byte elements: 96 KB a slot, more than the
+      // shared memory of 3 slots (a compile error that says so).
+      if ((std::string(in) == "f32" || tf32) && cfg.bk == 64)
+        continue;
       CompileOptions o;
       o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                      {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
       o.overrideNumWarps = cfg.warps;
+      o.chip = chip;
       auto k = compileKite(matmulSource(in), o, "matmul.kite");
       ASSERT_TRUE(k) << k.error().str();
-      for (Shape sh : {Shape{1, 1, 1, false}, Shape{1000, 1000, 1000, false},
+      for (Shape sh : {Shape{1, 1, 1, false}, Shape{16, 16, 16, false},
+                       Shape{37, 29, 45, false}, Shape{64, 64, 8, false},
+                       Shape{1000, 1000, 1000, false},
                        Shape{4097, 33, 129, false}, Shape{4096, 4096, 512, false},
+                       Shape{4095, 4097, 1023, false},
                        Shape{333, 257, 100, true}}) {
-        if (half && sh.M == 4096)
-          continue; // the f32 run covers the big shape
+        if (sh.M >= 4095 && (std::string(in) != "f32") != (sh.K == 1023))
+          continue; // one big shape each: f32 the even one, the others odd
         int M = sh.M, N = sh.N, K = sh.K;
         auto a = randomVector(size_t(M) * K, 31), b = randomVector(size_t(K) * N, 32);
         if (half) { // the inputs the kernel will see
           for (float &v : a) v = fromHalfBits(toHalfBits(v, bf16), bf16);
           for (float &v : b) v = fromHalfBits(toHalfBits(v, bf16), bf16);
         }
+        // tf32: the reference is exact; the bound allows for the
+        // truncated operands (10 mantissa bits, like f16).
         int sbk = sh.transposedB ? 1 : N, sbn = sh.transposedB ? K : 1;
-        auto ref = hostMatmul(a, b, M, N, K, sbk, sbn);
+        // The reference of these inputs, computed once (tf32 and f32 read
+        // the same inputs).
+        static std::map<std::string, std::vector<double>> refs;
+        std::string refKey = std::string(half ? in : "f32") + " " +
+                             std::to_string(M) + "x" + std::to_string(N) + "x" +
+                             std::to_string(K) + (sh.transposedB ? "T" : "");
+        if (!refs.count(refKey))
+          refs[refKey] = hostMatmul(a, b, M, N, K, sbk, sbn);
+        const std::vector<double> &ref = refs[refKey];
         auto dc = DeviceBuffer<float>::fromHost(
                       std::vector<float>(size_t(M) * N + kGuard, std::nanf("")))
                       .value();
@@ -421,12 +454,14 @@ TEST(GPU, MatmulAllShapes) {
         EXPECT_TRUE(guardIntact(c, size_t(M) * N));
         c.resize(size_t(M) * N);
         double err = relError(c, ref);
-        EXPECT_LE(err, half ? 1e-2 : 1e-5)
-            << in << " " << M << "x" << N << "x" << K
+        EXPECT_LE(err, half || tf32 ? 1e-2 : 1e-5)
+            << in << " " << (*chip ? chip : "device chip") << " " << M << "x"
+            << N << "x" << K
             << (sh.transposedB ? " (B transposed)" : "") << " blocks " << cfg.bm
             << "x" << cfg.bn << "x" << cfg.bk;
-        std::printf("matmul %s %dx%dx%d%s blocks %dx%dx%d: error %.2e\n", in, M,
-                    N, K, sh.transposedB ? "T" : "", cfg.bm, cfg.bn, cfg.bk, err);
+        std::printf("matmul %s %s %dx%dx%d%s blocks %dx%dx%d: error %.2e\n",
+                    in, *chip ? chip : "device", M, N, K,
+                    sh.transposedB ? "T" : "", cfg.bm, cfg.bn, cfg.bk, err);
       }
     }
   }
