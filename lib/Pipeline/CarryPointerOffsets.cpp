@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -43,8 +44,10 @@ namespace kd = mlir::kite;
 namespace {
 
 /// The scalar offset `s` if iteration argument `i` of `loop` is advanced by
-/// `addptr(arg, splat(s))`.
-Value uniformAdvance(scf::ForOp loop, unsigned i) {
+/// `addptr(arg, splat(s))` or by a splat constant (a folded splat, e.g.
+/// `BLOCK_K * stride` once the stride is specialized to 1); a constant is
+/// materialized before the loop.
+Value uniformAdvance(IRRewriter &rewriter, scf::ForOp loop, unsigned i) {
   BlockArgument arg = loop.getRegionIterArgs()[i];
   auto type = dyn_cast<RankedTensorType>(arg.getType());
   if (!type || !isa<kd::PointerType>(type.getElementType()))
@@ -52,10 +55,16 @@ Value uniformAdvance(scf::ForOp loop, unsigned i) {
   auto add = loop.getYieldedValues()[i].getDefiningOp<kd::AddPtrOp>();
   if (!add || add.getPtr() != arg)
     return {};
-  auto splat = add.getOffset().getDefiningOp<kd::SplatOp>();
-  if (!splat)
+  if (auto splat = add.getOffset().getDefiningOp<kd::SplatOp>())
+    return splat.getSrc();
+  DenseIntElementsAttr dense;
+  if (!matchPattern(add.getOffset(), m_Constant(&dense)) || !dense.isSplat())
     return {};
-  return splat.getSrc();
+  rewriter.setInsertionPoint(loop);
+  return arith::ConstantOp::create(
+      rewriter, loop.getLoc(),
+      rewriter.getIntegerAttr(dense.getElementType(),
+                              dense.getSplatValue<APInt>()));
 }
 
 /// Rewrites iteration argument `i` of `loop` (see the file comment); returns
@@ -107,7 +116,7 @@ struct CarryPointerOffsets
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops) {
       for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
-        Value step = uniformAdvance(loop, i);
+        Value step = uniformAdvance(rewriter, loop, i);
         if (!step || !isa<IntegerType>(step.getType()))
           continue;
         loop = carryOffset(rewriter, loop, i, step);

@@ -29,11 +29,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <mutex>
 
 namespace kite {
 #define GEN_PASS_DECL_CHECKTARGET
@@ -146,9 +148,25 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 static constexpr Stage kStages[] = {Stage::Kite, Stage::GPU, Stage::LLVM,
                                     Stage::PTX};
 
+/// Shared-memory (and local/const) pointers as 32 bits in the NVPTX
+/// backend, as the hardware addresses them: halves the registers and the
+/// integer work of shared addresses (the staging slots' cp.async, ldmatrix
+/// and ld.shared addresses). LLVM has it only as a command-line option
+/// (nvptx-short-ptr), set once for the process; Triton sets it too.
+static void useShortSharedPointers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it != options.end())
+      *static_cast<llvm::cl::opt<bool> *>(it->second) = true;
+  });
+}
+
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
                                   const TargetOptions &options,
                                   Stage stopAfter) {
+  useShortSharedPointers();
   pm.addPass(createCheckTargetPass(options, "ptx"));
   for (Stage stage : kStages) {
     buildStage(pm, options, stage);

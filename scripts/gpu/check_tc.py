@@ -68,14 +68,22 @@ def launcher(v, a, b, c, transposed=False):
 
 
 def once(paths):
-    """Launches each variant once at 4096^3 (for ncu)."""
+    """Launches each variant once at ONCE_SHAPE (default 4096,4096,4096; for
+    ncu and compute-sanitizer) and checks the result."""
+    M, N, K = (int(x) for x in os.environ.get("ONCE_SHAPE", "4096,4096,4096").split(","))
+    bad = 0
     for path in paths:
         v = load(path)
-        a = torch.randn(4096, 4096, device="cuda", dtype=DT[v["dtype"]])
-        b = torch.randn(4096, 4096, device="cuda", dtype=DT[v["dtype"]])
-        c = torch.empty(4096, 4096, device="cuda")
+        a = torch.randn(M, K, device="cuda", dtype=DT[v["dtype"]])
+        b = torch.randn(K, N, device="cuda", dtype=DT[v["dtype"]])
+        c = torch.empty(M, N, device="cuda")
         launcher(v, a, b, c)()
         torch.cuda.synchronize()
+        ref = a.double() @ b.double()
+        err = ((c.double() - ref).norm() / ref.norm()).item()
+        bad += err > BOUND[v["dtype"]]
+        print(f"{v['name']} {M}x{N}x{K}: error {err:.1e}")
+    sys.exit(1 if bad else 0)
 
 
 def main():
