@@ -227,13 +227,14 @@ struct StageDotOperands
         rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
         loop.getStep());
     // Starts the copies of iteration k + D.
+    Value aheadSlot;
     auto stageAhead = [&] {
       auto [map, ivAt] = slices->ahead(rewriter, loop, iv,
                                        slices->currentArgs(loop), D);
-      Value slot = arith::RemSIOp::create(
+      aheadSlot = arith::RemSIOp::create(
           rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
           constant(slots));
-      stageAt(map, ivAt, slot);
+      stageAt(map, ivAt, aheadSlot);
     };
     // FMA: the copies start before the dot computes. wgmma: the dot is
     // issued first (it runs asynchronously, beside dot k - 1), then the
@@ -287,6 +288,43 @@ struct StageDotOperands
       init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
                                      init.get(), 0));
     }
+    carrySlots(rewriter, loop, slot, aheadSlot, D, slots);
+  }
+
+  /// Replaces the slot of this iteration (`slot`, k mod S) and the one D
+  /// ahead (`ahead`) by iteration arguments that step by one and wrap
+  /// around at S: no division or remainder in the loop (S is 3 or 5 as
+  /// often as a power of two), and no per-address arithmetic LLVM derives
+  /// from one.
+  static void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
+                         Value ahead, int64_t D, int64_t slots) {
+    Location loc = loop.getLoc();
+    Type i32 = rewriter.getI32Type();
+    rewriter.setInsertionPoint(loop);
+    SmallVector<Value> inits = {
+        arith::ConstantIntOp::create(rewriter, loc, i32, 0),
+        arith::ConstantIntOp::create(rewriter, loc, i32, D % slots)};
+    auto grown = loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {
+          SmallVector<Value> next;
+          for (BlockArgument arg : args) {
+            Value one = arith::ConstantIntOp::create(b, l, i32, 1);
+            Value zero = arith::ConstantIntOp::create(b, l, i32, 0);
+            Value end = arith::ConstantIntOp::create(b, l, i32, slots);
+            Value n = arith::AddIOp::create(b, l, arg, one);
+            Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               n, end);
+            next.push_back(arith::SelectOp::create(b, l, wrap, zero, n));
+          }
+          return next;
+        });
+    if (failed(grown))
+      return; // the remainders stay: correct, slower
+    auto forOp = cast<scf::ForOp>(grown->getOperation());
+    auto args = forOp.getRegionIterArgs();
+    rewriter.replaceAllUsesWith(slot, args[args.size() - 2]);
+    rewriter.replaceAllUsesWith(ahead, args.back());
   }
 };
 

@@ -3,7 +3,9 @@
 // copies into three staging slots, two iterations ahead. The prologue
 // stages iterations 0 and 1 (slots 0 and 1), each iteration waits for its
 // own block, stages iteration k + 2 into slot (k + 2) % 3 and computes on
-// slot k % 3; a final wait drains the copies past the end.
+// slot k % 3; a final wait drains the copies past the end. The two slot
+// numbers go around the loop as iteration arguments (from 0 and 2), each
+// stepping by one and wrapping at 3: no remainder in the loop.
 
 // CHECK-NOT: kite.load
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c0_i32 operand 0 dot [64, 64, 32] : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
@@ -12,18 +14,23 @@
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 0
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %c1_i32 operand 1
 // CHECK-NEXT: kite.async_commit
-// CHECK: scf.for %[[K:.*]] = %c0_i32 to %[[UB:.*]] step %c1_i32
+// CHECK: scf.for %[[K:.*]] = %c0_i32 to %[[UB:.*]] step %c1_i32 iter_args({{.*}}, %[[NOW:.*]] = %c0_i32, %[[AHEAD:.*]] = %c2_i32) -> (tensor<64x64xf32>, i64, i64, i32, i32)
 // CHECK-NEXT: kite.async_wait 1
+// CHECK-NOT: arith.remsi
 // CHECK-DAG: %[[K2:.*]] = arith.addi %[[K]], %c2_i32 : i32
 // CHECK-DAG: %[[MORE:.*]] = arith.cmpi slt, %[[K2]], %[[UB]] : i32
-// CHECK-DAG: %[[AHEAD:.*]] = arith.remsi %[[K2]], %c3_i32 : i32
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 0
 // CHECK: kite.async_stage %{{.*}}, %{{.*}} slot %[[AHEAD]] operand 1
 // CHECK-NEXT: kite.async_commit
-// CHECK: %[[NOW:.*]] = arith.remsi %[[K]], %c3_i32 : i32
 // CHECK-NEXT: %[[D:.*]] = kite.dot_staged %{{.*}} slot %[[NOW]] of 3 k 32 : tensor<64x64xf32>
 // CHECK-NOT: kite.load
-// CHECK: scf.yield %[[D]]
+// CHECK-DAG: %[[N1:.*]] = arith.addi %[[NOW]], %c1_i32 : i32
+// CHECK-DAG: %[[W1:.*]] = arith.cmpi eq, %[[N1]], %c3_i32 : i32
+// CHECK-DAG: %[[S1:.*]] = arith.select %[[W1]], %c0_i32, %[[N1]] : i32
+// CHECK-DAG: %[[N2:.*]] = arith.addi %[[AHEAD]], %c1_i32 : i32
+// CHECK-DAG: %[[W2:.*]] = arith.cmpi eq, %[[N2]], %c3_i32 : i32
+// CHECK-DAG: %[[S2:.*]] = arith.select %[[W2]], %c0_i32, %[[N2]] : i32
+// CHECK: scf.yield %[[D]], %{{.*}}, %{{.*}}, %[[S1]], %[[S2]]
 // CHECK: kite.async_wait 0
 
 // A loaded block with another user, or a layout without the register-tiled
@@ -74,10 +81,11 @@ func.func @tiny(%a: !kite.ptr<f32>, %n: i32) attributes {kite.kernel, kite.num_w
 // TWO: kite.async_stage %{{.*}} slot %c0_i32 operand 0
 // TWO: kite.async_commit
 // TWO-NOT: kite.async_stage %{{.*}} slot %c1_i32
-// TWO: scf.for %[[K:.*]] = %c0_i32
+// TWO: scf.for %[[K:.*]] = %c0_i32 {{.*}}, %[[NOW:.*]] = %c0_i32, %[[AHEAD:.*]] = %c1_i32)
 // TWO-NEXT: kite.async_wait 0
-// TWO: arith.remsi %{{.*}}, %c2_i32 : i32
-// TWO: kite.dot_staged %{{.*}} of 2 k 32
+// TWO: kite.async_stage %{{.*}} slot %[[AHEAD]] operand 0
+// TWO: kite.dot_staged %{{.*}} slot %[[NOW]] of 2 k 32
+// TWO: arith.cmpi eq, %{{.*}}, %c2_i32 : i32
 // RUN: sed -e 's/kite.num_stages = 3 : i32, kite.num_warps = 4 : i32/kite.num_stages = 1 : i32, kite.num_warps = 4 : i32/' %examples/matmul.mlir | kite-opt --kite-to-ptx=stop-after=kite | kite-opt --kite-stage-dot-operands | FileCheck %s --check-prefix=ONE
 // ONE-NOT: kite.async_stage
 // ONE: kite.dot
