@@ -103,11 +103,14 @@ struct StageDotOperands
     kd::AxisInfoAnalysis axisInfo(func);
     for (kd::LoadOp load : loads) {
       auto type = cast<RankedTensorType>(load.getPtr().getType());
-      // The layout the pointers will have: the accumulator's when the
-      // operand has the result's shape, else their own.
-      kd::BlockedLayout layout = type.getShape() == dot.getType().getShape()
-                                     ? tile
-                                     : conv.getLayout(type);
+      // The layout the pointers will have: the accumulator's when they
+      // share its layout class (KiteTypeConverter::getLayout(Value)), else
+      // the linear one of their shape. (The lowering separates shared
+      // leaves first, so its classes are no coarser than these.)
+      kd::BlockedLayout layout =
+          conv.shareLayout(load.getPtr(), dot.getResult())
+              ? tile
+              : conv.getLayout(load.getPtr());
       if (!kd::swizzledCopyWidth(axisInfo, layout, load.getPtr(),
                                  load.getMask(), type.getDimSize(1),
                                  elemBytes))

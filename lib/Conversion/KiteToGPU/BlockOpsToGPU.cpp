@@ -30,7 +30,7 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
   matchAndRewrite(ArangeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto &converter = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout layout = converter.getLayout(op.getType());
+    BlockedLayout layout = converter.getLayout(op.getResult());
     Location loc = op.getLoc();
     Value base = threadBase(rewriter, loc, layout);
     Value start = arith::ConstantIntOp::create(rewriter, loc,
@@ -71,9 +71,8 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
 static LogicalResult forwardSameLayout(Operation *op, Value src,
                                        const KiteTypeConverter &converter,
                                        ConversionPatternRewriter &rewriter) {
-  auto from = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto to = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!converter.getLayout(from).placesLike(converter.getLayout(to)))
+  if (!converter.getLayout(op->getOperand(0))
+           .placesLike(converter.getLayout(op->getResult(0))))
     return op->emitOpError()
            << "changes the block's layout (its result is a dot result's "
               "shape); not supported by the GPU lowering";
@@ -123,7 +122,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       if (from[d] != 1)
         dim = d;
     auto &converter = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout layout = converter.getLayout(op.getType());
+    BlockedLayout layout = converter.getLayout(op.getResult());
     Location loc = op.getLoc();
     auto i32 = [&](int64_t c) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),

@@ -95,6 +95,9 @@ struct ConvertKiteToGPUPass
             KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     int64_t numThreads = 32 * warps;
+    // Layouts are per value (LayoutAssignment.cpp): first give each use of
+    // a shared cheap block of a dot result's shape its own copy.
+    separateLayoutLeaves(func);
     KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
     KiteLoweringState state{axisInfo, ieeeDivision, ""};

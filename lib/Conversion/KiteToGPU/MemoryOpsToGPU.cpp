@@ -398,7 +398,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
 
     auto &converter = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout layout =
-        converter.getLayout(cast<RankedTensorType>(op.getPtr().getType()));
+        converter.getLayout(op.getPtr());
     AccessPlan plan =
         planAccess(state, layout, op.getPtr(), op.getMask(), elementBytes);
     int64_t w = plan.width;
@@ -490,7 +490,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
 
     auto &converter = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout layout =
-        converter.getLayout(cast<RankedTensorType>(op.getPtr().getType()));
+        converter.getLayout(op.getPtr());
     if (layout.isReplicated()) {
       // Several threads hold each element: only the first copy is stored.
       Value tid = threadId(rewriter, loc);

@@ -117,6 +117,14 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
                  : scratchBytes(kernel);
 }
 
+/// Whether the dot result `result` has its shape's DotTile layout (it may
+/// not, when it meets a tensor-core dot's result of the same shape).
+static bool hasDotTileLayout(const KiteTypeConverter &conv, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  auto tile = conv.getDotTile(type.getDimSize(0), type.getDimSize(1));
+  return tile && conv.getLayout(result).placesLike(tile->layout());
+}
+
 /// The staging of a register-tiled dot of an M x N result over K under
 /// `conv`'s layouts: A k-major for tiles with row groups (DotTile).
 static DotStaging dotStaging(const KiteTypeConverter &conv, int64_t M,
@@ -354,7 +362,8 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
     if (srcType.getNumElements() == type.getNumElements())
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout in = conv.getLayout(srcType), out = conv.getLayout(type);
+    BlockedLayout in = conv.getLayout(op.getSrc()),
+                  out = conv.getLayout(op.getResult());
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, in);
@@ -387,7 +396,7 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType srcType = op.getSrc().getType();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout in = conv.getLayout(srcType);
+    BlockedLayout in = conv.getLayout(op.getSrc());
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, in);
@@ -432,7 +441,7 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
       return success();
     }
     auto outType = RankedTensorType::get(outShape, kiteElem);
-    BlockedLayout out = conv.getLayout(outType);
+    BlockedLayout out = conv.getLayout(op.getResult());
     auto resultType = cast<VectorType>(conv.convertType(outType));
     Value result = constantOf(rewriter, loc, resultType, 0);
     auto coords = s.registerCoordinates(out, outShape);
@@ -466,11 +475,11 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     int64_t bOffset = llvm::alignTo(bytesOf(aType), 16);
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
-    s.store(adaptor.getA(), aType, conv.getLayout(aType), 0);
-    s.store(adaptor.getB(), bType, conv.getLayout(bType), bOffset);
+    s.store(adaptor.getA(), aType, conv.getLayout(op.getA()), 0);
+    s.store(adaptor.getB(), bType, conv.getLayout(op.getB()), bOffset);
     s.barrier();
 
-    BlockedLayout out = conv.getLayout(type);
+    BlockedLayout out = conv.getLayout(op.getResult());
     Type inElem = aType.getElementType();
     Type f32 = rewriter.getF32Type();
     // Each result register's row offset into A and column into B.
@@ -515,15 +524,16 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
                               ConversionPatternRewriter &rewriter) const {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    if (!isRegisterTiledDot(aType, bType, op.getType(), conv))
+    if (!isRegisterTiledDot(aType, bType, op.getType(), conv) ||
+        !hasDotTileLayout(conv, op.getResult()))
       return failure();
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     DotStaging staging = dotStaging(conv, aType.getDimSize(0),
                                     bType.getDimSize(1), aType.getDimSize(1));
     s.barrier();
-    tiledStage(s, adaptor.getA(), conv.getLayout(aType), staging, 0);
-    tiledStage(s, adaptor.getB(), conv.getLayout(bType), staging, 1);
+    tiledStage(s, adaptor.getA(), conv.getLayout(op.getA()), staging, 0);
+    tiledStage(s, adaptor.getB(), conv.getLayout(op.getB()), staging, 1);
     s.barrier();
     rewriter.replaceOp(op, tiledCompute(s, adaptor.getAcc(), op.getType(),
                                         conv, staging));
@@ -735,7 +745,7 @@ struct AsyncStageLowering : OpConversionPattern<AsyncStageOp> {
     DotStaging staging = dotStaging(conv, shape[0], shape[1], shape[2]);
     int operand = op.getOperand();
     RankedTensorType type = op.getPtr().getType();
-    BlockedLayout l = conv.getLayout(type);
+    BlockedLayout l = conv.getLayout(op.getPtr());
     if (l.isReplicated())
       return rewriter.notifyMatchFailure(op, "replicated layout");
     Location loc = op.getLoc();
@@ -829,7 +839,8 @@ struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
                                        rewriter.getF32Type());
     auto bType = RankedTensorType::get({staging.K, staging.N},
                                        rewriter.getF32Type());
-    if (!isRegisterTiledDot(aType, bType, type, conv))
+    if (!isRegisterTiledDot(aType, bType, type, conv) ||
+        !hasDotTileLayout(conv, op.getResult()))
       return op.emitOpError()
              << "has no register-tiled layout for " << conv.getNumThreads()
              << " threads";

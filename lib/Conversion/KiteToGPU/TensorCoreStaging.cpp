@@ -105,7 +105,7 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     const int64_t eb = staging.elemBytes;
     int operand = op.getOperand();
     RankedTensorType type = op.getPtr().getType();
-    BlockedLayout l = conv.getLayout(type);
+    BlockedLayout l = conv.getLayout(op.getPtr());
     Location loc = op.getLoc();
     int64_t cols = type.getDimSize(1);
     int64_t width = swizzledCopyWidth(state.axisInfo, l, op.getPtr(),

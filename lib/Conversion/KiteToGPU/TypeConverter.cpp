@@ -273,6 +273,7 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
     else if (auto dot = dyn_cast<DotStagedOp>(op))
       add(dot.getType());
   });
+  assignLayouts(kernel);
   addConversions(context);
 }
 
@@ -321,13 +322,5 @@ std::optional<MmaTile> KiteTypeConverter::getMmaTile(int64_t M,
 }
 
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
-  if (type.getRank() == 2) {
-    if (auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1)))
-      return tile->layout();
-    if (auto tile = getMmaTile(type.getDimSize(0), type.getDimSize(1)))
-      return tile->layout();
-    if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
-      return tile->layout();
-  }
   return BlockedLayout::get(type.getNumElements(), numThreads, vectorWidth);
 }

@@ -18,6 +18,7 @@
 #include "kite/Analysis/AxisInfo.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 
 #include <optional>
 #include <string>
@@ -228,8 +229,20 @@ public:
   /// A converter with only linear layouts.
   KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                     int64_t vectorWidth);
-  /// The layout of blocks of `type`'s shape: the dot layout for a dot
-  /// result's shape, else linear.
+  /// The layout of a block value: values are grouped into classes that
+  /// must share a layout (the operands and results of an elementwise op, a
+  /// load's or store's pointers, mask and value, what goes around a loop);
+  /// a class holding a dot's result takes the dot's layout (WgmmaTile,
+  /// MmaTile or DotTile), every other class the linear layout of its shape.
+  /// So a block of the same shape as a dot result that never meets it (the
+  /// B operand's pointers of a 64x128x64 matmul) keeps the linear layout.
+  BlockedLayout getLayout(Value value) const;
+  /// Whether two block values are in one layout class.
+  bool shareLayout(Value a, Value b) const {
+    return classes.isEquivalent(a, b);
+  }
+  /// The linear layout of blocks of `type`'s shape (all layouts of a shape
+  /// hold the same number of registers, which the type conversion uses).
   BlockedLayout getLayout(RankedTensorType type) const;
   /// The dot tile of an M x N dot result, if it has one.
   std::optional<DotTile> getDotTile(int64_t M, int64_t N) const;
@@ -245,10 +258,16 @@ private:
   void addConversions(MLIRContext *context);
   int64_t numThreads;
   int64_t vectorWidth;
+  /// Groups the kernel's block values into layout classes and gives the
+  /// classes of dot results their dots' layouts (see getLayout(Value)).
+  void assignLayouts(Operation *kernel);
   /// Dot result shapes (M, N) and their tiles.
   SmallVector<DotTile> dotTiles;
   SmallVector<WgmmaTile> wgmmaTiles;
   SmallVector<MmaTile> mmaTiles;
+  /// The layout classes and the dot layout of those that have one.
+  llvm::EquivalenceClasses<Value> classes;
+  DenseMap<Value, BlockedLayout> classLayouts; ///< keyed by class leader
 };
 
 /// Options and analyses shared by the pattern families.
@@ -345,6 +364,14 @@ constexpr int64_t kMaxSharedMemory = 227 * 1024;
 int64_t swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
                           const BlockedLayout &layout, Value ptrs, Value mask,
                           int64_t cols, int64_t elemBytes);
+
+/// Gives each use of a cheap block of a dot result's shape (a splat,
+/// arange, broadcast, expand_dims or constant, or side-effect-free arith on
+/// such blocks: computed from each thread's coordinates) its own copy, so
+/// that a value shared by a dot's epilogue and, say, an operand's address
+/// computation does not tie their layouts together
+/// (KiteTypeConverter::getLayout(Value)).
+void separateLayoutLeaves(Operation *kernel);
 
 /// Rewrites each vector.extract of an elementwise op's result in `root`
 /// into the scalar op on extracted operands, at the extract

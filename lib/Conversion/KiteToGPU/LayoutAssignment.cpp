@@ -1,0 +1,209 @@
+//===- LayoutAssignment.cpp - Which layout each block value takes ----------===//
+//
+// A block's layout (BlockedLayout: how its elements are spread over the
+// threads and registers) is a property of the value, not of its shape:
+//   - values that must share a layout form a class: the same-shape block
+//     operands and results of an op (elementwise arithmetic, addptr, a
+//     load's pointers, mask, fill value and result, a store's pointers,
+//     value and mask, a staged copy's pointers and mask), and what goes
+//     around a loop or out of an if (init, iteration argument, yield,
+//     result);
+//   - the class of a dot's result takes the dot's layout: the wgmma or
+//     mma.sync accumulator (WgmmaTile, MmaTile) or the register-tiled FMA
+//     dot's (DotTile); tensor-core dots first when two dots meet;
+//   - every other class takes the linear layout of its shape.
+// Ops whose operands and results may differ in layout (broadcast,
+// expand_dims, reduce, a dot's A and B, splat, arange) join nothing: their
+// lowerings work from each side's own layout. All layouts of a shape hold
+// the same number of registers a thread, so the type conversion does not
+// depend on any of this.
+//
+// Before the conversion, separateLayoutLeaves gives every use of a cheap
+// block of a dot result's shape (splat, arange, broadcast, expand_dims,
+// constant, and side-effect-free arith on those) its own copy: after CSE
+// one row-offset block can serve both a dot operand's address computation
+// and the epilogue, which would otherwise put the operand's pointers into
+// the accumulator's layout (for a 64x128x64 matmul, B's 64x128 pointers:
+// 4-byte copies instead of 16).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::kite;
+
+namespace {
+
+bool isBlock(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// Ops whose block operands and results need not share a layout.
+bool joinsNothing(Operation *op) {
+  return isa<BroadcastOp, ExpandDimsOp, ReduceOp, SplatOp, ArangeOp>(op);
+}
+
+/// Ops that separateLayoutLeaves copies per use.
+bool isLeaf(Operation *op) {
+  if (isa<SplatOp, ArangeOp, BroadcastOp, ExpandDimsOp>(op))
+    return true;
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  return constant && isa<RankedTensorType>(constant.getType());
+}
+
+} // namespace
+
+void mlir::kite::separateLayoutLeaves(Operation *kernel) {
+  std::set<std::pair<int64_t, int64_t>> dotShapes;
+  auto note = [&](RankedTensorType t) {
+    dotShapes.insert({t.getDimSize(0), t.getDimSize(1)});
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto d = dyn_cast<DotOp>(op))
+      note(d.getType());
+    else if (auto d = dyn_cast<DotStagedOp>(op))
+      note(d.getType());
+  });
+  if (dotShapes.empty())
+    return;
+  // Cheap: a leaf, or side-effect-free arith on cheap blocks and scalars
+  // (index arithmetic on aranges: the offsets of an operand's rows that
+  // the epilogue's pointers and masks use too).
+  llvm::DenseSet<Operation *> cheap;
+  SmallVector<Operation *> order;
+  kernel->walk([&](Operation *op) {
+    if (op->getNumResults() != 1 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      return;
+    bool ok = isLeaf(op);
+    if (!ok && isa<arith::ArithDialect>(op->getDialect()) && isPure(op)) {
+      ok = true;
+      for (Value v : op->getOperands())
+        if (isBlock(v) && !cheap.count(v.getDefiningOp()))
+          ok = false;
+    }
+    if (!ok)
+      return;
+    cheap.insert(op);
+    order.push_back(op);
+  });
+  // Users first: a copy adds uses to its operands, which come earlier.
+  for (Operation *op : llvm::reverse(order)) {
+    Value result = op->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.getRank() != 2 ||
+        !dotShapes.count({type.getDimSize(0), type.getDimSize(1)}) ||
+        result.use_empty() || result.hasOneUse())
+      continue;
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : result.getUses())
+      uses.push_back(&use);
+    // The first use keeps the op; each other use gets a copy.
+    for (OpOperand *use : llvm::drop_begin(uses))
+      use->set(b.clone(*op)->getResult(0));
+  }
+}
+
+void KiteTypeConverter::assignLayouts(Operation *kernel) {
+  auto join = [&](Value a, Value b) {
+    if (isBlock(a) && isBlock(b) &&
+        cast<RankedTensorType>(a.getType()).getShape() ==
+            cast<RankedTensorType>(b.getType()).getShape())
+      classes.unionSets(a, b);
+  };
+  // Joins the blocks among `values` that have the shape of the first one.
+  auto joinAll = [&](ValueRange values) {
+    Value first;
+    for (Value v : values) {
+      if (!isBlock(v))
+        continue;
+      if (!first) {
+        first = v;
+        classes.insert(v);
+        continue;
+      }
+      if (cast<RankedTensorType>(v.getType()).getShape() ==
+          cast<RankedTensorType>(first.getType()).getShape())
+        classes.unionSets(first, v);
+    }
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [init, arg, result] :
+           llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
+                     loop.getResults()))
+        if (isBlock(arg)) {
+          join(init, arg);
+          join(arg, result);
+        }
+      return;
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      if (!isa<scf::ForOp, scf::IfOp>(op->getParentOp()))
+        return;
+      for (auto [v, result] :
+           llvm::zip(yield.getOperands(), op->getParentOp()->getResults()))
+        if (isBlock(v))
+          join(v, result);
+      return;
+    }
+    if (joinsNothing(op))
+      return;
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      join(dot.getAcc(), dot.getResult());
+      return;
+    }
+    SmallVector<Value> values(op->getOperands());
+    values.append(op->result_begin(), op->result_end());
+    joinAll(values);
+  });
+
+  // The dots' layouts: tensor-core accumulators first.
+  auto anchor = [&](Value result, const BlockedLayout &layout) {
+    classes.insert(result);
+    Value leader = *classes.findLeader(result);
+    classLayouts.try_emplace(leader, layout);
+  };
+  kernel->walk([&](DotStagedOp dot) {
+    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
+    if (dot.getEngine() == DotEngine::WGMMA) {
+      if (auto tile = getWgmmaTile(M, N))
+        anchor(dot.getResult(), tile->layout());
+    } else if (dot.getEngine() == DotEngine::MMA) {
+      if (auto tile = getMmaTile(M, N))
+        anchor(dot.getResult(), tile->layout());
+    }
+  });
+  kernel->walk([&](Operation *op) {
+    Value result;
+    if (auto dot = dyn_cast<DotOp>(op))
+      result = dot.getResult();
+    else if (auto dot = dyn_cast<DotStagedOp>(op);
+             dot && dot.getEngine() == DotEngine::FMA)
+      result = dot.getResult();
+    if (!result)
+      return;
+    auto type = cast<RankedTensorType>(result.getType());
+    if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
+      anchor(result, tile->layout());
+  });
+}
+
+BlockedLayout KiteTypeConverter::getLayout(Value value) const {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto leader = classes.findLeader(value);
+  if (leader != classes.member_end()) {
+    auto it = classLayouts.find(*leader);
+    if (it != classLayouts.end())
+      return it->second;
+  }
+  return getLayout(type);
+}
