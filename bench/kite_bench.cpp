@@ -134,9 +134,10 @@ int main(int argc, char **argv) {
   // Blocks: the f32 kernel's defaults (64x64x32, 4 warps, 3 stages), and
   // large blocks for large problems (128x256x16, 8 warps, 2 stages: 16x8
   // register tiles, A staged k-major), both exact f32 (FMA); f32 as tf32
-  // (mma.sync) with 128x128x32 on 8 warps; f16/bf16 with 128x256x64 on 8
-  // warps and 3 stages (wgmma on an H100). Warps and stages 0: the
-  // kernel's own.
+  // (mma.sync) with 128x128x32 on 4 warps; f16/bf16 (wgmma on an H100)
+  // with 64x128x64 on 4 warps and 4 stages (small problems) and 256x128x64
+  // on 8 warps and 3 stages (large ones). Warps and stages 0: the kernel's
+  // own.
   struct Variant {
     const char *dtype, *kernel, *fill;
     size_t bytes;
@@ -145,9 +146,11 @@ int main(int argc, char **argv) {
   for (Variant v :
        {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
         Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 128, 256, 16, 8, 2},
-        Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128, 128, 32, 8, 3},
-        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 128, 256, 64, 8, 3},
-        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 128, 256, 64, 8, 3}}) {
+        Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128, 128, 32, 4, 3},
+        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 64, 128, 64, 4, 4},
+        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 256, 128, 64, 8, 3},
+        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64, 128, 64, 4, 4},
+        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256, 128, 64, 8, 3}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};
