@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Runtime/Runtime.h"
+#include "kite/Support/InputFile.h"
 
 #include "Compile.h"
 #include "CudaDriver.h"
@@ -607,13 +608,11 @@ Expected<Kernel> kite::compileKite(std::string_view text,
 
 Expected<Kernel> kite::compileFile(const std::string &path,
                                    const CompileOptions &options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Error(ErrorCode::IOError, "cannot read '" + path + "': " +
-                                         std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  // Regular files of at most 64 MiB (kite/Support/InputFile.h): a
+  // directory, FIFO or device is an error, never a hang or an abort.
+  std::string text, error;
+  if (!readInputFile(path, text, error))
+    return Error(ErrorCode::IOError, error);
   bool isKite = path.size() >= 5 && path.compare(path.size() - 5, 5, ".kite") == 0;
   return compileSource(text, options, path, isKite);
 }

@@ -15,8 +15,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Runtime/Runtime.h"
+#include "kite/Support/InputFile.h"
 
+#include <cerrno>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,10 +175,40 @@ bool isFloat(ScalarType t) {
 
 double number(const std::string &name, const std::string &text) {
   char *end = nullptr;
+  errno = 0;
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end)
     usage("'" + name + "=" + text + "': not a number");
+  if (errno == ERANGE && std::isinf(v))
+    usage("'" + name + "=" + text + "' overflows f64 (it would be inf)");
   return v;
+}
+
+/// An integer argument of type `type` in [lo, hi]: decimal or 0x hex, or a
+/// float that is a whole number (1e6); anything else, or out of range, is
+/// an error (not a wrapped value).
+int64_t integer(const std::string &name, const std::string &text, int64_t lo,
+                int64_t hi, const char *type) {
+  auto outOfRange = [&] {
+    usage("'" + name + "=" + text + "' is out of range for " + type + " (" +
+          std::to_string(lo) + " .. " + std::to_string(hi) + ")");
+  };
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 0);
+  if (!text.empty() && !*end) {
+    if (errno == ERANGE || v < lo || v > hi)
+      outOfRange();
+    return v;
+  }
+  double d = number(name, text);
+  if (d != std::floor(d))
+    usage("'" + name + "=" + text + "': " + type + " needs a whole number");
+  // (double(INT64_MAX) rounds up to 2^63, which is out of range.)
+  if (!(d >= double(lo) && d <= double(hi)) ||
+      (hi == INT64_MAX && d >= 9223372036854775808.0))
+    outOfRange();
+  return int64_t(d);
 }
 
 std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
@@ -184,12 +218,13 @@ std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
   std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
   std::vector<uint8_t> buf;
   if (kind == "file") {
-    std::ifstream in(rest, std::ios::binary);
-    if (!in)
-      usage("'" + name + "': cannot read '" + rest + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string data = ss.str();
+    // A regular file of at most 2^31 elements (the other kinds' limit).
+    std::string data, error;
+    if (!readInputFile(rest, data, error,
+                       (uint64_t(1) << 31) * uint64_t(elemBytes(t))))
+      usage("'" + name + "': " + error);
+    if (data.empty())
+      usage("'" + name + "': '" + rest + "' is empty");
     if (data.size() % elemBytes(t))
       usage("'" + rest + "' is not a whole number of " +
             scalarTypeName(t) + " elements");
@@ -327,19 +362,26 @@ int main(int argc, char **argv) {
     if (p.pointer) {
       buffers[p.name] = makeBuffer(p.name, p.type, it->second);
     } else {
-      double v = number(p.name, it->second);
       switch (p.type) {
       case ScalarType::I32:
-        args.push_back(int32_t(v));
+        args.push_back(int32_t(integer(p.name, it->second, INT32_MIN,
+                                       INT32_MAX, "i32")));
         break;
       case ScalarType::I64:
-        args.push_back(int64_t(v));
+        args.push_back(integer(p.name, it->second, INT64_MIN, INT64_MAX,
+                               "i64"));
         break;
-      case ScalarType::F32:
+      case ScalarType::F32: {
+        double v = number(p.name, it->second);
+        if (std::isfinite(v) && std::fabs(v) > double(FLT_MAX))
+          usage("'" + p.name + "=" + it->second +
+                "' overflows f32 (it would be inf); the largest f32 is " +
+                "3.4028235e38");
         args.push_back(float(v));
         break;
+      }
       case ScalarType::F64:
-        args.push_back(v);
+        args.push_back(number(p.name, it->second));
         break;
       default:
         usage("parameter '" + p.name + "' of type " +

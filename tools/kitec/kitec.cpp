@@ -14,6 +14,7 @@
 #include "kite/Frontend/Frontend.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
+#include "kite/Support/InputFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -207,14 +208,17 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string error;
-  auto file = mlir::openInputFile(inputFile, &error);
-  if (!file) {
+  // Regular files or stdin, at most 64 MiB (kite/Support/InputFile.h).
+  std::string error, text;
+  if (!kite::readInputFile(inputFile, text, error)) {
     errs() << "kitec: error: " << error << "\n";
     return IOError;
   }
   SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(
+          text, inputFile == "-" ? StringRef("<stdin>") : StringRef(inputFile)),
+      SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module =

@@ -168,6 +168,16 @@ TEST_F(RuntimeTest, CompileErrors) {
   auto file = compileFile("/nonexistent/k.mlir");
   ASSERT_FALSE(file);
   EXPECT_EQ(file.error().code(), ErrorCode::IOError);
+  // Inputs that would hang or exhaust the host: errors, read no further.
+  auto device = compileFile("/dev/zero");
+  ASSERT_FALSE(device);
+  EXPECT_EQ(device.error().code(), ErrorCode::IOError);
+  EXPECT_EQ(device.error().message(),
+            "'/dev/zero' is a character device, not a regular file (give a "
+            "file, or '-' for standard input)");
+  auto dir = compileFile("/");
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().message(), "'/' is a directory, not a file");
 
   CompileOptions warps;
   warps.numWarps = 3;
