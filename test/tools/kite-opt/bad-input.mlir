@@ -44,6 +44,6 @@ func.func @f() {
 }
 // GOOD: func.func @f
 
-// MISSING: cannot open input file
+// MISSING: kite-opt: error: cannot read {{.*}}does-not-exist.mlir': No such file or directory
 // PASS: no-such-pass
 // BINARY: binary.mlir:1:{{[0-9]+}}: error: unexpected character
