@@ -345,7 +345,27 @@ private:
                     ")");
       out[k] = std::max(da, dc);
     }
+    checkBlockSize(out, l);
     return out;
+  }
+
+  /// A block of more than 2^20 elements (Triton's limit, kd::kMaxBlockElements)
+  /// is an error here, at its source, before anything is built: a block's
+  /// registers and shared memory grow with it, and 2^32 elements would
+  /// exhaust the host while compiling.
+  void checkBlockSize(ArrayRef<int64_t> shape, Loc l) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+      if (d > kd::kMaxBlockElements || n > kd::kMaxBlockElements / d) {
+        n = -1;
+        break;
+      }
+      n *= d;
+    }
+    if (n < 0)
+      fail(l, "a block of shape " + shapeText(shape) +
+                  " has more than 2^20 elements, the limit of a block; use "
+                  "smaller blocks or a loop");
   }
 
   static std::string shapeText(ArrayRef<int64_t> s) {
@@ -883,6 +903,7 @@ private:
       if (d <= 0 || d > (1 << 20) || (d & (d - 1)))
         fail(l, "block dimensions must be powers of two in [1, 2^20], got " +
                     std::to_string(d));
+    checkBlockSize(s, l);
     return s;
   }
 

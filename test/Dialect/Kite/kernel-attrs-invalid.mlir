@@ -146,3 +146,12 @@ func.func @tile_rank() attributes {kite.kernel, kite.dot_tile = array<i64: 8>} {
 func.func @tile_not_kernel() attributes {kite.dot_tile = array<i64: 8, 8>} {
   return
 }
+
+// -----
+
+// A block beyond 2^20 elements in a kernel (IR not from the frontend).
+func.func @too_big(%p: !kite.ptr<f32>) attributes {kite.kernel} {
+  // expected-error @+1 {{'arith.constant' op makes a block of type 'tensor<2048x1024xf32>', more than 2^20 elements (the limit of a block)}}
+  %c = arith.constant dense<1.0> : tensor<2048x1024xf32>
+  return
+}

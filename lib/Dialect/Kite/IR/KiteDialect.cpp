@@ -123,6 +123,35 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                << "kernel '" << func.getSymName()
                << "' takes a block argument of type " << t
                << "; kernel parameters are scalars or pointers";
+    // Blocks beyond kMaxBlockElements: reported at the op that makes one.
+    Operation *tooBig = nullptr;
+    RankedTensorType bigType;
+    func.walk([&](Operation *inner) -> WalkResult {
+      for (Type t : inner->getResultTypes()) {
+        auto type = dyn_cast<RankedTensorType>(t);
+        if (!type || !type.hasStaticShape())
+          continue;
+        int64_t n = 1;
+        bool over = false;
+        for (int64_t d : type.getShape()) {
+          if (d > kMaxBlockElements || n > kMaxBlockElements / std::max<int64_t>(d, 1)) {
+            over = true;
+            break;
+          }
+          n *= d;
+        }
+        if (over) {
+          tooBig = inner;
+          bigType = type;
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (tooBig)
+      return tooBig->emitOpError()
+             << "makes a block of type " << bigType
+             << ", more than 2^20 elements (the limit of a block)";
     return success();
   }
   if (name == getNumWarpsAttrName())

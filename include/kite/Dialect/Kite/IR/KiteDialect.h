@@ -34,6 +34,13 @@ Type getTypeWithShapeOf(Type like, Type elementType);
 /// Whether `op` is a `func.func` marked as a Kite kernel.
 bool isKernel(Operation *op);
 
+/// The most elements a block may have (Triton's limit): every dimension and
+/// their product. The frontend reports a larger block where it is formed;
+/// the verifier of `kite.kernel` reports any block value in a kernel beyond
+/// it (IR that does not come from the frontend), before the lowering would
+/// try to materialize it.
+constexpr int64_t kMaxBlockElements = int64_t(1) << 20;
+
 } // namespace mlir::kite
 
 #endif // KITE_DIALECT_KITE_IR_KITEDIALECT_H
