@@ -76,9 +76,14 @@ cl::opt<std::string> features("features",
                                        "the chip's)"),
                               cl::init(""), cl::cat(category));
 cl::opt<int> numWarps("num-warps",
-                      cl::desc("Warps per program for kernels without "
-                               "kite.num_warps"),
+                      cl::desc("Warps per program (1..32, a power of two); "
+                               "replaces the kernel's own num_warps (default: "
+                               "the kernel's, else 4)"),
                       cl::init(4), cl::cat(category));
+cl::opt<int> numStages("num-stages",
+                       cl::desc("Pipeline stages of a K loop's dot (1..8); "
+                                "replaces the kernel's own num_stages"),
+                       cl::init(0), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
                       cl::init(3), cl::Prefix, cl::cat(category));
 cl::opt<bool> ieeeDiv("ieee-div",
@@ -256,6 +261,35 @@ int main(int argc, char **argv) {
     }
     for (auto f : others)
       f.erase();
+  }
+
+  // --num-warps / --num-stages replace what the kernels say (as the
+  // runtime's CompileOptions::overrideNumWarps/overrideNumStages do).
+  if (numStages.getNumOccurrences() && (numStages < 1 || numStages > 8)) {
+    errs() << "kitec: error: --num-stages must be in [1, 8], got " << numStages
+           << "\n";
+    return BadUsage;
+  }
+  {
+    mlir::OpBuilder attrs(&context);
+    bool anyKernel = false;
+    for (auto f : module->getOps<mlir::func::FuncOp>()) {
+      if (!mlir::kite::isKernel(f))
+        continue;
+      anyKernel = true;
+      if (numWarps.getNumOccurrences())
+        f->setAttr(mlir::kite::KiteDialect::getNumWarpsAttrName(),
+                   attrs.getI32IntegerAttr(numWarps));
+      if (numStages.getNumOccurrences())
+        f->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
+                   attrs.getI32IntegerAttr(numStages));
+    }
+    if (!anyKernel &&
+        (numWarps.getNumOccurrences() || numStages.getNumOccurrences())) {
+      errs() << "kitec: error: --num-warps/--num-stages: the input has no "
+                "kernel\n";
+      return BadUsage;
+    }
   }
 
   // --specialize: the facts the runtime derives from launch arguments.
