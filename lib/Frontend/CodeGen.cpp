@@ -720,7 +720,10 @@ private:
         "where",      "rand",         "randint", "randn", "zeros",
         "full",       "cdiv",         "min",    "max",   "minimum",
         "maximum",    "sum",          "dot",    "exp",   "log",
-        "sqrt",       "abs",          "range",  "static_assert"};
+        "sqrt",       "abs",          "range",  "static_assert",
+        "exp2",       "log2",         "sin",    "cos",   "tanh",
+        "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
+        "fma",        "clamp",        "umulhi"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1165,6 +1168,49 @@ private:
         return Val::runtime(math::SqrtOp::create(b, lc, x));
       return Val::runtime(math::AbsFOp::create(b, lc, x));
     }
+    if (n == "exp2" || n == "log2" || n == "sin" || n == "cos" ||
+        n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
+        n == "ceil" || n == "sigmoid")
+      return mathUnary(n, e);
+    if (n == "fma") {
+      Args a = bindArgs(e, n, {"x", "y", "z"}, 3);
+      auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
+      if (!isFloat(z.getType())) {
+        Type f32 = b.getF32Type();
+        x = cast(x, f32, e.loc);
+        y = cast(y, f32, e.loc);
+        z = cast(z, f32, e.loc);
+      }
+      return Val::runtime(math::FmaOp::create(b, lc, x, y, z));
+    }
+    if (n == "clamp") {
+      // Triton's tl.clamp(x, min, max): max(min(...)) with NaN in x not
+      // propagated; min <= max is the caller's to keep.
+      Args a = bindArgs(e, n, {"x", "min", "max"}, 3);
+      auto [x, lo, hi] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
+      if (isFloat(x.getType()))
+        return Val::runtime(arith::MinNumFOp::create(
+            b, lc, arith::MaxNumFOp::create(b, lc, x, lo), hi));
+      return Val::runtime(arith::MinSIOp::create(
+          b, lc, arith::MaxSIOp::create(b, lc, x, lo), hi));
+    }
+    if (n == "umulhi") {
+      // The high 32 bits of the unsigned 64-bit product of two i32 values.
+      Args a = bindArgs(e, n, {"x", "y"}, 2);
+      auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+      if (!elemOf(x.getType()).isInteger(32))
+        fail(e.loc, "umulhi() takes i32 values, got " + typeName(x.getType()));
+      Type i64 = withShape(b.getI64Type(), shapeOf(x.getType()));
+      mlir::Value wx = arith::ExtUIOp::create(b, lc, i64, x);
+      mlir::Value wy = arith::ExtUIOp::create(b, lc, i64, y);
+      mlir::Value p = arith::MulIOp::create(b, lc, wx, wy);
+      mlir::Value sh = splatTo(
+          arith::ConstantOp::create(b, lc, b.getI64Type(),
+                                    b.getI64IntegerAttr(32)),
+          p.getType(), e.loc);
+      mlir::Value hi = arith::ShRUIOp::create(b, lc, p, sh);
+      return Val::runtime(arith::TruncIOp::create(b, lc, x.getType(), hi));
+    }
     if (n == "static_assert") {
       Args a = bindArgs(e, n, {"condition", "message"}, 1);
       const Val &c = a.values[0];
@@ -1181,6 +1227,51 @@ private:
       fail(e.loc, "range() is only allowed in 'for ... in range(...)'");
     lookup(n, callee.loc); // unknown name
     fail(e.loc, "cannot call '" + n + "'");
+  }
+
+  /// Three values broadcast to one shape and promoted to one type.
+  std::tuple<mlir::Value, mlir::Value, mlir::Value>
+  unify3(const Val &a, const Val &c, const Val &d, Loc l) {
+    auto [x, y] = unify(a, c, l);
+    auto [x2, z] = unify(Val::runtime(x), d, l);
+    auto [y2, z2] = unify(Val::runtime(y), Val::runtime(z), l);
+    auto [x3, z3] = unify(Val::runtime(x2), Val::runtime(z2), l);
+    return {x3, y2, z3};
+  }
+
+  /// Triton's unary math builtins (ints are taken as f32): exp2, log2, sin,
+  /// cos, tanh, erf, rsqrt, floor, ceil, sigmoid (1 / (1 + exp(-x))).
+  Val mathUnary(const std::string &n, const Expr &e) {
+    Args a = bindArgs(e, n, {"x"}, 1);
+    Val v = a.values[0];
+    mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]);
+    if (!isFloat(x.getType()))
+      x = cast(x, b.getF32Type(), a.locs[0]);
+    Location lc = loc(e.loc);
+    if (n == "exp2")
+      return Val::runtime(math::Exp2Op::create(b, lc, x));
+    if (n == "log2")
+      return Val::runtime(math::Log2Op::create(b, lc, x));
+    if (n == "sin")
+      return Val::runtime(math::SinOp::create(b, lc, x));
+    if (n == "cos")
+      return Val::runtime(math::CosOp::create(b, lc, x));
+    if (n == "tanh")
+      return Val::runtime(math::TanhOp::create(b, lc, x));
+    if (n == "erf")
+      return Val::runtime(math::ErfOp::create(b, lc, x));
+    if (n == "rsqrt")
+      return Val::runtime(math::RsqrtOp::create(b, lc, x));
+    if (n == "floor")
+      return Val::runtime(math::FloorOp::create(b, lc, x));
+    if (n == "ceil")
+      return Val::runtime(math::CeilOp::create(b, lc, x));
+    // sigmoid
+    mlir::Value negated = arith::NegFOp::create(b, lc, x);
+    Val denom = binary("+", Val::floating(1),
+                       Val::runtime(math::ExpOp::create(b, lc, negated)),
+                       e.loc);
+    return binary("/", Val::floating(1), denom, e.loc);
   }
 
   Val minMax(bool isMin, const Expr &e) {

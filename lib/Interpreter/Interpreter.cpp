@@ -446,6 +446,35 @@ private:
       return mapFloat(op, [](double a, double) { return std::fabs(a); });
     if (isa<math::FloorOp>(op))
       return mapFloat(op, [](double a, double) { return std::floor(a); });
+    if (isa<math::CeilOp>(op))
+      return mapFloat(op, [](double a, double) { return std::ceil(a); });
+    // Transcendentals in f32, as on the GPU (libdevice's results are within
+    // an ulp or two of these).
+    if (isa<math::Exp2Op>(op))
+      return mapFloat(op, [](double a, double) { return double(std::exp2(float(a))); });
+    if (isa<math::Log2Op>(op))
+      return mapFloat(op, [](double a, double) { return double(std::log2(float(a))); });
+    if (isa<math::TanhOp>(op))
+      return mapFloat(op, [](double a, double) { return double(std::tanh(float(a))); });
+    if (isa<math::ErfOp>(op))
+      return mapFloat(op, [](double a, double) { return double(std::erf(float(a))); });
+    if (isa<math::RsqrtOp>(op))
+      return mapFloat(op, [](double a, double) {
+        return double(1.0f / std::sqrt(float(a)));
+      });
+    if (isa<math::FmaOp>(op)) {
+      ArrayRef_ x = get(op->getOperand(0)), y = get(op->getOperand(1)),
+                z = get(op->getOperand(2));
+      auto r = make(op->getResult(0).getType());
+      for (size_t k = 0; k < r->fv.size(); ++k)
+        r->fv[k] = r->elem.isF32()
+                       ? double(std::fma(float(x->fv[k]), float(y->fv[k]),
+                                         float(z->fv[k])))
+                       : roundTo(std::fma(x->fv[k], y->fv[k], z->fv[k]),
+                                 r->elem);
+      values[op->getResult(0)] = r;
+      return;
+    }
     if (isa<math::CosOp>(op))
       return mapFloat(op, [](double a, double) { return double(std::cos(float(a))); });
     if (isa<math::SinOp>(op))
