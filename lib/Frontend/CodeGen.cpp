@@ -21,6 +21,7 @@
 
 #include "AST.h"
 #include "Parser.h"
+#include "TritonSpellings.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
@@ -723,7 +724,7 @@ private:
         "sqrt",       "abs",          "range",  "static_assert",
         "exp2",       "log2",         "sin",    "cos",   "tanh",
         "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
-        "fma",        "clamp",        "umulhi"};
+        "fma",        "clamp",        "umulhi", "float"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1096,7 +1097,7 @@ private:
                     a.values[1], e.loc);
     }
     if ((n == "min" || n == "max") && e.args.size() == 3 && e.kwargs.empty())
-      return minMax(n == "min", e);
+      return minMax(n == "min", e, /*pythonBuiltin=*/true);
     if (n == "minimum" || n == "maximum")
       return minMax(n == "minimum", e);
     if (n == "sum" || n == "max" || n == "min")
@@ -1172,6 +1173,34 @@ private:
         n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
         n == "ceil" || n == "sigmoid")
       return mathUnary(n, e);
+    if (n == "float") {
+      // Python's float() of a constant: float('inf'), float('-inf'),
+      // float('nan'), float(3).
+      Args a = bindArgs(e, n, {"x"}, 1);
+      const Val &v = a.values[0];
+      if (v.kind == Val::Int || v.kind == Val::Bool)
+        return Val::floating(double(v.i));
+      if (v.kind == Val::Float)
+        return v;
+      if (v.kind == Val::Str) {
+        std::string s = StringRef(v.s).trim().lower();
+        bool neg = !s.empty() && s[0] == '-';
+        if (!s.empty() && (s[0] == '-' || s[0] == '+'))
+          s = s.substr(1);
+        if (s == "inf" || s == "infinity")
+          return Val::floating(neg ? -INFINITY : INFINITY);
+        if (s == "nan")
+          return Val::floating(NAN);
+        char *end = nullptr;
+        std::string full = (neg ? "-" : "") + s;
+        double d = std::strtod(full.c_str(), &end);
+        if (!full.empty() && !*end)
+          return Val::floating(d);
+      }
+      fail(a.locs[0], "float() takes a number or a string such as 'inf', "
+                      "'-inf' or 'nan', got " +
+                          (v.kind == Val::Str ? "'" + v.s + "'" : describe(v)));
+    }
     if (n == "fma") {
       Args a = bindArgs(e, n, {"x", "y", "z"}, 3);
       auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
@@ -1274,9 +1303,22 @@ private:
     return binary("/", Val::floating(1), denom, e.loc);
   }
 
-  Val minMax(bool isMin, const Expr &e) {
+  Val minMax(bool isMin, const Expr &e, bool pythonBuiltin = false) {
     std::string n = isMin ? "minimum" : "maximum";
     Args a = bindArgs(e, n, {"x", "y"}, 2);
+    // Python's min/max are elementwise; a block and an integer literal is
+    // most often a port of Triton's tl.max(x, 1), which reduces.
+    if (pythonBuiltin && e.args[2]->kind == Expr::Int &&
+        a.values[0].kind == Val::Runtime &&
+        isa<RankedTensorType>(a.values[0].v.getType())) {
+      std::string py = isMin ? "min" : "max";
+      std::string axis = std::to_string(e.args[2]->intValue);
+      emitWarning(loc(e.loc))
+          << py << "(block, " << axis << ") is the elementwise " << n
+          << " (Python's " << py << "); for the reduction along axis " << axis
+          << " write " << py << "(x, axis=" << axis << ") or tl." << py
+          << "(x, " << axis << ")";
+    }
     if (a.values[0].isConst() && a.values[1].isConst()) {
       Val lt = compare("<", a.values[0], a.values[1], e.loc);
       return (lt.i != 0) == isMin ? a.values[0] : a.values[1];
@@ -1746,6 +1788,7 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
       errors);
   if (errors)
     return nullptr;
+  ::kite::ast::normalizeTritonSpellings(module);
   // Unknown -D names.
   for (auto &[name, value] : options.defines) {
     bool known = false;
