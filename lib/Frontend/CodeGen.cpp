@@ -724,7 +724,8 @@ private:
         "sqrt",       "abs",          "range",  "static_assert",
         "exp2",       "log2",         "sin",    "cos",   "tanh",
         "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
-        "fma",        "clamp",        "umulhi", "float"};
+        "fma",        "clamp",        "umulhi", "float",
+        "zeros_like", "full_like",    "static_range"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -928,8 +929,29 @@ private:
       if (callee.name != "to")
         fail(callee.loc, "unknown method '" + callee.name + "' (blocks have "
                          ".to(dtype))");
-      Args a = bindArgs(e, "to", {"dtype"}, 1);
+      Args a = bindArgs(e, "to", {"dtype", "bitcast"}, 1);
       Type t = dtypeArg(a.values[0], a.locs[0]);
+      bool bitcast = false;
+      if (a.given[1]) {
+        const Val &bc = a.values[1];
+        if (bc.kind != Val::Bool && bc.kind != Val::Int)
+          fail(a.locs[1], ".to()'s bitcast must be True or False");
+        bitcast = bc.i != 0;
+      }
+      if (bitcast) {
+        // The same bits read as another type of the same width.
+        mlir::Value x = self.kind == Val::Runtime ? self.v : runtime(self, e.loc);
+        Type from = elemOf(x.getType());
+        if (isa<kd::PointerType>(from) || isa<kd::PointerType>(t) ||
+            from.getIntOrFloatBitWidth() != t.getIntOrFloatBitWidth())
+          fail(e.loc, ".to(" + typeName(t) + ", bitcast=True) of " +
+                          typeName(x.getType()) +
+                          ": a bitcast needs types of the same width");
+        if (from == t)
+          return Val::runtime(x);
+        return Val::runtime(arith::BitcastOp::create(
+            b, lc, withShape(t, shapeOf(x.getType())), x));
+      }
       if (self.isConst())
         return Val::runtime(materialize(self, t, e.loc));
       if (self.kind != Val::Runtime)
@@ -1087,6 +1109,34 @@ private:
       }
       return Val::runtime(arith::ConstantOp::create(
           b, lc, type, DenseElementsAttr::get(type, scalar)));
+    }
+    if (n == "zeros_like" || n == "full_like") {
+      // A block of x's shape and (unless dtype=) element type.
+      bool full = n == "full_like";
+      Args a = full ? bindArgs(e, n, {"input", "fill_value", "dtype"}, 2)
+                    : bindArgs(e, n, {"input", "dtype"}, 1);
+      const Val &x = a.values[0];
+      if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+        fail(a.locs[0], n + "() needs a block, got " + describe(x));
+      unsigned dtypeArgIndex = full ? 2 : 1;
+      Type t = a.given[dtypeArgIndex] &&
+                       a.values[dtypeArgIndex].kind != Val::None
+                   ? dtypeArg(a.values[dtypeArgIndex], a.locs[dtypeArgIndex])
+                   : elemOf(x.v.getType());
+      if (isa<kd::PointerType>(t))
+        fail(a.locs[0], n + "() of a block of pointers");
+      Val value = full ? a.values[1] : Val::integer(0);
+      mlir::Value scalar =
+          value.kind == Val::Runtime
+              ? cast(value.v, t, a.locs[1])
+              : materialize(value.kind == Val::Float && !isa<FloatType>(t)
+                                ? Val::integer(int64_t(value.f))
+                                : value,
+                            t, full ? a.locs[1] : e.loc);
+      if (isa<RankedTensorType>(scalar.getType()))
+        fail(a.locs[1], "full_like()'s value must be a scalar");
+      return Val::runtime(
+          broadcastTo(scalar, shapeOf(x.v.getType()), e.loc));
     }
     if (n == "cdiv") {
       Args a = bindArgs(e, n, {"x", "div"}, 2);
@@ -1470,11 +1520,45 @@ private:
     }
   }
 
+  /// `for i in static_range(...)`: Triton's unrolled loop. The bounds are
+  /// compile-time integers and the body is emitted once per value with `i`
+  /// a compile-time constant (so it may shape blocks); names assigned in the
+  /// body stay visible after it, as in Python.
+  void staticLoop(const Stmt &s) {
+    const Expr &r = *s.value;
+    Args a = bindArgs(r, "static_range", {"start", "stop", "step"}, 1);
+    int64_t start = 0, stop, step = 1;
+    if (a.given[1]) {
+      start = constInt(a.values[0], a.locs[0], "static_range()'s start");
+      stop = constInt(a.values[1], a.locs[1], "static_range()'s stop");
+    } else {
+      stop = constInt(a.values[0], a.locs[0], "static_range()'s stop");
+    }
+    if (a.given[2])
+      step = constInt(a.values[2], a.locs[2], "static_range()'s step");
+    if (step == 0)
+      fail(a.locs[2], "static_range() step must not be 0");
+    int64_t count = step > 0 ? (stop - start + step - 1) / step
+                             : (start - stop - step - 1) / -step;
+    if (count > 4096)
+      fail(r.loc, "static_range() of " + std::to_string(count) +
+                      " iterations; at most 4096 are unrolled (use range())");
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      (*scope)[s.names[0].first] = Val::integer(i);
+      for (auto &st : s.body)
+        statement(*st);
+    }
+  }
+
   void forLoop(const Stmt &s) {
     const Expr &r = *s.value;
+    if (r.kind == Expr::Call && r.args[0]->kind == Expr::Name &&
+        r.args[0]->name == "static_range")
+      return staticLoop(s);
     if (r.kind != Expr::Call || r.args[0]->kind != Expr::Name ||
         r.args[0]->name != "range")
-      fail(r.loc, "for loops iterate over range(...) only");
+      fail(r.loc, "for loops iterate over range(...) or static_range(...) "
+                  "only");
     Args a = bindArgs(r, "range", {"start", "stop", "step"}, 1);
     Val start = Val::integer(0), stop = a.values[0], step = Val::integer(1);
     if (a.given[1]) {
