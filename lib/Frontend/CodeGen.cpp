@@ -725,7 +725,8 @@ private:
         "exp2",       "log2",         "sin",    "cos",   "tanh",
         "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
         "fma",        "clamp",        "umulhi", "float",
-        "zeros_like", "full_like",    "static_range"};
+        "zeros_like", "full_like",    "static_range", "debug_barrier",
+        "static_print"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1223,6 +1224,37 @@ private:
         n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
         n == "ceil" || n == "sigmoid")
       return mathUnary(n, e);
+    if (n == "debug_barrier") {
+      bindArgs(e, n, {}, 0);
+      kd::DebugBarrierOp::create(b, lc);
+      return Val();
+    }
+    if (n == "static_print") {
+      // Prints its arguments when the kernel is compiled (a remark at the
+      // call): constants by value, blocks and scalars by type.
+      if (!e.kwargs.empty())
+        fail(e.loc, "static_print() takes positional arguments only");
+      std::string text;
+      for (size_t k = 1; k < e.args.size(); ++k) {
+        Val v = expr(*e.args[k]);
+        std::string item;
+        if (v.kind == Val::Str)
+          item = v.s;
+        else if (v.kind == Val::Int)
+          item = std::to_string(v.i);
+        else if (v.kind == Val::Bool)
+          item = v.i ? "True" : "False";
+        else if (v.kind == Val::Float) {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%g", v.f);
+          item = buf;
+        } else
+          item = describe(v);
+        text += (k > 1 ? " " : "") + item;
+      }
+      emitRemark(lc) << "static_print: " << text;
+      return Val();
+    }
     if (n == "float") {
       // Python's float() of a constant: float('inf'), float('-inf'),
       // float('nan'), float(3).

@@ -802,6 +802,18 @@ struct AsyncCommitLowering : OpConversionPattern<AsyncCommitOp> {
   }
 };
 
+/// Pattern: kite.debug_barrier => barrier (bar.sync)
+struct DebugBarrierLowering : OpConversionPattern<DebugBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DebugBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    gpu::BarrierOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Pattern: kite.async_wait n => cp.async.wait_group n; (fence.proxy.async);
 /// barrier
 struct AsyncWaitLowering : OpConversionPattern<AsyncWaitOp> {
@@ -861,6 +873,6 @@ void mlir::kite::populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
   patterns.add<BroadcastThroughSmem, ReduceThroughSmem, DotThroughSmem,
                AsyncStageLowering, DotStagedLowering>(converter, state,
                                                       patterns.getContext());
-  patterns.add<AsyncCommitLowering, AsyncWaitLowering>(converter,
-                                                       patterns.getContext());
+  patterns.add<AsyncCommitLowering, AsyncWaitLowering, DebugBarrierLowering>(
+      converter, patterns.getContext());
 }

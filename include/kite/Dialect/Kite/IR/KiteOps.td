@@ -349,6 +349,23 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
   let hasVerifier = 1;
 }
 
+def Kite_DebugBarrierOp : Kite_Op<"debug_barrier",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Synchronize the threads of a program (Triton's debug_barrier)";
+  let description = [{
+    Every thread of the program waits here until all have arrived, and
+    their earlier memory accesses are visible to each other (`bar.sync` on
+    the GPU; nothing to do in the interpreter, which runs a program's
+    block operations one after another). Like Triton's, it must be reached
+    by all threads (not under a condition that differs between them).
+
+    ```mlir
+    kite.debug_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Kite_AsyncCommitOp : Kite_Op<"async_commit",
     [MemoryEffects<[MemWrite]>]> {
   let summary = "Close the group of copies started since the last commit";
