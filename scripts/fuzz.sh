@@ -26,7 +26,7 @@ cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite "$out/corpus/"
 defs="$(llvm-config-22 --cppflags 2>/dev/null | tr ' ' '\n' | grep '^-D' | tr '\n' ' ')"
 clang++-22 -std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs \
   -I"$root/include" -I"$build/include" -isystem /usr/lib/llvm-22/include \
-  "$root/lib/Frontend/Parser.cpp" "$root/lib/Frontend/CodeGen.cpp" \
+  "$root"/lib/Frontend/*.cpp \
   "$root/unittests/Frontend/FrontendFuzzer.cpp" \
   "$build/lib/Registration/libKiteRegistration.a" \
   "$build/lib/Pipeline/libKitePipeline.a" \
