@@ -310,7 +310,18 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
     else
       os << loc;
   };
+  std::string warnings;
+  llvm::raw_string_ostream ws(warnings);
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Warning) {
+      if (auto file = d.getLocation()->findInstanceOf<FileLineColLoc>())
+        ws << file.getFilename().getValue() << ":" << file.getLine() << ":"
+           << file.getColumn();
+      else
+        ws << d.getLocation();
+      ws << ": warning: " << d << "\n";
+      return success();
+    }
     if (d.getSeverity() == DiagnosticSeverity::Error) {
       printLoc(d.getLocation());
       os << ": error: " << d << "\n";
@@ -373,6 +384,7 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
     }
     result.ptx = header + result.ptx;
   }
+  result.warnings = warnings;
   return result;
 }
 } // namespace kite

@@ -20,6 +20,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -318,6 +320,11 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
     std::string message = llvm::toString(compiled.takeError());
     return Error(ErrorCode::CompileError, message);
   }
+  // Compile warnings (e.g. a block that will spill) go to stderr with the
+  // trace (KITE_TRACE); a library prints nothing otherwise.
+  if (!compiled->warnings.empty())
+    if (const char *t = std::getenv("KITE_TRACE"); t && *t && *t != '0')
+      std::fprintf(stderr, "%s", compiled->warnings.c_str());
   return std::move(compiled->ptx);
 }
 

@@ -362,6 +362,7 @@ int main(int argc, char **argv) {
     errs() << toString(compiled.takeError());
     return InvalidInput;
   }
+  errs() << compiled->warnings;
   if (!metadataFile.empty())
     if (int rc = writeOutput(metadataFile, compiled->metadataJSON() + "\n"))
       return rc;

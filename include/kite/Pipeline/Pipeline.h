@@ -72,6 +72,9 @@ struct KernelInfo {
 struct CompiledModule {
   std::string ptx;
   std::vector<KernelInfo> kernels;
+  /// Warnings of the compilation ("file:line:col: warning: ..." lines), e.g.
+  /// a block that needs more registers a thread than there are.
+  std::string warnings;
   /// The kernels' metadata as JSON (see docs/abi.md).
   std::string metadataJSON() const;
 };

@@ -88,6 +88,42 @@ struct ConvertKiteToGPUPass
         return signalPassFailure();
   }
 
+  /// A block that alone needs more registers a thread than a thread has
+  /// (255 of 32 bits) spills to local memory, slowly: a warning at the op
+  /// that makes the largest such block, with what would help.
+  static void warnAboutRegisters(func::FuncOp func,
+                                 const KiteTypeConverter &converter,
+                                 int64_t warps) {
+    constexpr int64_t kRegisters = 255;
+    Operation *worst = nullptr;
+    int64_t worstRegs = kRegisters;
+    func.walk([&](Operation *op) {
+      for (Value v : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type)
+          continue;
+        Type element = type.getElementType();
+        // Pointer blocks as one register an element: their addresses are
+        // formed where they are used from a base and 32-bit offsets.
+        int64_t bits = isa<PointerType>(element)
+                           ? 32
+                           : std::max<int64_t>(
+                                 32, element.getIntOrFloatBitWidth());
+        int64_t regs = converter.getLayout(v).perThread * bits / 32;
+        if (regs > worstRegs) {
+          worstRegs = regs;
+          worst = op;
+        }
+      }
+    });
+    if (worst)
+      worst->emitWarning()
+          << "this block needs about " << worstRegs
+          << " registers a thread on " << warps
+          << " warps, more than the 255 a thread has: it will spill to "
+             "local memory (use more warps or smaller blocks)";
+  }
+
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
     MLIRContext *context = &getContext();
     int64_t warps = numWarps;
@@ -101,6 +137,7 @@ struct ConvertKiteToGPUPass
     KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
     KiteLoweringState state{axisInfo, ieeeDivision, ""};
+    warnAboutRegisters(func, converter, warps);
 
     // Shared memory: one buffer per kernel, the scratch of the ops that
     // exchange data between threads then the dot staging slots. Beyond the
