@@ -2,8 +2,8 @@
 
 // Too much shared memory is an error naming the kernel and the sizes
 // (beyond 48 KB it is dynamic, up to sm_90's 227 KB per program).
-// expected-error @+1 {{kernel 'huge' needs 262144 bytes of shared memory (at most 232448); use smaller blocks}}
 // (The 65536-element block also needs 512 registers a thread: a warning.)
+// expected-error @+1 {{kernel 'huge' needs 262144 bytes of shared memory (at most 232448); use smaller blocks}}
 func.func @huge(%p: !kite.ptr<f32>) attributes {kite.kernel} {
   // expected-warning @+1 {{this block needs about 512 registers a thread on 4 warps, more than the 255 a thread has}}
   %r = kite.arange 0, 65536 : tensor<65536xi32>
