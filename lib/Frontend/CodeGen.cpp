@@ -726,7 +726,7 @@ private:
         "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
         "fma",        "clamp",        "umulhi", "float",
         "zeros_like", "full_like",    "static_range", "debug_barrier",
-        "static_print"};
+        "static_print", "trans",      "permute", "reshape", "view"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -788,8 +788,13 @@ private:
     case Expr::Subscript:
       return subscript(e);
     case Expr::Attribute:
+      if (e.name == "T") { // x.T: the transpose of a 2-D block
+        Val x = expr(*e.args[0]);
+        return transpose(x, {}, e.loc, e.args[0]->loc);
+      }
       fail(e.loc, "unknown attribute '" + e.name +
-                      "' (blocks have .to(dtype); call it)");
+                      "' (blocks have .to(dtype), .T, .reshape(shape), "
+                      ".trans(*dims), .permute(dims))");
     case Expr::Call:
       return call(e);
     }
@@ -927,9 +932,27 @@ private:
     // Methods: x.to(dtype)
     if (callee.kind == Expr::Attribute) {
       Val self = expr(*callee.args[0]);
+      if (callee.name == "reshape" || callee.name == "view") {
+        Args a = bindArgs(e, callee.name, {"shape"}, 1);
+        return reshapeTo(self, shapeArg(a.values[0], a.locs[0]), e.loc,
+                         callee.args[0]->loc);
+      }
+      if (callee.name == "trans" || callee.name == "permute") {
+        SmallVector<int64_t> dims;
+        for (size_t k = 1; k < e.args.size(); ++k) {
+          Val d = expr(*e.args[k]);
+          if (d.kind == Val::Tuple)
+            for (const Val &x : d.elems)
+              dims.push_back(constInt(x, e.args[k]->loc, "a dimension"));
+          else
+            dims.push_back(constInt(d, e.args[k]->loc, "a dimension"));
+        }
+        return transpose(self, dims, e.loc, callee.args[0]->loc);
+      }
       if (callee.name != "to")
         fail(callee.loc, "unknown method '" + callee.name + "' (blocks have "
-                         ".to(dtype))");
+                         ".to(dtype), .reshape(shape), .trans(*dims), "
+                         ".permute(dims))");
       Args a = bindArgs(e, "to", {"dtype", "bitcast"}, 1);
       Type t = dtypeArg(a.values[0], a.locs[0]);
       bool bitcast = false;
@@ -1224,6 +1247,37 @@ private:
         n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
         n == "ceil" || n == "sigmoid")
       return mathUnary(n, e);
+    if (n == "trans" || n == "permute") {
+      // trans(x, *dims) / permute(x, dims): no dims swaps a 2-D block.
+      if (e.args.size() < 2)
+        fail(e.loc, n + "() needs a block");
+      Val x = expr(*e.args[1]);
+      SmallVector<int64_t> dims;
+      for (size_t k = 2; k < e.args.size(); ++k) {
+        Val d = expr(*e.args[k]);
+        if (d.kind == Val::Tuple)
+          for (const Val &v : d.elems)
+            dims.push_back(constInt(v, e.args[k]->loc, "a dimension"));
+        else
+          dims.push_back(constInt(d, e.args[k]->loc, "a dimension"));
+      }
+      for (auto &kw : e.kwargs) {
+        if (kw.first != "dims")
+          fail(kw.second->loc, n + "() has no argument '" + kw.first + "'");
+        Val d = expr(*kw.second);
+        for (const Val &v : d.kind == Val::Tuple ? d.elems
+                                                 : std::vector<Val>{d})
+          dims.push_back(constInt(v, kw.second->loc, "a dimension"));
+      }
+      if (n == "permute" && dims.empty())
+        fail(e.loc, "permute() needs the new order of the dimensions");
+      return transpose(x, dims, e.loc, e.args[1]->loc);
+    }
+    if (n == "reshape" || n == "view") {
+      Args a = bindArgs(e, n, {"input", "shape", "can_reorder"}, 2);
+      return reshapeTo(a.values[0], shapeArg(a.values[1], a.locs[1]), e.loc,
+                       a.locs[0]);
+    }
     if (n == "debug_barrier") {
       bindArgs(e, n, {}, 0);
       kd::DebugBarrierOp::create(b, lc);
@@ -1338,6 +1392,60 @@ private:
       fail(e.loc, "range() is only allowed in 'for ... in range(...)'");
     lookup(n, callee.loc); // unknown name
     fail(e.loc, "cannot call '" + n + "'");
+  }
+
+  /// `x` with its dimensions permuted: result dimension i is x's
+  /// dimension dims[i] (no dims: a 2-D block transposed).
+  Val transpose(const Val &x, SmallVector<int64_t> dims, Loc l, Loc xl) {
+    if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+      fail(xl, "trans() needs a block, got " + describe(x));
+    auto shape = shapeOf(x.v.getType());
+    int64_t rank = shape.size();
+    if (dims.empty()) {
+      if (rank != 2)
+        fail(l, "trans() of a " + std::to_string(rank) +
+                    "-D block needs the order of its dimensions");
+      dims = {1, 0};
+    }
+    if (int64_t(dims.size()) != rank)
+      fail(l, "the order " + shapeText(dims) + " does not permute the " +
+                  std::to_string(rank) + " dimensions of " +
+                  shapeText(shape));
+    SmallVector<bool> seen(rank, false);
+    SmallVector<int32_t> order;
+    SmallVector<int64_t> out;
+    for (int64_t d : dims) {
+      if (d < 0)
+        d += rank;
+      if (d < 0 || d >= rank || seen[d])
+        fail(l, "the order " + shapeText(dims) + " does not permute the " +
+                    std::to_string(rank) + " dimensions of " +
+                    shapeText(shape));
+      seen[d] = true;
+      order.push_back(int32_t(d));
+      out.push_back(shape[d]);
+    }
+    return Val::runtime(kd::TransOp::create(
+        b, loc(l), withShape(elemOf(x.v.getType()), out), x.v,
+        b.getDenseI32ArrayAttr(order)));
+  }
+
+  /// `x`'s elements in row-major order as a block of `shape`.
+  Val reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl) {
+    if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+      fail(xl, "reshape() needs a block, got " + describe(x));
+    auto from = shapeOf(x.v.getType());
+    int64_t n = 1, m = 1;
+    for (int64_t d : from)
+      n *= d;
+    for (int64_t d : shape)
+      m *= d;
+    if (n != m)
+      fail(l, "reshape() of " + shapeText(from) + " (" + std::to_string(n) +
+                  " elements) to " + shapeText(shape) + " (" +
+                  std::to_string(m) + ")");
+    return Val::runtime(kd::ReshapeOp::create(
+        b, loc(l), withShape(elemOf(x.v.getType()), shape), x.v));
   }
 
   /// Three values broadcast to one shape and promoted to one type.

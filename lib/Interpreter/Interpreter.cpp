@@ -664,6 +664,16 @@ private:
       values[e.getResult()] = r;
       return;
     }
+    if (auto t = dyn_cast<kd::TransOp>(op))
+      return trans(t);
+    if (auto rs = dyn_cast<kd::ReshapeOp>(op)) {
+      // The same elements in row-major order.
+      auto r = std::make_shared<Array>(*get(rs.getSrc()));
+      auto type = cast<RankedTensorType>(rs.getType());
+      r->shape.assign(type.getShape().begin(), type.getShape().end());
+      values[rs.getResult()] = r;
+      return;
+    }
     if (auto b = dyn_cast<kd::BroadcastOp>(op))
       return broadcast(b);
     if (auto a = dyn_cast<kd::AddPtrOp>(op)) {
@@ -692,6 +702,38 @@ private:
     if (isa<kd::DebugBarrierOp>(op))
       return;
     fail(op, "the interpreter does not support this operation");
+  }
+
+  void trans(kd::TransOp t) {
+    ArrayRef_ src = get(t.getSrc());
+    auto r = make(t.getType());
+    size_t rank = r->shape.size();
+    ArrayRef<int32_t> order = t.getOrder();
+    // Strides of the operand, read in the result's dimension order.
+    SmallVector<int64_t> srcStride(rank), stride(rank);
+    int64_t s = 1;
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      srcStride[d] = s;
+      s *= src->shape[d];
+    }
+    for (size_t i = 0; i < rank; ++i)
+      stride[i] = srcStride[order[i]];
+    SmallVector<int64_t> idx(rank, 0);
+    for (size_t k = 0; k < r->size(); ++k) {
+      int64_t from = 0;
+      for (size_t d = 0; d < rank; ++d)
+        from += idx[d] * stride[d];
+      if (r->kind == Kind::Float)
+        r->fv[k] = src->fv[from];
+      else
+        r->iv[k] = src->iv[from];
+      for (int d = int(rank) - 1; d >= 0; --d) {
+        if (++idx[d] < r->shape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    values[t.getResult()] = r;
   }
 
   void broadcast(kd::BroadcastOp b) {

@@ -471,3 +471,27 @@ func.func @dot_staged_fma_type(%acc: tensor<64x64xf32>, %s: i32) {
   %r = kite.dot_staged %acc slot %s of 3 k 32 {operand_type = f16} : tensor<64x64xf32>
   return
 }
+
+// -----
+
+func.func @trans_order(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{order must be a permutation of [0, 2)}}
+  %t = kite.trans %x order [0, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @trans_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result dimension 0 is 4 but operand dimension 1 is 8}}
+  %t = kite.trans %x order [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{operand has 32 elements but the result 16}}
+  %t = kite.reshape %x : tensor<4x8xf32> -> tensor<16xf32>
+  return
+}

@@ -406,6 +406,10 @@ void populateTensorCoreStagingPatterns(KiteTypeConverter &converter,
 void populateWgmmaPatterns(KiteTypeConverter &converter,
                            const KiteLoweringState &state,
                            RewritePatternSet &patterns);
+/// trans and reshape: elements moved between threads (ShapeOpsToGPU.cpp).
+void populateShapeOpPatterns(KiteTypeConverter &converter,
+                             const KiteLoweringState &state,
+                             RewritePatternSet &patterns);
 /// The mma.sync engine: kite.dot_staged with engine = mma (MmaToGPU.cpp).
 void populateMmaPatterns(KiteTypeConverter &converter,
                          const KiteLoweringState &state,

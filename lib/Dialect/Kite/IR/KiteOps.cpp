@@ -124,6 +124,75 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
 // broadcast
 //===----------------------------------------------------------------------===//
 
+LogicalResult TransOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (srcType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " does not match the operand element type "
+                         << srcType.getElementType();
+  ArrayRef<int32_t> order = getOrder();
+  int64_t rank = srcType.getRank();
+  SmallVector<bool> seen(rank, false);
+  if (int64_t(order.size()) != rank)
+    return emitOpError() << "order has " << order.size()
+                         << " entries for a rank-" << rank << " operand";
+  for (int32_t d : order) {
+    if (d < 0 || d >= rank || seen[d])
+      return emitOpError() << "order must be a permutation of [0, " << rank
+                           << ")";
+    seen[d] = true;
+  }
+  if (resultType.getRank() != rank)
+    return emitOpError() << "result rank differs from the operand's";
+  for (int64_t i = 0; i < rank; ++i)
+    if (resultType.getDimSize(i) != srcType.getDimSize(order[i]))
+      return emitOpError() << "result dimension " << i << " is "
+                           << resultType.getDimSize(i)
+                           << " but operand dimension " << order[i] << " is "
+                           << srcType.getDimSize(order[i]);
+  return success();
+}
+
+// trans with the identity order -> its operand; trans(trans(x)) that
+// composes to the identity -> x.
+OpFoldResult TransOp::fold(FoldAdaptor) {
+  ArrayRef<int32_t> order = getOrder();
+  auto identity = [](ArrayRef<int32_t> o) {
+    for (size_t i = 0; i < o.size(); ++i)
+      if (o[i] != int32_t(i))
+        return false;
+    return true;
+  };
+  if (identity(order))
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<TransOp>()) {
+    ArrayRef<int32_t> first = inner.getOrder();
+    SmallVector<int32_t> composed;
+    for (int32_t d : order)
+      composed.push_back(first[d]);
+    if (identity(composed))
+      return inner.getSrc();
+  }
+  return {};
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (srcType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " does not match the operand element type "
+                         << srcType.getElementType();
+  if (srcType.getNumElements() != resultType.getNumElements())
+    return emitOpError() << "operand has " << srcType.getNumElements()
+                         << " elements but the result "
+                         << resultType.getNumElements();
+  return success();
+}
+
 LogicalResult BroadcastOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();

@@ -110,6 +110,44 @@ def Kite_BroadcastOp : Kite_Op<"broadcast", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Kite_TransOp : Kite_Op<"trans", [Pure]> {
+  let summary = "Permute the dimensions of a block (Triton's tl.trans / permute)";
+  let description = [{
+    Result dimension i is operand dimension `order[i]`: element
+    result[c_0, ..., c_n] = operand[c'] with c'[order[i]] = c_i. `order` is
+    a permutation of the operand's dimensions; the element type is kept. On
+    the GPU the elements move between threads through shared memory.
+
+    ```mlir
+    %t = kite.trans %a order [1, 0] : tensor<32x64xf32> -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src `order` $order attr-dict `:` type($src) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
+  let summary = "The same elements in row-major order, another shape";
+  let description = [{
+    Triton's tl.reshape / view: the operand's elements, in row-major order,
+    as a block of the result's shape (same element count and type). Free
+    when both layouts place the elements alike (the linear layouts do),
+    else through shared memory.
+
+    ```mlir
+    %r = kite.reshape %a : tensor<4x16xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kite_ExpandDimsOp : Kite_Op<"expand_dims", [Pure]> {
   let summary = "Insert a size-1 dimension";
   let description = [{
