@@ -726,7 +726,8 @@ private:
         "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
         "fma",        "clamp",        "umulhi", "float",
         "zeros_like", "full_like",    "static_range", "debug_barrier",
-        "static_print", "trans",      "permute", "reshape", "view"};
+        "static_print", "trans",      "permute", "reshape", "view",
+        "xor_sum",    "argmax",       "argmin"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1174,7 +1175,8 @@ private:
       return minMax(n == "min", e, /*pythonBuiltin=*/true);
     if (n == "minimum" || n == "maximum")
       return minMax(n == "minimum", e);
-    if (n == "sum" || n == "max" || n == "min")
+    if (n == "sum" || n == "max" || n == "min" || n == "xor_sum" ||
+        n == "argmax" || n == "argmin")
       return reduce(n, e);
     if (n == "dot") {
       Args a = bindArgs(e, n, {"a", "b", "acc", "input_precision"}, 2);
@@ -1523,7 +1525,13 @@ private:
   }
 
   Val reduce(const std::string &n, const Expr &e) {
-    Args a = bindArgs(e, n, {"input", "axis"}, 1);
+    bool argKind = n == "argmax" || n == "argmin";
+    Args a = argKind ? bindArgs(e, n, {"input", "axis", "tie_break_left"}, 2)
+                     : bindArgs(e, n, {"input", "axis"}, 1);
+    if (argKind && a.given[2] &&
+        !(a.values[2].kind == Val::Bool && a.values[2].i))
+      fail(a.locs[2], n + "() supports tie_break_left=True only (the first "
+                          "index of equal values)");
     const Val &in = a.values[0];
     if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
       fail(a.locs[0], n + "() reduces a block, got " + describe(in));
@@ -1543,11 +1551,18 @@ private:
       fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
     SmallVector<int64_t> out(shape);
     out.erase(out.begin() + axis);
-    auto kind = n == "sum"   ? kd::ReduceKind::Sum
-                : n == "max" ? kd::ReduceKind::Max
-                             : kd::ReduceKind::Min;
+    auto kind = n == "sum"      ? kd::ReduceKind::Sum
+                : n == "max"    ? kd::ReduceKind::Max
+                : n == "min"    ? kd::ReduceKind::Min
+                : n == "xor_sum" ? kd::ReduceKind::Xor
+                : n == "argmax" ? kd::ReduceKind::ArgMax
+                                : kd::ReduceKind::ArgMin;
+    bool arg = kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin;
+    if (kind == kd::ReduceKind::Xor && !isInt(in.v.getType()))
+      fail(a.locs[0], "xor_sum() reduces integers, got " + describe(in));
+    Type resultElem = arg ? Type(b.getI32Type()) : elemOf(in.v.getType());
     return Val::runtime(kd::ReduceOp::create(
-        b, loc(e.loc), withShape(elemOf(in.v.getType()), out), in.v,
+        b, loc(e.loc), withShape(resultElem, out), in.v,
         kd::ReduceKindAttr::get(ctx, kind), b.getI32IntegerAttr(axis)));
   }
 

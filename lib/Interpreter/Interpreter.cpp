@@ -963,6 +963,33 @@ private:
     auto kind = op.getKind();
     bool fl = src->kind == Kind::Float;
     unsigned w = widthOf(src->elem);
+    if (kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin) {
+      // The first index of the largest (smallest) value; a NaN wins, as
+      // NaN propagates through max/min.
+      bool isMax = kind == kd::ReduceKind::ArgMax;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t best = 0;
+          for (int64_t k = 1; k < len; ++k) {
+            size_t at = size_t((o * len + k) * inner + i);
+            size_t bt = size_t((o * len + best) * inner + i);
+            bool better;
+            if (fl) {
+              double x = src->fv[at], y = src->fv[bt];
+              better = (isMax ? x > y : x < y) ||
+                       (std::isnan(x) && !std::isnan(y));
+            } else {
+              int64_t x = src->iv[at], y = src->iv[bt];
+              better = isMax ? x > y : x < y;
+            }
+            if (better)
+              best = k;
+          }
+          r->iv[size_t(o * inner + i)] = best;
+        }
+      values[op.getResult()] = r;
+      return;
+    }
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         double fa = 0;
@@ -985,6 +1012,8 @@ private:
               ia = x;
             else if (kind == kd::ReduceKind::Sum)
               ia = wrap(int64_t(uint64_t(ia) + uint64_t(x)), w);
+            else if (kind == kd::ReduceKind::Xor)
+              ia = wrap(int64_t(uint64_t(ia) ^ uint64_t(x)), w);
             else
               ia = kind == kd::ReduceKind::Max ? std::max(ia, x) : std::min(ia, x);
           }

@@ -207,8 +207,62 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
       case ReduceKind::Min:
         return isFloat ? arith::MinimumFOp::create(b, loc, acc, x).getResult()
                        : arith::MinSIOp::create(b, loc, acc, x).getResult();
+      case ReduceKind::Xor:
+        return arith::XOrIOp::create(b, loc, acc, x).getResult();
+      case ReduceKind::ArgMax:
+      case ReduceKind::ArgMin:
+        break; // reduceArgAt
       }
       return acc;
+    };
+    bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+    // argmax/argmin of one result element: the first index of the largest
+    // (smallest) value along the axis (ties keep the earlier index, as
+    // Triton's tie_break_left; a NaN wins, as NaN propagates through
+    // max/min).
+    auto reduceArgAt = [&](SmallVector<Value> c) -> Value {
+      c.insert(c.begin() + axis, s.i32(0));
+      Value first = s.load(0, s.linear(c, srcType.getShape()), elem, kiteElem);
+      auto loop = scf::ForOp::create(rewriter, loc, s.i32(1), s.i32(len),
+                                     s.i32(1), ValueRange{first, s.i32(0)});
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> ck = c;
+      Value k = loop.getInductionVar();
+      ck[axis] = k;
+      Value x = s.load(0, s.linear(ck, srcType.getShape()), elem, kiteElem);
+      Value best = loop.getRegionIterArgs()[0];
+      bool isMax = kind == ReduceKind::ArgMax;
+      Value better;
+      if (isFloat) {
+        // x better than best: strictly beyond it, or x is NaN and best not.
+        Value beyond = arith::CmpFOp::create(
+            rewriter, loc,
+            isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
+            best);
+        Value xNan = arith::CmpFOp::create(rewriter, loc,
+                                           arith::CmpFPredicate::UNO, x, x);
+        Value bestNan = arith::CmpFOp::create(
+            rewriter, loc, arith::CmpFPredicate::UNO, best, best);
+        Value notBestNan = arith::XOrIOp::create(
+            rewriter, loc, bestNan,
+            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(),
+                                         1));
+        better = arith::OrIOp::create(
+            rewriter, loc, beyond,
+            arith::AndIOp::create(rewriter, loc, xNan, notBestNan));
+      } else {
+        better = arith::CmpIOp::create(
+            rewriter, loc,
+            isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x,
+            best);
+      }
+      scf::YieldOp::create(
+          rewriter, loc,
+          ValueRange{arith::SelectOp::create(rewriter, loc, better, x, best),
+                     arith::SelectOp::create(rewriter, loc, better, k,
+                                             loop.getRegionIterArgs()[1])});
+      return loop.getResult(1);
     };
     // One result element: coordinates `c` of the result (axis removed).
     auto reduceAt = [&](SmallVector<Value> c) -> Value {
@@ -226,16 +280,17 @@ struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
       return loop.getResult(0);
     };
     if (outShape.empty()) {
-      rewriter.replaceOp(op, reduceAt({}));
+      rewriter.replaceOp(op, arg ? reduceArgAt({}) : reduceAt({}));
       return success();
     }
-    auto outType = RankedTensorType::get(outShape, kiteElem);
+    auto outType = RankedTensorType::get(
+        outShape, arg ? Type(rewriter.getI32Type()) : kiteElem);
     BlockedLayout out = conv.getLayout(op.getResult());
     auto resultType = cast<VectorType>(conv.convertType(outType));
     Value result = constantOf(rewriter, loc, resultType, 0);
     auto coords = s.registerCoordinates(out, outShape);
     for (int64_t e = 0; e < out.perThread; ++e) {
-      Value v = reduceAt(coords[e]);
+      Value v = arg ? reduceArgAt(coords[e]) : reduceAt(coords[e]);
       result = vector::InsertOp::create(rewriter, loc, v, result, e);
     }
     rewriter.replaceOp(op, result);

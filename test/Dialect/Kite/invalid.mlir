@@ -356,7 +356,7 @@ func.func @reduce_result(%x: tensor<8x16xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin]}}
   %0 = kite.reduce prod %x axis 0 : tensor<8xf32> -> f32
   return
 }
@@ -493,5 +493,21 @@ func.func @trans_shape(%x: tensor<4x8xf32>) {
 func.func @reshape_count(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{operand has 32 elements but the result 16}}
   %t = kite.reshape %x : tensor<4x8xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_xor_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{xor reduces integers, got 'f32'}}
+  %0 = kite.reduce xor %x axis 0 : tensor<8xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_argmax_type(%x: tensor<8xf32>) {
+  // expected-error @+1 {{result type 'f32' should be 'i32'}}
+  %0 = kite.reduce argmax %x axis 0 : tensor<8xf32> -> f32
   return
 }

@@ -572,10 +572,18 @@ LogicalResult ReduceOp::verify() {
   Type element = srcType.getElementType();
   if (isa<PointerType>(element) || element.isInteger(1))
     return emitOpError() << "cannot reduce a block of " << element;
+  ReduceKind kind = getKind();
+  if (kind == ReduceKind::Xor && !isa<IntegerType>(element))
+    return emitOpError() << "xor reduces integers, got " << element;
+  bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
   SmallVector<int64_t> shape(srcType.getShape());
   shape.erase(shape.begin() + axis);
-  Type expected = shape.empty() ? element
-                                : Type(RankedTensorType::get(shape, element));
+  // argmax/argmin: the i32 index along the axis.
+  Type resultElement =
+      arg ? Type(IntegerType::get(getContext(), 32)) : element;
+  Type expected = shape.empty()
+                      ? resultElement
+                      : Type(RankedTensorType::get(shape, resultElement));
   if (getType() != expected)
     return emitOpError() << "result type " << getType() << " should be "
                          << expected;

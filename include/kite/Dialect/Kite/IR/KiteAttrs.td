@@ -13,7 +13,10 @@ include "mlir/IR/EnumAttr.td"
 def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
-    I32EnumAttrCase<"Min", 2, "min">]> {
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Xor", 3, "xor">,
+    I32EnumAttrCase<"ArgMax", 4, "argmax">,
+    I32EnumAttrCase<"ArgMin", 5, "argmin">]> {
   let cppNamespace = "::mlir::kite";
 }
 
