@@ -727,7 +727,7 @@ private:
         "fma",        "clamp",        "umulhi", "float",
         "zeros_like", "full_like",    "static_range", "debug_barrier",
         "static_print", "trans",      "permute", "reshape", "view",
-        "xor_sum",    "argmax",       "argmin"};
+        "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1249,6 +1249,37 @@ private:
         n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
         n == "ceil" || n == "sigmoid")
       return mathUnary(n, e);
+    if (n == "cumsum" || n == "cumprod") {
+      // Triton's tl.cumsum / tl.cumprod(input, axis=0, reverse=False).
+      Args a = bindArgs(e, n, {"input", "axis", "reverse"}, 1);
+      const Val &in = a.values[0];
+      if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
+        fail(a.locs[0], n + "() scans a block, got " + describe(in));
+      auto shape = shapeOf(in.v.getType());
+      int64_t axis = a.given[1] && a.values[1].kind != Val::None
+                         ? constInt(a.values[1], a.locs[1], "the axis")
+                         : 0;
+      if (axis < 0)
+        axis += shape.size();
+      if (axis < 0 || axis >= int64_t(shape.size()))
+        fail(a.locs[1], "axis " + std::to_string(axis) +
+                            " is out of range for a block of rank " +
+                            std::to_string(shape.size()));
+      if (elemOf(in.v.getType()).isInteger(1))
+        fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
+      bool reverse = false;
+      if (a.given[2]) {
+        if (a.values[2].kind != Val::Bool && a.values[2].kind != Val::Int)
+          fail(a.locs[2], n + "()'s reverse must be True or False");
+        reverse = a.values[2].i != 0;
+      }
+      auto scan = kd::ScanOp::create(
+          b, lc, in.v.getType(), in.v,
+          kd::ScanKindAttr::get(ctx, n == "cumsum" ? kd::ScanKind::Sum
+                                                   : kd::ScanKind::Prod),
+          b.getI32IntegerAttr(axis), reverse ? b.getUnitAttr() : UnitAttr());
+      return Val::runtime(scan.getResult());
+    }
     if (n == "trans" || n == "permute") {
       // trans(x, *dims) / permute(x, dims): no dims swaps a 2-D block.
       if (e.args.size() < 2)

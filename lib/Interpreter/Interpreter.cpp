@@ -666,6 +666,8 @@ private:
     }
     if (auto t = dyn_cast<kd::TransOp>(op))
       return trans(t);
+    if (auto sc = dyn_cast<kd::ScanOp>(op))
+      return scan(sc);
     if (auto rs = dyn_cast<kd::ReshapeOp>(op)) {
       // The same elements in row-major order.
       auto r = std::make_shared<Array>(*get(rs.getSrc()));
@@ -702,6 +704,39 @@ private:
     if (isa<kd::DebugBarrierOp>(op))
       return;
     fail(op, "the interpreter does not support this operation");
+  }
+
+  void scan(kd::ScanOp op) {
+    ArrayRef_ src = get(op.getSrc());
+    auto r = make(op.getType());
+    int64_t axis = op.getAxis();
+    int64_t outer = 1, inner = 1, len = src->shape[axis];
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= src->shape[d];
+    for (size_t d = axis + 1; d < src->shape.size(); ++d)
+      inner *= src->shape[d];
+    bool sum = op.getKind() == kd::ScanKind::Sum, rev = op.getReverse();
+    bool fl = src->kind == Kind::Float;
+    unsigned w = widthOf(src->elem);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        double fa = sum ? 0 : 1;
+        int64_t ia = sum ? 0 : 1;
+        for (int64_t s = 0; s < len; ++s) {
+          int64_t k = rev ? len - 1 - s : s;
+          size_t at = size_t((o * len + k) * inner + i);
+          if (fl) {
+            fa = roundTo(sum ? fa + src->fv[at] : fa * src->fv[at], src->elem);
+            r->fv[at] = fa;
+          } else {
+            ia = wrap(sum ? int64_t(uint64_t(ia) + uint64_t(src->iv[at]))
+                          : int64_t(uint64_t(ia) * uint64_t(src->iv[at])),
+                      w);
+            r->iv[at] = ia;
+          }
+        }
+      }
+    values[op.getResult()] = r;
   }
 
   void trans(kd::TransOp t) {

@@ -47,7 +47,7 @@ bool isBlock(Value v) { return isa<RankedTensorType>(v.getType()); }
 /// Ops whose block operands and results need not share a layout.
 bool joinsNothing(Operation *op) {
   return isa<BroadcastOp, ExpandDimsOp, ReduceOp, SplatOp, ArangeOp, TransOp,
-             ReshapeOp>(op);
+             ReshapeOp, ScanOp>(op);
 }
 
 /// Ops that separateLayoutLeaves copies per use.

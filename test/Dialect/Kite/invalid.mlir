@@ -511,3 +511,11 @@ func.func @reduce_argmax_type(%x: tensor<8xf32>) {
   %0 = kite.reduce argmax %x axis 0 : tensor<8xf32> -> f32
   return
 }
+
+// -----
+
+func.func @scan_axis(%x: tensor<8xf32>) {
+  // expected-error @+1 {{axis 1 is out of range for a rank-1 block}}
+  %0 = kite.scan sum %x axis 1 : tensor<8xf32>
+  return
+}

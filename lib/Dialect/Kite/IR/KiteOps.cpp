@@ -124,6 +124,18 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
 // broadcast
 //===----------------------------------------------------------------------===//
 
+LogicalResult ScanOp::verify() {
+  auto type = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << type.getRank() << " block";
+  Type element = type.getElementType();
+  if (isa<PointerType>(element) || element.isInteger(1))
+    return emitOpError() << "cannot scan a block of " << element;
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();

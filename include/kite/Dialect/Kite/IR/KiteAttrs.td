@@ -20,6 +20,12 @@ def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
   let cppNamespace = "::mlir::kite";
 }
 
+def Kite_ScanKindAttr : I32EnumAttr<"ScanKind", "scan combiner", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Prod", 1, "prod">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
 def Kite_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
     "how f32 dot operands are multiplied", [
     I32EnumAttrCase<"IEEE", 0, "ieee">,

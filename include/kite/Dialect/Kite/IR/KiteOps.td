@@ -351,6 +351,26 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "Inclusive prefix sums or products along one axis";
+  let description = [{
+    Triton's `tl.cumsum` / `tl.cumprod`: element i along `axis` is the sum
+    (product) of elements 0..i (with `reverse`, i..end). Integers wrap;
+    floats accumulate in order, in the element type.
+
+    ```mlir
+    %c = kite.scan sum %x axis 0 : tensor<128xf32>
+    %r = kite.scan prod %y axis 1 reverse : tensor<4x8xi32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, Kite_ScanKindAttr:$kind,
+                       I32Attr:$axis, UnitAttr:$reverse);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$kind $src `axis` $axis (`reverse` $reverse^)? "
+                       "attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous staging of dot operands (GPU scheduling)
 //===----------------------------------------------------------------------===//
