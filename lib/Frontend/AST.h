@@ -59,6 +59,7 @@ struct Stmt {
     ExprStmt, ///< value
     For,      ///< for names[0] in value: body
     If,       ///< if value: body else orelse
+    While,    ///< while value: body
     Return,   ///< return value (may be null)
     Pass,
   };

@@ -1691,7 +1691,89 @@ private:
       return forLoop(s);
     case Stmt::If:
       return ifStatement(s);
+    case Stmt::While:
+      return whileLoop(s);
     }
+  }
+
+  /// `while cond: body` as scf.while: the names assigned in the body that
+  /// exist before it go around the loop; the condition (a scalar) is
+  /// evaluated before each iteration on their current values.
+  void whileLoop(const Stmt &s) {
+    std::vector<std::string> assigned;
+    assignedIn(s.body, assigned);
+    std::vector<std::string> carried;
+    SmallVector<mlir::Value> inits;
+    for (const std::string &n : assigned) {
+      auto found = scope->find(n);
+      if (found == scope->end())
+        continue;
+      Val &v = found->second;
+      if (v.isConst())
+        v = Val::runtime(runtime(v, s.loc));
+      if (v.kind != Val::Runtime)
+        continue;
+      carried.push_back(n);
+      inits.push_back(v.v);
+    }
+    SmallVector<Type> types;
+    for (mlir::Value v : inits)
+      types.push_back(v.getType());
+    Location lc = loc(s.loc);
+    auto loop = scf::WhileOp::create(b, lc, types, inits);
+    Scope saved = *scope;
+    SmallVector<Location> locs(types.size(), lc);
+    {
+      // Before: the condition on the current values.
+      OpBuilder::InsertionGuard guard(b);
+      mlir::Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
+      for (size_t k = 0; k < carried.size(); ++k)
+        (*scope)[carried[k]] = Val::runtime(before->getArgument(k));
+      Val cond = expr(*s.value);
+      if (cond.isConst())
+        fail(s.value->loc, "the while condition is a constant; the loop would "
+                           "run never or forever (Kite has no break)");
+      if (cond.kind != Val::Runtime ||
+          isa<RankedTensorType>(cond.v.getType()))
+        fail(s.value->loc, "'while' needs a scalar condition, got " +
+                               describe(cond));
+      mlir::Value c = cond.v;
+      if (!c.getType().isInteger(1))
+        c = cast(c, b.getI1Type(), s.value->loc);
+      scf::ConditionOp::create(b, lc, c, before->getArguments());
+    }
+    {
+      // After: the body, then the new values.
+      OpBuilder::InsertionGuard guard(b);
+      mlir::Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
+      *scope = saved;
+      for (size_t k = 0; k < carried.size(); ++k)
+        (*scope)[carried[k]] = Val::runtime(after->getArgument(k));
+      for (auto &st : s.body)
+        statement(*st);
+      SmallVector<mlir::Value> yields;
+      for (size_t k = 0; k < carried.size(); ++k) {
+        Val v = (*scope)[carried[k]];
+        Type want = types[k];
+        mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
+        if (v.isConst())
+          y = materialize(v, elemOf(want), s.loc);
+        if (!y)
+          fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
+        if (y.getType() != want && shapeOf(y.getType()).empty() &&
+            elemOf(y.getType()) == elemOf(want))
+          y = broadcastTo(y, shapeOf(want), s.loc);
+        if (y.getType() != want)
+          fail(s.loc, "loop-carried '" + carried[k] + "' is " +
+                          typeName(want) + " before the loop but " +
+                          typeName(y.getType()) + " after an iteration");
+        yields.push_back(y);
+      }
+      scf::YieldOp::create(b, lc, yields);
+    }
+    *scope = saved;
+    for (size_t k = 0; k < carried.size(); ++k)
+      (*scope)[carried[k]] = Val::runtime(loop.getResult(k));
   }
 
   /// Names assigned anywhere in `block` (recursively).

@@ -475,8 +475,14 @@ private:
       return ifStatement();
     if (atName("elif") || atName("else"))
       fail(l, "'" + peek().text + "' without a matching 'if'");
-    if (atName("while"))
-      fail(l, "'while' loops are not supported; use 'for i in range(...)'");
+    if (atName("while")) {
+      next();
+      auto s = std::make_unique<Stmt>(Stmt::While, l);
+      s->value = expr();
+      expectOp(":", "after the while condition");
+      s->body = block();
+      return s;
+    }
     if (atName("def"))
       fail(l, "nested functions are not supported; define helpers at the "
               "top level");

@@ -213,6 +213,8 @@ private:
       return forOp(f);
     if (auto i = dyn_cast<scf::IfOp>(op))
       return ifOp(i);
+    if (auto w = dyn_cast<scf::WhileOp>(op))
+      return whileOp(w);
     if (isa<kd::KiteDialect>(op->getDialect()))
       return kiteOp(op);
     if (auto c = dyn_cast<arith::ConstantOp>(op))
@@ -243,6 +245,33 @@ private:
     }
     for (unsigned k = 0; k < carried.size(); ++k)
       values[loop.getResult(k)] = carried[k];
+  }
+
+  void whileOp(scf::WhileOp loop) {
+    SmallVector<ArrayRef_> args;
+    for (mlir::Value v : loop.getInits())
+      args.push_back(get(v));
+    Block &before = loop.getBefore().front(), &after = loop.getAfter().front();
+    // A loop whose condition never turns false would hang the host.
+    constexpr int64_t kMaxIterations = int64_t(1) << 24;
+    for (int64_t n = 0;; ++n) {
+      if (n == kMaxIterations)
+        fail(loop, "while loop ran 2^24 iterations; stopped (does its "
+                   "condition ever become false?)");
+      for (unsigned k = 0; k < args.size(); ++k)
+        values[before.getArgument(k)] = args[k];
+      SmallVector<ArrayRef_> cond = runBlock(before);
+      // scf.condition: the flag, then the values passed on.
+      SmallVector<ArrayRef_> passed(cond.begin() + 1, cond.end());
+      if (cond[0]->iv[0] == 0) {
+        for (unsigned k = 0; k < loop.getNumResults(); ++k)
+          values[loop.getResult(k)] = passed[k];
+        return;
+      }
+      for (unsigned k = 0; k < passed.size(); ++k)
+        values[after.getArgument(k)] = passed[k];
+      args = runBlock(after);
+    }
   }
 
   void ifOp(scf::IfOp op) {
