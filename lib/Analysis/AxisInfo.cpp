@@ -159,6 +159,18 @@ void AxisInfoAnalysis::visit(Operation *op) {
     return;
   }
 
+  if (auto hint = dyn_cast<HintOp>(op)) {
+    // The user's word, on top of what is known.
+    info = operand(0);
+    if (auto d = hint.getDivisibility())
+      info.divisibility = std::max(info.divisibility, int64_t(*d));
+    if (auto c = hint.getContiguity())
+      info.contiguity = std::max(info.contiguity, int64_t(*c));
+    if (auto k = hint.getConstancy())
+      info.constancy = std::max(info.constancy, int64_t(*k));
+    infos[result] = info;
+    return;
+  }
   if (auto arange = dyn_cast<ArangeOp>(op)) {
     info.contiguity = n;
     info.divisibility = powerOfTwoFactor(arange.getStart());

@@ -727,7 +727,8 @@ private:
         "fma",        "clamp",        "umulhi", "float",
         "zeros_like", "full_like",    "static_range", "debug_barrier",
         "static_print", "trans",      "permute", "reshape", "view",
-        "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod"};
+        "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod",
+        "multiple_of", "max_contiguous", "max_constancy"};
     for (const char *b : names)
       if (n == b)
         return true;
@@ -1249,6 +1250,39 @@ private:
         n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
         n == "ceil" || n == "sigmoid")
       return mathUnary(n, e);
+    if (n == "multiple_of" || n == "max_contiguous" || n == "max_constancy") {
+      // Triton's hints: facts about an integer block the compiler may not
+      // prove (per dimension in Triton; Kite's analysis works along the
+      // row-major index, so the last dimension's value is used).
+      Args a = bindArgs(e, n, {"input", "values"}, 2);
+      const Val &in = a.values[0];
+      if (in.kind != Val::Runtime || !isInt(in.v.getType()) ||
+          elemOf(in.v.getType()).isInteger(1))
+        fail(a.locs[0], n + "() applies to integer values, got " +
+                            describe(in));
+      const Val &vals = a.values[1];
+      const Val &last = vals.kind == Val::Tuple && !vals.elems.empty()
+                            ? vals.elems.back()
+                            : vals;
+      int64_t value = constInt(last, a.locs[1], "the hint's value");
+      if (value < 1)
+        fail(a.locs[1], n + "()'s value must be positive, got " +
+                            std::to_string(value));
+      int64_t elems = 1;
+      for (int64_t d : shapeOf(in.v.getType()))
+        elems *= d;
+      if (n != "multiple_of" && (value > elems || elems % value))
+        fail(a.locs[1], n + "(" + std::to_string(value) +
+                            ") must divide the block's " +
+                            std::to_string(elems) + " elements");
+      auto attr = b.getI64IntegerAttr(value);
+      auto h = kd::HintOp::create(
+          b, lc, in.v.getType(), in.v,
+          n == "multiple_of" ? attr : IntegerAttr(),
+          n == "max_contiguous" ? attr : IntegerAttr(),
+          n == "max_constancy" ? attr : IntegerAttr());
+      return Val::runtime(h.getResult());
+    }
     if (n == "cumsum" || n == "cumprod") {
       // Triton's tl.cumsum / tl.cumprod(input, axis=0, reverse=False).
       Args a = bindArgs(e, n, {"input", "axis", "reverse"}, 1);

@@ -697,6 +697,8 @@ private:
       return trans(t);
     if (auto sc = dyn_cast<kd::ScanOp>(op))
       return scan(sc);
+    if (auto h = dyn_cast<kd::HintOp>(op))
+      return hint(h);
     if (auto rs = dyn_cast<kd::ReshapeOp>(op)) {
       // The same elements in row-major order.
       auto r = std::make_shared<Array>(*get(rs.getSrc()));
@@ -733,6 +735,50 @@ private:
     if (isa<kd::DebugBarrierOp>(op))
       return;
     fail(op, "the interpreter does not support this operation");
+  }
+
+  /// kite.hint: the value itself, after checking the asserted facts along
+  /// the row-major index (a false hint would make the GPU code wrong).
+  void hint(kd::HintOp op) {
+    ArrayRef_ src = get(op.getSrc());
+    const std::vector<int64_t> &v = src->iv;
+    int64_t n = int64_t(v.size());
+    auto wrong = [&](const std::string &what, int64_t at) {
+      fail(op, what + " does not hold: element [" + std::to_string(at) +
+                   "] is " + std::to_string(v[size_t(at)]));
+    };
+    if (auto raw = op.getContiguity()) {
+      int64_t c = int64_t(*raw);
+      for (int64_t i = 0; i < n; ++i)
+        if (i % c && v[size_t(i)] != v[size_t(i - 1)] + 1)
+          wrong("max_contiguous(" + std::to_string(c) + ")", i);
+    }
+    if (auto raw = op.getConstancy()) {
+      int64_t k = int64_t(*raw);
+      for (int64_t i = 0; i < n; ++i)
+        if (i % k && v[size_t(i)] != v[size_t(i - 1)])
+          wrong("max_constancy(" + std::to_string(k) + ")", i);
+    }
+    if (auto raw = op.getDivisibility()) {
+      // Divisibility is of the first value of each run of consecutive
+      // values (AxisInfo's meaning; Triton writes multiple_of(offsets, B)
+      // for offsets pid * B + arange(0, B)): checked at the starts of the
+      // longest aligned power-of-two runs the values really have.
+      int64_t d = int64_t(*raw);
+      int64_t run = 1;
+      for (int64_t c = 2; c <= n && n % c == 0; c *= 2) {
+        bool consecutive = true;
+        for (int64_t i = 0; i < n && consecutive; ++i)
+          consecutive = i % c == 0 || v[size_t(i)] == v[size_t(i - 1)] + 1;
+        if (!consecutive)
+          break;
+        run = c;
+      }
+      for (int64_t i = 0; i < n; i += run)
+        if (v[size_t(i)] % d)
+          wrong("multiple_of(" + std::to_string(d) + ")", i);
+    }
+    values[op.getResult()] = src;
   }
 
   void scan(kd::ScanOp op) {

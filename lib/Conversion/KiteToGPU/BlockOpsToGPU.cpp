@@ -49,6 +49,17 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
   }
 };
 
+/// Pattern: kite.hint x => x (the facts are AxisInfo's)
+struct HintLowering : OpConversionPattern<HintOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(HintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// Pattern: kite.splat x => vector.broadcast x (pointers as i64 addresses)
 struct SplatLowering : OpConversionPattern<SplatOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -180,6 +191,6 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
 void mlir::kite::populateBlockOpPatterns(KiteTypeConverter &converter,
                                          RewritePatternSet &patterns) {
   patterns.add<ArangeLowering, SplatLowering, ExpandDimsLowering,
-               BroadcastLowering, BlockConstantLowering>(converter,
+               BroadcastLowering, BlockConstantLowering, HintLowering>(converter,
                                                          patterns.getContext());
 }

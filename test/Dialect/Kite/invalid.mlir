@@ -519,3 +519,11 @@ func.func @scan_axis(%x: tensor<8xf32>) {
   %0 = kite.scan sum %x axis 1 : tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @hint_contiguity(%x: tensor<8xi32>) {
+  // expected-error @+1 {{contiguity 3 must divide the block's 8 elements}}
+  %0 = kite.hint %x {contiguity = 3 : i64} : tensor<8xi32>
+  return
+}

@@ -124,6 +124,29 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
 // broadcast
 //===----------------------------------------------------------------------===//
 
+LogicalResult HintOp::verify() {
+  int64_t n = 1;
+  if (auto type = dyn_cast<RankedTensorType>(getSrc().getType()))
+    n = type.getNumElements();
+  auto check = [&](const char *name,
+                   std::optional<uint64_t> raw) -> LogicalResult {
+    if (!raw)
+      return success();
+    int64_t value = int64_t(*raw);
+    if (value < 1)
+      return emitOpError() << name << " must be positive, got " << value;
+    if (std::string(name) != "divisibility" && (value > n || n % value))
+      return emitOpError() << name << " " << value
+                           << " must divide the block's " << n << " elements";
+    return success();
+  };
+  if (failed(check("divisibility", getDivisibility())) ||
+      failed(check("contiguity", getContiguity())) ||
+      failed(check("constancy", getConstancy())))
+    return failure();
+  return success();
+}
+
 LogicalResult ScanOp::verify() {
   auto type = getSrc().getType();
   int64_t axis = getAxis();

@@ -351,6 +351,29 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kite_HintOp : Kite_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "Facts the user asserts about an integer block (Triton's hints)";
+  let description = [{
+    Returns `src` unchanged and tells the analyses (AxisInfo) facts along
+    the block's row-major index that they may not prove: `divisibility`
+    (Triton's `tl.multiple_of`: the first value of each run is a multiple),
+    `contiguity` (`tl.max_contiguous`: runs of that many consecutive
+    values) and `constancy` (`tl.max_constancy`: runs of equal values). The
+    GPU lowering trusts them; the interpreter checks them and reports a
+    false one.
+
+    ```mlir
+    %o = kite.hint %offs {divisibility = 16 : i64, contiguity = 128 : i64} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Kite_IntLike:$src, OptionalAttr<I64Attr>:$divisibility,
+                       OptionalAttr<I64Attr>:$contiguity,
+                       OptionalAttr<I64Attr>:$constancy);
+  let results = (outs Kite_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
   let summary = "Inclusive prefix sums or products along one axis";
   let description = [{
