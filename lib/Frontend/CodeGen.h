@@ -1,0 +1,289 @@
+//===- CodeGen.h - The Kite AST to kite-dialect generator -------*- C++ -*-===//
+//
+// The CodeGen class (private to the frontend): values (Val), the scope, and
+// the generator's members, defined by seam in
+//   CodeGen.cpp          values, types, casts, broadcasting; the driver
+//   CodeGenExpr.cpp      operators, names, subscripts, argument binding
+//   CodeGenBuiltins.cpp  the builtin functions (load, dot, math, shape ops...)
+//   CodeGenStmt.cpp      statements, loops, if, helpers, kernels
+// See CodeGen.cpp for the semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_FRONTEND_CODEGEN_H
+#define KITE_LIB_FRONTEND_CODEGEN_H
+
+#include "kite/Frontend/Frontend.h"
+
+#include "AST.h"
+#include "Parser.h"
+#include "TritonSpellings.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include <cstdlib>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cerrno>
+#include <cmath>
+#include <set>
+#include <map>
+#include <optional>
+
+namespace kite::frontend {
+
+using namespace mlir;
+using namespace ::kite::ast;
+namespace kd = mlir::kite;
+
+/// Thrown to abandon the current kernel after a diagnostic.
+struct CodeGenError {};
+
+/// A value during code generation.
+struct Val {
+  enum Kind { None, Runtime, Int, Float, Bool, Str, DType, Tuple, Helper };
+  Kind kind = None;
+  mlir::Value v;        ///< Runtime
+  mlir::Type dtype;     ///< DType
+  int64_t i = 0;        ///< Int, Bool
+  double f = 0;         ///< Float
+  std::string s;        ///< Str
+  std::vector<Val> elems;
+  const Function *fn = nullptr;
+
+  static Val runtime(mlir::Value v) {
+    Val x;
+    x.kind = Runtime;
+    x.v = v;
+    return x;
+  }
+  static Val integer(int64_t i) {
+    Val x;
+    x.kind = Int;
+    x.i = i;
+    return x;
+  }
+  static Val floating(double f) {
+    Val x;
+    x.kind = Float;
+    x.f = f;
+    return x;
+  }
+  static Val boolean(bool b) {
+    Val x;
+    x.kind = Bool;
+    x.i = b;
+    return x;
+  }
+  bool isConst() const { return kind == Int || kind == Float || kind == Bool; }
+};
+
+class CodeGen {
+public:
+  CodeGen(MLIRContext *ctx, StringRef file, const Module &module,
+          const ::kite::FrontendOptions &options)
+      : ctx(ctx), b(ctx), file(file), module(module), options(options) {
+    for (auto &f : module.functions)
+      functions[f->name] = f.get();
+  }
+
+  OwningOpRef<ModuleOp> run(unsigned &errors);
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Diagnostics and locations
+  //===--------------------------------------------------------------------===//
+
+  Location loc(Loc l) { return FileLineColLoc::get(ctx, file, l.line, l.col); }
+
+  [[noreturn]] void fail(Loc l, const Twine &msg);
+
+  std::string typeName(Type t);
+
+  std::string describe(const Val &v);
+
+  //===--------------------------------------------------------------------===//
+  // Types
+  //===--------------------------------------------------------------------===//
+
+  std::optional<Type> dtypeNamed(StringRef n);
+
+  static ArrayRef<int64_t> shapeOf(Type t);
+  static Type elemOf(Type t) { return getElementTypeOrSelf(t); }
+  static bool isPtr(Type t) { return isa<kd::PointerType>(elemOf(t)); }
+  static bool isFloat(Type t) { return isa<FloatType>(elemOf(t)); }
+  static bool isInt(Type t) { return elemOf(t).isSignlessInteger(); }
+  Type withShape(Type elem, ArrayRef<int64_t> shape);
+
+  /// Triton's promotion of two element types.
+  Type promote(Type a, Type c, Loc l);
+
+  //===--------------------------------------------------------------------===//
+  // Values
+  //===--------------------------------------------------------------------===//
+
+  /// The type a constant takes by itself (Python int -> i32 or i64, float ->
+  /// f32, bool -> i1).
+  Type defaultType(const Val &v);
+
+  /// A runtime value of `v`, with element type `elem` for constants.
+  mlir::Value materialize(const Val &v, Type elem, Loc l);
+
+  mlir::Value runtime(const Val &v, Loc l);
+
+  /// `x` (scalar or block) converted to element type `elem`.
+  mlir::Value cast(mlir::Value x, Type elem, Loc l);
+
+  /// A scalar made a block of `like`'s shape (unchanged if already one).
+  mlir::Value splatTo(mlir::Value x, Type like, Loc l);
+
+  /// Numpy broadcasting of two shapes.
+  SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> c,
+                                      Loc l);
+
+  /// A block of more than 2^20 elements (Triton's limit, kd::kMaxBlockElements)
+  /// is an error here, at its source, before anything is built: a block's
+  /// registers and shared memory grow with it, and 2^32 elements would
+  /// exhaust the host while compiling.
+  void checkBlockSize(ArrayRef<int64_t> shape, Loc l);
+
+  static std::string shapeText(ArrayRef<int64_t> s);
+
+  /// `x` broadcast to `shape` (splat, expand_dims, broadcast).
+  mlir::Value broadcastTo(mlir::Value x, ArrayRef<int64_t> shape, Loc l);
+
+  /// Both operands as runtime values of one element type and shape.
+  std::pair<mlir::Value, mlir::Value> unify(const Val &a, const Val &c, Loc l,
+                                            bool allowPtr = false);
+
+  /// The type a constant takes next to a runtime operand of element `other`.
+  Type weakType(const Val &k, Type other);
+
+  //===--------------------------------------------------------------------===//
+  // Operators
+  //===--------------------------------------------------------------------===//
+
+  Val foldBinary(const std::string &op, const Val &a, const Val &c, Loc l);
+
+  Val binary(const std::string &op, const Val &a, const Val &c, Loc l);
+
+  Val compare(const std::string &op, const Val &a, const Val &c, Loc l);
+
+  Val unary(const std::string &op, const Val &a, Loc l);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  using Scope = std::map<std::string, Val>;
+
+  Val lookup(const std::string &name, Loc l);
+
+  static bool isBuiltin(StringRef n);
+
+  Val expr(const Expr &e);
+
+  Val subscript(const Expr &e);
+
+  /// Positional and keyword arguments of a call, by parameter name.
+  struct Args {
+    std::vector<Val> values;
+    std::vector<Loc> locs;
+    std::vector<bool> given;
+  };
+  Args bindArgs(const Expr &call, const std::string &fname,
+                ArrayRef<const char *> params, size_t required);
+
+  int64_t constInt(const Val &v, Loc l, const char *what);
+
+  Type dtypeArg(const Val &v, Loc l);
+
+  SmallVector<int64_t> shapeArg(const Val &v, Loc l);
+
+  mlir::Value asBool(const Val &v, Loc l, const char *what);
+
+  Val call(const Expr &e);
+
+  /// `x` with its dimensions permuted: result dimension i is x's
+  /// dimension dims[i] (no dims: a 2-D block transposed).
+  Val transpose(const Val &x, SmallVector<int64_t> dims, Loc l, Loc xl);
+
+  /// `x`'s elements in row-major order as a block of `shape`.
+  Val reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl);
+
+  /// Three values broadcast to one shape and promoted to one type.
+  std::tuple<mlir::Value, mlir::Value, mlir::Value>
+  unify3(const Val &a, const Val &c, const Val &d, Loc l);
+
+  /// Triton's unary math builtins (ints are taken as f32): exp2, log2, sin,
+  /// cos, tanh, erf, rsqrt, floor, ceil, sigmoid (1 / (1 + exp(-x))).
+  Val mathUnary(const std::string &n, const Expr &e);
+
+  Val minMax(bool isMin, const Expr &e, bool pythonBuiltin = false);
+
+  Val reduce(const std::string &n, const Expr &e);
+
+  //===--------------------------------------------------------------------===//
+  // Helpers (inlined)
+  //===--------------------------------------------------------------------===//
+
+  Val inlineHelper(const Function &f, const Expr &call);
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  void assign(const std::string &name, Loc l, Val v);
+
+  void statement(const Stmt &s);
+
+  /// `while cond: body` as scf.while: the names assigned in the body that
+  /// exist before it go around the loop; the condition (a scalar) is
+  /// evaluated before each iteration on their current values.
+  void whileLoop(const Stmt &s);
+
+  /// Names assigned anywhere in `block` (recursively).
+  static void assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out);
+
+  /// `for i in static_range(...)`: Triton's unrolled loop. The bounds are
+  /// compile-time integers and the body is emitted once per value with `i`
+  /// a compile-time constant (so it may shape blocks); names assigned in the
+  /// body stay visible after it, as in Python.
+  void staticLoop(const Stmt &s);
+
+  void forLoop(const Stmt &s);
+
+  void ifStatement(const Stmt &s);
+
+  //===--------------------------------------------------------------------===//
+  // Kernels
+  //===--------------------------------------------------------------------===//
+
+  Val parseDefine(const std::string &text, Loc l, const std::string &name);
+
+  void kernel(const Function &f);
+
+  MLIRContext *ctx;
+  OpBuilder b;
+  StringRef file;
+  const Module &module;
+  const ::kite::FrontendOptions &options;
+  std::map<std::string, const Function *> functions;
+  Scope *scope = nullptr;
+  Scope *kernelScope = nullptr;
+  std::set<std::string> constexprNames;
+  int inlineDepth = 0;
+};
+
+} // namespace kite::frontend
+
+#endif // KITE_LIB_FRONTEND_CODEGEN_H

@@ -1,0 +1,710 @@
+//===- CodeGenBuiltins.cpp - The builtin functions ---------------------------===//
+//
+// Calls: methods (.to, .reshape, .trans), the builtins (program_id, arange,
+// load/store, where, rand, dot, reductions, scans, math, shape ops, hints,
+// debug ops) and helper calls (inlined: CodeGenStmt.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+Val CodeGen::call(const Expr &e) {
+  const Expr &callee = *e.args[0];
+  Location lc = loc(e.loc);
+  // Methods: x.to(dtype)
+  if (callee.kind == Expr::Attribute) {
+    Val self = expr(*callee.args[0]);
+    if (callee.name == "reshape" || callee.name == "view") {
+      Args a = bindArgs(e, callee.name, {"shape"}, 1);
+      return reshapeTo(self, shapeArg(a.values[0], a.locs[0]), e.loc,
+                       callee.args[0]->loc);
+    }
+    if (callee.name == "trans" || callee.name == "permute") {
+      SmallVector<int64_t> dims;
+      for (size_t k = 1; k < e.args.size(); ++k) {
+        Val d = expr(*e.args[k]);
+        if (d.kind == Val::Tuple)
+          for (const Val &x : d.elems)
+            dims.push_back(constInt(x, e.args[k]->loc, "a dimension"));
+        else
+          dims.push_back(constInt(d, e.args[k]->loc, "a dimension"));
+      }
+      return transpose(self, dims, e.loc, callee.args[0]->loc);
+    }
+    if (callee.name != "to")
+      fail(callee.loc, "unknown method '" + callee.name + "' (blocks have "
+                       ".to(dtype), .reshape(shape), .trans(*dims), "
+                       ".permute(dims))");
+    Args a = bindArgs(e, "to", {"dtype", "bitcast"}, 1);
+    Type t = dtypeArg(a.values[0], a.locs[0]);
+    bool bitcast = false;
+    if (a.given[1]) {
+      const Val &bc = a.values[1];
+      if (bc.kind != Val::Bool && bc.kind != Val::Int)
+        fail(a.locs[1], ".to()'s bitcast must be True or False");
+      bitcast = bc.i != 0;
+    }
+    if (bitcast) {
+      // The same bits read as another type of the same width.
+      mlir::Value x = self.kind == Val::Runtime ? self.v : runtime(self, e.loc);
+      Type from = elemOf(x.getType());
+      if (isa<kd::PointerType>(from) || isa<kd::PointerType>(t) ||
+          from.getIntOrFloatBitWidth() != t.getIntOrFloatBitWidth())
+        fail(e.loc, ".to(" + typeName(t) + ", bitcast=True) of " +
+                        typeName(x.getType()) +
+                        ": a bitcast needs types of the same width");
+      if (from == t)
+        return Val::runtime(x);
+      return Val::runtime(arith::BitcastOp::create(
+          b, lc, withShape(t, shapeOf(x.getType())), x));
+    }
+    if (self.isConst())
+      return Val::runtime(materialize(self, t, e.loc));
+    if (self.kind != Val::Runtime)
+      fail(e.loc, ".to() applies to numbers and blocks, got " +
+                      describe(self));
+    return Val::runtime(cast(self.v, t, e.loc));
+  }
+  if (callee.kind != Expr::Name)
+    fail(callee.loc, "only functions can be called");
+  const std::string &n = callee.name;
+  if (scope->count(n) || (!isBuiltin(n) && functions.count(n))) {
+    Val f = lookup(n, callee.loc);
+    if (f.kind != Val::Helper)
+      fail(callee.loc, "'" + n + "' is not a function");
+    return inlineHelper(*f.fn, e);
+  }
+  if (n == "program_id" || n == "num_programs") {
+    Args a = bindArgs(e, n, {"axis"}, 1);
+    int64_t axis = constInt(a.values[0], a.locs[0], "the axis");
+    if (axis < 0 || axis > 2)
+      fail(a.locs[0], "axis must be 0, 1 or 2, got " + std::to_string(axis));
+    if (n == "program_id")
+      return Val::runtime(kd::ProgramIdOp::create(
+          b, lc, b.getI32Type(), b.getI32IntegerAttr(axis)));
+    return Val::runtime(kd::NumProgramsOp::create(
+        b, lc, b.getI32Type(), b.getI32IntegerAttr(axis)));
+  }
+  if (n == "arange") {
+    Args a = bindArgs(e, n, {"start", "end"}, 2);
+    int64_t s = constInt(a.values[0], a.locs[0], "arange's start");
+    int64_t t = constInt(a.values[1], a.locs[1], "arange's end");
+    int64_t len = t - s;
+    if (len <= 0 || len > (1 << 20) || (len & (len - 1)))
+      fail(e.loc, "arange(" + std::to_string(s) + ", " + std::to_string(t) +
+                      ") has length " + std::to_string(len) +
+                      "; it must be a power of two in [1, 2^20]");
+    if (s < INT32_MIN || t > INT32_MAX)
+      fail(e.loc, "arange bounds must fit in i32");
+    return Val::runtime(kd::ArangeOp::create(
+        b, lc, RankedTensorType::get({len}, b.getI32Type()),
+        b.getI32IntegerAttr(s), b.getI32IntegerAttr(t)));
+  }
+  if (n == "load") {
+    Args a = bindArgs(e, n, {"pointer", "mask", "other"}, 1);
+    Val p = a.values[0];
+    if (p.kind != Val::Runtime || !isPtr(p.v.getType()))
+      fail(a.locs[0], "load() needs a pointer or a block of pointers, got " +
+                          describe(p));
+    mlir::Value ptr = p.v, mask, other;
+    Type pointee = llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
+    if (a.given[1] && a.values[1].kind != Val::None) {
+      mask = asBool(a.values[1], a.locs[1], "load()'s mask");
+      SmallVector<int64_t> shape = broadcastShape(
+          shapeOf(ptr.getType()), shapeOf(mask.getType()), a.locs[1]);
+      ptr = broadcastTo(ptr, shape, e.loc);
+      mask = broadcastTo(mask, shape, e.loc);
+    }
+    if (a.given[2] && a.values[2].kind != Val::None) {
+      if (!mask)
+        fail(a.locs[2], "load()'s other needs a mask");
+      Val o = a.values[2];
+      mlir::Value ov = o.kind == Val::Runtime ? cast(o.v, pointee, a.locs[2])
+                                              : materialize(o, pointee, a.locs[2]);
+      other = broadcastTo(ov, shapeOf(ptr.getType()), a.locs[2]);
+      if (shapeOf(other.getType()) != shapeOf(ptr.getType()))
+        fail(a.locs[2], "load()'s other has shape " +
+                            shapeText(shapeOf(other.getType())) +
+                            ", the pointers " +
+                            shapeText(shapeOf(ptr.getType())));
+    }
+    return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other));
+  }
+  if (n == "store") {
+    Args a = bindArgs(e, n, {"pointer", "value", "mask"}, 2);
+    Val p = a.values[0];
+    if (p.kind != Val::Runtime || !isPtr(p.v.getType()))
+      fail(a.locs[0], "store() needs a pointer or a block of pointers, got " +
+                          describe(p));
+    mlir::Value ptr = p.v;
+    Type pointee = llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
+    Val v = a.values[1];
+    mlir::Value value = v.kind == Val::Runtime
+                            ? cast(v.v, pointee, a.locs[1])
+                            : materialize(v, pointee, a.locs[1]);
+    mlir::Value mask;
+    SmallVector<int64_t> shape(shapeOf(ptr.getType()));
+    if (a.given[2] && a.values[2].kind != Val::None) {
+      mask = asBool(a.values[2], a.locs[2], "store()'s mask");
+      shape = broadcastShape(shape, shapeOf(mask.getType()), a.locs[2]);
+    }
+    shape = broadcastShape(shape, shapeOf(value.getType()), a.locs[1]);
+    ptr = broadcastTo(ptr, shape, e.loc);
+    value = broadcastTo(value, shape, e.loc);
+    if (mask)
+      mask = broadcastTo(mask, shape, e.loc);
+    kd::StoreOp::create(b, lc, ptr, value, mask);
+    return Val();
+  }
+  if (n == "where") {
+    Args a = bindArgs(e, n, {"condition", "x", "y"}, 3);
+    mlir::Value c = asBool(a.values[0], a.locs[0], "where()'s condition");
+    auto [x, y] = unify(a.values[1], a.values[2], e.loc, /*allowPtr=*/true);
+    SmallVector<int64_t> shape = broadcastShape(
+        shapeOf(c.getType()), shapeOf(x.getType()), e.loc);
+    c = broadcastTo(c, shape, e.loc);
+    x = broadcastTo(x, shape, e.loc);
+    y = broadcastTo(y, shape, e.loc);
+    return Val::runtime(arith::SelectOp::create(b, lc, c, x, y));
+  }
+  if (n == "rand" || n == "randint" || n == "randn") {
+    Args a = bindArgs(e, n, {"seed", "offset"}, 2);
+    Val s = a.values[0];
+    mlir::Value seed = s.kind == Val::Runtime ? s.v : runtime(s, a.locs[0]);
+    if (!isa<RankedTensorType>(seed.getType()) &&
+        !(seed.getType().isInteger(32) || seed.getType().isInteger(64)))
+      fail(a.locs[0], n + "()'s seed must be an i32 or i64 scalar, got " +
+                          typeName(seed.getType()));
+    if (isa<RankedTensorType>(seed.getType()))
+      fail(a.locs[0], n + "()'s seed must be a scalar");
+    Val o = a.values[1];
+    mlir::Value off = o.kind == Val::Runtime ? o.v : runtime(o, a.locs[1]);
+    Type oe = elemOf(off.getType());
+    if (!(oe.isInteger(32) || oe.isInteger(64)))
+      fail(a.locs[1], n + "()'s offsets must be i32 or i64, got " +
+                          typeName(off.getType()));
+    Type result = withShape(n == "randint" ? Type(b.getI32Type()) : Type(b.getF32Type()),
+                            shapeOf(off.getType()));
+    if (n == "rand")
+      return Val::runtime(kd::RandOp::create(b, lc, result, seed, off));
+    if (n == "randn")
+      return Val::runtime(kd::RandNOp::create(b, lc, result, seed, off));
+    return Val::runtime(kd::RandIntOp::create(b, lc, result, seed, off));
+  }
+  if (n == "zeros" || n == "full") {
+    bool full = n == "full";
+    Args a = full ? bindArgs(e, n, {"shape", "value", "dtype"}, 3)
+                  : bindArgs(e, n, {"shape", "dtype"}, 2);
+    SmallVector<int64_t> shape = shapeArg(a.values[0], a.locs[0]);
+    Type t = dtypeArg(a.values[full ? 2 : 1], a.locs[full ? 2 : 1]);
+    Val value = full ? a.values[1] : Val::integer(0);
+    if (full && value.kind == Val::Runtime) {
+      if (isa<RankedTensorType>(value.v.getType()))
+        fail(a.locs[1], "full()'s value must be a scalar");
+      return Val::runtime(broadcastTo(cast(value.v, t, a.locs[1]), shape, e.loc));
+    }
+    auto type = RankedTensorType::get(shape, t);
+    TypedAttr scalar;
+    if (auto ft = dyn_cast<FloatType>(t))
+      scalar = b.getFloatAttr(ft, value.kind == Val::Float ? value.f
+                                                           : double(value.i));
+    else {
+      if (value.kind == Val::Float)
+        fail(a.locs[1], "a float value for an integer block");
+      scalar = b.getIntegerAttr(t, value.i);
+    }
+    return Val::runtime(arith::ConstantOp::create(
+        b, lc, type, DenseElementsAttr::get(type, scalar)));
+  }
+  if (n == "zeros_like" || n == "full_like") {
+    // A block of x's shape and (unless dtype=) element type.
+    bool full = n == "full_like";
+    Args a = full ? bindArgs(e, n, {"input", "fill_value", "dtype"}, 2)
+                  : bindArgs(e, n, {"input", "dtype"}, 1);
+    const Val &x = a.values[0];
+    if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+      fail(a.locs[0], n + "() needs a block, got " + describe(x));
+    unsigned dtypeArgIndex = full ? 2 : 1;
+    Type t = a.given[dtypeArgIndex] &&
+                     a.values[dtypeArgIndex].kind != Val::None
+                 ? dtypeArg(a.values[dtypeArgIndex], a.locs[dtypeArgIndex])
+                 : elemOf(x.v.getType());
+    if (isa<kd::PointerType>(t))
+      fail(a.locs[0], n + "() of a block of pointers");
+    Val value = full ? a.values[1] : Val::integer(0);
+    mlir::Value scalar =
+        value.kind == Val::Runtime
+            ? cast(value.v, t, a.locs[1])
+            : materialize(value.kind == Val::Float && !isa<FloatType>(t)
+                              ? Val::integer(int64_t(value.f))
+                              : value,
+                          t, full ? a.locs[1] : e.loc);
+    if (isa<RankedTensorType>(scalar.getType()))
+      fail(a.locs[1], "full_like()'s value must be a scalar");
+    return Val::runtime(
+        broadcastTo(scalar, shapeOf(x.v.getType()), e.loc));
+  }
+  if (n == "cdiv") {
+    Args a = bindArgs(e, n, {"x", "div"}, 2);
+    Val one = Val::integer(1);
+    return binary("//", binary("-", binary("+", a.values[0], a.values[1],
+                                           e.loc),
+                               one, e.loc),
+                  a.values[1], e.loc);
+  }
+  if ((n == "min" || n == "max") && e.args.size() == 3 && e.kwargs.empty())
+    return minMax(n == "min", e, /*pythonBuiltin=*/true);
+  if (n == "minimum" || n == "maximum")
+    return minMax(n == "minimum", e);
+  if (n == "sum" || n == "max" || n == "min" || n == "xor_sum" ||
+      n == "argmax" || n == "argmin")
+    return reduce(n, e);
+  if (n == "dot") {
+    Args a = bindArgs(e, n, {"a", "b", "acc", "input_precision"}, 2);
+    mlir::Value x = a.values[0].kind == Val::Runtime ? a.values[0].v : Value();
+    mlir::Value y = a.values[1].kind == Val::Runtime ? a.values[1].v : Value();
+    if (!x || shapeOf(x.getType()).size() != 2 || !isFloat(x.getType()))
+      fail(a.locs[0], "dot()'s a must be a 2-D float block, got " +
+                          describe(a.values[0]));
+    if (!y || shapeOf(y.getType()).size() != 2 || !isFloat(y.getType()))
+      fail(a.locs[1], "dot()'s b must be a 2-D float block, got " +
+                          describe(a.values[1]));
+    auto sa = shapeOf(x.getType()), sb = shapeOf(y.getType());
+    if (sa[1] != sb[0])
+      fail(e.loc, "dot() of " + shapeText(sa) + " and " + shapeText(sb) +
+                      ": inner dimensions differ");
+    if (elemOf(x.getType()) != elemOf(y.getType()))
+      fail(e.loc, "dot() operands have different types: " +
+                      typeName(x.getType()) + " and " + typeName(y.getType()));
+    if (sa[0] < 16 || sa[1] < 16 || sb[1] < 16)
+      fail(e.loc, "dot() needs every dimension >= 16, got " + shapeText(sa) +
+                      " x " + shapeText(sb));
+    auto accType = RankedTensorType::get({sa[0], sb[1]}, b.getF32Type());
+    mlir::Value acc;
+    if (a.given[2] && a.values[2].kind != Val::None) {
+      if (a.values[2].kind != Val::Runtime ||
+          a.values[2].v.getType() != Type(accType))
+        fail(a.locs[2], "dot()'s acc must be " + typeName(accType) +
+                            ", got " + describe(a.values[2]));
+      acc = a.values[2].v;
+    } else {
+      acc = arith::ConstantOp::create(
+          b, lc, accType,
+          DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+    }
+    // f32 operands without input_precision: the configured default
+    // (Triton's tf32 unless KITE_F32_DEFAULT says otherwise).
+    auto precision = elemOf(x.getType()).isF32()
+                         ? *kd::symbolizeInputPrecision(
+                               options.inputPrecision)
+                         : kd::InputPrecision::IEEE;
+    if (a.given[3]) {
+      const Val &p = a.values[3];
+      if (p.kind != Val::Str ||
+          !kd::symbolizeInputPrecision(p.s).has_value())
+        fail(a.locs[3], "input_precision must be \"ieee\", \"tf32\" or "
+                        "\"tf32x3\"");
+      precision = *kd::symbolizeInputPrecision(p.s);
+    }
+    return Val::runtime(kd::DotOp::create(
+        b, lc, accType, x, y, acc,
+        kd::InputPrecisionAttr::get(ctx, precision)));
+  }
+  if (n == "exp" || n == "log" || n == "sqrt" || n == "abs") {
+    Args a = bindArgs(e, n, {"x"}, 1);
+    Val v = a.values[0];
+    mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]);
+    if (n == "abs" && isInt(x.getType()))
+      return Val::runtime(math::AbsIOp::create(b, lc, x));
+    if (!isFloat(x.getType()))
+      x = cast(x, b.getF32Type(), a.locs[0]);
+    if (n == "exp")
+      return Val::runtime(math::ExpOp::create(b, lc, x));
+    if (n == "log")
+      return Val::runtime(math::LogOp::create(b, lc, x));
+    if (n == "sqrt")
+      return Val::runtime(math::SqrtOp::create(b, lc, x));
+    return Val::runtime(math::AbsFOp::create(b, lc, x));
+  }
+  if (n == "exp2" || n == "log2" || n == "sin" || n == "cos" ||
+      n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
+      n == "ceil" || n == "sigmoid")
+    return mathUnary(n, e);
+  if (n == "multiple_of" || n == "max_contiguous" || n == "max_constancy") {
+    // Triton's hints: facts about an integer block the compiler may not
+    // prove (per dimension in Triton; Kite's analysis works along the
+    // row-major index, so the last dimension's value is used).
+    Args a = bindArgs(e, n, {"input", "values"}, 2);
+    const Val &in = a.values[0];
+    if (in.kind != Val::Runtime || !isInt(in.v.getType()) ||
+        elemOf(in.v.getType()).isInteger(1))
+      fail(a.locs[0], n + "() applies to integer values, got " +
+                          describe(in));
+    const Val &vals = a.values[1];
+    const Val &last = vals.kind == Val::Tuple && !vals.elems.empty()
+                          ? vals.elems.back()
+                          : vals;
+    int64_t value = constInt(last, a.locs[1], "the hint's value");
+    if (value < 1)
+      fail(a.locs[1], n + "()'s value must be positive, got " +
+                          std::to_string(value));
+    int64_t elems = 1;
+    for (int64_t d : shapeOf(in.v.getType()))
+      elems *= d;
+    if (n != "multiple_of" && (value > elems || elems % value))
+      fail(a.locs[1], n + "(" + std::to_string(value) +
+                          ") must divide the block's " +
+                          std::to_string(elems) + " elements");
+    auto attr = b.getI64IntegerAttr(value);
+    auto h = kd::HintOp::create(
+        b, lc, in.v.getType(), in.v,
+        n == "multiple_of" ? attr : IntegerAttr(),
+        n == "max_contiguous" ? attr : IntegerAttr(),
+        n == "max_constancy" ? attr : IntegerAttr());
+    return Val::runtime(h.getResult());
+  }
+  if (n == "cumsum" || n == "cumprod") {
+    // Triton's tl.cumsum / tl.cumprod(input, axis=0, reverse=False).
+    Args a = bindArgs(e, n, {"input", "axis", "reverse"}, 1);
+    const Val &in = a.values[0];
+    if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
+      fail(a.locs[0], n + "() scans a block, got " + describe(in));
+    auto shape = shapeOf(in.v.getType());
+    int64_t axis = a.given[1] && a.values[1].kind != Val::None
+                       ? constInt(a.values[1], a.locs[1], "the axis")
+                       : 0;
+    if (axis < 0)
+      axis += shape.size();
+    if (axis < 0 || axis >= int64_t(shape.size()))
+      fail(a.locs[1], "axis " + std::to_string(axis) +
+                          " is out of range for a block of rank " +
+                          std::to_string(shape.size()));
+    if (elemOf(in.v.getType()).isInteger(1))
+      fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
+    bool reverse = false;
+    if (a.given[2]) {
+      if (a.values[2].kind != Val::Bool && a.values[2].kind != Val::Int)
+        fail(a.locs[2], n + "()'s reverse must be True or False");
+      reverse = a.values[2].i != 0;
+    }
+    auto scan = kd::ScanOp::create(
+        b, lc, in.v.getType(), in.v,
+        kd::ScanKindAttr::get(ctx, n == "cumsum" ? kd::ScanKind::Sum
+                                                 : kd::ScanKind::Prod),
+        b.getI32IntegerAttr(axis), reverse ? b.getUnitAttr() : UnitAttr());
+    return Val::runtime(scan.getResult());
+  }
+  if (n == "trans" || n == "permute") {
+    // trans(x, *dims) / permute(x, dims): no dims swaps a 2-D block.
+    if (e.args.size() < 2)
+      fail(e.loc, n + "() needs a block");
+    Val x = expr(*e.args[1]);
+    SmallVector<int64_t> dims;
+    for (size_t k = 2; k < e.args.size(); ++k) {
+      Val d = expr(*e.args[k]);
+      if (d.kind == Val::Tuple)
+        for (const Val &v : d.elems)
+          dims.push_back(constInt(v, e.args[k]->loc, "a dimension"));
+      else
+        dims.push_back(constInt(d, e.args[k]->loc, "a dimension"));
+    }
+    for (auto &kw : e.kwargs) {
+      if (kw.first != "dims")
+        fail(kw.second->loc, n + "() has no argument '" + kw.first + "'");
+      Val d = expr(*kw.second);
+      for (const Val &v : d.kind == Val::Tuple ? d.elems
+                                               : std::vector<Val>{d})
+        dims.push_back(constInt(v, kw.second->loc, "a dimension"));
+    }
+    if (n == "permute" && dims.empty())
+      fail(e.loc, "permute() needs the new order of the dimensions");
+    return transpose(x, dims, e.loc, e.args[1]->loc);
+  }
+  if (n == "reshape" || n == "view") {
+    Args a = bindArgs(e, n, {"input", "shape", "can_reorder"}, 2);
+    return reshapeTo(a.values[0], shapeArg(a.values[1], a.locs[1]), e.loc,
+                     a.locs[0]);
+  }
+  if (n == "debug_barrier") {
+    bindArgs(e, n, {}, 0);
+    kd::DebugBarrierOp::create(b, lc);
+    return Val();
+  }
+  if (n == "static_print") {
+    // Prints its arguments when the kernel is compiled (a remark at the
+    // call): constants by value, blocks and scalars by type.
+    if (!e.kwargs.empty())
+      fail(e.loc, "static_print() takes positional arguments only");
+    std::string text;
+    for (size_t k = 1; k < e.args.size(); ++k) {
+      Val v = expr(*e.args[k]);
+      std::string item;
+      if (v.kind == Val::Str)
+        item = v.s;
+      else if (v.kind == Val::Int)
+        item = std::to_string(v.i);
+      else if (v.kind == Val::Bool)
+        item = v.i ? "True" : "False";
+      else if (v.kind == Val::Float) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v.f);
+        item = buf;
+      } else
+        item = describe(v);
+      text += (k > 1 ? " " : "") + item;
+    }
+    emitRemark(lc) << "static_print: " << text;
+    return Val();
+  }
+  if (n == "float") {
+    // Python's float() of a constant: float('inf'), float('-inf'),
+    // float('nan'), float(3).
+    Args a = bindArgs(e, n, {"x"}, 1);
+    const Val &v = a.values[0];
+    if (v.kind == Val::Int || v.kind == Val::Bool)
+      return Val::floating(double(v.i));
+    if (v.kind == Val::Float)
+      return v;
+    if (v.kind == Val::Str) {
+      std::string s = StringRef(v.s).trim().lower();
+      bool neg = !s.empty() && s[0] == '-';
+      if (!s.empty() && (s[0] == '-' || s[0] == '+'))
+        s = s.substr(1);
+      if (s == "inf" || s == "infinity")
+        return Val::floating(neg ? -INFINITY : INFINITY);
+      if (s == "nan")
+        return Val::floating(NAN);
+      char *end = nullptr;
+      std::string full = (neg ? "-" : "") + s;
+      double d = std::strtod(full.c_str(), &end);
+      if (!full.empty() && !*end)
+        return Val::floating(d);
+    }
+    fail(a.locs[0], "float() takes a number or a string such as 'inf', "
+                    "'-inf' or 'nan', got " +
+                        (v.kind == Val::Str ? "'" + v.s + "'" : describe(v)));
+  }
+  if (n == "fma") {
+    Args a = bindArgs(e, n, {"x", "y", "z"}, 3);
+    auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
+    if (!isFloat(z.getType())) {
+      Type f32 = b.getF32Type();
+      x = cast(x, f32, e.loc);
+      y = cast(y, f32, e.loc);
+      z = cast(z, f32, e.loc);
+    }
+    return Val::runtime(math::FmaOp::create(b, lc, x, y, z));
+  }
+  if (n == "clamp") {
+    // Triton's tl.clamp(x, min, max): max(min(...)) with NaN in x not
+    // propagated; min <= max is the caller's to keep.
+    Args a = bindArgs(e, n, {"x", "min", "max"}, 3);
+    auto [x, lo, hi] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
+    if (isFloat(x.getType()))
+      return Val::runtime(arith::MinNumFOp::create(
+          b, lc, arith::MaxNumFOp::create(b, lc, x, lo), hi));
+    return Val::runtime(arith::MinSIOp::create(
+        b, lc, arith::MaxSIOp::create(b, lc, x, lo), hi));
+  }
+  if (n == "umulhi") {
+    // The high 32 bits of the unsigned 64-bit product of two i32 values.
+    Args a = bindArgs(e, n, {"x", "y"}, 2);
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    if (!elemOf(x.getType()).isInteger(32))
+      fail(e.loc, "umulhi() takes i32 values, got " + typeName(x.getType()));
+    Type i64 = withShape(b.getI64Type(), shapeOf(x.getType()));
+    mlir::Value wx = arith::ExtUIOp::create(b, lc, i64, x);
+    mlir::Value wy = arith::ExtUIOp::create(b, lc, i64, y);
+    mlir::Value p = arith::MulIOp::create(b, lc, wx, wy);
+    mlir::Value sh = splatTo(
+        arith::ConstantOp::create(b, lc, b.getI64Type(),
+                                  b.getI64IntegerAttr(32)),
+        p.getType(), e.loc);
+    mlir::Value hi = arith::ShRUIOp::create(b, lc, p, sh);
+    return Val::runtime(arith::TruncIOp::create(b, lc, x.getType(), hi));
+  }
+  if (n == "static_assert") {
+    Args a = bindArgs(e, n, {"condition", "message"}, 1);
+    const Val &c = a.values[0];
+    if (!c.isConst())
+      fail(a.locs[0], "static_assert() needs a compile-time condition");
+    if (!c.i)
+      fail(e.loc, "static_assert failed" +
+                      (a.given[1] && a.values[1].kind == Val::Str
+                           ? ": " + a.values[1].s
+                           : std::string()));
+    return Val();
+  }
+  if (n == "range")
+    fail(e.loc, "range() is only allowed in 'for ... in range(...)'");
+  lookup(n, callee.loc); // unknown name
+  fail(e.loc, "cannot call '" + n + "'");
+}
+
+Val CodeGen::transpose(const Val &x, SmallVector<int64_t> dims, Loc l, Loc xl) {
+  if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+    fail(xl, "trans() needs a block, got " + describe(x));
+  auto shape = shapeOf(x.v.getType());
+  int64_t rank = shape.size();
+  if (dims.empty()) {
+    if (rank != 2)
+      fail(l, "trans() of a " + std::to_string(rank) +
+                  "-D block needs the order of its dimensions");
+    dims = {1, 0};
+  }
+  if (int64_t(dims.size()) != rank)
+    fail(l, "the order " + shapeText(dims) + " does not permute the " +
+                std::to_string(rank) + " dimensions of " +
+                shapeText(shape));
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int32_t> order;
+  SmallVector<int64_t> out;
+  for (int64_t d : dims) {
+    if (d < 0)
+      d += rank;
+    if (d < 0 || d >= rank || seen[d])
+      fail(l, "the order " + shapeText(dims) + " does not permute the " +
+                  std::to_string(rank) + " dimensions of " +
+                  shapeText(shape));
+    seen[d] = true;
+    order.push_back(int32_t(d));
+    out.push_back(shape[d]);
+  }
+  return Val::runtime(kd::TransOp::create(
+      b, loc(l), withShape(elemOf(x.v.getType()), out), x.v,
+      b.getDenseI32ArrayAttr(order)));
+}
+
+Val CodeGen::reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl) {
+  if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+    fail(xl, "reshape() needs a block, got " + describe(x));
+  auto from = shapeOf(x.v.getType());
+  int64_t n = 1, m = 1;
+  for (int64_t d : from)
+    n *= d;
+  for (int64_t d : shape)
+    m *= d;
+  if (n != m)
+    fail(l, "reshape() of " + shapeText(from) + " (" + std::to_string(n) +
+                " elements) to " + shapeText(shape) + " (" +
+                std::to_string(m) + ")");
+  return Val::runtime(kd::ReshapeOp::create(
+      b, loc(l), withShape(elemOf(x.v.getType()), shape), x.v));
+}
+
+std::tuple<mlir::Value, mlir::Value, mlir::Value>
+CodeGen::unify3(const Val &a, const Val &c, const Val &d, Loc l) {
+  auto [x, y] = unify(a, c, l);
+  auto [x2, z] = unify(Val::runtime(x), d, l);
+  auto [y2, z2] = unify(Val::runtime(y), Val::runtime(z), l);
+  auto [x3, z3] = unify(Val::runtime(x2), Val::runtime(z2), l);
+  return {x3, y2, z3};
+}
+
+Val CodeGen::mathUnary(const std::string &n, const Expr &e) {
+  Args a = bindArgs(e, n, {"x"}, 1);
+  Val v = a.values[0];
+  mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]);
+  if (!isFloat(x.getType()))
+    x = cast(x, b.getF32Type(), a.locs[0]);
+  Location lc = loc(e.loc);
+  if (n == "exp2")
+    return Val::runtime(math::Exp2Op::create(b, lc, x));
+  if (n == "log2")
+    return Val::runtime(math::Log2Op::create(b, lc, x));
+  if (n == "sin")
+    return Val::runtime(math::SinOp::create(b, lc, x));
+  if (n == "cos")
+    return Val::runtime(math::CosOp::create(b, lc, x));
+  if (n == "tanh")
+    return Val::runtime(math::TanhOp::create(b, lc, x));
+  if (n == "erf")
+    return Val::runtime(math::ErfOp::create(b, lc, x));
+  if (n == "rsqrt")
+    return Val::runtime(math::RsqrtOp::create(b, lc, x));
+  if (n == "floor")
+    return Val::runtime(math::FloorOp::create(b, lc, x));
+  if (n == "ceil")
+    return Val::runtime(math::CeilOp::create(b, lc, x));
+  // sigmoid
+  mlir::Value negated = arith::NegFOp::create(b, lc, x);
+  Val denom = binary("+", Val::floating(1),
+                     Val::runtime(math::ExpOp::create(b, lc, negated)),
+                     e.loc);
+  return binary("/", Val::floating(1), denom, e.loc);
+}
+
+Val CodeGen::minMax(bool isMin, const Expr &e, bool pythonBuiltin) {
+  std::string n = isMin ? "minimum" : "maximum";
+  Args a = bindArgs(e, n, {"x", "y"}, 2);
+  // Python's min/max are elementwise; a block and an integer literal is
+  // most often a port of Triton's tl.max(x, 1), which reduces.
+  if (pythonBuiltin && e.args[2]->kind == Expr::Int &&
+      a.values[0].kind == Val::Runtime &&
+      isa<RankedTensorType>(a.values[0].v.getType())) {
+    std::string py = isMin ? "min" : "max";
+    std::string axis = std::to_string(e.args[2]->intValue);
+    emitWarning(loc(e.loc))
+        << py << "(block, " << axis << ") is the elementwise " << n
+        << " (Python's " << py << "); for the reduction along axis " << axis
+        << " write " << py << "(x, axis=" << axis << ") or tl." << py
+        << "(x, " << axis << ")";
+  }
+  if (a.values[0].isConst() && a.values[1].isConst()) {
+    Val lt = compare("<", a.values[0], a.values[1], e.loc);
+    return (lt.i != 0) == isMin ? a.values[0] : a.values[1];
+  }
+  auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+  Location lc = loc(e.loc);
+  if (isFloat(x.getType()))
+    return Val::runtime(isMin ? arith::MinimumFOp::create(b, lc, x, y).getResult()
+                              : arith::MaximumFOp::create(b, lc, x, y).getResult());
+  return Val::runtime(isMin ? arith::MinSIOp::create(b, lc, x, y).getResult()
+                            : arith::MaxSIOp::create(b, lc, x, y).getResult());
+}
+
+Val CodeGen::reduce(const std::string &n, const Expr &e) {
+  bool argKind = n == "argmax" || n == "argmin";
+  Args a = argKind ? bindArgs(e, n, {"input", "axis", "tie_break_left"}, 2)
+                   : bindArgs(e, n, {"input", "axis"}, 1);
+  if (argKind && a.given[2] &&
+      !(a.values[2].kind == Val::Bool && a.values[2].i))
+    fail(a.locs[2], n + "() supports tie_break_left=True only (the first "
+                        "index of equal values)");
+  const Val &in = a.values[0];
+  if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
+    fail(a.locs[0], n + "() reduces a block, got " + describe(in));
+  auto shape = shapeOf(in.v.getType());
+  int64_t axis = 0;
+  if (a.given[1] && a.values[1].kind != Val::None)
+    axis = constInt(a.values[1], a.locs[1], "the axis");
+  else if (shape.size() != 1)
+    fail(e.loc, n + "() of a " + std::to_string(shape.size()) +
+                    "-D block needs axis=");
+  if (axis < 0)
+    axis += shape.size();
+  if (axis < 0 || axis >= int64_t(shape.size()))
+    fail(a.locs[1], "axis " + std::to_string(axis) + " is out of range for "
+                    "a block of rank " + std::to_string(shape.size()));
+  if (elemOf(in.v.getType()).isInteger(1))
+    fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
+  SmallVector<int64_t> out(shape);
+  out.erase(out.begin() + axis);
+  auto kind = n == "sum"      ? kd::ReduceKind::Sum
+              : n == "max"    ? kd::ReduceKind::Max
+              : n == "min"    ? kd::ReduceKind::Min
+              : n == "xor_sum" ? kd::ReduceKind::Xor
+              : n == "argmax" ? kd::ReduceKind::ArgMax
+                              : kd::ReduceKind::ArgMin;
+  bool arg = kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin;
+  if (kind == kd::ReduceKind::Xor && !isInt(in.v.getType()))
+    fail(a.locs[0], "xor_sum() reduces integers, got " + describe(in));
+  Type resultElem = arg ? Type(b.getI32Type()) : elemOf(in.v.getType());
+  return Val::runtime(kd::ReduceOp::create(
+      b, loc(e.loc), withShape(resultElem, out), in.v,
+      kd::ReduceKindAttr::get(ctx, kind), b.getI32IntegerAttr(axis)));
+}
+
+} // namespace kite::frontend

@@ -1,0 +1,468 @@
+//===- CodeGenExpr.cpp - Operators, names, arguments -------------------------===//
+//
+// Expressions: constant folding, binary/compare/unary operators with numpy
+// broadcasting and type promotion, names, subscripts, and the binding of a
+// call's arguments to a builtin's parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+Val CodeGen::foldBinary(const std::string &op, const Val &a, const Val &c, Loc l) {
+  bool fl = a.kind == Val::Float || c.kind == Val::Float;
+  double x = a.kind == Val::Float ? a.f : double(a.i);
+  double y = c.kind == Val::Float ? c.f : double(c.i);
+  int64_t p = a.i, q = c.i;
+  auto overflow = [&](bool o) {
+    if (o)
+      fail(l, "integer overflow in a constant expression");
+  };
+  if (op == "/") {
+    if (y == 0)
+      fail(l, "division by zero in a constant expression");
+    return Val::floating(x / y);
+  }
+  if (fl) {
+    if (op == "+")
+      return Val::floating(x + y);
+    if (op == "-")
+      return Val::floating(x - y);
+    if (op == "*")
+      return Val::floating(x * y);
+    if (op == "//" || op == "%") {
+      if (y == 0)
+        fail(l, "division by zero in a constant expression");
+      double d = std::floor(x / y);
+      return Val::floating(op == "//" ? d : x - d * y);
+    }
+    fail(l, "operator '" + op + "' does not apply to float constants");
+  }
+  int64_t r = 0;
+  if (op == "+") {
+    overflow(__builtin_add_overflow(p, q, &r));
+    return Val::integer(r);
+  }
+  if (op == "-") {
+    overflow(__builtin_sub_overflow(p, q, &r));
+    return Val::integer(r);
+  }
+  if (op == "*") {
+    overflow(__builtin_mul_overflow(p, q, &r));
+    return Val::integer(r);
+  }
+  if (op == "//" || op == "%") {
+    if (q == 0)
+      fail(l, "division by zero in a constant expression");
+    overflow(p == INT64_MIN && q == -1);
+    int64_t d = p / q, m = p % q;
+    if (m != 0 && ((m < 0) != (q < 0))) { // Python floors
+      --d;
+      m += q;
+    }
+    return Val::integer(op == "//" ? d : m);
+  }
+  if (op == "&" || op == "and")
+    return a.kind == Val::Bool && c.kind == Val::Bool ? Val::boolean(p & q)
+                                                      : Val::integer(p & q);
+  if (op == "|" || op == "or")
+    return a.kind == Val::Bool && c.kind == Val::Bool ? Val::boolean(p | q)
+                                                      : Val::integer(p | q);
+  if (op == "^")
+    return Val::integer(p ^ q);
+  if (op == "<<") {
+    if (q < 0 || q > 63)
+      fail(l, "shift count out of range in a constant expression");
+    return Val::integer(int64_t(uint64_t(p) << q));
+  }
+  if (op == ">>") {
+    if (q < 0 || q > 63)
+      fail(l, "shift count out of range in a constant expression");
+    return Val::integer(p >> q);
+  }
+  fail(l, "unknown operator '" + op + "'");
+}
+
+Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
+  if (a.isConst() && c.isConst())
+    return foldBinary(op, a, c, l);
+  Location lc = loc(l);
+  // Pointer arithmetic.
+  auto ptrSide = [&](const Val &v) {
+    return v.kind == Val::Runtime && isPtr(v.v.getType());
+  };
+  if ((op == "+" || op == "-") && (ptrSide(a) || ptrSide(c))) {
+    if (ptrSide(a) && ptrSide(c))
+      fail(l, "cannot " + std::string(op == "+" ? "add" : "subtract") +
+                  " two pointers");
+    if (op == "-" && ptrSide(c))
+      fail(l, "cannot subtract a pointer from an integer");
+    const Val &p = ptrSide(a) ? a : c;
+    const Val &o = ptrSide(a) ? c : a;
+    mlir::Value off = o.kind == Val::Runtime
+                          ? o.v
+                          : materialize(o, defaultType(o), l);
+    if (!isInt(off.getType()) || elemOf(off.getType()).isInteger(1))
+      fail(l, "pointer offsets must be integers, got " +
+                  typeName(off.getType()));
+    if (op == "-")
+      off = arith::SubIOp::create(
+          b, lc,
+          splatTo(materialize(Val::integer(0), elemOf(off.getType()), l),
+                  off.getType(), l),
+          off);
+    SmallVector<int64_t> shape =
+        broadcastShape(shapeOf(p.v.getType()), shapeOf(off.getType()), l);
+    mlir::Value ptr = broadcastTo(p.v, shape, l);
+    off = broadcastTo(off, shape, l);
+    return Val::runtime(
+        kd::AddPtrOp::create(b, lc, ptr.getType(), ptr, off).getResult());
+  }
+  auto [x, y] = unify(a, c, l);
+  Type elem = elemOf(x.getType());
+  bool fl = isa<FloatType>(elem);
+  if (op == "/") {
+    if (!fl) { // true division of integers
+      Type f32 = b.getF32Type();
+      x = cast(x, f32, l);
+      y = cast(y, f32, l);
+    }
+    return Val::runtime(arith::DivFOp::create(b, lc, x, y));
+  }
+  if (op == "+")
+    return Val::runtime(fl ? arith::AddFOp::create(b, lc, x, y).getResult()
+                           : arith::AddIOp::create(b, lc, x, y).getResult());
+  if (op == "-")
+    return Val::runtime(fl ? arith::SubFOp::create(b, lc, x, y).getResult()
+                           : arith::SubIOp::create(b, lc, x, y).getResult());
+  if (op == "*")
+    return Val::runtime(fl ? arith::MulFOp::create(b, lc, x, y).getResult()
+                           : arith::MulIOp::create(b, lc, x, y).getResult());
+  if (op == "//") {
+    if (fl)
+      return Val::runtime(math::FloorOp::create(
+          b, lc, arith::DivFOp::create(b, lc, x, y)));
+    return Val::runtime(arith::DivSIOp::create(b, lc, x, y));
+  }
+  if (op == "%")
+    return Val::runtime(fl ? arith::RemFOp::create(b, lc, x, y).getResult()
+                           : arith::RemSIOp::create(b, lc, x, y).getResult());
+  if (fl)
+    fail(l, "operator '" + op + "' needs integer or boolean operands, got " +
+                typeName(x.getType()));
+  if (op == "&" || op == "and")
+    return Val::runtime(arith::AndIOp::create(b, lc, x, y));
+  if (op == "|" || op == "or")
+    return Val::runtime(arith::OrIOp::create(b, lc, x, y));
+  if (op == "^")
+    return Val::runtime(arith::XOrIOp::create(b, lc, x, y));
+  if (op == "<<")
+    return Val::runtime(arith::ShLIOp::create(b, lc, x, y));
+  if (op == ">>")
+    return Val::runtime(arith::ShRSIOp::create(b, lc, x, y));
+  fail(l, "unknown operator '" + op + "'");
+}
+
+Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
+  if (a.isConst() && c.isConst()) {
+    double x = a.kind == Val::Float ? a.f : double(a.i);
+    double y = c.kind == Val::Float ? c.f : double(c.i);
+    bool r = op == "<"    ? x < y
+             : op == "<=" ? x <= y
+             : op == ">"  ? x > y
+             : op == ">=" ? x >= y
+             : op == "==" ? x == y
+                          : x != y;
+    return Val::boolean(r);
+  }
+  auto [x, y] = unify(a, c, l);
+  Location lc = loc(l);
+  if (isFloat(x.getType())) {
+    using P = arith::CmpFPredicate;
+    P p = op == "<"    ? P::OLT
+          : op == "<=" ? P::OLE
+          : op == ">"  ? P::OGT
+          : op == ">=" ? P::OGE
+          : op == "==" ? P::OEQ
+                       : P::UNE;
+    return Val::runtime(arith::CmpFOp::create(b, lc, p, x, y));
+  }
+  using P = arith::CmpIPredicate;
+  P p = op == "<"    ? P::slt
+        : op == "<=" ? P::sle
+        : op == ">"  ? P::sgt
+        : op == ">=" ? P::sge
+        : op == "==" ? P::eq
+                     : P::ne;
+  return Val::runtime(arith::CmpIOp::create(b, lc, p, x, y));
+}
+
+Val CodeGen::unary(const std::string &op, const Val &a, Loc l) {
+  if (a.isConst()) {
+    if (op == "-")
+      return a.kind == Val::Float ? Val::floating(-a.f)
+                                  : Val::integer(-a.i);
+    if (op == "+")
+      return a;
+    if (op == "not")
+      return Val::boolean(!(a.kind == Val::Float ? a.f != 0 : a.i != 0));
+    if (op == "~")
+      return Val::integer(~a.i);
+  }
+  if (a.kind != Val::Runtime)
+    fail(l, "operator '" + op + "' does not apply to " + describe(a));
+  Location lc = loc(l);
+  Type t = a.v.getType();
+  if (op == "+")
+    return a;
+  if (op == "-") {
+    if (isFloat(t))
+      return Val::runtime(arith::NegFOp::create(b, lc, a.v));
+    return binary("-", Val::integer(0), a, l);
+  }
+  if (op == "not" || op == "~") {
+    if (isFloat(t) || isPtr(t))
+      fail(l, "operator '" + op + "' needs an integer or boolean operand");
+    mlir::Value ones = splatTo(
+        materialize(Val::integer(-1), elemOf(t), l), t, l);
+    if (op == "not" && !elemOf(t).isInteger(1))
+      fail(l, "'not' needs a boolean operand; compare with 0 first");
+    return Val::runtime(arith::XOrIOp::create(b, lc, a.v, ones));
+  }
+  fail(l, "unknown operator '" + op + "'");
+}
+
+Val CodeGen::lookup(const std::string &name, Loc l) {
+  auto it = scope->find(name);
+  if (it != scope->end())
+    return it->second;
+  if (auto t = dtypeNamed(name)) {
+    Val v;
+    v.kind = Val::DType;
+    v.dtype = *t;
+    return v;
+  }
+  auto f = functions.find(name);
+  if (f != functions.end()) {
+    if (f->second->isKernel)
+      fail(l, "kernel '" + name + "' cannot be called from a kernel; "
+              "remove @kernel to make it a helper");
+    Val v;
+    v.kind = Val::Helper;
+    v.fn = f->second;
+    return v;
+  }
+  if (isBuiltin(name))
+    fail(l, "'" + name + "' is a builtin function; call it");
+  fail(l, "unknown name '" + name + "'");
+}
+
+bool CodeGen::isBuiltin(StringRef n) {
+  static const char *names[] = {
+      "program_id", "num_programs", "arange", "load",  "store",
+      "where",      "rand",         "randint", "randn", "zeros",
+      "full",       "cdiv",         "min",    "max",   "minimum",
+      "maximum",    "sum",          "dot",    "exp",   "log",
+      "sqrt",       "abs",          "range",  "static_assert",
+      "exp2",       "log2",         "sin",    "cos",   "tanh",
+      "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
+      "fma",        "clamp",        "umulhi", "float",
+      "zeros_like", "full_like",    "static_range", "debug_barrier",
+      "static_print", "trans",      "permute", "reshape", "view",
+      "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod",
+      "multiple_of", "max_contiguous", "max_constancy"};
+  for (const char *b : names)
+    if (n == b)
+      return true;
+  return false;
+}
+
+Val CodeGen::expr(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Name:
+    return lookup(e.name, e.loc);
+  case Expr::Int:
+    return Val::integer(e.intValue);
+  case Expr::Float:
+    return Val::floating(e.floatValue);
+  case Expr::Bool:
+    return Val::boolean(e.intValue);
+  case Expr::Str: {
+    Val v;
+    v.kind = Val::Str;
+    v.s = e.name;
+    return v;
+  }
+  case Expr::NoneLit:
+    return Val();
+  case Expr::Slice:
+    fail(e.loc, "':' is only allowed in x[:, None]-style subscripts");
+  case Expr::Unary:
+    if (e.name == "*")
+      fail(e.loc, "pointer types are only allowed in parameter annotations");
+    return unary(e.name, expr(*e.args[0]), e.loc);
+  case Expr::Binary: {
+    Val a = expr(*e.args[0]);
+    Val c = expr(*e.args[1]);
+    if ((e.name == "and" || e.name == "or") &&
+        ((a.kind == Val::Runtime && !elemOf(a.v.getType()).isInteger(1)) ||
+         (c.kind == Val::Runtime && !elemOf(c.v.getType()).isInteger(1))))
+      fail(e.loc, "'" + e.name + "' needs boolean operands (masks); got " +
+                      describe(a) + " and " + describe(c));
+    return binary(e.name, a, c, e.loc);
+  }
+  case Expr::Compare:
+    return compare(e.name, expr(*e.args[0]), expr(*e.args[1]), e.loc);
+  case Expr::Ternary: {
+    Val cond = expr(*e.args[0]);
+    if (!cond.isConst())
+      fail(e.loc, "'x if c else y' needs a compile-time condition; use "
+                  "where(c, x, y) for blocks");
+    return expr(*e.args[(cond.kind == Val::Float ? cond.f != 0 : cond.i != 0)
+                            ? 1
+                            : 2]);
+  }
+  case Expr::Tuple: {
+    Val v;
+    v.kind = Val::Tuple;
+    for (auto &a : e.args)
+      v.elems.push_back(expr(*a));
+    return v;
+  }
+  case Expr::Subscript:
+    return subscript(e);
+  case Expr::Attribute:
+    if (e.name == "T") { // x.T: the transpose of a 2-D block
+      Val x = expr(*e.args[0]);
+      return transpose(x, {}, e.loc, e.args[0]->loc);
+    }
+    fail(e.loc, "unknown attribute '" + e.name +
+                    "' (blocks have .to(dtype), .T, .reshape(shape), "
+                    ".trans(*dims), .permute(dims))");
+  case Expr::Call:
+    return call(e);
+  }
+  fail(e.loc, "unsupported expression");
+}
+
+Val CodeGen::subscript(const Expr &e) {
+  Val base = expr(*e.args[0]);
+  if (base.kind == Val::Tuple) {
+    if (e.args.size() != 2)
+      fail(e.loc, "tuples take one index");
+    Val idx = expr(*e.args[1]);
+    if (idx.kind != Val::Int || idx.i < 0 ||
+        idx.i >= int64_t(base.elems.size()))
+      fail(e.args[1]->loc, "tuple index must be a constant in range");
+    return base.elems[idx.i];
+  }
+  if (base.kind != Val::Runtime || !isa<RankedTensorType>(base.v.getType()))
+    fail(e.loc, "only blocks can be indexed (x[:, None]), got " +
+                    describe(base));
+  auto shape = shapeOf(base.v.getType());
+  size_t slices = 0;
+  for (size_t k = 1; k < e.args.size(); ++k) {
+    const Expr &a = *e.args[k];
+    if (a.kind == Expr::Slice)
+      ++slices;
+    else if (a.kind != Expr::NoneLit)
+      fail(a.loc, "block subscripts take ':' and None only (x[:, None])");
+  }
+  if (slices != shape.size())
+    fail(e.loc, "subscript has " + std::to_string(slices) +
+                    " ':' for a block of rank " +
+                    std::to_string(shape.size()));
+  mlir::Value v = base.v;
+  int axis = 0;
+  for (size_t k = 1; k < e.args.size(); ++k) {
+    if (e.args[k]->kind == Expr::NoneLit) {
+      SmallVector<int64_t> s(shapeOf(v.getType()));
+      s.insert(s.begin() + axis, 1);
+      v = kd::ExpandDimsOp::create(b, loc(e.loc),
+                                   withShape(elemOf(v.getType()), s), v,
+                                   b.getI32IntegerAttr(axis));
+    }
+    ++axis;
+  }
+  return Val::runtime(v);
+}
+
+CodeGen::Args CodeGen::bindArgs(const Expr &call, const std::string &fname,
+              ArrayRef<const char *> params, size_t required) {
+  Args a;
+  a.values.resize(params.size());
+  a.locs.assign(params.size(), call.loc);
+  a.given.assign(params.size(), false);
+  if (call.args.size() - 1 > params.size())
+    fail(call.loc, fname + "() takes at most " +
+                       std::to_string(params.size()) + " argument(s), got " +
+                       std::to_string(call.args.size() - 1));
+  for (size_t k = 1; k < call.args.size(); ++k) {
+    a.values[k - 1] = expr(*call.args[k]);
+    a.locs[k - 1] = call.args[k]->loc;
+    a.given[k - 1] = true;
+  }
+  for (auto &[key, value] : call.kwargs) {
+    size_t idx = params.size();
+    for (size_t k = 0; k < params.size(); ++k)
+      if (key == params[k])
+        idx = k;
+    if (idx == params.size()) {
+      std::string known;
+      for (const char *p : params)
+        known += (known.empty() ? "" : ", ") + std::string(p);
+      fail(value->loc, fname + "() has no argument '" + key + "' (" +
+                           known + ")");
+    }
+    if (a.given[idx])
+      fail(value->loc, fname + "() got argument '" + key + "' twice");
+    a.values[idx] = expr(*value);
+    a.locs[idx] = value->loc;
+    a.given[idx] = true;
+  }
+  for (size_t k = 0; k < required; ++k)
+    if (!a.given[k])
+      fail(call.loc, fname + "() is missing argument '" + params[k] + "'");
+  return a;
+}
+
+int64_t CodeGen::constInt(const Val &v, Loc l, const char *what) {
+  if (v.kind != Val::Int && v.kind != Val::Bool)
+    fail(l, std::string(what) + " must be a compile-time integer (a literal "
+                                "or a constexpr), got " +
+                describe(v));
+  return v.i;
+}
+
+Type CodeGen::dtypeArg(const Val &v, Loc l) {
+  if (v.kind != Val::DType)
+    fail(l, "expected a dtype (i32, f32, ...), got " + describe(v));
+  return v.dtype;
+}
+
+SmallVector<int64_t> CodeGen::shapeArg(const Val &v, Loc l) {
+  SmallVector<int64_t> s;
+  if (v.kind == Val::Tuple) {
+    for (const Val &e : v.elems)
+      s.push_back(constInt(e, l, "a shape dimension"));
+  } else {
+    s.push_back(constInt(v, l, "a shape dimension"));
+  }
+  for (int64_t d : s)
+    if (d <= 0 || d > (1 << 20) || (d & (d - 1)))
+      fail(l, "block dimensions must be powers of two in [1, 2^20], got " +
+                  std::to_string(d));
+  checkBlockSize(s, l);
+  return s;
+}
+
+mlir::Value CodeGen::asBool(const Val &v, Loc l, const char *what) {
+  mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, l);
+  if (!elemOf(x.getType()).isInteger(1))
+    fail(l, std::string(what) + " must be boolean (a comparison), got " +
+                typeName(x.getType()));
+  return x;
+}
+
+} // namespace kite::frontend

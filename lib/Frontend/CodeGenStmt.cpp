@@ -1,0 +1,498 @@
+//===- CodeGenStmt.cpp - Statements and kernels ------------------------------===//
+//
+// Statements: assignments, for/while/static_range loops and if (with the
+// variables they carry), helper inlining, constexpr -D values, and the
+// kernel function itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+Val CodeGen::inlineHelper(const Function &f, const Expr &call) {
+  if (++inlineDepth > 64)
+    fail(call.loc, "helper calls nested more than 64 deep (recursion?)");
+  std::vector<const char *> names;
+  for (const Param &p : f.params)
+    names.push_back(p.name.c_str());
+  size_t required = 0;
+  while (required < f.params.size() && !f.params[required].deflt)
+    ++required;
+  Args a = bindArgs(call, f.name, names, required);
+  Scope inner;
+  for (size_t k = 0; k < f.params.size(); ++k)
+    inner[f.params[k].name] =
+        a.given[k] ? a.values[k] : expr(*f.params[k].deflt);
+  Scope *saved = scope;
+  scope = &inner;
+  std::optional<Val> result;
+  try {
+    for (size_t k = 0; k < f.body.size(); ++k) {
+      const Stmt &s = *f.body[k];
+      if (s.kind == Stmt::Return) {
+        if (k + 1 != f.body.size())
+          fail(s.loc, "'return' must be the last statement of a helper");
+        result = s.value ? expr(*s.value) : Val();
+        break;
+      }
+      statement(s);
+    }
+  } catch (CodeGenError &) {
+    scope = saved;
+    --inlineDepth;
+    emitError(loc(call.loc)) << "note: in the call of '" << f.name << "'";
+    throw;
+  }
+  scope = saved;
+  --inlineDepth;
+  return result ? *result : Val();
+}
+
+void CodeGen::assign(const std::string &name, Loc l, Val v) {
+  if (isBuiltin(name) || dtypeNamed(name))
+    fail(l, "cannot assign to '" + name + "': it names a builtin");
+  auto it = scope->find(name);
+  if (it != scope->end() && constexprNames.count(name) &&
+      scope == kernelScope)
+    fail(l, "cannot assign to constexpr parameter '" + name + "'");
+  (*scope)[name] = std::move(v);
+}
+
+void CodeGen::statement(const Stmt &s) {
+  switch (s.kind) {
+  case Stmt::Pass:
+    return;
+  case Stmt::Return:
+    if (inlineDepth == 0) {
+      if (s.value)
+        fail(s.loc, "kernels cannot return a value");
+      fail(s.loc, "'return' in a kernel is not supported; guard the code "
+                  "with masks or 'if'");
+    }
+    fail(s.loc, "'return' must be the last statement of a helper");
+  case Stmt::ExprStmt: {
+    expr(*s.value);
+    return;
+  }
+  case Stmt::Assign: {
+    Val v = expr(*s.value);
+    if (!s.op.empty()) {
+      Val old = lookup(s.names[0].first, s.names[0].second);
+      v = binary(s.op, old, v, s.loc);
+    }
+    if (s.names.size() == 1) {
+      assign(s.names[0].first, s.names[0].second, std::move(v));
+      return;
+    }
+    if (v.kind != Val::Tuple || v.elems.size() != s.names.size())
+      fail(s.loc, "cannot unpack " + describe(v) + " into " +
+                      std::to_string(s.names.size()) + " names");
+    for (size_t k = 0; k < s.names.size(); ++k)
+      assign(s.names[k].first, s.names[k].second, v.elems[k]);
+    return;
+  }
+  case Stmt::For:
+    return forLoop(s);
+  case Stmt::If:
+    return ifStatement(s);
+  case Stmt::While:
+    return whileLoop(s);
+  }
+}
+
+void CodeGen::whileLoop(const Stmt &s) {
+  std::vector<std::string> assigned;
+  assignedIn(s.body, assigned);
+  std::vector<std::string> carried;
+  SmallVector<mlir::Value> inits;
+  for (const std::string &n : assigned) {
+    auto found = scope->find(n);
+    if (found == scope->end())
+      continue;
+    Val &v = found->second;
+    if (v.isConst())
+      v = Val::runtime(runtime(v, s.loc));
+    if (v.kind != Val::Runtime)
+      continue;
+    carried.push_back(n);
+    inits.push_back(v.v);
+  }
+  SmallVector<Type> types;
+  for (mlir::Value v : inits)
+    types.push_back(v.getType());
+  Location lc = loc(s.loc);
+  auto loop = scf::WhileOp::create(b, lc, types, inits);
+  Scope saved = *scope;
+  SmallVector<Location> locs(types.size(), lc);
+  {
+    // Before: the condition on the current values.
+    OpBuilder::InsertionGuard guard(b);
+    mlir::Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
+    for (size_t k = 0; k < carried.size(); ++k)
+      (*scope)[carried[k]] = Val::runtime(before->getArgument(k));
+    Val cond = expr(*s.value);
+    if (cond.isConst())
+      fail(s.value->loc, "the while condition is a constant; the loop would "
+                         "run never or forever (Kite has no break)");
+    if (cond.kind != Val::Runtime ||
+        isa<RankedTensorType>(cond.v.getType()))
+      fail(s.value->loc, "'while' needs a scalar condition, got " +
+                             describe(cond));
+    mlir::Value c = cond.v;
+    if (!c.getType().isInteger(1))
+      c = cast(c, b.getI1Type(), s.value->loc);
+    scf::ConditionOp::create(b, lc, c, before->getArguments());
+  }
+  {
+    // After: the body, then the new values.
+    OpBuilder::InsertionGuard guard(b);
+    mlir::Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
+    *scope = saved;
+    for (size_t k = 0; k < carried.size(); ++k)
+      (*scope)[carried[k]] = Val::runtime(after->getArgument(k));
+    for (auto &st : s.body)
+      statement(*st);
+    SmallVector<mlir::Value> yields;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      Val v = (*scope)[carried[k]];
+      Type want = types[k];
+      mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
+      if (v.isConst())
+        y = materialize(v, elemOf(want), s.loc);
+      if (!y)
+        fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
+      if (y.getType() != want && shapeOf(y.getType()).empty() &&
+          elemOf(y.getType()) == elemOf(want))
+        y = broadcastTo(y, shapeOf(want), s.loc);
+      if (y.getType() != want)
+        fail(s.loc, "loop-carried '" + carried[k] + "' is " +
+                        typeName(want) + " before the loop but " +
+                        typeName(y.getType()) + " after an iteration");
+      yields.push_back(y);
+    }
+    scf::YieldOp::create(b, lc, yields);
+  }
+  *scope = saved;
+  for (size_t k = 0; k < carried.size(); ++k)
+    (*scope)[carried[k]] = Val::runtime(loop.getResult(k));
+}
+
+void CodeGen::assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out) {
+  for (auto &s : block) {
+    if (s->kind == Stmt::Assign || s->kind == Stmt::For)
+      for (auto &n : s->names)
+        if (std::find(out.begin(), out.end(), n.first) == out.end())
+          out.push_back(n.first);
+    assignedIn(s->body, out);
+    assignedIn(s->orelse, out);
+  }
+}
+
+void CodeGen::staticLoop(const Stmt &s) {
+  const Expr &r = *s.value;
+  Args a = bindArgs(r, "static_range", {"start", "stop", "step"}, 1);
+  int64_t start = 0, stop, step = 1;
+  if (a.given[1]) {
+    start = constInt(a.values[0], a.locs[0], "static_range()'s start");
+    stop = constInt(a.values[1], a.locs[1], "static_range()'s stop");
+  } else {
+    stop = constInt(a.values[0], a.locs[0], "static_range()'s stop");
+  }
+  if (a.given[2])
+    step = constInt(a.values[2], a.locs[2], "static_range()'s step");
+  if (step == 0)
+    fail(a.locs[2], "static_range() step must not be 0");
+  int64_t count = step > 0 ? (stop - start + step - 1) / step
+                           : (start - stop - step - 1) / -step;
+  if (count > 4096)
+    fail(r.loc, "static_range() of " + std::to_string(count) +
+                    " iterations; at most 4096 are unrolled (use range())");
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    (*scope)[s.names[0].first] = Val::integer(i);
+    for (auto &st : s.body)
+      statement(*st);
+  }
+}
+
+void CodeGen::forLoop(const Stmt &s) {
+  const Expr &r = *s.value;
+  if (r.kind == Expr::Call && r.args[0]->kind == Expr::Name &&
+      r.args[0]->name == "static_range")
+    return staticLoop(s);
+  if (r.kind != Expr::Call || r.args[0]->kind != Expr::Name ||
+      r.args[0]->name != "range")
+    fail(r.loc, "for loops iterate over range(...) or static_range(...) "
+                "only");
+  Args a = bindArgs(r, "range", {"start", "stop", "step"}, 1);
+  Val start = Val::integer(0), stop = a.values[0], step = Val::integer(1);
+  if (a.given[1]) {
+    start = a.values[0];
+    stop = a.values[1];
+  }
+  if (a.given[2])
+    step = a.values[2];
+  if (step.kind == Val::Int && step.i <= 0)
+    fail(a.locs[2], "range() step must be positive");
+  for (const Val *v : {&start, &stop, &step})
+    if (v->kind == Val::Runtime && (!v->v.getType().isSignlessInteger() ||
+                                    isa<RankedTensorType>(v->v.getType())))
+      fail(r.loc, "range() bounds must be integer scalars");
+  Type it = b.getI32Type();
+  for (const Val *v : {&start, &stop, &step})
+    if (v->kind == Val::Runtime && v->v.getType().isInteger(64))
+      it = b.getI64Type();
+  Location lc = loc(s.loc);
+  mlir::Value lo = cast(materialize(start, it, r.loc), it, r.loc);
+  mlir::Value hi = cast(materialize(stop, it, r.loc), it, r.loc);
+  mlir::Value st = cast(materialize(step, it, r.loc), it, r.loc);
+
+  // Loop-carried: variables defined before the loop and assigned in it.
+  std::vector<std::string> assigned;
+  assignedIn(s.body, assigned);
+  std::vector<std::string> carried;
+  SmallVector<mlir::Value> inits;
+  for (const std::string &n : assigned) {
+    auto found = scope->find(n);
+    if (found == scope->end() || n == s.names[0].first)
+      continue;
+    Val &v = found->second;
+    if (v.isConst()) // a constant changed by the loop becomes a value
+      v = Val::runtime(runtime(v, s.loc));
+    if (v.kind != Val::Runtime)
+      continue;
+    carried.push_back(n);
+    inits.push_back(v.v);
+  }
+  auto loop = scf::ForOp::create(b, lc, lo, hi, st, inits);
+  // Without carried values the builder adds an empty scf.yield; the one
+  // built below replaces it.
+  if (loop.getBody()->mightHaveTerminator())
+    loop.getBody()->getTerminator()->erase();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Scope saved = *scope;
+  (*scope)[s.names[0].first] = Val::runtime(loop.getInductionVar());
+  for (size_t k = 0; k < carried.size(); ++k)
+    (*scope)[carried[k]] = Val::runtime(loop.getRegionIterArgs()[k]);
+  for (auto &st2 : s.body)
+    statement(*st2);
+  SmallVector<mlir::Value> yields;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    Val v = (*scope)[carried[k]];
+    Type want = inits[k].getType();
+    mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
+    if (v.isConst())
+      y = materialize(v, elemOf(want), s.loc);
+    if (!y)
+      fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
+    // A scalar assigned to a carried block is splat; types never change.
+    if (y.getType() != want && shapeOf(y.getType()).empty() &&
+        elemOf(y.getType()) == elemOf(want))
+      y = broadcastTo(y, shapeOf(want), s.loc);
+    if (y.getType() != want)
+      fail(s.loc, "loop-carried '" + carried[k] + "' is " + typeName(want) +
+                      " before the loop but " + typeName(y.getType()) +
+                      " after an iteration");
+    yields.push_back(y);
+  }
+  scf::YieldOp::create(b, lc, yields);
+  // After the loop: carried values are the loop's results; names first
+  // assigned inside the loop are not visible.
+  *scope = saved;
+  for (size_t k = 0; k < carried.size(); ++k)
+    (*scope)[carried[k]] = Val::runtime(loop.getResult(k));
+}
+
+void CodeGen::ifStatement(const Stmt &s) {
+  Val cond = expr(*s.value);
+  if (cond.isConst()) { // resolved at compile time
+    bool taken = cond.kind == Val::Float ? cond.f != 0 : cond.i != 0;
+    for (auto &st : taken ? s.body : s.orelse)
+      statement(*st);
+    return;
+  }
+  if (cond.kind != Val::Runtime || isa<RankedTensorType>(cond.v.getType()))
+    fail(s.value->loc, "'if' needs a scalar condition (use where() or masks "
+                       "for blocks), got " + describe(cond));
+  mlir::Value c = cond.v;
+  if (!c.getType().isInteger(1))
+    c = cast(c, b.getI1Type(), s.value->loc);
+  std::vector<std::string> assigned;
+  assignedIn(s.body, assigned);
+  assignedIn(s.orelse, assigned);
+  // Names visible before the if and assigned in a branch are its results.
+  std::vector<std::string> results;
+  for (const std::string &n : assigned) {
+    auto found = scope->find(n);
+    if (found == scope->end())
+      continue;
+    if (found->second.isConst())
+      found->second = Val::runtime(runtime(found->second, s.loc));
+    if (found->second.kind == Val::Runtime)
+      results.push_back(n);
+  }
+  Location lc = loc(s.loc);
+  Scope before = *scope;
+  auto emitBranch = [&](const ::kite::ast::Block &body, Scope &out) {
+    *scope = before;
+    for (auto &st : body)
+      statement(*st);
+    out = *scope;
+  };
+  SmallVector<Type> types;
+  for (const std::string &n : results)
+    types.push_back(before[n].v.getType());
+  auto ifOp = scf::IfOp::create(b, lc, types, c, /*withElse=*/true);
+  Scope thenScope, elseScope;
+  auto finish = [&](mlir::Block *block, const ::kite::ast::Block &body, Scope &out) {
+    OpBuilder::InsertionGuard guard(b);
+    if (types.empty()) {
+      b.setInsertionPoint(block->getTerminator());
+      emitBranch(body, out);
+      return;
+    }
+    b.setInsertionPointToStart(block);
+    emitBranch(body, out);
+    SmallVector<mlir::Value> yields;
+    for (size_t k = 0; k < results.size(); ++k) {
+      Val v = out[results[k]];
+      mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
+      if (v.isConst())
+        y = materialize(v, elemOf(types[k]), s.loc);
+      if (y && y.getType() != types[k] && shapeOf(y.getType()).empty() &&
+          elemOf(y.getType()) == elemOf(types[k]))
+        y = broadcastTo(y, shapeOf(types[k]), s.loc);
+      if (!y || y.getType() != types[k])
+        fail(s.loc, "'" + results[k] + "' is " + typeName(types[k]) +
+                        " before the 'if' but " +
+                        (y ? typeName(y.getType()) : describe(v)) +
+                        " in a branch");
+      yields.push_back(y);
+    }
+    scf::YieldOp::create(b, lc, yields);
+  };
+  finish(ifOp.thenBlock(), s.body, thenScope);
+  finish(ifOp.elseBlock(), s.orelse, elseScope);
+  *scope = before;
+  for (size_t k = 0; k < results.size(); ++k)
+    (*scope)[results[k]] = Val::runtime(ifOp.getResult(k));
+}
+
+Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {
+  char *end = nullptr;
+  errno = 0;
+  long long iv = std::strtoll(text.c_str(), &end, 0);
+  if (!text.empty() && *end == 0 && errno == 0)
+    return Val::integer(iv);
+  double dv = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == 0)
+    return Val::floating(dv);
+  if (text == "True" || text == "False")
+    return Val::boolean(text == "True");
+  fail(l, "-D " + name + "=" + text + ": not a number");
+}
+
+void CodeGen::kernel(const Function &f) {
+  Scope top;
+  scope = &top;
+  kernelScope = &top;
+  constexprNames.clear();
+  SmallVector<Type> argTypes;
+  std::vector<const Param *> runtimeParams;
+  int64_t numWarps = 4, numStages = 0;
+  for (auto &[key, value] : f.decoratorArgs) {
+    Val v = expr(*value);
+    if (key == "num_warps") {
+      numWarps = constInt(v, value->loc, "num_warps");
+      if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)))
+        fail(value->loc, "num_warps must be a power of two in [1, 32], "
+                         "got " + std::to_string(numWarps));
+    } else if (key == "num_stages") {
+      numStages = constInt(v, value->loc, "num_stages");
+      if (numStages < 1 || numStages > 8)
+        fail(value->loc, "num_stages must be in [1, 8], got " +
+                             std::to_string(numStages));
+    } else {
+      fail(value->loc, "unknown @kernel argument '" + key +
+                           "' (known: num_warps, num_stages)");
+    }
+  }
+  std::set<std::string> seen;
+  for (const Param &p : f.params) {
+    if (!seen.insert(p.name).second)
+      fail(p.loc, "duplicate parameter '" + p.name + "'");
+    if (!p.type)
+      fail(p.loc, "kernel parameter '" + p.name + "' needs a type: *f32, "
+                  "i32, f32, ... or constexpr");
+    const Expr &t = *p.type;
+    if (t.kind == Expr::Name && t.name == "constexpr") {
+      constexprNames.insert(p.name);
+      auto d = options.defines.find(p.name);
+      if (d != options.defines.end())
+        top[p.name] = parseDefine(d->second, p.loc, p.name);
+      else if (p.deflt)
+        top[p.name] = expr(*p.deflt);
+      else
+        fail(p.loc, "constexpr parameter '" + p.name + "' of kernel '" +
+                        f.name + "' has no value: give it a default or "
+                        "pass -D " + p.name + "=VALUE");
+      if (!top[p.name].isConst())
+        fail(p.loc, "constexpr parameter '" + p.name +
+                        "' must be a number or a bool");
+      continue;
+    }
+    if (p.deflt)
+      fail(p.deflt->loc, "only constexpr parameters take defaults");
+    Type type;
+    if (t.kind == Expr::Unary && t.name == "*") {
+      const Expr &inner = *t.args[0];
+      std::optional<Type> pointee;
+      if (inner.kind == Expr::Name)
+        pointee = dtypeNamed(inner.name);
+      if (!pointee)
+        fail(inner.loc, "unknown pointee type; expected i1, i8, i16, i32, "
+                        "i64, f16, bf16, f32 or f64");
+      type = kd::PointerType::get(ctx, *pointee);
+    } else if (t.kind == Expr::Name && dtypeNamed(t.name)) {
+      type = *dtypeNamed(t.name);
+      if (type.isInteger(1))
+        fail(t.loc, "i1 parameters are not supported; pass an i32");
+    } else {
+      fail(t.loc, "unknown parameter type; expected *T, a scalar type "
+                  "(i32, f32, ...) or constexpr");
+    }
+    argTypes.push_back(type);
+    runtimeParams.push_back(&p);
+  }
+  for (auto &[name, value] : options.defines)
+    (void)name, (void)value; // unknown -D names are checked by the caller
+
+  auto funcType = b.getFunctionType(argTypes, {});
+  auto func = func::FuncOp::create(b, loc(f.loc), f.name, funcType);
+  func->setAttr(kd::KiteDialect::getKernelAttrName(), b.getUnitAttr());
+  func->setAttr(kd::KiteDialect::getNumWarpsAttrName(),
+                b.getI32IntegerAttr(numWarps));
+  if (numStages)
+    func->setAttr(kd::KiteDialect::getNumStagesAttrName(),
+                  b.getI32IntegerAttr(numStages));
+  mlir::Block *entry = func.addEntryBlock();
+  for (size_t k = 0; k < runtimeParams.size(); ++k) {
+    func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),
+                    b.getStringAttr(runtimeParams[k]->name));
+    entry->getArgument(k).setLoc(loc(runtimeParams[k]->loc));
+    top[runtimeParams[k]->name] = Val::runtime(entry->getArgument(k));
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  try {
+    for (auto &s : f.body)
+      statement(*s);
+  } catch (CodeGenError &) {
+    func.erase();
+    throw;
+  }
+  func::ReturnOp::create(b, loc(f.loc));
+}
+
+} // namespace kite::frontend
