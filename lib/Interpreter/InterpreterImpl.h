@@ -1,0 +1,200 @@
+//===- InterpreterImpl.h - The interpreter's state and ops ------*- C++ -*-===//
+//
+// The Interpreter class (private to lib/Interpreter): host arrays for SSA
+// values, and its members, defined by seam in
+//   Interpreter.cpp          the driver, values, control flow (for, while, if)
+//   InterpreterArith.cpp     constants and arith/math ops
+//   InterpreterKiteOps.cpp   the kite ops (memory, random, dot, reductions,
+//                            scans, shape ops, hints)
+// See Interpreter.cpp for the semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_INTERPRETER_INTERPRETERIMPL_H
+#define KITE_LIB_INTERPRETER_INTERPRETERIMPL_H
+
+#include "kite/Interpreter/Interpreter.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace kite::interp::detail {
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+/// Thrown with a finished message; caught in run().
+struct Failure {
+  std::string message;
+};
+
+enum class Kind { Int, Float, Ptr };
+
+struct Array {
+  SmallVector<int64_t, 2> shape;
+  Kind kind = Kind::Int;
+  Type elem;                 ///< element type (pointer: !kite.ptr<T>)
+  std::vector<int64_t> iv;   ///< Int, Ptr
+  std::vector<double> fv;    ///< Float
+  size_t size() const { return kind == Kind::Float ? fv.size() : iv.size(); }
+};
+using ArrayRef_ = std::shared_ptr<Array>;
+
+inline int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Wraps an integer to `width` bits, sign-extended (i1: 0 or 1).
+inline int64_t wrap(int64_t x, unsigned width) {
+  if (width == 1)
+    return x & 1;
+  if (width >= 64)
+    return x;
+  unsigned s = 64 - width;
+  return int64_t(uint64_t(x) << s) >> s;
+}
+inline uint64_t zext(int64_t x, unsigned width) {
+  if (width >= 64)
+    return uint64_t(x);
+  return uint64_t(x) & ((uint64_t(1) << width) - 1);
+}
+
+inline double roundBF16(double x) {
+  float f = float(x);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu)) // NaN stays NaN
+    u |= 0x400000u;
+  else
+    u += 0x7fffu + ((u >> 16) & 1);
+  u &= 0xffff0000u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Rounds `x` to the float type `t`.
+inline double roundTo(double x, Type t) {
+  if (t.isF64())
+    return x;
+  if (t.isF32())
+    return double(float(x));
+  if (t.isF16())
+    return double(float(_Float16(float(x))));
+  if (t.isBF16())
+    return roundBF16(x);
+  return x;
+}
+
+class Interpreter {
+public:
+  Interpreter(const ::kite::interp::Launch &launch) : launch(launch) {}
+
+  void runKernel(func::FuncOp kernel);
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Helpers
+  //===--------------------------------------------------------------------===//
+
+  [[noreturn]] void fail(Operation *op, const std::string &msg);
+
+  ArrayRef_ get(mlir::Value v);
+
+  ArrayRef_ make(Type type);
+
+  static unsigned widthOf(Type t);
+
+  static unsigned bytesOf(Type pointee);
+
+  //===--------------------------------------------------------------------===//
+  // Control flow
+  //===--------------------------------------------------------------------===//
+
+  /// Runs the ops of `block`; returns the operands of its terminator.
+  SmallVector<ArrayRef_> runBlock(Block &block);
+
+  void execute(Operation *op);
+
+  void forOp(scf::ForOp loop);
+
+  void whileOp(scf::WhileOp loop);
+
+  void ifOp(scf::IfOp op);
+
+  //===--------------------------------------------------------------------===//
+  // Constants and elementwise ops
+  //===--------------------------------------------------------------------===//
+
+  void constant(arith::ConstantOp op);
+
+  template <typename F> void mapInt(Operation *op, F f);
+
+  template <typename F> void mapFloat(Operation *op, F f);
+
+  void elementwise(Operation *op);
+
+  /// The in-memory bits of element `k` (as stored by a store of its type).
+  static uint64_t bitsOf(const Array &a, size_t k);
+
+  static void setBits(Array &a, size_t k, uint64_t u);
+
+  //===--------------------------------------------------------------------===//
+  // Kite ops
+  //===--------------------------------------------------------------------===//
+
+  void kiteOp(Operation *op);
+
+  /// kite.hint: the value itself, after checking the asserted facts along
+  /// the row-major index (a false hint would make the GPU code wrong).
+  void hint(kd::HintOp op);
+
+  void scan(kd::ScanOp op);
+
+  void trans(kd::TransOp t);
+
+  void broadcast(kd::BroadcastOp b);
+
+  /// The buffer holding [address, address + bytes), or an error message.
+  const ::kite::interp::Buffer *bufferFor(uint64_t address, unsigned bytes);
+
+  std::string describeAddress(uint64_t address, unsigned bytes);
+
+  std::string elementIndex(const Array &a, size_t k);
+
+  void load(kd::LoadOp l);
+
+  void store(kd::StoreOp s);
+
+  static void philox(uint32_t k0, uint32_t k1, uint32_t c[4]);
+
+  static float uniform(uint32_t word);
+
+  void random(Operation *op);
+
+  void dot(kd::DotOp d);
+
+  void reduce(kd::ReduceOp op);
+
+  const ::kite::interp::Launch &launch;
+  std::vector<ArrayRef_> params;
+  llvm::DenseMap<mlir::Value, ArrayRef_> values;
+  uint32_t pid[3] = {0, 0, 0};
+  const ::kite::interp::Buffer *lastBuffer = nullptr;
+};
+
+} // namespace kite::interp::detail
+
+#endif // KITE_LIB_INTERPRETER_INTERPRETERIMPL_H

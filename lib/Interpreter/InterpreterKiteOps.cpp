@@ -1,0 +1,490 @@
+//===- InterpreterKiteOps.cpp - The kite ops ---------------------------------===//
+//
+// The kite ops: program ids, aranges, splats and broadcasts, memory with
+// bounds checks, Philox, dot, reductions, scans, trans/reshape, hints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterImpl.h"
+
+namespace kite::interp::detail {
+
+void Interpreter::kiteOp(Operation *op) {
+  if (auto p = dyn_cast<kd::ProgramIdOp>(op)) {
+    auto r = make(p.getType());
+    r->iv[0] = pid[p.getAxis()];
+    values[p.getResult()] = r;
+    return;
+  }
+  if (auto p = dyn_cast<kd::NumProgramsOp>(op)) {
+    auto r = make(p.getType());
+    r->iv[0] = launch.grid[p.getAxis()];
+    values[p.getResult()] = r;
+    return;
+  }
+  if (auto a = dyn_cast<kd::ArangeOp>(op)) {
+    auto r = make(a.getType());
+    for (size_t k = 0; k < r->iv.size(); ++k)
+      r->iv[k] = a.getStart() + int64_t(k);
+    values[a.getResult()] = r;
+    return;
+  }
+  if (auto s = dyn_cast<kd::SplatOp>(op)) {
+    ArrayRef_ src = get(s.getSrc());
+    auto r = make(s.getType());
+    if (r->kind == Kind::Float)
+      std::fill(r->fv.begin(), r->fv.end(), src->fv[0]);
+    else
+      std::fill(r->iv.begin(), r->iv.end(), src->iv[0]);
+    values[s.getResult()] = r;
+    return;
+  }
+  if (auto e = dyn_cast<kd::ExpandDimsOp>(op)) {
+    auto r = std::make_shared<Array>(*get(e.getSrc()));
+    auto shape = cast<RankedTensorType>(e.getType()).getShape();
+    r->shape.assign(shape.begin(), shape.end());
+    values[e.getResult()] = r;
+    return;
+  }
+  if (auto t = dyn_cast<kd::TransOp>(op))
+    return trans(t);
+  if (auto sc = dyn_cast<kd::ScanOp>(op))
+    return scan(sc);
+  if (auto h = dyn_cast<kd::HintOp>(op))
+    return hint(h);
+  if (auto rs = dyn_cast<kd::ReshapeOp>(op)) {
+    // The same elements in row-major order.
+    auto r = std::make_shared<Array>(*get(rs.getSrc()));
+    auto type = cast<RankedTensorType>(rs.getType());
+    r->shape.assign(type.getShape().begin(), type.getShape().end());
+    values[rs.getResult()] = r;
+    return;
+  }
+  if (auto b = dyn_cast<kd::BroadcastOp>(op))
+    return broadcast(b);
+  if (auto a = dyn_cast<kd::AddPtrOp>(op)) {
+    ArrayRef_ p = get(a.getPtr()), o = get(a.getOffset());
+    auto r = make(a.getType());
+    Type pointee = cast<kd::PointerType>(getElementTypeOrSelf(a.getType()))
+                       .getPointeeType();
+    int64_t bytes = bytesOf(pointee);
+    for (size_t k = 0; k < r->iv.size(); ++k)
+      r->iv[k] = int64_t(uint64_t(p->iv[p->shape.empty() ? 0 : k]) +
+                         uint64_t(o->iv[o->shape.empty() ? 0 : k] * bytes));
+    values[a.getResult()] = r;
+    return;
+  }
+  if (auto l = dyn_cast<kd::LoadOp>(op))
+    return load(l);
+  if (auto s = dyn_cast<kd::StoreOp>(op))
+    return store(s);
+  if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp>(op))
+    return random(op);
+  if (auto d = dyn_cast<kd::DotOp>(op))
+    return dot(d);
+  if (auto r = dyn_cast<kd::ReduceOp>(op))
+    return reduce(r);
+  // Block operations run one after another: every thread has "arrived".
+  if (isa<kd::DebugBarrierOp>(op))
+    return;
+  fail(op, "the interpreter does not support this operation");
+}
+
+void Interpreter::hint(kd::HintOp op) {
+  ArrayRef_ src = get(op.getSrc());
+  const std::vector<int64_t> &v = src->iv;
+  int64_t n = int64_t(v.size());
+  auto wrong = [&](const std::string &what, int64_t at) {
+    fail(op, what + " does not hold: element [" + std::to_string(at) +
+                 "] is " + std::to_string(v[size_t(at)]));
+  };
+  if (auto raw = op.getContiguity()) {
+    int64_t c = int64_t(*raw);
+    for (int64_t i = 0; i < n; ++i)
+      if (i % c && v[size_t(i)] != v[size_t(i - 1)] + 1)
+        wrong("max_contiguous(" + std::to_string(c) + ")", i);
+  }
+  if (auto raw = op.getConstancy()) {
+    int64_t k = int64_t(*raw);
+    for (int64_t i = 0; i < n; ++i)
+      if (i % k && v[size_t(i)] != v[size_t(i - 1)])
+        wrong("max_constancy(" + std::to_string(k) + ")", i);
+  }
+  if (auto raw = op.getDivisibility()) {
+    // Divisibility is of the first value of each run of consecutive
+    // values (AxisInfo's meaning; Triton writes multiple_of(offsets, B)
+    // for offsets pid * B + arange(0, B)): checked at the starts of the
+    // longest aligned power-of-two runs the values really have.
+    int64_t d = int64_t(*raw);
+    int64_t run = 1;
+    for (int64_t c = 2; c <= n && n % c == 0; c *= 2) {
+      bool consecutive = true;
+      for (int64_t i = 0; i < n && consecutive; ++i)
+        consecutive = i % c == 0 || v[size_t(i)] == v[size_t(i - 1)] + 1;
+      if (!consecutive)
+        break;
+      run = c;
+    }
+    for (int64_t i = 0; i < n; i += run)
+      if (v[size_t(i)] % d)
+        wrong("multiple_of(" + std::to_string(d) + ")", i);
+  }
+  values[op.getResult()] = src;
+}
+
+void Interpreter::scan(kd::ScanOp op) {
+  ArrayRef_ src = get(op.getSrc());
+  auto r = make(op.getType());
+  int64_t axis = op.getAxis();
+  int64_t outer = 1, inner = 1, len = src->shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= src->shape[d];
+  for (size_t d = axis + 1; d < src->shape.size(); ++d)
+    inner *= src->shape[d];
+  bool sum = op.getKind() == kd::ScanKind::Sum, rev = op.getReverse();
+  bool fl = src->kind == Kind::Float;
+  unsigned w = widthOf(src->elem);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double fa = sum ? 0 : 1;
+      int64_t ia = sum ? 0 : 1;
+      for (int64_t s = 0; s < len; ++s) {
+        int64_t k = rev ? len - 1 - s : s;
+        size_t at = size_t((o * len + k) * inner + i);
+        if (fl) {
+          fa = roundTo(sum ? fa + src->fv[at] : fa * src->fv[at], src->elem);
+          r->fv[at] = fa;
+        } else {
+          ia = wrap(sum ? int64_t(uint64_t(ia) + uint64_t(src->iv[at]))
+                        : int64_t(uint64_t(ia) * uint64_t(src->iv[at])),
+                    w);
+          r->iv[at] = ia;
+        }
+      }
+    }
+  values[op.getResult()] = r;
+}
+
+void Interpreter::trans(kd::TransOp t) {
+  ArrayRef_ src = get(t.getSrc());
+  auto r = make(t.getType());
+  size_t rank = r->shape.size();
+  ArrayRef<int32_t> order = t.getOrder();
+  // Strides of the operand, read in the result's dimension order.
+  SmallVector<int64_t> srcStride(rank), stride(rank);
+  int64_t s = 1;
+  for (int d = int(rank) - 1; d >= 0; --d) {
+    srcStride[d] = s;
+    s *= src->shape[d];
+  }
+  for (size_t i = 0; i < rank; ++i)
+    stride[i] = srcStride[order[i]];
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t k = 0; k < r->size(); ++k) {
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += idx[d] * stride[d];
+    if (r->kind == Kind::Float)
+      r->fv[k] = src->fv[from];
+    else
+      r->iv[k] = src->iv[from];
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < r->shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  values[t.getResult()] = r;
+}
+
+void Interpreter::broadcast(kd::BroadcastOp b) {
+  ArrayRef_ src = get(b.getSrc());
+  auto r = make(b.getType());
+  size_t rank = r->shape.size();
+  SmallVector<int64_t> srcStride(rank, 0);
+  int64_t s = 1;
+  for (int d = int(rank) - 1; d >= 0; --d) {
+    srcStride[d] = src->shape[d] == 1 ? 0 : s;
+    s *= src->shape[d];
+  }
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t k = 0; k < r->size(); ++k) {
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += idx[d] * srcStride[d];
+    if (r->kind == Kind::Float)
+      r->fv[k] = src->fv[from];
+    else
+      r->iv[k] = src->iv[from];
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < r->shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  values[b.getResult()] = r;
+}
+
+const ::kite::interp::Buffer *Interpreter::bufferFor(uint64_t address, unsigned bytes) {
+  if (lastBuffer && address >= lastBuffer->address &&
+      address + bytes <= lastBuffer->address + lastBuffer->bytes)
+    return lastBuffer;
+  for (const auto &b : launch.buffers)
+    if (address >= b.address && address + bytes <= b.address + b.bytes)
+      return lastBuffer = &b;
+  return nullptr;
+}
+
+std::string Interpreter::describeAddress(uint64_t address, unsigned bytes) {
+  // The buffer whose extent is nearest to the access.
+  const ::kite::interp::Buffer *nearest = nullptr;
+  uint64_t best = UINT64_MAX;
+  for (const auto &b : launch.buffers) {
+    uint64_t end = b.address + b.bytes;
+    uint64_t d = address < b.address ? b.address - address
+                 : address + bytes > end ? address + bytes - end
+                                         : 0;
+    if (d < best) {
+      best = d;
+      nearest = &b;
+    }
+  }
+  std::string s = "address 0x" + llvm::utohexstr(address);
+  if (!nearest)
+    return s + " (no buffers were given)";
+  std::string which = "buffer '" + nearest->name + "' (" +
+                      std::to_string(nearest->bytes) + " bytes)";
+  if (address < nearest->address)
+    return s + ", " + std::to_string(nearest->address - address) +
+           " bytes before " + which;
+  if (address >= nearest->address + nearest->bytes)
+    return s + ", " +
+           std::to_string(address - nearest->address - nearest->bytes) +
+           " bytes past the end of " + which;
+  return s + ", byte " + std::to_string(address - nearest->address) +
+         " of " + which + ": the " + std::to_string(bytes) +
+         "-byte access overruns it";
+}
+
+std::string Interpreter::elementIndex(const Array &a, size_t k) {
+  if (a.shape.empty())
+    return "";
+  std::string s = " at element [";
+  SmallVector<int64_t> idx(a.shape.size());
+  for (int d = int(a.shape.size()) - 1; d >= 0; --d) {
+    idx[d] = int64_t(k) % a.shape[d];
+    k /= a.shape[d];
+  }
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+void Interpreter::load(kd::LoadOp l) {
+  ArrayRef_ p = get(l.getPtr());
+  ArrayRef_ m = l.getMask() ? get(l.getMask()) : nullptr;
+  ArrayRef_ o = l.getOther() ? get(l.getOther()) : nullptr;
+  auto r = make(l.getType());
+  Type pointee = r->elem;
+  unsigned bytes = bytesOf(pointee);
+  for (size_t k = 0; k < r->size(); ++k) {
+    if (m && !m->iv[k]) {
+      if (o) {
+        if (r->kind == Kind::Float)
+          r->fv[k] = o->fv[k];
+        else
+          r->iv[k] = o->iv[k];
+      }
+      continue;
+    }
+    uint64_t address = uint64_t(p->iv[k]);
+    if (!bufferFor(address, bytes))
+      fail(l, "out-of-bounds load" + elementIndex(*p, k) + ": " +
+                  describeAddress(address, bytes));
+    uint64_t u = 0;
+    std::memcpy(&u, reinterpret_cast<const void *>(address), bytes);
+    if (pointee.isInteger(1))
+      u = u != 0;
+    setBits(*r, k, u);
+  }
+  values[l.getResult()] = r;
+}
+
+void Interpreter::store(kd::StoreOp s) {
+  ArrayRef_ p = get(s.getPtr()), v = get(s.getValue());
+  ArrayRef_ m = s.getMask() ? get(s.getMask()) : nullptr;
+  Type pointee = v->elem;
+  unsigned bytes = bytesOf(pointee);
+  // Check every address first: an out-of-bounds store writes nothing.
+  for (size_t k = 0; k < v->size(); ++k) {
+    if (m && !m->iv[k])
+      continue;
+    uint64_t address = uint64_t(p->iv[k]);
+    if (!bufferFor(address, bytes))
+      fail(s, "out-of-bounds store" + elementIndex(*p, k) + ": " +
+                  describeAddress(address, bytes));
+  }
+  for (size_t k = 0; k < v->size(); ++k) {
+    if (m && !m->iv[k])
+      continue;
+    uint64_t u = bitsOf(*v, k);
+    std::memcpy(reinterpret_cast<void *>(uint64_t(p->iv[k])), &u, bytes);
+  }
+}
+
+void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+float Interpreter::uniform(uint32_t word) {
+  int32_t x = int32_t(word);
+  if (x < 0)
+    x = ~x;
+  return float(x) * 4.6566127342e-10f;
+}
+
+void Interpreter::random(Operation *op) {
+  ArrayRef_ seed = get(op->getOperand(0)), off = get(op->getOperand(1));
+  auto r = make(op->getResult(0).getType());
+  uint64_t key = uint64_t(seed->iv[0]); // sign-extended already
+  uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
+  bool wide = widthOf(off->elem) == 64;
+  for (size_t k = 0; k < r->size(); ++k) {
+    uint64_t o = uint64_t(off->iv[k]);
+    uint32_t c[4] = {uint32_t(o), wide ? uint32_t(o >> 32) : 0u, 0, 0};
+    philox(k0, k1, c);
+    if (isa<kd::RandIntOp>(op)) {
+      r->iv[k] = wrap(int64_t(c[0]), 32);
+    } else if (isa<kd::RandOp>(op)) {
+      r->fv[k] = uniform(c[0]);
+    } else {
+      float u1 = std::max(1.0e-7f, uniform(c[0])), u2 = uniform(c[1]);
+      float th = 6.283185307179586f * u2;
+      float rr = std::sqrt(-2.0f * std::log(u1));
+      r->fv[k] = rr * std::cos(th);
+    }
+  }
+  values[op->getResult(0)] = r;
+}
+
+void Interpreter::dot(kd::DotOp d) {
+  ArrayRef_ a = get(d.getA()), b = get(d.getB()), acc = get(d.getAcc());
+  auto r = make(d.getType());
+  int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+  // tf32x3 (three tf32 products) is as close to f32 as the GPU's FMA
+  // path that runs it: f32 products here.
+  bool tf32 = d.getPrecision() == kd::InputPrecision::TF32 &&
+              cast<RankedTensorType>(d.getA().getType())
+                  .getElementType()
+                  .isF32();
+  auto in = [&](double x) {
+    if (!tf32)
+      return float(x);
+    // tf32: the tensor cores read the top 19 bits of an f32 operand
+    // (sign, exponent, 10 mantissa bits): the rest is dropped, i.e.
+    // rounded toward zero. (Dots that the GPU computes on the FMA path
+    // keep full f32 products: within the same bound.)
+    float f = float(x);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u &= 0xffffe000u;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float s = float(acc->fv[i * N + j]);
+      for (int64_t k = 0; k < K; ++k)
+        s = std::fma(in(a->fv[i * K + k]), in(b->fv[k * N + j]), s);
+      r->fv[i * N + j] = s;
+    }
+  values[d.getResult()] = r;
+}
+
+void Interpreter::reduce(kd::ReduceOp op) {
+  ArrayRef_ src = get(op.getSrc());
+  auto r = make(op.getType());
+  int64_t axis = op.getAxis();
+  int64_t outer = 1, inner = 1, len = src->shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= src->shape[d];
+  for (size_t d = axis + 1; d < src->shape.size(); ++d)
+    inner *= src->shape[d];
+  auto kind = op.getKind();
+  bool fl = src->kind == Kind::Float;
+  unsigned w = widthOf(src->elem);
+  if (kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin) {
+    // The first index of the largest (smallest) value; a NaN wins, as
+    // NaN propagates through max/min.
+    bool isMax = kind == kd::ReduceKind::ArgMax;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t best = 0;
+        for (int64_t k = 1; k < len; ++k) {
+          size_t at = size_t((o * len + k) * inner + i);
+          size_t bt = size_t((o * len + best) * inner + i);
+          bool better;
+          if (fl) {
+            double x = src->fv[at], y = src->fv[bt];
+            better = (isMax ? x > y : x < y) ||
+                     (std::isnan(x) && !std::isnan(y));
+          } else {
+            int64_t x = src->iv[at], y = src->iv[bt];
+            better = isMax ? x > y : x < y;
+          }
+          if (better)
+            best = k;
+        }
+        r->iv[size_t(o * inner + i)] = best;
+      }
+    values[op.getResult()] = r;
+    return;
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double fa = 0;
+      int64_t ia = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        size_t at = size_t((o * len + k) * inner + i);
+        if (fl) {
+          double x = src->fv[at];
+          if (k == 0 && kind != kd::ReduceKind::Sum)
+            fa = x;
+          else if (kind == kd::ReduceKind::Sum)
+            fa = roundTo(fa + x, src->elem);
+          else if (std::isnan(x) || std::isnan(fa))
+            fa = NAN;
+          else
+            fa = kind == kd::ReduceKind::Max ? std::max(fa, x) : std::min(fa, x);
+        } else {
+          int64_t x = src->iv[at];
+          if (k == 0 && kind != kd::ReduceKind::Sum)
+            ia = x;
+          else if (kind == kd::ReduceKind::Sum)
+            ia = wrap(int64_t(uint64_t(ia) + uint64_t(x)), w);
+          else if (kind == kd::ReduceKind::Xor)
+            ia = wrap(int64_t(uint64_t(ia) ^ uint64_t(x)), w);
+          else
+            ia = kind == kd::ReduceKind::Max ? std::max(ia, x) : std::min(ia, x);
+        }
+      }
+      size_t out = size_t(o * inner + i);
+      if (fl)
+        r->fv[out] = fa;
+      else
+        r->iv[out] = ia;
+    }
+  values[op.getResult()] = r;
+}
+
+} // namespace kite::interp::detail
