@@ -250,6 +250,16 @@ private:
   /// exist before it go around the loop; the condition (a scalar) is
   /// evaluated before each iteration on their current values.
   void whileLoop(const Stmt &s);
+  /// The names a loop's body assigns that exist before it (except the
+  /// loop variable), with their values on entry: what the loop carries.
+  void loopCarried(const Stmt &s, const std::string &loopVariable,
+                   std::vector<std::string> &carried,
+                   SmallVector<mlir::Value> &inits);
+  /// The values the carried names have at the end of the body, checked
+  /// against the types they entered the loop with (a scalar is splat).
+  SmallVector<mlir::Value> loopYields(const Stmt &s,
+                                      ArrayRef<std::string> carried,
+                                      ArrayRef<Type> types);
 
   /// Names assigned anywhere in `block` (recursively).
   static void assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out);

@@ -101,23 +101,54 @@ void CodeGen::statement(const Stmt &s) {
   }
 }
 
-void CodeGen::whileLoop(const Stmt &s) {
+void CodeGen::loopCarried(const Stmt &s, const std::string &loopVariable,
+                          std::vector<std::string> &carried,
+                          SmallVector<mlir::Value> &inits) {
   std::vector<std::string> assigned;
   assignedIn(s.body, assigned);
-  std::vector<std::string> carried;
-  SmallVector<mlir::Value> inits;
   for (const std::string &n : assigned) {
     auto found = scope->find(n);
-    if (found == scope->end())
+    if (found == scope->end() || n == loopVariable)
       continue;
     Val &v = found->second;
-    if (v.isConst())
+    if (v.isConst()) // a constant changed by the loop becomes a value
       v = Val::runtime(runtime(v, s.loc));
     if (v.kind != Val::Runtime)
       continue;
     carried.push_back(n);
     inits.push_back(v.v);
   }
+}
+
+SmallVector<mlir::Value>
+CodeGen::loopYields(const Stmt &s, ArrayRef<std::string> carried,
+                    ArrayRef<Type> types) {
+  SmallVector<mlir::Value> yields;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    Val v = (*scope)[carried[k]];
+    Type want = types[k];
+    mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
+    if (v.isConst())
+      y = materialize(v, elemOf(want), s.loc);
+    if (!y)
+      fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
+    // A scalar assigned to a carried block is splat; types never change.
+    if (y.getType() != want && shapeOf(y.getType()).empty() &&
+        elemOf(y.getType()) == elemOf(want))
+      y = broadcastTo(y, shapeOf(want), s.loc);
+    if (y.getType() != want)
+      fail(s.loc, "loop-carried '" + carried[k] + "' is " + typeName(want) +
+                      " before the loop but " + typeName(y.getType()) +
+                      " after an iteration");
+    yields.push_back(y);
+  }
+  return yields;
+}
+
+void CodeGen::whileLoop(const Stmt &s) {
+  std::vector<std::string> carried;
+  SmallVector<mlir::Value> inits;
+  loopCarried(s, /*loopVariable=*/"", carried, inits);
   SmallVector<Type> types;
   for (mlir::Value v : inits)
     types.push_back(v.getType());
@@ -153,25 +184,7 @@ void CodeGen::whileLoop(const Stmt &s) {
       (*scope)[carried[k]] = Val::runtime(after->getArgument(k));
     for (auto &st : s.body)
       statement(*st);
-    SmallVector<mlir::Value> yields;
-    for (size_t k = 0; k < carried.size(); ++k) {
-      Val v = (*scope)[carried[k]];
-      Type want = types[k];
-      mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
-      if (v.isConst())
-        y = materialize(v, elemOf(want), s.loc);
-      if (!y)
-        fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
-      if (y.getType() != want && shapeOf(y.getType()).empty() &&
-          elemOf(y.getType()) == elemOf(want))
-        y = broadcastTo(y, shapeOf(want), s.loc);
-      if (y.getType() != want)
-        fail(s.loc, "loop-carried '" + carried[k] + "' is " +
-                        typeName(want) + " before the loop but " +
-                        typeName(y.getType()) + " after an iteration");
-      yields.push_back(y);
-    }
-    scf::YieldOp::create(b, lc, yields);
+    scf::YieldOp::create(b, lc, loopYields(s, carried, types));
   }
   *scope = saved;
   for (size_t k = 0; k < carried.size(); ++k)
@@ -247,23 +260,9 @@ void CodeGen::forLoop(const Stmt &s) {
   mlir::Value hi = cast(materialize(stop, it, r.loc), it, r.loc);
   mlir::Value st = cast(materialize(step, it, r.loc), it, r.loc);
 
-  // Loop-carried: variables defined before the loop and assigned in it.
-  std::vector<std::string> assigned;
-  assignedIn(s.body, assigned);
   std::vector<std::string> carried;
   SmallVector<mlir::Value> inits;
-  for (const std::string &n : assigned) {
-    auto found = scope->find(n);
-    if (found == scope->end() || n == s.names[0].first)
-      continue;
-    Val &v = found->second;
-    if (v.isConst()) // a constant changed by the loop becomes a value
-      v = Val::runtime(runtime(v, s.loc));
-    if (v.kind != Val::Runtime)
-      continue;
-    carried.push_back(n);
-    inits.push_back(v.v);
-  }
+  loopCarried(s, s.names[0].first, carried, inits);
   auto loop = scf::ForOp::create(b, lc, lo, hi, st, inits);
   // Without carried values the builder adds an empty scf.yield; the one
   // built below replaces it.
@@ -277,26 +276,10 @@ void CodeGen::forLoop(const Stmt &s) {
     (*scope)[carried[k]] = Val::runtime(loop.getRegionIterArgs()[k]);
   for (auto &st2 : s.body)
     statement(*st2);
-  SmallVector<mlir::Value> yields;
-  for (size_t k = 0; k < carried.size(); ++k) {
-    Val v = (*scope)[carried[k]];
-    Type want = inits[k].getType();
-    mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
-    if (v.isConst())
-      y = materialize(v, elemOf(want), s.loc);
-    if (!y)
-      fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
-    // A scalar assigned to a carried block is splat; types never change.
-    if (y.getType() != want && shapeOf(y.getType()).empty() &&
-        elemOf(y.getType()) == elemOf(want))
-      y = broadcastTo(y, shapeOf(want), s.loc);
-    if (y.getType() != want)
-      fail(s.loc, "loop-carried '" + carried[k] + "' is " + typeName(want) +
-                      " before the loop but " + typeName(y.getType()) +
-                      " after an iteration");
-    yields.push_back(y);
-  }
-  scf::YieldOp::create(b, lc, yields);
+  SmallVector<Type> types;
+  for (mlir::Value v : inits)
+    types.push_back(v.getType());
+  scf::YieldOp::create(b, lc, loopYields(s, carried, types));
   // After the loop: carried values are the loop's results; names first
   // assigned inside the loop are not visible.
   *scope = saved;

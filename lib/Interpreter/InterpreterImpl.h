@@ -163,6 +163,10 @@ private:
 
   void scan(kd::ScanOp op);
 
+  /// Fills `r` (in row-major order) with src's element at the sum over
+  /// dimensions of r's index times `stride` (0: broadcast along it).
+  static void gatherStrided(const Array &src, Array &r,
+                            ArrayRef<int64_t> stride);
   void trans(kd::TransOp t);
 
   void broadcast(kd::BroadcastOp b);

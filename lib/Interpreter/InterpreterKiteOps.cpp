@@ -165,6 +165,26 @@ void Interpreter::scan(kd::ScanOp op) {
   values[op.getResult()] = r;
 }
 
+void Interpreter::gatherStrided(const Array &src, Array &r,
+                                ArrayRef<int64_t> stride) {
+  size_t rank = r.shape.size();
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t k = 0; k < r.size(); ++k) {
+    int64_t from = 0;
+    for (size_t d = 0; d < rank; ++d)
+      from += idx[d] * stride[d];
+    if (r.kind == Kind::Float)
+      r.fv[k] = src.fv[from];
+    else
+      r.iv[k] = src.iv[from];
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < r.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
 void Interpreter::trans(kd::TransOp t) {
   ArrayRef_ src = get(t.getSrc());
   auto r = make(t.getType());
@@ -179,21 +199,7 @@ void Interpreter::trans(kd::TransOp t) {
   }
   for (size_t i = 0; i < rank; ++i)
     stride[i] = srcStride[order[i]];
-  SmallVector<int64_t> idx(rank, 0);
-  for (size_t k = 0; k < r->size(); ++k) {
-    int64_t from = 0;
-    for (size_t d = 0; d < rank; ++d)
-      from += idx[d] * stride[d];
-    if (r->kind == Kind::Float)
-      r->fv[k] = src->fv[from];
-    else
-      r->iv[k] = src->iv[from];
-    for (int d = int(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < r->shape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+  gatherStrided(*src, *r, stride);
   values[t.getResult()] = r;
 }
 
@@ -207,21 +213,7 @@ void Interpreter::broadcast(kd::BroadcastOp b) {
     srcStride[d] = src->shape[d] == 1 ? 0 : s;
     s *= src->shape[d];
   }
-  SmallVector<int64_t> idx(rank, 0);
-  for (size_t k = 0; k < r->size(); ++k) {
-    int64_t from = 0;
-    for (size_t d = 0; d < rank; ++d)
-      from += idx[d] * srcStride[d];
-    if (r->kind == Kind::Float)
-      r->fv[k] = src->fv[from];
-    else
-      r->iv[k] = src->iv[from];
-    for (int d = int(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < r->shape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+  gatherStrided(*src, *r, srcStride);
   values[b.getResult()] = r;
 }
 
