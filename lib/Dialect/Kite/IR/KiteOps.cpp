@@ -59,6 +59,18 @@ static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // program_id, num_programs
 //===----------------------------------------------------------------------===//
 
+/// Operand and result of a block op that moves elements keep their type.
+static LogicalResult verifySameElementType(Operation *op,
+                                           RankedTensorType srcType,
+                                           RankedTensorType resultType) {
+  if (srcType.getElementType() == resultType.getElementType())
+    return success();
+  return op->emitOpError() << "result element type "
+                           << resultType.getElementType()
+                           << " does not match the operand element type "
+                           << srcType.getElementType();
+}
+
 static LogicalResult verifyGridAxis(Operation *op, int32_t axis) {
   if (axis < 0 || axis > 2)
     return op->emitOpError() << "axis must be 0, 1 or 2, got " << axis;
@@ -162,11 +174,8 @@ LogicalResult ScanOp::verify() {
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " does not match the operand element type "
-                         << srcType.getElementType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   ArrayRef<int32_t> order = getOrder();
   int64_t rank = srcType.getRank();
   SmallVector<bool> seen(rank, false);
@@ -216,11 +225,8 @@ OpFoldResult TransOp::fold(FoldAdaptor) {
 LogicalResult ReshapeOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " does not match the operand element type "
-                         << srcType.getElementType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getNumElements() != resultType.getNumElements())
     return emitOpError() << "operand has " << srcType.getNumElements()
                          << " elements but the result "
@@ -231,11 +237,8 @@ LogicalResult ReshapeOp::verify() {
 LogicalResult BroadcastOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " does not match the operand element type "
-                         << srcType.getElementType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getRank() != resultType.getRank())
     return emitOpError() << "operand rank " << srcType.getRank()
                          << " differs from result rank "
