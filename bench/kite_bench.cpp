@@ -1,6 +1,6 @@
 //===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
 //
-//   kite-bench DIR [--quick]
+//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,matmul: some parts)
 //
 // Times, through the runtime, the tutorial kernels compiled from DIR's
 // dsl-examples/*.kite and bench/*.kite, and prints one JSON line per
@@ -9,7 +9,9 @@
 //     a device-to-device copy of n floats measured the same way (the
 //     bandwidth ceiling of the same run);
 //   - the tutorial matmul in f32 (exact and tf32), f16 and bf16 inputs at 1024^3, 4096^3,
-//     8192^3 and 4096x4096x512.
+//     8192^3 and 4096x4096x512;
+//   - softmax (f32) and layer norm forward (f16) over 4096 rows of 256 to
+//     16384 columns.
 // Protocol: inputs generated on the device with Philox (never zeros);
 // before every timed launch the L2 is flushed (a 256 MB memset); CUDA
 // events around the launch; 3 warm-up runs; the median of 25 runs (10 for
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -78,8 +81,15 @@ int main(int argc, char **argv) {
   Kernel dropout = load("dsl-examples/dropout.kite");
   Kernel seeded = load("dsl-examples/seeded_dropout.kite");
 
-  std::vector<int> logs = quick ? std::vector<int>{20, 24}
-                                : std::vector<int>{20, 22, 24, 26, 28};
+  // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
+  const char *onlyEnv = std::getenv("KITE_BENCH_ONLY");
+  std::string only = onlyEnv ? onlyEnv : "1d,rows,matmul";
+  auto part = [&](const char *name) {
+    return only.find(name) != std::string::npos;
+  };
+  std::vector<int> logs = !part("1d")  ? std::vector<int>{}
+                          : quick      ? std::vector<int>{20, 24}
+                                       : std::vector<int>{20, 22, 24, 26, 28};
   for (int lg : logs) {
     size_t n = size_t(1) << lg;
     uint64_t x = filled(fillF32, n, 4, 1), y = filled(fillF32, n, 4, 2);
@@ -123,10 +133,77 @@ int main(int argc, char **argv) {
       deviceFree(p);
   }
 
+  // Softmax (tutorial 02, f32) and layer norm forward (tutorial 05, f16)
+  // over 4096 rows, one program per row; GB/s counts the row read once and
+  // written once (Triton's tutorial figure).
+  if (part("rows")) {
+    Kernel fillF16 = load("bench/fill.kite", "fill_f16");
+    const int rows = 4096;
+    std::vector<int> widths =
+        quick ? std::vector<int>{1024, 4096}
+              : std::vector<int>{256, 512, 781, 1024, 2048, 4096, 8192, 16384};
+    for (int cols : widths) {
+      int block = 1;
+      while (block < cols)
+        block *= 2;
+      size_t n = size_t(rows) * cols;
+      CompileOptions o;
+      o.constants = {{"BLOCK_SIZE", block}};
+      Kernel softmax = load("dsl-examples/softmax.kite", "", o);
+      uint64_t x = filled(fillF32, n, 4, 6);
+      uint64_t y = deviceAlloc(n * 4).value();
+      synchronize().value();
+      double ms = timeMs(
+          [&] {
+            softmax.launch(rows, {Arg::pointer(y), Arg::pointer(x), cols, cols,
+                                  rows, cols})
+                .value();
+          },
+          25);
+      double copy = timeMs([&] { copyDeviceToDevice(y, x, n * 4).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"softmax\", \"rows\": %d, "
+                  "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 8.0 * n / ms / 1e6, 8.0 * n / copy / 1e6);
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
+
+      // Layer norm: the tutorial's block (at most 64 KB of f16) and warps.
+      CompileOptions lo;
+      lo.constants = {{"BLOCK_SIZE", std::min(block, 32768)}};
+      lo.overrideNumWarps = std::clamp(std::min(block, 32768) / 256, 1, 8);
+      Kernel ln = load("dsl-examples/layer_norm.kite", "", lo);
+      uint64_t hx = filled(fillF16, n, 2, 7), hw = filled(fillF16, cols, 2, 8),
+               hb = filled(fillF16, cols, 2, 9);
+      uint64_t hy = deviceAlloc(n * 2).value();
+      uint64_t mean = deviceAlloc(rows * 4).value(),
+               rstd = deviceAlloc(rows * 4).value();
+      synchronize().value();
+      ms = timeMs(
+          [&] {
+            ln.launch(rows, {Arg::pointer(hx), Arg::pointer(hy), Arg::pointer(hw),
+                             Arg::pointer(hb), Arg::pointer(mean),
+                             Arg::pointer(rstd), cols, cols, 1e-5f})
+                .value();
+          },
+          25);
+      copy = timeMs([&] { copyDeviceToDevice(hy, hx, n * 2).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"layer_norm\", \"rows\": %d, "
+                  "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 4.0 * n / ms / 1e6, 4.0 * n / copy / 1e6);
+      std::fflush(stdout);
+      for (uint64_t p : {hx, hw, hb, hy, mean, rstd})
+        deviceFree(p);
+    }
+  }
+
+  if (!part("matmul"))
+    return 0;
   struct Shape {
     int M, N, K;
   };
-  std::vector<Shape> shapes = quick ? std::vector<Shape>{{1024, 1024, 1024}}
+  std::vector<Shape> shapes = !part("matmul") ? std::vector<Shape>{}
+                              : quick ? std::vector<Shape>{{1024, 1024, 1024}}
                                     : std::vector<Shape>{{1024, 1024, 1024},
                                                          {4096, 4096, 4096},
                                                          {8192, 8192, 8192},

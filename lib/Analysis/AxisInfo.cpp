@@ -98,6 +98,12 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
     for (Value init : loop.getInitArgs())
       carried.push_back(get(init));
     Block *body = loop.getBody();
+    // The induction variable: lb + i * step, a multiple of what divides
+    // both (a loop over blocks, `range(0, N, BLOCK)`, keeps its loads wide).
+    AxisInfo iv;
+    iv.divisibility = std::gcd(get(loop.getLowerBound()).divisibility,
+                               get(loop.getStep()).divisibility);
+    infos[loop.getInductionVar()] = iv;
     auto yield = cast<scf::YieldOp>(body->getTerminator());
     for (int round = 0;; ++round) {
       for (auto [arg, info] : llvm::zip(loop.getRegionIterArgs(), carried))

@@ -7,7 +7,8 @@
 # self-contained runtime), the same kernels in Triton and cuBLAS and the
 # device copy (bench_triton.py), the runtime's launch and compile figures
 # (kite-bench-runtime); then one table, bench.json and bandwidth.png in
-# $OUT. KITE_BENCH_QUICK=1 runs a small subset.
+# $OUT. KITE_BENCH_QUICK=1 runs a small subset; KITE_BENCH_ONLY picks parts
+# (any of 1d, rows, matmul, runtime; default all).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
@@ -27,6 +28,7 @@ echo "== Kite"
 $rt/bin/kite-bench "$rt" $quick | tee -a "$results"
 echo "== Triton, cuBLAS, device copy"
 python3 .gpu/bench_triton.py $quick | tee -a "$results"
+if [[ "${KITE_BENCH_ONLY:-runtime}" == *runtime* ]]; then
 echo "== runtime"
 (cd $rt && ./bin/kite-bench-runtime launch bench/axpby.mlir) | tee -a "$results"
 for i in 1 2 3; do
@@ -34,5 +36,6 @@ for i in 1 2 3; do
   (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
   (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
 done
+fi
 echo
 python3 .gpu/bench_report.py "$results" "$out"

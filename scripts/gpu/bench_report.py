@@ -32,6 +32,22 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
               f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
         table.append(dict(kernel=kernel, size=f"2^{lg}", kite_GBps=k["GBps"], triton_GBps=tv,
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
+# Row reductions: ref = torch; "copy" = Kite over a device copy of the
+# same bytes.
+for kernel, elem in (("softmax", 4), ("layer_norm", 2)):
+    for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == kernel]:
+        t = find(impl="triton", kernel=kernel, rows=r["rows"], cols=r["cols"])
+        c = find(impl="torch", kernel=kernel, rows=r["rows"], cols=r["cols"])
+        tv = t["GBps"] if t else float("nan")
+        cv = c["GBps"] if c else float("nan")
+        copy = r["copy_GBps"]
+        name = f"{kernel} ({'f32' if elem == 4 else 'f16'})"
+        shape = f"{r['rows']}x{r['cols']}"
+        print(f"{name:24} {shape:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
+              f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x  copy {r['GBps'] / copy:4.2f}x")
+        table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
+                          torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
+                          kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / copy))
 for dtype in ("f32", "tf32", "f16", "bf16"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
@@ -54,7 +70,7 @@ if cold:
 if warm:
     print(f"{'warm disk hit':24} {'seeded_dropout':>16} {warm[len(warm) // 2]:8.1f}ms")
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
-print("(ref: the device copy for memory-bound kernels, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
+print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 
 try:
     import matplotlib

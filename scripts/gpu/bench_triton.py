@@ -10,9 +10,12 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
-from triton_kernels import add_kernel, dropout_kernel, seeded_kernel
+from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_kernel,
+                            layer_norm_fwd_kernel)
 
 quick = "--quick" in sys.argv
+# KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
+only = __import__("os").environ.get("KITE_BENCH_ONLY", "1d,rows,matmul")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -67,8 +70,77 @@ def emit(**kw):
     print(json.dumps(kw), flush=True)
 
 
+def softmax_programs(y, x, block, num_warps, num_stages):
+    """The tutorial's persistent grid: SMs x occupancy (registers, shared
+    memory) of the compiled kernel; None where this Triton cannot say."""
+    try:
+        props = triton.runtime.driver.active.utils.get_device_properties(x.device.index)
+        kernel = softmax_kernel.warmup(y, x, x.stride(0), y.stride(0), x.shape[0], x.shape[1],
+                                       BLOCK_SIZE=block, num_stages=num_stages,
+                                       num_warps=num_warps, grid=(1,))
+        kernel._init_handles()
+        occupancy = props["max_num_regs"] // (kernel.n_regs * props["warpSize"] * num_warps)
+        smem = kernel.metadata.shared
+        if smem:
+            occupancy = min(occupancy, props["max_shared_mem"] // smem)
+        return max(1, props["multiprocessor_count"] * occupancy)
+    except Exception as e:  # an API of another Triton version
+        print(f"# softmax occupancy unavailable: {e}", file=sys.stderr)
+        return None
+
+
+def rows_reductions():
+    """Softmax (f32) and layer norm forward (f16) over 4096 rows: Triton's
+    tutorial kernels (softmax: the tutorial's persistent grid and one
+    program per row, the faster reported) and torch."""
+    rows = 4096
+    widths = [1024, 4096] if quick else [256, 512, 781, 1024, 2048, 4096, 8192, 16384]
+    for cols in widths:
+        x = torch.randn(rows, cols, device="cuda")
+        y = torch.empty_like(x)
+        block = triton.next_power_of_2(cols)
+        num_warps, num_stages = 8, 4
+        grids = [rows]
+        persistent = softmax_programs(y, x, block, num_warps, num_stages)
+        if persistent:
+            grids.append(min(persistent, rows))
+        best = None
+        for g in grids:
+            fn = lambda g=g: softmax_kernel[(g, 1, 1)](y, x, x.stride(0), y.stride(0), rows, cols,
+                                                       BLOCK_SIZE=block, num_stages=num_stages,
+                                                       num_warps=num_warps)
+            fn()
+            ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+            best = ms if best is None else min(best, ms)
+        assert torch.allclose(y, torch.softmax(x, dim=1), atol=1e-6)
+        emit(impl="triton", kernel="softmax", rows=rows, cols=cols, us=best * 1e3,
+             GBps=8 * rows * cols / best / 1e6)
+        ms = do_bench(lambda: torch.softmax(x, dim=1), warmup=25, rep=200, return_mode="median")
+        emit(impl="torch", kernel="softmax", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=8 * rows * cols / ms / 1e6)
+
+        xh = (-2.3 + 0.5 * torch.randn(rows, cols, device="cuda")).half()
+        w = torch.rand(cols, device="cuda").half()
+        b = torch.rand(cols, device="cuda").half()
+        yh = torch.empty_like(xh)
+        mean = torch.empty(rows, device="cuda")
+        rstd = torch.empty(rows, device="cuda")
+        lblock = min(65536 // 2, triton.next_power_of_2(cols))
+        lwarps = min(max(lblock // 256, 1), 8)
+        fn = lambda: layer_norm_fwd_kernel[(rows,)](xh, yh, w, b, mean, rstd, xh.stride(0), cols,
+                                                    1e-5, BLOCK_SIZE=lblock, num_warps=lwarps)
+        fn()
+        ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+        emit(impl="triton", kernel="layer_norm", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=4 * rows * cols / ms / 1e6)
+        ref = lambda: torch.nn.functional.layer_norm(xh, (cols,), w, b, 1e-5)
+        ms = do_bench(ref, warmup=25, rep=200, return_mode="median")
+        emit(impl="torch", kernel="layer_norm", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=4 * rows * cols / ms / 1e6)
+
+
 def main():
-    logs = [20, 24] if quick else [20, 22, 24, 26, 28]
+    logs = [] if "1d" not in only else [20, 24] if quick else [20, 22, 24, 26, 28]
     for lg in logs:
         n = 1 << lg
         x = torch.randn(n, device="cuda")
@@ -86,7 +158,9 @@ def main():
         for name, bpe, fn in cases:
             ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
             emit(impl="triton", kernel=name, log2n=lg, us=ms * 1e3, GBps=bpe * n / ms / 1e6)
-    shapes = [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
+    if "rows" in only:
+        rows_reductions()
+    shapes = [] if "matmul" not in only else [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
                                                  (8192, 8192, 8192), (4096, 4096, 512)]
     for dtype, tdt in (("f32", torch.float32), ("tf32", torch.float32),
                        ("f16", torch.float16), ("bf16", torch.bfloat16)):

@@ -317,4 +317,45 @@ func.func @k(%a: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i32) attribu
   EXPECT_EQ(oddAnalysis.get(oddLoad.getPtr()).divisibility, 4);
 }
 
+// A loop over blocks (layer norm's `for off in range(0, N, BLOCK)`): the
+// induction variable is a multiple of gcd(lower bound, step), so the block
+// `off + arange(0, BLOCK)` stays aligned; a lower bound of 1 loses it.
+TEST_F(AxisInfoTest, InductionVariableOfABlockLoop) {
+  const char *text = R"(
+func.func @k(%a: !kite.ptr<f16> {kite.divisibility = 16 : i32}, %n: i32) attributes {kite.kernel} {
+  %lb = arith.constant 0 : i32
+  %c1024 = arith.constant 1024 : i32
+  scf.for %off = %lb to %n step %c1024 : i32 {
+    %r = kite.arange 0, 1024 : tensor<1024xi32>
+    %os = kite.splat %off : i32 -> tensor<1024xi32>
+    %cols = arith.addi %os, %r : tensor<1024xi32>
+    %as = kite.splat %a : !kite.ptr<f16> -> tensor<1024x!kite.ptr<f16>>
+    %p = kite.addptr %as, %cols : tensor<1024x!kite.ptr<f16>>, tensor<1024xi32>
+    %v = kite.load %p : tensor<1024x!kite.ptr<f16>>
+    kite.store %p, %v : tensor<1024x!kite.ptr<f16>>
+  }
+  return
+})";
+  for (auto [lb, div, ptrDiv] :
+       {std::tuple<int, int64_t, int64_t>{0, 1024, 16}, {1, 1, 2}}) {
+    std::string src = text;
+    if (lb)
+      src.replace(src.find("%lb = arith.constant 0"), 22,
+                  "%lb = arith.constant 1");
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(src, &context);
+    ASSERT_TRUE(module);
+    auto f = *module->getOps<func::FuncOp>().begin();
+    AxisInfoAnalysis analysis(f);
+    auto loop = *f.getBody().getOps<scf::ForOp>().begin();
+    EXPECT_EQ(std::min<int64_t>(
+                  analysis.get(loop.getInductionVar()).divisibility, 1024),
+              div)
+        << "lower bound " << lb;
+    LoadOp load = *loop.getBody()->getOps<LoadOp>().begin();
+    AxisInfo p = analysis.get(load.getPtr());
+    EXPECT_EQ(p.contiguity, 1024);
+    EXPECT_EQ(p.divisibility, ptrDiv) << "lower bound " << lb;
+  }
+}
+
 } // namespace

@@ -9,7 +9,6 @@
 // overwritten while other threads still read it.)
 //   - kite.broadcast (repeating elements): load the source element of each
 //     result coordinate (size-1 dimensions read index 0);
-//   - kite.reduce: combine the `axis` run of each result coordinate;
 //   - kite.dot: stage both operands, then each result register accumulates
 //     its row of A times its column of B with fma (f16/bf16 inputs are
 //     widened to f32): register-tiled when the result's layout gives each
@@ -46,8 +45,13 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
                    broadcastArangeSource(b)
                ? 0
                : bytesOf(b.getSrc().getType());
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return bytesOf(r.getSrc().getType());
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    // Values (at most one per element), then argmax/argmin's i32 indices.
+    int64_t bytes = llvm::alignTo(bytesOf(r.getSrc().getType()), 4);
+    bool arg = r.getKind() == ReduceKind::ArgMax ||
+               r.getKind() == ReduceKind::ArgMin;
+    return bytes + (arg ? 4 * r.getSrc().getType().getNumElements() : 0);
+  }
   // trans always exchanges; reshape when the layouts differ (reserved
   // either way: the layouts are not known here).
   if (auto sc = dyn_cast<ScanOp>(op))
@@ -227,130 +231,6 @@ struct ScanThroughSmem : OpConversionPattern<ScanOp> {
       }
       result = vector::InsertOp::create(rewriter, loc, loop.getResult(0),
                                         result, e);
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// Pattern: kite.reduce => through shared memory
-struct ReduceThroughSmem : OpConversionPattern<ReduceOp> {
-  ReduceThroughSmem(KiteTypeConverter &c, const KiteLoweringState &s,
-                    MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType srcType = op.getSrc().getType();
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout in = conv.getLayout(op.getSrc());
-    Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
-    s.publish(adaptor.getSrc(), srcType, in);
-    Type kiteElem = srcType.getElementType();
-    Type elem = conv.convertType(kiteElem);
-    int64_t axis = op.getAxis(), len = srcType.getDimSize(axis);
-    SmallVector<int64_t> outShape(srcType.getShape());
-    outShape.erase(outShape.begin() + axis);
-    bool isFloat = isa<FloatType>(elem);
-    ReduceKind kind = op.getKind();
-    auto combine = [&](OpBuilder &b, Value acc, Value x) -> Value {
-      switch (kind) {
-      case ReduceKind::Sum:
-        return isFloat ? arith::AddFOp::create(b, loc, acc, x).getResult()
-                       : arith::AddIOp::create(b, loc, acc, x).getResult();
-      case ReduceKind::Max:
-        return isFloat ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
-                       : arith::MaxSIOp::create(b, loc, acc, x).getResult();
-      case ReduceKind::Min:
-        return isFloat ? arith::MinimumFOp::create(b, loc, acc, x).getResult()
-                       : arith::MinSIOp::create(b, loc, acc, x).getResult();
-      case ReduceKind::Xor:
-        return arith::XOrIOp::create(b, loc, acc, x).getResult();
-      case ReduceKind::ArgMax:
-      case ReduceKind::ArgMin:
-        break; // reduceArgAt
-      }
-      return acc;
-    };
-    bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
-    // argmax/argmin of one result element: the first index of the largest
-    // (smallest) value along the axis (ties keep the earlier index, as
-    // Triton's tie_break_left; a NaN wins, as NaN propagates through
-    // max/min).
-    auto reduceArgAt = [&](SmallVector<Value> c) -> Value {
-      c.insert(c.begin() + axis, s.i32(0));
-      Value first = s.load(0, s.linear(c, srcType.getShape()), elem, kiteElem);
-      auto loop = scf::ForOp::create(rewriter, loc, s.i32(1), s.i32(len),
-                                     s.i32(1), ValueRange{first, s.i32(0)});
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> ck = c;
-      Value k = loop.getInductionVar();
-      ck[axis] = k;
-      Value x = s.load(0, s.linear(ck, srcType.getShape()), elem, kiteElem);
-      Value best = loop.getRegionIterArgs()[0];
-      bool isMax = kind == ReduceKind::ArgMax;
-      Value better;
-      if (isFloat) {
-        // x better than best: strictly beyond it, or x is NaN and best not.
-        Value beyond = arith::CmpFOp::create(
-            rewriter, loc,
-            isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
-            best);
-        Value xNan = arith::CmpFOp::create(rewriter, loc,
-                                           arith::CmpFPredicate::UNO, x, x);
-        Value bestNan = arith::CmpFOp::create(
-            rewriter, loc, arith::CmpFPredicate::UNO, best, best);
-        Value notBestNan = arith::XOrIOp::create(
-            rewriter, loc, bestNan,
-            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(),
-                                         1));
-        better = arith::OrIOp::create(
-            rewriter, loc, beyond,
-            arith::AndIOp::create(rewriter, loc, xNan, notBestNan));
-      } else {
-        better = arith::CmpIOp::create(
-            rewriter, loc,
-            isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x,
-            best);
-      }
-      scf::YieldOp::create(
-          rewriter, loc,
-          ValueRange{arith::SelectOp::create(rewriter, loc, better, x, best),
-                     arith::SelectOp::create(rewriter, loc, better, k,
-                                             loop.getRegionIterArgs()[1])});
-      return loop.getResult(1);
-    };
-    // One result element: coordinates `c` of the result (axis removed).
-    auto reduceAt = [&](SmallVector<Value> c) -> Value {
-      c.insert(c.begin() + axis, s.i32(0));
-      Value first = s.load(0, s.linear(c, srcType.getShape()), elem, kiteElem);
-      auto loop = scf::ForOp::create(rewriter, loc, s.i32(1), s.i32(len),
-                                     s.i32(1), ValueRange{first});
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> ck = c;
-      ck[axis] = loop.getInductionVar();
-      Value x = s.load(0, s.linear(ck, srcType.getShape()), elem, kiteElem);
-      scf::YieldOp::create(rewriter, loc,
-                           combine(rewriter, loop.getRegionIterArgs()[0], x));
-      return loop.getResult(0);
-    };
-    if (outShape.empty()) {
-      rewriter.replaceOp(op, arg ? reduceArgAt({}) : reduceAt({}));
-      return success();
-    }
-    auto outType = RankedTensorType::get(
-        outShape, arg ? Type(rewriter.getI32Type()) : kiteElem);
-    BlockedLayout out = conv.getLayout(op.getResult());
-    auto resultType = cast<VectorType>(conv.convertType(outType));
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto coords = s.registerCoordinates(out, outShape);
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      Value v = arg ? reduceArgAt(coords[e]) : reduceAt(coords[e]);
-      result = vector::InsertOp::create(rewriter, loc, v, result, e);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -773,7 +653,7 @@ struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
 void mlir::kite::populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                                 const KiteLoweringState &state,
                                                 RewritePatternSet &patterns) {
-  patterns.add<BroadcastThroughSmem, ReduceThroughSmem, ScanThroughSmem,
+  patterns.add<BroadcastThroughSmem, ScanThroughSmem,
                DotThroughSmem,
                AsyncStageLowering, DotStagedLowering>(converter, state,
                                                       patterns.getContext());

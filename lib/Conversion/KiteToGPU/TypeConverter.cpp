@@ -66,6 +66,54 @@ bool BlockedLayout::placesLike(const BlockedLayout &other) const {
   return true;
 }
 
+/// Appends the moves of the bits of `digits` (lowest first) to `bits`;
+/// false when a digit's size or stride is not a power of two.
+static bool digitBits(ArrayRef<LayoutDigit> digits,
+                      SmallVectorImpl<int64_t> &bits) {
+  for (const LayoutDigit &d : digits) {
+    if (!llvm::isPowerOf2_64(d.size) ||
+        (d.stride != 0 && !llvm::isPowerOf2_64(d.stride)))
+      return false;
+    for (int64_t s = 1; s < d.size; s *= 2)
+      bits.push_back(d.stride * s);
+  }
+  return true;
+}
+
+std::optional<LayoutBits> LayoutBits::of(const BlockedLayout &layout) {
+  if (!llvm::isPowerOf2_64(layout.numel) ||
+      !llvm::isPowerOf2_64(layout.numThreads) ||
+      !llvm::isPowerOf2_64(layout.perThread))
+    return std::nullopt;
+  LayoutBits bits;
+  if (layout.isReplicated()) {
+    // Thread t holds element t mod numel.
+    for (int64_t s = 1; s < layout.numThreads; s *= 2)
+      bits.thread.push_back(s < layout.numel ? s : 0);
+  } else if (!digitBits(layout.registerDigits, bits.reg) ||
+             !digitBits(layout.threadDigits, bits.thread)) {
+    return std::nullopt;
+  }
+  if (int64_t(1) << bits.reg.size() != layout.perThread ||
+      int64_t(1) << bits.thread.size() != layout.numThreads)
+    return std::nullopt;
+  int64_t seen = 0;
+  for (int64_t m : llvm::concat<int64_t>(bits.reg, bits.thread)) {
+    if (m >= layout.numel || (seen & m))
+      return std::nullopt;
+    seen |= m;
+  }
+  return bits;
+}
+
+int64_t LayoutBits::registerMove(int64_t e) const {
+  int64_t m = 0;
+  for (size_t i = 0; i < reg.size(); ++i)
+    if (e >> i & 1)
+      m |= reg[i];
+  return m;
+}
+
 std::optional<DotTile> DotTile::choose(int64_t M, int64_t N,
                                        int64_t numThreads, int64_t rows,
                                        int64_t cols) {

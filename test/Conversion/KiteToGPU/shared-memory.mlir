@@ -53,24 +53,6 @@ func.func @arange_broadcast(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 
 // -----
 
-// A reduction to a scalar: every thread combines the run in a loop.
-// CHECK: llvm.mlir.global internal @kite_smem_reduce() {{.*}} : !llvm.array<64 x i8>
-// CHECK-LABEL: gpu.func @reduce
-// CHECK: gpu.barrier
-// CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c1_i32{{.*}} to %c16_i32{{.*}} step %c1_i32{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32)
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
-// CHECK: arith.addf
-func.func @reduce(%p: !kite.ptr<f32>) attributes {kite.kernel} {
-  %r = kite.arange 0, 16 : tensor<16xi32>
-  %f = arith.sitofp %r : tensor<16xi32> to tensor<16xf32>
-  %s = kite.reduce sum %f axis 0 : tensor<16xf32> -> f32
-  kite.store %p, %s : !kite.ptr<f32>
-  return
-}
-
-// -----
-
 // dot, register-tiled: the result's dot layout gives each thread 2
 // consecutive columns of one row (lanes 4 x 8, warps 4 x 1). A and B are staged row-major as f32
 // with vector stores, A's rows padded to K + 4 = 20 elements (16 x 20 x 4 +

@@ -69,6 +69,26 @@ struct BlockedLayout {
   bool placesLike(const BlockedLayout &other) const;
 };
 
+/// A layout seen bit by bit: when every digit of a BlockedLayout has a
+/// power-of-two size and stride, each bit of the register index and of the
+/// thread index moves the element by a power of two along the row-major
+/// index, or not at all (replication), and no two bits move it alike; the
+/// element of (register e, thread t) is then the OR of the moves of e's and
+/// t's set bits (Triton's linear layouts, for the layouts that permute
+/// bits). Thread bits 0-4 are lane bits, the rest warp bits. Every layout
+/// Kite builds today has this form; a reduction or scan uses it to combine
+/// within a thread, across lanes (shuffles) and across warps.
+struct LayoutBits {
+  SmallVector<int64_t, 8> reg;    ///< move of register bit i (0: none)
+  SmallVector<int64_t, 8> thread; ///< move of thread bit j (0: none)
+
+  /// The bits of `layout`, or none when a digit is not a power of two or
+  /// two bits overlap.
+  static std::optional<LayoutBits> of(const BlockedLayout &layout);
+  /// The linear index of register `e` relative to its thread's base.
+  int64_t registerMove(int64_t e) const;
+};
+
 /// The register-tiled dot's arrangement of an M x N result over the
 /// threads: each thread owns `rows` rows in groups of `rowGroup`
 /// consecutive ones (lanesM * rowGroup apart) by `cols` columns in groups
@@ -391,11 +411,16 @@ void populateMemoryOpPatterns(KiteTypeConverter &converter,
 /// rand, randint, randn (Philox4x32-10).
 void populateRandomOpPatterns(KiteTypeConverter &converter,
                               RewritePatternSet &patterns);
-/// broadcast (with repetition), dot and reduce: data exchanged between
+/// broadcast (with repetition), dot and scan: data exchanged between
 /// threads through shared memory.
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
+/// reduce: within threads, across lanes (shuffles), then across warps
+/// (ReduceToGPU.cpp).
+void populateReducePatterns(KiteTypeConverter &converter,
+                            const KiteLoweringState &state,
+                            RewritePatternSet &patterns);
 /// The tensor-core engines' staging: kite.async_stage with engine = wgmma
 /// or mma (TensorCoreStaging.cpp).
 void populateTensorCoreStagingPatterns(KiteTypeConverter &converter,

@@ -1,0 +1,424 @@
+//===- ReduceToGPU.cpp - kite.reduce: registers, lanes, then warps ---------===//
+//
+// A reduction along `axis` in the steps the hardware wants, read off the
+// source's layout bit by bit (LayoutBits):
+//   1. each thread combines its registers that differ only along the axis
+//      (one partial per group of registers left);
+//   2. each lane bit that moves along the axis is a butterfly step
+//      (shfl.sync.bfly): afterwards every lane of the step holds the
+//      combination of the pair, identically (the combinations commute);
+//   3. when warp bits move along the axis, one exchange through the
+//      scratch buffer: each warp stores its partials at
+//      (result index, warp's place along the axis), a barrier, and each
+//      thread combines the partials of the result elements it holds.
+// Without step 3, when every result register of the result's layout is a
+// partial the thread already holds (a row that lives in one warp, or a
+// whole-block reduction: every thread then holds the result), no shared
+// memory is used at all; otherwise the partials go through the scratch
+// buffer once. argmax/argmin carry the index along the axis beside the
+// value and break ties towards the smaller index, so the order of the
+// steps does not matter. A layout that is not a permutation of bits (none
+// today) takes the generic path: the block through the scratch buffer,
+// each result element combined by one thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scratch.h"
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+namespace {
+
+/// How two elements of a reduction combine.
+struct Combiner {
+  OpBuilder &b;
+  Location loc;
+  ReduceKind kind;
+  bool isFloat;
+
+  bool isArg() const {
+    return kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+  }
+
+  Value combine(Value acc, Value x) const {
+    switch (kind) {
+    case ReduceKind::Sum:
+      return isFloat ? arith::AddFOp::create(b, loc, acc, x).getResult()
+                     : arith::AddIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::Max:
+      return isFloat ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
+                     : arith::MaxSIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::Min:
+      return isFloat ? arith::MinimumFOp::create(b, loc, acc, x).getResult()
+                     : arith::MinSIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::Xor:
+      return arith::XOrIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::ArgMax:
+    case ReduceKind::ArgMin:
+      break;
+    }
+    llvm_unreachable("argmax/argmin combine pairs");
+  }
+
+  /// Whether (x, xi) beats (y, yi) for argmax/argmin: a value strictly
+  /// beyond, a NaN over a number (NaN propagates as through max/min), or an
+  /// equal value (both NaN included) at a smaller index (Triton's
+  /// tie_break_left). A total order, so every step may combine in any order.
+  Value beats(Value x, Value xi, Value y, Value yi) const {
+    bool isMax = kind == ReduceKind::ArgMax;
+    Value earlier =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, xi, yi);
+    if (!isFloat) {
+      Value beyond = arith::CmpIOp::create(
+          b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+          x, y);
+      Value equal =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+      return arith::OrIOp::create(
+          b, loc, beyond, arith::AndIOp::create(b, loc, equal, earlier));
+    }
+    Value beyond = arith::CmpFOp::create(
+        b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+        x, y);
+    Value equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+    Value xNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    Value yNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+    Value yNum = arith::XOrIOp::create(
+        b, loc, yNan, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    // x NaN: beats a number, or a NaN at a larger index.
+    Value nanWins = arith::AndIOp::create(
+        b, loc, xNan, arith::OrIOp::create(b, loc, yNum, earlier));
+    Value tie = arith::AndIOp::create(b, loc, equal, earlier);
+    return arith::OrIOp::create(
+        b, loc, beyond, arith::OrIOp::create(b, loc, nanWins, tie));
+  }
+};
+
+/// One partial result: the value, and for argmax/argmin its index.
+struct Partial {
+  Value value, index;
+};
+
+Partial combinePartials(const Combiner &c, Partial acc, Partial x) {
+  if (!c.isArg())
+    return {c.combine(acc.value, x.value), {}};
+  Value take = c.beats(x.value, x.index, acc.value, acc.index);
+  return {arith::SelectOp::create(c.b, c.loc, take, x.value, acc.value),
+          arith::SelectOp::create(c.b, c.loc, take, x.index, acc.index)};
+}
+
+/// `v` from the lane whose index differs from this one's in `laneMask`
+/// (shfl.sync.bfly over the whole warp). Values narrower than 32 bits
+/// travel widened, 64-bit ones as two halves.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(b, loc, i32, i32Const(b, loc, -1), x,
+                                i32Const(b, loc, laneMask),
+                                i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr());
+  };
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Type asInt = b.getIntegerType(bits);
+  Value x = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, asInt, v)
+                              : v;
+  Value r;
+  if (bits == 64) {
+    Type i64 = b.getI64Type();
+    Value lo = arith::TruncIOp::create(b, loc, i32, x);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(
+            b, loc, x, arith::ConstantIntOp::create(b, loc, i64, 32)));
+    Value rlo = arith::ExtUIOp::create(b, loc, i64, shfl(lo));
+    Value rhi = arith::ExtUIOp::create(b, loc, i64, shfl(hi));
+    r = arith::OrIOp::create(
+        b, loc, rlo,
+        arith::ShLIOp::create(b, loc, rhi,
+                              arith::ConstantIntOp::create(b, loc, i64, 32)));
+  } else if (bits < 32) {
+    r = arith::TruncIOp::create(
+        b, loc, asInt, shfl(arith::ExtUIOp::create(b, loc, i32, x)));
+  } else {
+    r = shfl(x);
+  }
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult()
+                           : r;
+}
+
+/// Pattern: kite.reduce => registers, lane shuffles, then one exchange of
+/// the warps' partials (see the file comment).
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  ReduceLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                 MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout in = conv.getLayout(op.getSrc());
+    std::optional<LayoutBits> bits = LayoutBits::of(in);
+    Value result = bits ? lowerByBits(op, adaptor.getSrc(), in, *bits, rewriter)
+                        : lowerThroughScratch(op, adaptor.getSrc(), in,
+                                              rewriter);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  const KiteLoweringState &state;
+
+  Value lowerByBits(ReduceOp op, Value regs, const BlockedLayout &in,
+                    const LayoutBits &bits,
+                    ConversionPatternRewriter &b) const {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    Location loc = op.getLoc();
+    RankedTensorType srcType = op.getSrc().getType();
+    Type kiteElem = srcType.getElementType();
+    Type elem = conv.convertType(kiteElem);
+    Combiner comb{b, loc, op.getKind(), isa<FloatType>(elem)};
+    bool arg = comb.isArg();
+
+    // The axis as a field of the row-major index's bits.
+    int64_t axis = op.getAxis();
+    int64_t axisLo = 0;
+    for (int64_t d = srcType.getRank() - 1; d > axis; --d)
+      axisLo += llvm::Log2_64(srcType.getDimSize(d));
+    int64_t axisBits = llvm::Log2_64(srcType.getDimSize(axis));
+    int64_t axisMask = ((int64_t(1) << axisBits) - 1) << axisLo;
+    auto along = [&](int64_t move) { return (move & axisMask) != 0; };
+    // The result's index of source index `lin`: the axis field removed.
+    auto resultIndexOf = [&](int64_t lin) {
+      return ((lin >> (axisLo + axisBits)) << axisLo) |
+             (lin & ((int64_t(1) << axisLo) - 1));
+    };
+
+    // 1. Within the thread: one partial per group of registers that differ
+    //    only in bits along the axis.
+    int64_t regAlong = 0;
+    for (size_t i = 0; i < bits.reg.size(); ++i)
+      if (along(bits.reg[i]))
+        regAlong |= int64_t(1) << i;
+    Value tbase = threadBase(b, loc, in);
+    Value tAxis;
+    if (arg)
+      tAxis = arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, tbase, i32Const(b, loc, axisMask)),
+          i32Const(b, loc, axisLo));
+    auto registerPartial = [&](int64_t e) {
+      Partial p{extractRegister(b, loc, regs, e), {}};
+      if (arg)
+        p.index = arith::OrIOp::create(
+            b, loc, tAxis,
+            i32Const(b, loc, (bits.registerMove(e) & axisMask) >> axisLo));
+      return p;
+    };
+    SmallVector<int64_t> groups; // the group's first register
+    SmallVector<Partial> partials;
+    for (int64_t e0 = 0; e0 < in.perThread; ++e0) {
+      if (e0 & regAlong)
+        continue;
+      Partial acc = registerPartial(e0);
+      for (int64_t e = e0 + 1; e < in.perThread; ++e)
+        if ((e & ~regAlong) == e0)
+          acc = combinePartials(comb, acc, registerPartial(e));
+      groups.push_back(e0);
+      partials.push_back(acc);
+    }
+
+    // 2. Across the lanes of a warp.
+    SmallVector<int64_t> warpAlong; // thread bits of warps along the axis
+    for (size_t j = 0; j < bits.thread.size(); ++j) {
+      if (!along(bits.thread[j]))
+        continue;
+      if (j >= 5) {
+        warpAlong.push_back(j);
+        continue;
+      }
+      for (Partial &p : partials) {
+        Partial other{shuffleXor(b, loc, p.value, int64_t(1) << j), {}};
+        if (arg)
+          other.index = shuffleXor(b, loc, p.index, int64_t(1) << j);
+        p = combinePartials(comb, p, other);
+      }
+    }
+
+    SmallVector<int64_t> outShape(srcType.getShape());
+    outShape.erase(outShape.begin() + axis);
+    if (outShape.empty() && warpAlong.empty())
+      return arg ? partials[0].index : partials[0].value; // every thread
+    Type outElem = arg ? Type(b.getI32Type()) : kiteElem;
+    std::optional<BlockedLayout> out;
+    VectorType resultType;
+    if (!outShape.empty()) {
+      out = conv.getLayout(op.getResult());
+      resultType = cast<VectorType>(
+          conv.convertType(RankedTensorType::get(outShape, outElem)));
+    }
+
+    // Each result register already a partial of this thread (the same group
+    // for every thread)? Then no exchange.
+    if (warpAlong.empty()) {
+      SmallVector<int64_t> groupOf(out->perThread, -1);
+      bool held = true;
+      for (int64_t t = 0; t < in.numThreads && held; ++t) {
+        DenseMap<int64_t, int64_t> have;
+        for (size_t g = 0; g < groups.size(); ++g)
+          have[resultIndexOf(in.threadOffset(t) +
+                             in.registerOffset(groups[g]))] = g;
+        for (int64_t e = 0; e < out->perThread && held; ++e) {
+          auto it = have.find(out->threadOffset(t) + out->registerOffset(e));
+          held = it != have.end() && (groupOf[e] < 0 || groupOf[e] == it->second);
+          if (held)
+            groupOf[e] = it->second;
+        }
+      }
+      if (held) {
+        Value result = constantOf(b, loc, resultType, 0);
+        for (int64_t e = 0; e < out->perThread; ++e) {
+          Partial &p = partials[groupOf[e]];
+          result = vector::InsertOp::create(b, loc, arg ? p.index : p.value,
+                                            result, e);
+        }
+        return result;
+      }
+    }
+
+    // 3. The partials through the scratch buffer: slot
+    //    resultIndex * warps + (the warp's place along the axis).
+    int64_t warps = int64_t(1) << warpAlong.size();
+    int64_t numOut = 1;
+    for (int64_t d : outShape)
+      numOut *= d;
+    int64_t indexOffset =
+        llvm::alignTo(numOut * warps * elementBytes(kiteElem), 4);
+    Scratch s(b, loc, state.sharedMemory);
+    Value tid = threadId(b, loc);
+    Value place = s.i32(0);
+    for (size_t k = 0; k < warpAlong.size(); ++k) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, tid, s.i32(warpAlong[k])),
+          s.i32(1));
+      place = arith::OrIOp::create(
+          b, loc, place, arith::ShLIOp::create(b, loc, bit, s.i32(k)));
+    }
+    s.barrier();
+    for (size_t g = 0; g < groups.size(); ++g) {
+      Value lin = arith::OrIOp::create(
+          b, loc, tbase, s.i32(bits.registerMove(groups[g])));
+      Value high = arith::ShLIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lin, s.i32(axisLo + axisBits)),
+          s.i32(axisLo));
+      Value low = arith::AndIOp::create(b, loc, lin,
+                                        s.i32((int64_t(1) << axisLo) - 1));
+      Value outIndex = arith::OrIOp::create(b, loc, high, low);
+      Value slot = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, outIndex, s.i32(warps)), place);
+      LLVM::StoreOp::create(b, loc, partials[g].value,
+                            s.address(0, slot, kiteElem));
+      if (arg)
+        LLVM::StoreOp::create(b, loc, partials[g].index,
+                              s.address(indexOffset, slot, b.getI32Type()));
+    }
+    s.barrier();
+    auto gather = [&](Value outIndex) -> Value {
+      Value first = arith::MulIOp::create(b, loc, outIndex, s.i32(warps));
+      Partial acc;
+      for (int64_t w = 0; w < warps; ++w) {
+        Value slot = arith::AddIOp::create(b, loc, first, s.i32(w));
+        Partial p{s.load(0, slot, elem, kiteElem), {}};
+        if (arg)
+          p.index = s.load(indexOffset, slot, b.getI32Type(), b.getI32Type());
+        acc = w == 0 ? p : combinePartials(comb, acc, p);
+      }
+      return arg ? acc.index : acc.value;
+    };
+    if (outShape.empty())
+      return gather(s.i32(0));
+    Value outBase = threadBase(b, loc, *out);
+    Value result = constantOf(b, loc, resultType, 0);
+    for (int64_t e = 0; e < out->perThread; ++e) {
+      Value outIndex = arith::AddIOp::create(b, loc, outBase,
+                                             s.i32(out->registerOffset(e)));
+      result = vector::InsertOp::create(b, loc, gather(outIndex), result, e);
+    }
+    return result;
+  }
+
+  /// The generic path: the block through the scratch buffer, each result
+  /// element combined along the axis by the threads that hold it.
+  Value lowerThroughScratch(ReduceOp op, Value regs, const BlockedLayout &in,
+                            ConversionPatternRewriter &rewriter) const {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType srcType = op.getSrc().getType();
+    Location loc = op.getLoc();
+    Scratch s(rewriter, loc, state.sharedMemory);
+    s.publish(regs, srcType, in);
+    Type kiteElem = srcType.getElementType();
+    Type elem = conv.convertType(kiteElem);
+    int64_t axis = op.getAxis(), len = srcType.getDimSize(axis);
+    SmallVector<int64_t> outShape(srcType.getShape());
+    outShape.erase(outShape.begin() + axis);
+    Combiner comb{rewriter, loc, op.getKind(), isa<FloatType>(elem)};
+    bool arg = comb.isArg();
+    // One result element: coordinates `c` of the result (axis removed),
+    // the axis walked in order.
+    auto reduceAt = [&](SmallVector<Value> c) -> Value {
+      c.insert(c.begin() + axis, s.i32(0));
+      Partial first{s.load(0, s.linear(c, srcType.getShape()), elem, kiteElem),
+                    s.i32(0)};
+      SmallVector<Value> inits{first.value};
+      if (arg)
+        inits.push_back(first.index);
+      auto loop = scf::ForOp::create(rewriter, loc, s.i32(1), s.i32(len),
+                                     s.i32(1), inits);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> ck = c;
+      ck[axis] = loop.getInductionVar();
+      Partial x{s.load(0, s.linear(ck, srcType.getShape()), elem, kiteElem),
+                loop.getInductionVar()};
+      Partial acc{loop.getRegionIterArgs()[0],
+                  arg ? loop.getRegionIterArgs()[1] : Value()};
+      Partial next = combinePartials(comb, acc, x);
+      SmallVector<Value> yields{next.value};
+      if (arg)
+        yields.push_back(next.index);
+      scf::YieldOp::create(rewriter, loc, yields);
+      return loop.getResult(arg ? 1 : 0);
+    };
+    if (outShape.empty())
+      return reduceAt({});
+    auto outType = RankedTensorType::get(
+        outShape, arg ? Type(rewriter.getI32Type()) : kiteElem);
+    BlockedLayout out = conv.getLayout(op.getResult());
+    auto resultType = cast<VectorType>(conv.convertType(outType));
+    Value result = constantOf(rewriter, loc, resultType, 0);
+    auto coords = s.registerCoordinates(out, outShape);
+    for (int64_t e = 0; e < out.perThread; ++e)
+      result = vector::InsertOp::create(rewriter, loc, reduceAt(coords[e]),
+                                        result, e);
+    return result;
+  }
+};
+
+} // namespace
+
+void mlir::kite::populateReducePatterns(KiteTypeConverter &converter,
+                                        const KiteLoweringState &state,
+                                        RewritePatternSet &patterns) {
+  patterns.add<ReduceLowering>(converter, state, patterns.getContext());
+}

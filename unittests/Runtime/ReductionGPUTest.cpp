@@ -1,0 +1,244 @@
+//===- ReductionGPUTest.cpp - Reductions on a GPU --------------------------===//
+//
+// kite.reduce on a real GPU against the interpreter: every kind (sum, max,
+// min, xor_sum, argmax, argmin) over 1-D and 2-D blocks along each axis, on
+// 1 and 8 warps (rows inside a warp, across warps, replicated small blocks);
+// ties for argmax/argmin. Then the softmax and layer-norm examples at odd
+// widths (1, 3, 781, 16383) against the host in double. Skipped, with the
+// reason, where no GPU is present.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include "TestHelpers.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace kite;
+using namespace kite::test;
+
+#define REQUIRE_GPU()                                                          \
+  do {                                                                         \
+    auto count = deviceCount();                                                \
+    if (!count)                                                                \
+      GTEST_SKIP() << "no GPU: " << count.error().str();                       \
+    if (*count == 0)                                                           \
+      GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
+  } while (0)
+
+static std::string source(const std::string &name) {
+  for (std::string dir : {std::string(KITE_SOURCE_DIR) + "/dsl-examples",
+                          std::string("dsl-examples")}) {
+    std::ifstream in(dir + "/" + name);
+    if (in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    }
+  }
+  return "";
+}
+
+namespace {
+struct Shape {
+  int rows, cols; ///< rows 0: a 1-D block of `cols`
+};
+} // namespace
+
+/// A kernel loading a rows x cols (or 1-D) block of `type` and storing
+/// `kind` along `axis`.
+static std::string reduceSource(Shape s, int axis, const std::string &kind,
+                                const std::string &type) {
+  bool arg = kind == "argmax" || kind == "argmin";
+  std::string out = arg ? "i32" : type;
+  std::ostringstream src;
+  src << "@kernel\ndef red(x: *" << type << ", out: *" << out << "):\n";
+  if (s.rows == 0) {
+    src << "    v = load(x + arange(0, " << s.cols << "))\n"
+        << "    store(out, " << kind << "(v, axis=0))\n";
+  } else {
+    src << "    r = arange(0, " << s.rows << ")\n"
+        << "    c = arange(0, " << s.cols << ")\n"
+        << "    v = load(x + r[:, None] * " << s.cols << " + c[None, :])\n"
+        << "    store(out + " << (axis == 0 ? "c" : "r") << ", " << kind
+        << "(v, axis=" << axis << "))\n";
+  }
+  return src.str();
+}
+
+TEST(GPU, ReductionsAgreeWithTheInterpreter) {
+  REQUIRE_GPU();
+  std::vector<Shape> shapes = {{0, 1},    {0, 2},     {0, 32},   {0, 128},
+                               {0, 1024}, {0, 16384}, {1, 32},   {4, 8},
+                               {32, 32},  {64, 128},  {128, 64}, {16, 1024},
+                               {256, 4},  {2, 4096}};
+  struct Kind {
+    const char *name, *type;
+  };
+  std::vector<Kind> kinds = {{"sum", "f32"},    {"max", "f32"},
+                             {"argmax", "f32"}, {"argmin", "f32"},
+                             {"sum", "i32"},    {"min", "i32"},
+                             {"xor_sum", "i32"}, {"argmax", "i32"}};
+  std::mt19937 rng(7);
+  int cases = 0;
+  for (Shape s : shapes) {
+    int numel = (s.rows ? s.rows : 1) * s.cols;
+    for (int axis = 0; axis < (s.rows ? 2 : 1); ++axis) {
+      int numOut = s.rows == 0 ? 1 : axis == 0 ? s.cols : s.rows;
+      for (const Kind &k : kinds) {
+        bool isFloat = std::string(k.type) == "f32";
+        bool arg = std::string(k.name).rfind("arg", 0) == 0;
+        // Quarter steps in [-4, 4): ties for argmax/argmin, exact sums of
+        // small blocks; ints in [-5, 5] (and wide ones for xor).
+        std::vector<float> xf(numel);
+        std::vector<int32_t> xi(numel);
+        std::uniform_int_distribution<int> q(-16, 15), w(-5, 5);
+        for (int i = 0; i < numel; ++i) {
+          xf[i] = isFloat && !arg ? std::ldexp(float(q(rng)), -2) +
+                                        float(i % 7) * 1e-3f
+                                  : std::ldexp(float(q(rng)), -2);
+          xi[i] = std::string(k.name) == "xor_sum" ? int32_t(rng()) : w(rng);
+        }
+        for (int warps : {1, 8}) {
+          if (numel > 128 * 32 * warps)
+            continue; // more than 128 registers a thread: spills, slow
+          CompileOptions o;
+          o.overrideNumWarps = warps;
+          std::string src = reduceSource(s, axis, k.name, k.type);
+          auto kernel = compileKite(src, o, "red.kite");
+          ASSERT_TRUE(kernel.ok()) << src << kernel.error().str();
+          std::string what = std::string(k.name) + " " + k.type + " " +
+                             std::to_string(s.rows) + "x" +
+                             std::to_string(s.cols) + " axis " +
+                             std::to_string(axis) + " warps " +
+                             std::to_string(warps);
+          ++cases;
+          if (isFloat && !arg) {
+            auto dx = DeviceBuffer<float>::fromHost(xf).value();
+            auto dout = DeviceBuffer<float>::allocate(numOut).value();
+            std::vector<float> host(numOut);
+            ASSERT_TRUE(kernel->launch(1, {dx, dout}).ok()) << what;
+            ASSERT_TRUE(kernel->interpret(1, {xf, host}).ok()) << what;
+            auto gpu = dout.toHost().value();
+            for (int i = 0; i < numOut; ++i)
+              ASSERT_NEAR(gpu[i], host[i], 1e-5 * numel + 1e-6)
+                  << what << " at " << i;
+          } else if (isFloat) {
+            auto dx = DeviceBuffer<float>::fromHost(xf).value();
+            auto dout = DeviceBuffer<int32_t>::allocate(numOut).value();
+            std::vector<int32_t> host(numOut);
+            ASSERT_TRUE(kernel->launch(1, {dx, dout}).ok()) << what;
+            ASSERT_TRUE(kernel->interpret(1, {xf, host}).ok()) << what;
+            ASSERT_EQ(dout.toHost().value(), host) << what;
+          } else {
+            auto dx = DeviceBuffer<int32_t>::fromHost(xi).value();
+            auto dout = DeviceBuffer<int32_t>::allocate(numOut).value();
+            std::vector<int32_t> host(numOut);
+            ASSERT_TRUE(kernel->launch(1, {dx, dout}).ok()) << what;
+            ASSERT_TRUE(kernel->interpret(1, {xi, host}).ok()) << what;
+            ASSERT_EQ(dout.toHost().value(), host) << what;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(cases, 280); // every case above ran
+}
+
+TEST(GPU, SoftmaxOddWidths) {
+  REQUIRE_GPU();
+  for (int cols : {1, 3, 781, 1024, 16383}) {
+    int rows = 37, block = 1;
+    while (block < cols)
+      block *= 2;
+    CompileOptions o;
+    o.constants = {{"BLOCK_SIZE", block}};
+    auto k = compileKite(source("softmax.kite"), o, "softmax.kite").value();
+    auto x = randomVector(size_t(rows) * cols, 3);
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dy = DeviceBuffer<float>::allocate(x.size()).value();
+    // Fewer programs than rows: each loops over several.
+    ASSERT_TRUE(k.launch(5, {dy, dx, cols, cols, rows, cols}).ok());
+    auto y = dy.toHost().value();
+    double maxErr = 0;
+    for (int r = 0; r < rows; ++r) {
+      double m = -INFINITY, sum = 0;
+      for (int c = 0; c < cols; ++c)
+        m = std::fmax(m, x[size_t(r) * cols + c]);
+      for (int c = 0; c < cols; ++c)
+        sum += std::exp(x[size_t(r) * cols + c] - m);
+      for (int c = 0; c < cols; ++c)
+        maxErr = std::fmax(maxErr,
+                           std::fabs(y[size_t(r) * cols + c] -
+                                     std::exp(x[size_t(r) * cols + c] - m) / sum));
+    }
+    EXPECT_LT(maxErr, 1e-6) << "softmax, " << cols << " columns";
+  }
+}
+
+static uint16_t toHalf(float f) {
+  _Float16 h = _Float16(f);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+static float fromHalf(uint16_t u) {
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return float(h);
+}
+
+TEST(GPU, LayerNormOddWidths) {
+  REQUIRE_GPU();
+  for (int cols : {1, 3, 781, 4096, 16383}) {
+    int rows = 29, block = 1;
+    while (block < cols)
+      block *= 2;
+    CompileOptions o;
+    o.constants = {{"BLOCK_SIZE", std::min(block, 4096)}};
+    auto k = compileKite(source("layer_norm.kite"), o, "layer_norm.kite").value();
+    auto xf = randomVector(size_t(rows) * cols, 4);
+    std::vector<uint16_t> x(xf.size()), w(cols), b(cols);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = toHalf(1.5f + xf[i]);
+    for (int c = 0; c < cols; ++c)
+      w[c] = toHalf(0.5f + 0.01f * (c % 50)), b[c] = toHalf(0.02f * (c % 9));
+    auto dx = DeviceBuffer<uint16_t>::fromHost(x).value();
+    auto dw = DeviceBuffer<uint16_t>::fromHost(w).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(b).value();
+    auto dy = DeviceBuffer<uint16_t>::allocate(x.size()).value();
+    auto dm = DeviceBuffer<float>::allocate(rows).value();
+    auto dr = DeviceBuffer<float>::allocate(rows).value();
+    ASSERT_TRUE(
+        k.launch(rows, {dx, dy, dw, db, dm, dr, cols, cols, 1e-5f}).ok());
+    auto y = dy.toHost().value();
+    auto mean = dm.toHost().value(), rstd = dr.toHost().value();
+    double maxErr = 0, statErr = 0;
+    for (int r = 0; r < rows; ++r) {
+      double m = 0, v = 0;
+      for (int c = 0; c < cols; ++c)
+        m += fromHalf(x[size_t(r) * cols + c]);
+      m /= cols;
+      for (int c = 0; c < cols; ++c)
+        v += std::pow(fromHalf(x[size_t(r) * cols + c]) - m, 2);
+      v /= cols;
+      double rs = 1 / std::sqrt(v + 1e-5);
+      statErr = std::fmax(statErr,
+                          std::fabs(mean[r] - m) + std::fabs(rstd[r] - rs) / rs);
+      for (int c = 0; c < cols; ++c) {
+        size_t i = size_t(r) * cols + c;
+        double want = (fromHalf(x[i]) - m) * rs * fromHalf(w[c]) + fromHalf(b[c]);
+        maxErr = std::fmax(maxErr, std::fabs(fromHalf(y[i]) - want));
+      }
+    }
+    EXPECT_LT(maxErr, 1e-2) << "layer norm, " << cols << " columns";
+    EXPECT_LT(statErr, 1e-4) << "layer norm, " << cols << " columns";
+  }
+}
