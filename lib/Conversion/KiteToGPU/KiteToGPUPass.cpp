@@ -249,9 +249,8 @@ struct ConvertKiteToGPUPass
       return failure();
     // With a tensor-core accumulator live, the epilogue's addresses and
     // masks are computed register by register where they are used (see
-    // ScalarizeExtracts.cpp); other kernels keep their measured code.
-    if (tensorCores)
-      scalarizeRegisterExtracts(gpuFunc);
+    // ScalarizeExtracts.cpp); other kernels so only their masks.
+    scalarizeRegisterExtracts(gpuFunc, /*onlyMasks=*/!tensorCores);
     return success();
   }
 };

@@ -395,8 +395,9 @@ void separateLayoutLeaves(Operation *kernel);
 
 /// Rewrites each vector.extract of an elementwise op's result in `root`
 /// into the scalar op on extracted operands, at the extract
-/// (ScalarizeExtracts.cpp): registers computed where they are used.
-void scalarizeRegisterExtracts(Operation *root);
+/// (ScalarizeExtracts.cpp): registers computed where they are used; with
+/// `onlyMasks`, only extracts of i1 (masks).
+void scalarizeRegisterExtracts(Operation *root, bool onlyMasks = false);
 
 /// program_id, num_programs.
 void populateGridOpPatterns(KiteTypeConverter &converter,
