@@ -1,6 +1,7 @@
 //===- Compile.cpp - The runtime's view of the compiler ---------------------===//
 
 #include "Compile.h"
+#include "KiteCompilerId.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Frontend/Frontend.h"
@@ -36,7 +37,8 @@ using ::kite::Expected;
 #endif
 
 const char *::kite::detail::compilerVersion() {
-  return "kite-" KITE_VERSION " llvm-" LLVM_VERSION_STRING;
+  return "kite-" KITE_VERSION " build-" KITE_COMPILER_ID
+         " llvm-" LLVM_VERSION_STRING;
 }
 
 namespace {
