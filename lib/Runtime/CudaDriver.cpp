@@ -65,6 +65,7 @@ static Loaded load() {
   bind(d.cuCtxSetCurrent, "cuCtxSetCurrent");
   bind(d.cuCtxSynchronize, "cuCtxSynchronize");
   bind(d.cuModuleLoadData, "cuModuleLoadData");
+  bind(d.cuModuleLoadDataEx, "cuModuleLoadDataEx");
   bind(d.cuModuleGetFunction, "cuModuleGetFunction");
   bind(d.cuFuncSetAttribute, "cuFuncSetAttribute");
   bind(d.cuLaunchKernel, "cuLaunchKernel");
@@ -72,10 +73,6 @@ static Loaded load() {
   bind(d.cuMemFree, "cuMemFree_v2");
   bind(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
   bind(d.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-  bind(d.cuLinkCreate, "cuLinkCreate_v2");
-  bind(d.cuLinkAddData, "cuLinkAddData_v2");
-  bind(d.cuLinkComplete, "cuLinkComplete");
-  bind(d.cuLinkDestroy, "cuLinkDestroy");
   bind(d.cuMemcpyDtoD, "cuMemcpyDtoD_v2");
   bind(d.cuMemsetD8, "cuMemsetD8_v2");
   bind(d.cuEventCreate, "cuEventCreate");

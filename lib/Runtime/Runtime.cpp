@@ -16,6 +16,7 @@
 #include "Compile.h"
 #include "CudaDriver.h"
 #include "DiskCache.h"
+#include "Ptxas.h"
 
 #include <array>
 #include <chrono>
@@ -277,32 +278,57 @@ public:
     auto chip = chipFor(device);
     if (!chip)
       return chip.error();
-    // The cubin the driver's linker made from this PTX before (any process).
-    std::string cubinKey = "cubin of " + v.key + " for " + *chip +
-                           " driver " + std::to_string(version);
+    // Machine code compiled as a whole program (Ptxas.h): a cubin from a
+    // toolkit's ptxas, cached on disk for later processes; else the PTX
+    // itself, compiled by the driver's JIT as the module loads.
     std::string image;
+    bool isPtx = false;
     {
       TraceTimer traceLink(source.signature.name + " device " +
                            std::to_string(device) + ": cubin");
-      if (auto cubin = cache::read(cubinKey, "cubin")) {
-        image = std::move(*cubin);
-        traceLink.note = "disk cache";
-      } else {
-        traceLink.note = "driver JIT of the PTX";
-        auto linked = link(d, v.ptx);
-        if (!linked)
-          return linked.error();
-        image = std::move(*linked);
-        cache::write(cubinKey, "cubin", image);
+      if (const auto &ptxas = detail::findPtxas()) {
+        std::string cubinKey =
+            "cubin of " + v.key + " for " + *chip + " by " + ptxas->stamp;
+        if (auto cubin = cache::read(cubinKey, "cubin")) {
+          image = std::move(*cubin);
+          traceLink.note = "disk cache";
+        } else {
+          std::string error;
+          if (auto cubin = detail::runPtxas(*ptxas, v.ptx, *chip, error)) {
+            image = std::move(*cubin);
+            traceLink.note = "ptxas";
+            cache::write(cubinKey, "cubin", image);
+          } else {
+            traceLink.note = "ptxas failed, the driver's JIT instead: " + error;
+          }
+        }
+      }
+      if (image.empty()) {
+        image = v.ptx; // NUL-terminated by std::string
+        isPtx = true;
+        if (traceLink.note.empty())
+          traceLink.note = "no ptxas: the driver's JIT of the PTX";
       }
     }
     CUmodule module;
     TraceTimer traceLoad(source.signature.name + " device " +
                          std::to_string(device) + ": module load");
-    if (auto ok = d.check("cuModuleLoadData",
-                          d.cuModuleLoadData(&module, image.data()));
-        !ok)
+    if (isPtx) {
+      char log[8192] = {0};
+      int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+      CUresult r = d.cuModuleLoadDataEx(&module, image.data(), 2, options,
+                                        values);
+      if (r != CUDA_SUCCESS)
+        return Error(ErrorCode::DriverError,
+                     d.describe("cuModuleLoadDataEx (JIT of the PTX)", r) +
+                         (log[0] ? std::string("\n") + log : ""));
+    } else if (auto ok = d.check("cuModuleLoadData",
+                                 d.cuModuleLoadData(&module, image.data()));
+               !ok) {
       return ok.error();
+    }
     CUfunction f;
     if (auto ok = d.check("cuModuleGetFunction",
                           d.cuModuleGetFunction(
@@ -347,35 +373,6 @@ public:
     return unsigned(std::strtoul(ptx.c_str() + at + marker.size(), nullptr, 10));
   }
 
-  /// PTX -> cubin through the driver's JIT linker.
-  static Expected<std::string> link(const Driver &d, const std::string &ptx) {
-    char log[8192] = {0};
-    int options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
-    CUlinkState state;
-    if (auto ok = d.check("cuLinkCreate",
-                          d.cuLinkCreate(2, options, values, &state));
-        !ok)
-      return ok.error();
-    std::string text = ptx;
-    CUresult r = d.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(),
-                                 text.size() + 1, "kite.ptx", 0, nullptr,
-                                 nullptr);
-    void *cubin = nullptr;
-    size_t size = 0;
-    if (r == CUDA_SUCCESS)
-      r = d.cuLinkComplete(state, &cubin, &size);
-    if (r != CUDA_SUCCESS) {
-      std::string message = d.describe("cuLinkAddData/cuLinkComplete", r);
-      d.cuLinkDestroy(state);
-      return Error(ErrorCode::DriverError,
-                   message + (log[0] ? std::string("\n") + log : ""));
-    }
-    std::string image(static_cast<const char *>(cubin), size);
-    d.cuLinkDestroy(state);
-    return image;
-  }
 };
 } // namespace kite
 
