@@ -178,6 +178,12 @@ public:
   Expected<std::string> chipFor(int device) {
     if (!options.chip.empty())
       return options.chip;
+    return nativeChip(device);
+  }
+
+  /// The chip of `device` itself (what its machine code must be built
+  /// for, whatever the PTX targets).
+  Expected<std::string> nativeChip(int device) {
     if (device < 0 || device >= 64)
       return Error(ErrorCode::NoDevice,
                    "device " + std::to_string(device) + " is out of range");
@@ -286,15 +292,20 @@ public:
     {
       TraceTimer traceLink(source.signature.name + " device " +
                            std::to_string(device) + ": cubin");
+      // ptxas builds for the device's own chip (PTX for sm_80 runs on an
+      // H100 as an sm_90a cubin; an sm_80 cubin would not load).
+      auto native = nativeChip(device);
+      if (!native)
+        return native.error();
       if (const auto &ptxas = detail::findPtxas()) {
         std::string cubinKey =
-            "cubin of " + v.key + " for " + *chip + " by " + ptxas->stamp;
+            "cubin of " + v.key + " for " + *native + " by " + ptxas->stamp;
         if (auto cubin = cache::read(cubinKey, "cubin")) {
           image = std::move(*cubin);
           traceLink.note = "disk cache";
         } else {
           std::string error;
-          if (auto cubin = detail::runPtxas(*ptxas, v.ptx, *chip, error)) {
+          if (auto cubin = detail::runPtxas(*ptxas, v.ptx, *native, error)) {
             image = std::move(*cubin);
             traceLink.note = "ptxas";
             cache::write(cubinKey, "cubin", image);
