@@ -32,7 +32,7 @@ done
 echo
 # The tutorials' host programs (libkite.so): on the GPU when there is one,
 # in the Kite interpreter otherwise.
-for p in vector_add dropout seeded_dropout matmul; do
+for p in vector_add dropout seeded_dropout matmul softmax layer_norm; do
   echo "== $p"
   "$out/$p"
 done
