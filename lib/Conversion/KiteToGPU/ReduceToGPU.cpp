@@ -17,9 +17,8 @@
 // memory is used at all; otherwise the partials go through the scratch
 // buffer once. argmax/argmin carry the index along the axis beside the
 // value and break ties towards the smaller index, so the order of the
-// steps does not matter. A layout that is not a permutation of bits (none
-// today) takes the generic path: the block through the scratch buffer,
-// each result element combined by one thread.
+// steps does not matter. The scratch buffer holds at most one partial per
+// result element and warp (sharedMemoryBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +29,6 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -171,10 +169,12 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
     std::optional<LayoutBits> bits = LayoutBits::of(in);
-    Value result = bits ? lowerByBits(op, adaptor.getSrc(), in, *bits, rewriter)
-                        : lowerThroughScratch(op, adaptor.getSrc(), in,
-                                              rewriter);
-    rewriter.replaceOp(op, result);
+    if (!bits)
+      return op.emitOpError()
+             << "has a source layout that does not factor into bits (every "
+                "layout Kite builds does; this is a compiler bug)";
+    rewriter.replaceOp(op,
+                       lowerByBits(op, adaptor.getSrc(), in, *bits, rewriter));
     return success();
   }
 
@@ -355,62 +355,6 @@ private:
                                              s.i32(out->registerOffset(e)));
       result = vector::InsertOp::create(b, loc, gather(outIndex), result, e);
     }
-    return result;
-  }
-
-  /// The generic path: the block through the scratch buffer, each result
-  /// element combined along the axis by the threads that hold it.
-  Value lowerThroughScratch(ReduceOp op, Value regs, const BlockedLayout &in,
-                            ConversionPatternRewriter &rewriter) const {
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType srcType = op.getSrc().getType();
-    Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
-    s.publish(regs, srcType, in);
-    Type kiteElem = srcType.getElementType();
-    Type elem = conv.convertType(kiteElem);
-    int64_t axis = op.getAxis(), len = srcType.getDimSize(axis);
-    SmallVector<int64_t> outShape(srcType.getShape());
-    outShape.erase(outShape.begin() + axis);
-    Combiner comb{rewriter, loc, op.getKind(), isa<FloatType>(elem)};
-    bool arg = comb.isArg();
-    // One result element: coordinates `c` of the result (axis removed),
-    // the axis walked in order.
-    auto reduceAt = [&](SmallVector<Value> c) -> Value {
-      c.insert(c.begin() + axis, s.i32(0));
-      Partial first{s.load(0, s.linear(c, srcType.getShape()), elem, kiteElem),
-                    s.i32(0)};
-      SmallVector<Value> inits{first.value};
-      if (arg)
-        inits.push_back(first.index);
-      auto loop = scf::ForOp::create(rewriter, loc, s.i32(1), s.i32(len),
-                                     s.i32(1), inits);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> ck = c;
-      ck[axis] = loop.getInductionVar();
-      Partial x{s.load(0, s.linear(ck, srcType.getShape()), elem, kiteElem),
-                loop.getInductionVar()};
-      Partial acc{loop.getRegionIterArgs()[0],
-                  arg ? loop.getRegionIterArgs()[1] : Value()};
-      Partial next = combinePartials(comb, acc, x);
-      SmallVector<Value> yields{next.value};
-      if (arg)
-        yields.push_back(next.index);
-      scf::YieldOp::create(rewriter, loc, yields);
-      return loop.getResult(arg ? 1 : 0);
-    };
-    if (outShape.empty())
-      return reduceAt({});
-    auto outType = RankedTensorType::get(
-        outShape, arg ? Type(rewriter.getI32Type()) : kiteElem);
-    BlockedLayout out = conv.getLayout(op.getResult());
-    auto resultType = cast<VectorType>(conv.convertType(outType));
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto coords = s.registerCoordinates(out, outShape);
-    for (int64_t e = 0; e < out.perThread; ++e)
-      result = vector::InsertOp::create(rewriter, loc, reduceAt(coords[e]),
-                                        result, e);
     return result;
   }
 };

@@ -22,6 +22,7 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -46,11 +47,23 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
                ? 0
                : bytesOf(b.getSrc().getType());
   if (auto r = dyn_cast<ReduceOp>(op)) {
-    // Values (at most one per element), then argmax/argmin's i32 indices.
-    int64_t bytes = llvm::alignTo(bytesOf(r.getSrc().getType()), 4);
+    // The warps' partials (ReduceToGPU.cpp): per result element at most
+    // one per warp along the axis (the kernel's warps, 32 when it does not
+    // say), then argmax/argmin's i32 indices. Softmax over 16384 columns
+    // needs 32 bytes, not the block's 64 KB (which took L1 away from
+    // layer norm's second and third passes over a row).
+    RankedTensorType src = r.getSrc().getType();
+    int64_t axisLen = src.getDimSize(r.getAxis());
+    int64_t warps = 32;
+    if (auto f = op->getParentOfType<func::FuncOp>())
+      if (auto attr = f->getAttrOfType<IntegerAttr>(
+              KiteDialect::getNumWarpsAttrName()))
+        warps = attr.getInt();
+    int64_t slots = src.getNumElements() / axisLen * std::min(axisLen, warps);
     bool arg = r.getKind() == ReduceKind::ArgMax ||
                r.getKind() == ReduceKind::ArgMin;
-    return bytes + (arg ? 4 * r.getSrc().getType().getNumElements() : 0);
+    return llvm::alignTo(slots * elementBytes(src.getElementType()), 4) +
+           (arg ? 4 * slots : 0);
   }
   // trans always exchanges; reshape when the layouts differ (reserved
   // either way: the layouts are not known here).

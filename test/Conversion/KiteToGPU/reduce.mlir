@@ -123,3 +123,17 @@ func.func @cols(%p: !kite.ptr<i32>, %q: !kite.ptr<i32>) attributes {kite.kernel,
   kite.store %op, %s : tensor<32x!kite.ptr<i32>>
   return
 }
+
+// -----
+
+// The scratch buffer holds the warps' partials only: 65536 elements on 4
+// warps reduce through 4 floats (16 bytes), not the block's 256 KB.
+// CHECK: llvm.mlir.global internal @kite_smem_huge() {{.*}} : !llvm.array<16 x i8>
+// CHECK-LABEL: gpu.func @huge
+func.func @huge(%p: !kite.ptr<f32>) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+  %r = kite.arange 0, 65536 : tensor<65536xi32>
+  %f = arith.sitofp %r : tensor<65536xi32> to tensor<65536xf32>
+  %s = kite.reduce sum %f axis 0 : tensor<65536xf32> -> f32
+  kite.store %p, %s : !kite.ptr<f32>
+  return
+}
