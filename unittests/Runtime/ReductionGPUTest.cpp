@@ -3,7 +3,8 @@
 // kite.reduce on a real GPU against the interpreter: every kind (sum, max,
 // min, xor_sum, argmax, argmin) over 1-D and 2-D blocks along each axis, on
 // 1 and 8 warps (rows inside a warp, across warps, replicated small blocks);
-// ties for argmax/argmin. Then the softmax and layer-norm examples at odd
+// ties for argmax/argmin. Scans (cumsum, cumprod, reversed) likewise. Then
+// the softmax and layer-norm examples at odd
 // widths (1, 3, 781, 16383) against the host in double. Skipped, with the
 // reason, where no GPU is present.
 //
@@ -150,6 +151,82 @@ TEST(GPU, ReductionsAgreeWithTheInterpreter) {
     }
   }
   EXPECT_GE(cases, 280); // every case above ran
+}
+
+/// A kernel storing `kind` (cumsum, cumprod) of a rows x cols (or 1-D)
+/// block along `axis`, optionally reversed.
+static std::string scanSource(Shape s, int axis, const std::string &kind,
+                              const std::string &type, bool reverse) {
+  std::ostringstream src;
+  std::string rev = reverse ? ", reverse=True" : "";
+  src << "@kernel\ndef sc(x: *" << type << ", out: *" << type << "):\n";
+  if (s.rows == 0) {
+    src << "    o = arange(0, " << s.cols << ")\n";
+  } else {
+    src << "    o = arange(0, " << s.rows << ")[:, None] * " << s.cols
+        << " + arange(0, " << s.cols << ")[None, :]\n";
+  }
+  src << "    store(out + o, " << kind << "(load(x + o), axis=" << axis << rev
+      << "))\n";
+  return src.str();
+}
+
+TEST(GPU, ScansAgreeWithTheInterpreter) {
+  REQUIRE_GPU();
+  std::vector<Shape> shapes = {{0, 1},   {0, 32},   {0, 1024}, {0, 4096},
+                               {4, 8},   {32, 32},  {64, 128}, {16, 1024},
+                               {256, 4}, {2, 2048}};
+  std::mt19937 rng(9);
+  int cases = 0;
+  for (Shape s : shapes) {
+    int numel = (s.rows ? s.rows : 1) * s.cols;
+    for (int axis = 0; axis < (s.rows ? 2 : 1); ++axis)
+      for (auto [kind, type] : {std::pair<const char *, const char *>{"cumsum", "f32"},
+                                {"cumsum", "i32"},
+                                {"cumprod", "i32"}})
+        for (bool reverse : {false, true})
+          for (int warps : {1, 8}) {
+            if (numel > 64 * 32 * warps)
+              continue;
+            // Quarter steps: float sums exact in any order; odd ints for
+            // products (wrapping, exact in any order).
+            std::vector<float> xf(numel);
+            std::vector<int32_t> xi(numel);
+            std::uniform_int_distribution<int> q(-16, 15);
+            for (int i = 0; i < numel; ++i) {
+              xf[i] = std::ldexp(float(q(rng)), -2);
+              xi[i] = std::string(kind) == "cumprod" ? 2 * q(rng) + 1 : q(rng);
+            }
+            CompileOptions o;
+            o.overrideNumWarps = warps;
+            std::string src = scanSource(s, axis, kind, type, reverse);
+            auto k = compileKite(src, o, "sc.kite");
+            ASSERT_TRUE(k.ok()) << src << k.error().str();
+            std::string what = std::string(kind) + " " + type + " " +
+                               std::to_string(s.rows) + "x" +
+                               std::to_string(s.cols) + " axis " +
+                               std::to_string(axis) +
+                               (reverse ? " reversed" : "") + " warps " +
+                               std::to_string(warps);
+            ++cases;
+            if (std::string(type) == "f32") {
+              auto dx = DeviceBuffer<float>::fromHost(xf).value();
+              auto dout = DeviceBuffer<float>::allocate(numel).value();
+              std::vector<float> host(numel);
+              ASSERT_TRUE(k->launch(1, {dx, dout}).ok()) << what;
+              ASSERT_TRUE(k->interpret(1, {xf, host}).ok()) << what;
+              ASSERT_EQ(dout.toHost().value(), host) << what;
+            } else {
+              auto dx = DeviceBuffer<int32_t>::fromHost(xi).value();
+              auto dout = DeviceBuffer<int32_t>::allocate(numel).value();
+              std::vector<int32_t> host(numel);
+              ASSERT_TRUE(k->launch(1, {dx, dout}).ok()) << what;
+              ASSERT_TRUE(k->interpret(1, {xi, host}).ok()) << what;
+              ASSERT_EQ(dout.toHost().value(), host) << what;
+            }
+          }
+  }
+  EXPECT_GE(cases, 100); // every case above ran
 }
 
 TEST(GPU, SoftmaxOddWidths) {

@@ -239,7 +239,7 @@ struct ConvertKiteToGPUPass
     populateRandomOpPatterns(converter, patterns);
     populateElementwisePatterns(converter, state, patterns);
     populateSharedMemoryOpPatterns(converter, state, patterns);
-    populateReducePatterns(converter, state, patterns);
+    populateAxisOpPatterns(converter, state, patterns);
     populateShapeOpPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);

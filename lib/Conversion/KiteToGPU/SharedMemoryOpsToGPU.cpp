@@ -47,7 +47,7 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
                ? 0
                : bytesOf(b.getSrc().getType());
   if (auto r = dyn_cast<ReduceOp>(op)) {
-    // The warps' partials (ReduceToGPU.cpp): per result element at most
+    // The warps' partials (AxisOpsToGPU.cpp): per result element at most
     // one per warp along the axis (the kernel's warps, 32 when it does not
     // say), then argmax/argmin's i32 indices. Softmax over 16384 columns
     // needs 32 bytes, not the block's 64 KB (which took L1 away from
@@ -187,63 +187,6 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
       Value v = s.load(0, s.linear(c, srcType.getShape()), elem,
                        srcType.getElementType());
       result = vector::InsertOp::create(rewriter, loc, v, result, e);
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// Pattern: kite.scan => through shared memory: each result element sums
-/// (multiplies) its prefix (suffix) along the axis in order.
-struct ScanThroughSmem : OpConversionPattern<ScanOp> {
-  ScanThroughSmem(KiteTypeConverter &c, const KiteLoweringState &s,
-                  MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getSrc().getType();
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
-    s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
-    Type kiteElem = type.getElementType();
-    Type elem = conv.convertType(kiteElem);
-    bool isFloat = isa<FloatType>(elem), sum = op.getKind() == ScanKind::Sum;
-    int64_t axis = op.getAxis(), len = type.getDimSize(axis);
-    auto resultType = cast<VectorType>(conv.convertType(type));
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    BlockedLayout out = conv.getLayout(op.getResult());
-    auto coords = s.registerCoordinates(out, type.getShape());
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      SmallVector<Value> c = coords[e];
-      Value i = c[axis];
-      // Elements lo..hi (exclusive) along the axis: 0..i+1, or i..len.
-      Value lo = op.getReverse() ? i : s.i32(0);
-      Value hi = op.getReverse()
-                     ? s.i32(len)
-                     : arith::AddIOp::create(rewriter, loc, i, s.i32(1))
-                           .getResult();
-      Value init = constantOf(rewriter, loc, elem, sum ? 0 : 1);
-      auto loop = scf::ForOp::create(rewriter, loc, lo, hi, s.i32(1),
-                                     ValueRange{init});
-      {
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(loop.getBody());
-        SmallVector<Value> ck = c;
-        ck[axis] = loop.getInductionVar();
-        Value x = s.load(0, s.linear(ck, type.getShape()), elem, kiteElem);
-        Value acc = loop.getRegionIterArgs()[0];
-        Value next =
-            sum ? (isFloat ? arith::AddFOp::create(rewriter, loc, acc, x).getResult()
-                           : arith::AddIOp::create(rewriter, loc, acc, x).getResult())
-                : (isFloat ? arith::MulFOp::create(rewriter, loc, acc, x).getResult()
-                           : arith::MulIOp::create(rewriter, loc, acc, x).getResult());
-        scf::YieldOp::create(rewriter, loc, next);
-      }
-      result = vector::InsertOp::create(rewriter, loc, loop.getResult(0),
-                                        result, e);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -666,7 +609,7 @@ struct DotStagedLowering : OpConversionPattern<DotStagedOp> {
 void mlir::kite::populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                                 const KiteLoweringState &state,
                                                 RewritePatternSet &patterns) {
-  patterns.add<BroadcastThroughSmem, ScanThroughSmem,
+  patterns.add<BroadcastThroughSmem,
                DotThroughSmem,
                AsyncStageLowering, DotStagedLowering>(converter, state,
                                                       patterns.getContext());

@@ -1,5 +1,5 @@
 // RUN: kite-opt %s -convert-kite-to-gpu -split-input-file | FileCheck %s
-// kite.reduce in the hardware's steps (ReduceToGPU.cpp): registers within a
+// kite.reduce in the hardware's steps (AxisOpsToGPU.cpp): registers within a
 // thread, butterfly shuffles across the lanes that hold the axis, and one
 // exchange of per-warp partials through shared memory only when warps hold
 // parts of the axis (or the result's layout needs other threads' partials).

@@ -412,14 +412,14 @@ void populateMemoryOpPatterns(KiteTypeConverter &converter,
 /// rand, randint, randn (Philox4x32-10).
 void populateRandomOpPatterns(KiteTypeConverter &converter,
                               RewritePatternSet &patterns);
-/// broadcast (with repetition), dot and scan: data exchanged between
+/// broadcast (with repetition) and the FMA dot: data exchanged between
 /// threads through shared memory.
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
-/// reduce: within threads, across lanes (shuffles), then across warps
-/// (ReduceToGPU.cpp).
-void populateReducePatterns(KiteTypeConverter &converter,
+/// reduce and scan: within threads, across lanes (shuffles), then across
+/// warps (AxisOpsToGPU.cpp).
+void populateAxisOpPatterns(KiteTypeConverter &converter,
                             const KiteLoweringState &state,
                             RewritePatternSet &patterns);
 /// The tensor-core engines' staging: kite.async_stage with engine = wgmma

@@ -378,8 +378,10 @@ def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
   let summary = "Inclusive prefix sums or products along one axis";
   let description = [{
     Triton's `tl.cumsum` / `tl.cumprod`: element i along `axis` is the sum
-    (product) of elements 0..i (with `reverse`, i..end). Integers wrap;
-    floats accumulate in order, in the element type.
+    (product) of elements 0..i (with `reverse`, i..end). Integers wrap.
+    Floats accumulate in the element type: the interpreter in order, the GPU
+    in a tree over the bits of the index (within rounding of each other;
+    equal when the sums are exact).
 
     ```mlir
     %c = kite.scan sum %x axis 0 : tensor<128xf32>

@@ -1,7 +1,13 @@
-//===- ReduceToGPU.cpp - kite.reduce: registers, lanes, then warps ---------===//
+//===- AxisOpsToGPU.cpp - Reductions and scans along an axis ---------------===//
 //
-// A reduction along `axis` in the steps the hardware wants, read off the
-// source's layout bit by bit (LayoutBits):
+// kite.reduce and kite.scan in the steps the hardware wants, read off the
+// source's layout bit by bit (LayoutBits): each bit of the register index
+// and of the thread index moves an element along the row-major index by a
+// power of two or not at all, so the bits that move within the axis's field
+// say where the axis lives: registers (combined within the thread), lanes
+// (warp shuffles) or warps (one exchange through the scratch buffer).
+//
+// kite.reduce:
 //   1. each thread combines its registers that differ only along the axis
 //      (one partial per group of registers left);
 //   2. each lane bit that moves along the axis is a butterfly step
@@ -19,6 +25,15 @@
 // value and break ties towards the smaller index, so the order of the
 // steps does not matter. The scratch buffer holds at most one partial per
 // result element and warp (sharedMemoryBytes).
+//
+// kite.scan, one step per bit of the axis index from the lowest: each
+// element keeps its scan within its aligned run of 2^k elements along the
+// axis and that run's total; the step for bit k takes the total of the
+// partner run (the element whose index differs in bit k: another register
+// of the thread, shfl.sync.bfly for a lane bit, the scratch buffer for a
+// warp bit), adds it to the scan of the elements in the upper run (the
+// lower run, reversed) and to every total. log2(length) steps, no loop over
+// the axis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -359,10 +374,153 @@ private:
   }
 };
 
+/// Pattern: kite.scan => one step per bit of the axis index (see the file
+/// comment).
+struct ScanLowering : OpConversionPattern<ScanOp> {
+  ScanLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+               MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout in = conv.getLayout(op.getSrc());
+    std::optional<LayoutBits> bits = LayoutBits::of(in);
+    if (!bits)
+      return op.emitOpError()
+             << "has a source layout that does not factor into bits (every "
+                "layout Kite builds does; this is a compiler bug)";
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getSrc().getType();
+    Type kiteElem = type.getElementType();
+    Type elem = conv.convertType(kiteElem);
+    bool isFloat = isa<FloatType>(elem), sum = op.getKind() == ScanKind::Sum;
+    bool reverse = op.getReverse();
+    auto combine = [&](Value a, Value x) -> Value {
+      if (sum)
+        return isFloat ? arith::AddFOp::create(b, loc, a, x).getResult()
+                       : arith::AddIOp::create(b, loc, a, x).getResult();
+      return isFloat ? arith::MulFOp::create(b, loc, a, x).getResult()
+                     : arith::MulIOp::create(b, loc, a, x).getResult();
+    };
+
+    int64_t axis = op.getAxis(), axisLo = 0;
+    for (int64_t d = type.getRank() - 1; d > axis; --d)
+      axisLo += llvm::Log2_64(type.getDimSize(d));
+    int64_t axisBits = llvm::Log2_64(type.getDimSize(axis));
+
+    int64_t n = in.perThread;
+    SmallVector<Value> scan, total;
+    for (int64_t e = 0; e < n; ++e) {
+      scan.push_back(extractRegister(b, loc, adaptor.getSrc(), e));
+      total.push_back(scan.back());
+    }
+    Scratch s(b, loc, state.sharedMemory);
+    Value tid = threadId(b, loc);
+    Value tbase = threadBase(b, loc, in);
+    for (int64_t k = 0; k < axisBits; ++k) {
+      int64_t move = int64_t(1) << (axisLo + k);
+      // Which bit of (register, thread) moves the element by `move`.
+      int regBit = -1, threadBit = -1;
+      for (size_t i = 0; i < bits->reg.size(); ++i)
+        if (bits->reg[i] == move)
+          regBit = int(i);
+      for (size_t j = 0; j < bits->thread.size(); ++j)
+        if (bits->thread[j] == move)
+          threadBit = int(j);
+      if (regBit < 0 && threadBit < 0)
+        return op.emitOpError()
+               << "has a source layout that places no bit at index bit "
+               << axisLo + k << " (a compiler bug)";
+      // The partner run's total for each register.
+      SmallVector<Value> partner(n);
+      if (regBit >= 0) {
+        for (int64_t e = 0; e < n; ++e)
+          partner[e] = total[e ^ (int64_t(1) << regBit)];
+      } else if (threadBit < 5) {
+        for (int64_t e = 0; e < n; ++e)
+          partner[e] = shuffleXor(b, loc, total[e], int64_t(1) << threadBit);
+      } else {
+        // Through the scratch buffer, at the elements' linear indices.
+        s.barrier();
+        for (int64_t e = 0; e < n; ++e) {
+          Value lin = arith::OrIOp::create(b, loc, tbase,
+                                           s.i32(bits->registerMove(e)));
+          LLVM::StoreOp::create(b, loc, total[e], s.address(0, lin, kiteElem));
+        }
+        s.barrier();
+        for (int64_t e = 0; e < n; ++e) {
+          Value lin = arith::OrIOp::create(b, loc, tbase,
+                                           s.i32(bits->registerMove(e)));
+          Value other = arith::XOrIOp::create(b, loc, lin, s.i32(move));
+          partner[e] = s.load(0, other, elem, kiteElem);
+        }
+      }
+      // In the upper run (bit set): scan = partner + scan; reversed, the
+      // lower run takes the upper's total: scan = scan + partner. Totals
+      // combine lower run first.
+      Value upper;
+      if (regBit < 0)
+        upper = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            arith::AndIOp::create(b, loc, tid, s.i32(int64_t(1) << threadBit)),
+            s.i32(0));
+      for (int64_t e = 0; e < n; ++e) {
+        Value p = partner[e];
+        if (regBit >= 0) {
+          bool isUpper = (e >> regBit) & 1;
+          if (isUpper != reverse)
+            scan[e] = isUpper ? combine(p, scan[e]) : combine(scan[e], p);
+          total[e] = isUpper ? combine(p, total[e]) : combine(total[e], p);
+          continue;
+        }
+        Value takes = reverse ? combine(scan[e], p) : combine(p, scan[e]);
+        scan[e] = reverse ? arith::SelectOp::create(b, loc, upper, scan[e], takes)
+                                .getResult()
+                          : arith::SelectOp::create(b, loc, upper, takes, scan[e])
+                                .getResult();
+        total[e] = arith::SelectOp::create(b, loc, upper, combine(p, total[e]),
+                                           combine(total[e], p));
+      }
+    }
+
+    // The scan in the source's layout; the result's may differ.
+    BlockedLayout out = conv.getLayout(op.getResult());
+    auto resultType = cast<VectorType>(conv.convertType(type));
+    Value result = constantOf(b, loc, resultType, 0);
+    if (out.placesLike(in)) {
+      for (int64_t e = 0; e < n; ++e)
+        result = vector::InsertOp::create(b, loc, scan[e], result, e);
+    } else {
+      s.barrier();
+      for (int64_t e = 0; e < n; ++e) {
+        Value lin = arith::OrIOp::create(b, loc, tbase,
+                                         s.i32(bits->registerMove(e)));
+        LLVM::StoreOp::create(b, loc, scan[e], s.address(0, lin, kiteElem));
+      }
+      s.barrier();
+      Value outBase = threadBase(b, loc, out);
+      for (int64_t e = 0; e < out.perThread; ++e) {
+        Value lin = arith::AddIOp::create(b, loc, outBase,
+                                          s.i32(out.registerOffset(e)));
+        result = vector::InsertOp::create(
+            b, loc, s.load(0, lin, elem, kiteElem), result, e);
+      }
+    }
+    b.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  const KiteLoweringState &state;
+};
+
 } // namespace
 
-void mlir::kite::populateReducePatterns(KiteTypeConverter &converter,
+void mlir::kite::populateAxisOpPatterns(KiteTypeConverter &converter,
                                         const KiteLoweringState &state,
                                         RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering>(converter, state, patterns.getContext());
+  patterns.add<ReduceLowering, ScanLowering>(converter, state,
+                                             patterns.getContext());
 }
