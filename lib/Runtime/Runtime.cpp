@@ -584,15 +584,108 @@ static Expected<void> checkOptions(const CompileOptions &o) {
   return Success{};
 }
 
+/// What analyzing `text` depends on, for the disk cache of analyses.
+static std::string analysisKeyText(std::string_view text,
+                                   const CompileOptions &o,
+                                   std::string_view sourceName, bool isKite) {
+  std::ostringstream os;
+  os << "analysis\ncompiler=" << detail::compilerVersion()
+     << "\nkite=" << isKite << "\nname=" << sourceName
+     << "\nkernel=" << o.kernel << "\nnum_warps=" << o.numWarps
+     << "\noverride_warps=" << o.overrideNumWarps
+     << "\noverride_stages=" << o.overrideNumStages
+     << "\ninput_precision=" << o.inputPrecision << "\nf32_default=";
+  if (const char *e = std::getenv("KITE_F32_DEFAULT"))
+    os << e;
+  char buf[64];
+  for (auto &[name, value] : o.constants) {
+    std::snprintf(buf, sizeof buf, "%.17g", value);
+    os << "\nconst " << name << "=" << buf;
+  }
+  os << "\nsource=\n" << text;
+  return os.str();
+}
+
+/// An analysis as bytes: length-prefixed fields.
+static std::string serialize(const detail::Analyzed &a) {
+  std::ostringstream os;
+  auto field = [&](const std::string &f) { os << f.size() << ':' << f; };
+  field(a.signature.name);
+  os << a.signature.threads << ':' << a.signature.sharedBytes << ':'
+     << a.signature.params.size() << ':';
+  for (const Param &p : a.signature.params) {
+    os << int(p.pointer) << ':' << int(p.type) << ':';
+    field(p.name);
+  }
+  field(a.canonical);
+  field(a.keySource);
+  return os.str();
+}
+
+static std::optional<detail::Analyzed> deserialize(const std::string &bytes) {
+  size_t pos = 0;
+  auto number = [&](long long &v) {
+    size_t colon = bytes.find(':', pos);
+    if (colon == std::string::npos || colon == pos || colon - pos > 18)
+      return false;
+    char *end = nullptr;
+    v = std::strtoll(bytes.c_str() + pos, &end, 10);
+    if (end != bytes.c_str() + colon || v < 0)
+      return false;
+    pos = colon + 1;
+    return true;
+  };
+  auto field = [&](std::string &f) {
+    long long n;
+    if (!number(n) || size_t(n) > bytes.size() - pos)
+      return false;
+    f = bytes.substr(pos, size_t(n));
+    pos += size_t(n);
+    return true;
+  };
+  detail::Analyzed a;
+  long long threads, shared, count;
+  if (!field(a.signature.name) || !number(threads) || !number(shared) ||
+      !number(count) || count > 64)
+    return std::nullopt;
+  a.signature.threads = int(threads);
+  a.signature.sharedBytes = int(shared);
+  for (long long i = 0; i < count; ++i) {
+    long long pointer, type;
+    Param p;
+    if (!number(pointer) || !number(type) || pointer > 1 ||
+        type > int(ScalarType::Any) || !field(p.name))
+      return std::nullopt;
+    p.pointer = pointer;
+    p.type = ScalarType(type);
+    a.signature.params.push_back(std::move(p));
+  }
+  if (!field(a.canonical) || !field(a.keySource) || pos != bytes.size())
+    return std::nullopt;
+  return a;
+}
+
 static Expected<Kernel> compileSource(std::string_view text,
                                       const CompileOptions &options,
                                       std::string_view sourceName,
                                       bool isKite) {
   if (auto ok = checkOptions(options); !ok)
     return ok.error();
-  auto analyzed = detail::analyzeSource(text, sourceName, options, isKite);
-  if (!analyzed)
-    return analyzed.error();
+  // The analysis (parse, verify, select the kernel, bind constants) of the
+  // same source, options and compiler comes from the disk cache when it is
+  // there: a new process then reaches a cached cubin without creating an
+  // MLIR context at all (the warm start).
+  std::string analysisKey = analysisKeyText(text, options, sourceName, isKite);
+  std::optional<detail::Analyzed> analyzed;
+  if (auto bytes = cache::read(analysisKey, "src"))
+    analyzed = deserialize(*bytes);
+  if (!analyzed) {
+    auto fresh = detail::analyzeSource(text, sourceName, options, isKite);
+    if (!fresh)
+      return fresh.error();
+    analyzed = std::move(*fresh);
+    cache::write(analysisKey, "src", serialize(*analyzed));
+  }
   auto impl = std::make_shared<KernelImpl>();
   impl->source = std::move(*analyzed);
   impl->options = options;

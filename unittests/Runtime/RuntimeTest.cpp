@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -404,9 +406,16 @@ TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {
   auto ptx = k.ptx();
   ASSERT_TRUE(ptx) << ptx.error().str();
   EXPECT_EQ(k.lastOutcome(), CacheOutcome::Compiled);
+  // Two entries: the analysis of the source (.src) and the PTX (.ptx).
   auto names = entries();
-  ASSERT_EQ(names.size(), 1u);
+  ASSERT_EQ(names.size(), 2u);
+  std::sort(names.begin(), names.end(), [](const std::string &a, const std::string &b) {
+    return a.substr(a.rfind('.')) < b.substr(b.rfind('.'));
+  });
+  ASSERT_EQ(names[0].substr(names[0].rfind('.')), ".ptx");
+  ASSERT_EQ(names[1].substr(names[1].rfind('.')), ".src");
   std::string entry = dir + "/" + names[0];
+  std::string analysis = dir + "/" + names[1];
 
   // Same process: memory; after clearing memory: disk.
   auto again = compileMLIR(src).value();
@@ -439,10 +448,40 @@ TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {
   EXPECT_TRUE(damaged(otherKey));
   EXPECT_TRUE(damaged(std::string(4096, '\0')));
 
+  // The analysis entry: a kernel from it has the same signature and runs in
+  // the interpreter; a damaged one (empty, truncated, garbage) is analyzed
+  // again and rewritten.
+  std::string goodAnalysis = readFile(analysis);
+  clearMemoryCache();
+  auto fromAnalysis = compileMLIR(src).value();
+  EXPECT_EQ(fromAnalysis.name(), k.name());
+  ASSERT_EQ(fromAnalysis.params().size(), k.params().size());
+  for (size_t i = 0; i < k.params().size(); ++i) {
+    EXPECT_EQ(fromAnalysis.params()[i].name, k.params()[i].name);
+    EXPECT_EQ(fromAnalysis.params()[i].pointer, k.params()[i].pointer);
+    EXPECT_EQ(fromAnalysis.params()[i].type, k.params()[i].type);
+  }
+  EXPECT_EQ(*fromAnalysis.ptx(), *ptx);
+  {
+    std::vector<float> x = {1, 2, 3}, y = {10, 20, 30}, z(3);
+    ASSERT_TRUE(fromAnalysis.interpret(1, {x, y, z, int32_t(3)}).ok());
+    EXPECT_EQ(z, (std::vector<float>{11, 22, 33}));
+  }
+  for (std::string bytes : {std::string(), goodAnalysis.substr(0, 40),
+                            std::string(1000, 'x')}) {
+    std::ofstream(analysis, std::ios::binary | std::ios::trunc) << bytes;
+    clearMemoryCache();
+    auto again = compileMLIR(src);
+    ASSERT_TRUE(again.ok()) << again.error().str();
+    EXPECT_EQ(again->params().size(), k.params().size());
+    EXPECT_EQ(readFile(analysis), goodAnalysis);
+  }
+
   // Disabled: nothing is written.
   setenv("KITE_CACHE_DISABLE", "1", 1);
   EXPECT_EQ(cacheDirectory(), "");
   ::unlink(entry.c_str());
+  ::unlink(analysis.c_str());
   clearMemoryCache();
   ASSERT_TRUE(compileMLIR(src).value().ptx());
   EXPECT_TRUE(entries().empty());
