@@ -85,6 +85,10 @@ struct Function {
   Loc loc;
   bool isKernel = false;
   std::vector<std::pair<std::string, ExprPtr>> decoratorArgs;
+  /// `@autotune(configs=[config(...), ...], key=[...])` above `@kernel`.
+  bool autotune = false;
+  Loc autotuneLoc;
+  std::vector<std::pair<std::string, ExprPtr>> autotuneArgs;
   std::vector<Param> params;
   Block body;
 };

@@ -376,7 +376,99 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
   fail(l, "-D " + name + "=" + text + ": not a number");
 }
 
+namespace {
+/// One @autotune configuration as written: name -> number, in order.
+using ConfigValues = std::vector<std::pair<std::string, Val>>;
+} // namespace
+
+/// A number literal (possibly negated) of an @autotune config.
+static std::optional<Val> literal(const Expr &e) {
+  if (e.kind == Expr::Int)
+    return Val::integer(e.intValue);
+  if (e.kind == Expr::Float)
+    return Val::floating(e.floatValue);
+  if (e.kind == Expr::Bool)
+    return Val::boolean(e.intValue != 0);
+  if (e.kind == Expr::Unary && e.name == "-" && e.args.size() == 1) {
+    if (auto v = literal(*e.args[0])) {
+      if (v->kind == Val::Int)
+        return Val::integer(-v->i);
+      if (v->kind == Val::Float)
+        return Val::floating(-v->f);
+    }
+  }
+  return std::nullopt;
+}
+
 void CodeGen::kernel(const Function &f) {
+  // @autotune(configs=[config(NAME=value, ..., num_warps=W, num_stages=S),
+  // ...], key=["M", ...]): read as written here; checked against the
+  // parameters below; kept on the kernel as kite.autotune/kite.autotune_key
+  // for the runtime, which compiles and times each configuration.
+  std::vector<ConfigValues> configs;
+  std::vector<std::pair<std::string, Loc>> tuneKey;
+  std::vector<Loc> configLocs;
+  bool sawConfigs = false;
+  for (auto &[key, value] : f.autotuneArgs) {
+    if (key == "configs") {
+      sawConfigs = true;
+      if (value->kind != Expr::Tuple || value->args.empty())
+        fail(value->loc, "configs must be a non-empty list of config(...)");
+      for (const ExprPtr &c : value->args) {
+        const Expr *callee = c->kind == Expr::Call ? c->args[0].get() : nullptr;
+        bool isConfig =
+            callee && ((callee->kind == Expr::Name && callee->name == "config") ||
+                       (callee->kind == Expr::Attribute &&
+                        (callee->name == "config" || callee->name == "Config")));
+        if (!isConfig || c->args.size() != 1)
+          fail(c->loc, "each config is config(NAME=value, ..., num_warps=W, "
+                       "num_stages=S) with keyword arguments only");
+        ConfigValues values;
+        std::set<std::string> names;
+        for (auto &[name, v] : c->kwargs) {
+          auto lit = literal(*v);
+          if (!lit)
+            fail(v->loc, "config value of '" + name + "' must be a number");
+          if (!names.insert(name).second)
+            fail(v->loc, "config sets '" + name + "' twice");
+          values.emplace_back(name, *lit);
+        }
+        configs.push_back(std::move(values));
+        configLocs.push_back(c->loc);
+      }
+    } else if (key == "key") {
+      if (value->kind != Expr::Tuple)
+        fail(value->loc, "key must be a list of parameter names "
+                         "(strings), e.g. key=[\"M\", \"N\"]");
+      for (const ExprPtr &k : value->args) {
+        if (k->kind != Expr::Str)
+          fail(k->loc, "key names a parameter with a string, e.g. \"M\"");
+        tuneKey.emplace_back(k->name, k->loc);
+      }
+    } else {
+      fail(value->loc, "unknown @autotune argument '" + key +
+                           "' (known: configs, key)");
+    }
+  }
+  if (f.autotune && !sawConfigs)
+    fail(f.autotuneLoc, "@autotune needs configs=[config(...), ...]");
+  // One configuration compiled as a plain kernel (the runtime's trials,
+  // kitec --config N).
+  int chosen = options.autotuneConfig;
+  if (chosen >= 0 && size_t(chosen) >= configs.size())
+    fail(f.loc, configs.empty()
+                    ? "kernel '" + f.name + "' has no @autotune configs"
+                    : "kernel '" + f.name + "' has " +
+                          std::to_string(configs.size()) +
+                          " @autotune configs; there is no config " +
+                          std::to_string(chosen));
+  auto configValue = [&](size_t i, const std::string &name) -> const Val * {
+    for (auto &[n, v] : configs[i])
+      if (n == name)
+        return &v;
+    return nullptr;
+  };
+
   Scope top;
   scope = &top;
   kernelScope = &top;
@@ -414,6 +506,9 @@ void CodeGen::kernel(const Function &f) {
       auto d = options.defines.find(p.name);
       if (d != options.defines.end())
         top[p.name] = parseDefine(d->second, p.loc, p.name);
+      else if (!configs.empty() && configValue(chosen < 0 ? 0 : chosen, p.name))
+        top[p.name] = *configValue(chosen < 0 ? 0 : chosen, p.name); // the
+                                                  // chosen (or first) config's
       else if (p.deflt)
         top[p.name] = expr(*p.deflt);
       else
@@ -451,6 +546,12 @@ void CodeGen::kernel(const Function &f) {
   for (auto &[name, value] : options.defines)
     (void)name, (void)value; // unknown -D names are checked by the caller
 
+  if (chosen >= 0) {
+    if (const Val *w = configValue(chosen, "num_warps"))
+      numWarps = w->i;
+    if (const Val *st = configValue(chosen, "num_stages"))
+      numStages = st->i;
+  }
   auto funcType = b.getFunctionType(argTypes, {});
   auto func = func::FuncOp::create(b, loc(f.loc), f.name, funcType);
   func->setAttr(kd::KiteDialect::getKernelAttrName(), b.getUnitAttr());
@@ -459,6 +560,56 @@ void CodeGen::kernel(const Function &f) {
   if (numStages)
     func->setAttr(kd::KiteDialect::getNumStagesAttrName(),
                   b.getI32IntegerAttr(numStages));
+  if (!configs.empty()) {
+    SmallVector<Attribute> dicts;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      SmallVector<NamedAttribute> entries;
+      for (auto &[name, v] : configs[i]) {
+        Loc l = configLocs[i];
+        if (name == "num_warps" || name == "num_stages") {
+          int64_t n = constInt(v, l, name.c_str());
+          bool ok = name == "num_warps"
+                        ? n >= 1 && n <= 32 && !(n & (n - 1))
+                        : n >= 1 && n <= 8;
+          if (!ok)
+            fail(l, name == "num_warps"
+                        ? "num_warps must be a power of two in [1, 32], got " +
+                              std::to_string(n)
+                        : "num_stages must be in [1, 8], got " +
+                              std::to_string(n));
+          entries.push_back(b.getNamedAttr(name, b.getI32IntegerAttr(n)));
+          continue;
+        }
+        if (!constexprNames.count(name))
+          fail(l, "config sets '" + name + "', which is not a constexpr "
+                  "parameter of kernel '" + f.name + "'");
+        if (options.defines.count(name))
+          fail(l, "config sets '" + name + "', which -D also sets; drop one");
+        Attribute value =
+            v.kind == Val::Float
+                ? Attribute(b.getF64FloatAttr(v.f))
+                : Attribute(b.getI64IntegerAttr(v.i));
+        entries.push_back(b.getNamedAttr(name, value));
+      }
+      dicts.push_back(b.getDictionaryAttr(entries));
+    }
+    if (chosen < 0)
+      func->setAttr(kd::KiteDialect::getAutotuneAttrName(),
+                    b.getArrayAttr(dicts));
+    SmallVector<Attribute> names;
+    for (auto &[name, l] : tuneKey) {
+      bool runtime = false;
+      for (const Param *p : runtimeParams)
+        runtime |= p->name == name;
+      if (!runtime)
+        fail(l, "key names '" + name + "', which is not a runtime parameter "
+                "of kernel '" + f.name + "'");
+      names.push_back(b.getStringAttr(name));
+    }
+    if (chosen < 0)
+      func->setAttr(kd::KiteDialect::getAutotuneKeyAttrName(),
+                    b.getArrayAttr(names));
+  }
   mlir::Block *entry = func.addEntryBlock();
   for (size_t k = 0; k < runtimeParams.size(); ++k) {
     func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),

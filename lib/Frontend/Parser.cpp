@@ -357,17 +357,33 @@ private:
 
   std::unique_ptr<Function> function() {
     auto f = std::make_unique<Function>();
-    if (acceptOp("@")) {
+    while (acceptOp("@")) {
       Loc l = peek().loc;
       std::string d = expectName("a decorator name");
-      if (d != "kernel")
-        fail(l, "unknown decorator '@" + d + "'; Kite knows '@kernel'");
-      f->isKernel = true;
+      // Triton's spellings: @triton.jit, @triton.autotune.
+      if (d == "triton" && acceptOp("."))
+        d = expectName("a decorator name");
+      if (d == "jit")
+        d = "kernel";
+      if (d != "kernel" && d != "autotune")
+        fail(l, "unknown decorator '@" + d +
+                    "'; Kite knows '@kernel' and '@autotune'");
+      if (d == "autotune" && (f->autotune || f->isKernel))
+        fail(l, "@autotune goes once, above @kernel");
+      if (d == "kernel" && f->isKernel)
+        fail(l, "@kernel given twice");
+      auto &args = d == "kernel" ? f->decoratorArgs : f->autotuneArgs;
+      if (d == "kernel") {
+        f->isKernel = true;
+      } else {
+        f->autotune = true;
+        f->autotuneLoc = l;
+      }
       if (acceptOp("(")) {
         while (!atOp(")")) {
           std::string key = expectName("a decorator argument name");
           expectOp("=", "after the argument name");
-          f->decoratorArgs.emplace_back(key, ternary());
+          args.emplace_back(key, ternary());
           if (!acceptOp(","))
             break;
         }
@@ -377,6 +393,9 @@ private:
       while (accept(Tok::Newline)) {
       }
     }
+    if (f->autotune && !f->isKernel)
+      fail(f->autotuneLoc, "@autotune applies to a kernel: put @kernel "
+                           "below it");
     if (!atName("def"))
       fail(peek().loc, "expected 'def', found " + describe(peek()));
     f->loc = next().loc;

@@ -132,6 +132,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
       frontend.defines[name] = buf;
     }
     frontend.inputPrecision = options.inputPrecision;
+    frontend.autotuneConfig = options.autotuneConfig;
     module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
@@ -171,9 +172,79 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   for (auto f : kernels)
     if (f != kernel)
       f.erase();
+  // Autotuning configurations: read and taken off the kernel. A chosen one
+  // (kite-dialect sources; the frontend applies it itself) binds its
+  // constants and sets its warps and stages.
+  OpBuilder attrs(&ctx);
+  std::vector<TuningConfig> configs;
+  if (auto list = kernel->getAttrOfType<ArrayAttr>(
+          mlir::kite::KiteDialect::getAutotuneAttrName())) {
+    for (Attribute c : list) {
+      TuningConfig config;
+      for (NamedAttribute e : cast<DictionaryAttr>(c)) {
+        std::string key = e.getName().str();
+        if (key == "num_warps")
+          config.numWarps = int(cast<IntegerAttr>(e.getValue()).getInt());
+        else if (key == "num_stages")
+          config.numStages = int(cast<IntegerAttr>(e.getValue()).getInt());
+        else if (auto i = dyn_cast<IntegerAttr>(e.getValue()))
+          config.constants[key] = double(i.getInt());
+        else
+          config.constants[key] =
+              cast<FloatAttr>(e.getValue()).getValueAsDouble();
+      }
+      configs.push_back(std::move(config));
+    }
+  }
+  std::vector<int> tuneKey;
+  if (auto names = kernel->getAttrOfType<ArrayAttr>(
+          mlir::kite::KiteDialect::getAutotuneKeyAttrName())) {
+    for (Attribute a : names) {
+      std::string name = cast<StringAttr>(a).str();
+      int found = -1, runtime = 0;
+      for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+        if (kernel.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+          continue;
+        if (argName(kernel, i) == name)
+          found = runtime;
+        ++runtime;
+      }
+      if (found < 0)
+        return Error(ErrorCode::InvalidArgument,
+                     "autotune key '" + name + "' is not a runtime parameter "
+                     "of kernel '" + kernel.getSymName().str() + "'");
+      tuneKey.push_back(found);
+    }
+  }
+  kernel->removeAttr(mlir::kite::KiteDialect::getAutotuneAttrName());
+  kernel->removeAttr(mlir::kite::KiteDialect::getAutotuneKeyAttrName());
+  std::map<std::string, double> constants = options.constants;
+  if (options.autotuneConfig >= 0 && !isKite) {
+    if (size_t(options.autotuneConfig) >= configs.size())
+      return Error(ErrorCode::InvalidArgument,
+                   "kernel '" + kernel.getSymName().str() + "' has " +
+                       std::to_string(configs.size()) +
+                       " autotune configs; there is no config " +
+                       std::to_string(options.autotuneConfig));
+    const TuningConfig &c = configs[size_t(options.autotuneConfig)];
+    for (auto &[name, value] : c.constants)
+      constants[name] = value;
+    if (c.numWarps)
+      kernel->setAttr(mlir::kite::KiteDialect::getNumWarpsAttrName(),
+                      attrs.getI32IntegerAttr(c.numWarps));
+    if (c.numStages)
+      kernel->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
+                      attrs.getI32IntegerAttr(c.numStages));
+  } else if (!isKite && !configs.empty()) {
+    // As written: the first configuration's values where none is given.
+    for (auto &[name, value] : configs.front().constants)
+      constants.emplace(name, value);
+  }
+  if (options.autotuneConfig >= 0)
+    configs.clear(); // a plain kernel now
+
   // The options' warps and stages replace the kernel's own (they are then
   // part of the canonical module, hence of the cache keys).
-  OpBuilder attrs(&ctx);
   if (options.overrideNumWarps)
     kernel->setAttr(mlir::kite::KiteDialect::getNumWarpsAttrName(),
                     attrs.getI32IntegerAttr(options.overrideNumWarps));
@@ -184,7 +255,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   // Bind constexpr parameters.
   auto constexprName = mlir::kite::KiteDialect::getConstexprAttrName();
   std::map<std::string, double> unused =
-      isKite ? std::map<std::string, double>() : options.constants;
+      isKite ? std::map<std::string, double>() : constants;
   std::string available;
   OpBuilder b(kernel.getBody());
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
@@ -192,8 +263,8 @@ auto ::kite::detail::analyzeSource(std::string_view text,
       continue;
     std::string name = argName(kernel, i);
     available += (available.empty() ? "" : ", ") + name;
-    auto it = options.constants.find(name);
-    if (it == options.constants.end())
+    auto it = constants.find(name);
+    if (it == constants.end())
       return Error(ErrorCode::InvalidArgument,
                    "constexpr parameter '" + name + "' of kernel '" +
                        kernel.getSymName().str() +
@@ -254,6 +325,8 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     p.name = argName(kernel, i);
     result.signature.params.push_back(p);
   }
+  result.configs = std::move(configs);
+  result.key = std::move(tuneKey);
   llvm::raw_string_ostream os(result.canonical);
   module->print(os, OpPrintingFlags().enableDebugInfo(true, false));
   llvm::raw_string_ostream keyOs(result.keySource);

@@ -26,6 +26,12 @@ struct Analyzed {
   std::string canonical; ///< the module, one kernel, constexprs bound
   std::string keySource; ///< the same without locations (cache keys)
   Signature signature;
+  /// The kernel's autotuning configurations and key (parameter indices),
+  /// when compiled as written (CompileOptions::autotuneConfig < 0). The
+  /// canonical module does not carry them (a config edit leaves the other
+  /// configurations' cache keys alone).
+  std::vector<TuningConfig> configs;
+  std::vector<int> key;
 };
 
 /// Parses (kite dialect, or the Kite language when `isKite`), verifies,

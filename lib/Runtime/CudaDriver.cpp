@@ -69,6 +69,8 @@ static Loaded load() {
   bind(d.cuModuleGetFunction, "cuModuleGetFunction");
   bind(d.cuFuncSetAttribute, "cuFuncSetAttribute");
   bind(d.cuLaunchKernel, "cuLaunchKernel");
+  bind(d.cuDeviceGetName, "cuDeviceGetName");
+  bind(d.cuMemGetAddressRange, "cuMemGetAddressRange_v2");
   bind(d.cuMemAlloc, "cuMemAlloc_v2");
   bind(d.cuMemFree, "cuMemFree_v2");
   bind(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");

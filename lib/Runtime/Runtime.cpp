@@ -15,6 +15,8 @@
 
 #include "Compile.h"
 #include "CudaDriver.h"
+#include "AnalysisCache.h"
+#include "Autotune.h"
 #include "DiskCache.h"
 #include "Ptxas.h"
 
@@ -140,6 +142,8 @@ class KernelImpl {
 public:
   detail::Analyzed source;
   CompileOptions options;
+  /// Set when the kernel has autotuning configurations (Autotune.h).
+  std::shared_ptr<detail::Tuning> tuning;
   std::atomic<int> lastOutcome{int(CacheOutcome::Compiled)};
   /// Variants this kernel already resolved, by (spec, chip): the launch
   /// path's lock-free-ish fast lookup.
@@ -392,6 +396,38 @@ public:
 //===----------------------------------------------------------------------===//
 
 const std::string &Kernel::name() const { return impl_->source.signature.name; }
+const std::vector<TuningConfig> &Kernel::configs() const {
+  return impl_->source.configs;
+}
+
+Expected<TuningConfig> Kernel::tune(const GridFn &grid,
+                                    const std::vector<Arg> &args,
+                                    const LaunchOptions &options) const {
+  if (!impl_->tuning)
+    return TuningConfig{};
+  if (auto ok = checkArgs(args); !ok)
+    return ok.error();
+  auto index = detail::chooseConfig(*impl_->tuning, grid, args, options);
+  if (!index)
+    return index.error();
+  return impl_->tuning->configs[*index];
+}
+
+Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
+                              const LaunchOptions &options) const {
+  if (!impl_->tuning)
+    return launch(grid(TuningConfig{}), args, options);
+  if (auto ok = checkArgs(args); !ok)
+    return ok;
+  auto index = detail::chooseConfig(*impl_->tuning, grid, args, options);
+  if (!index)
+    return index.error();
+  auto k = detail::configKernel(*impl_->tuning, *index);
+  if (!k)
+    return k.error();
+  return k->launch(grid(impl_->tuning->configs[*index]), args, options);
+}
+
 const std::vector<Param> &Kernel::params() const {
   return impl_->source.signature.params;
 }
@@ -584,87 +620,6 @@ static Expected<void> checkOptions(const CompileOptions &o) {
   return Success{};
 }
 
-/// What analyzing `text` depends on, for the disk cache of analyses.
-static std::string analysisKeyText(std::string_view text,
-                                   const CompileOptions &o,
-                                   std::string_view sourceName, bool isKite) {
-  std::ostringstream os;
-  os << "analysis\ncompiler=" << detail::compilerVersion()
-     << "\nkite=" << isKite << "\nname=" << sourceName
-     << "\nkernel=" << o.kernel << "\nnum_warps=" << o.numWarps
-     << "\noverride_warps=" << o.overrideNumWarps
-     << "\noverride_stages=" << o.overrideNumStages
-     << "\ninput_precision=" << o.inputPrecision << "\nf32_default=";
-  if (const char *e = std::getenv("KITE_F32_DEFAULT"))
-    os << e;
-  char buf[64];
-  for (auto &[name, value] : o.constants) {
-    std::snprintf(buf, sizeof buf, "%.17g", value);
-    os << "\nconst " << name << "=" << buf;
-  }
-  os << "\nsource=\n" << text;
-  return os.str();
-}
-
-/// An analysis as bytes: length-prefixed fields.
-static std::string serialize(const detail::Analyzed &a) {
-  std::ostringstream os;
-  auto field = [&](const std::string &f) { os << f.size() << ':' << f; };
-  field(a.signature.name);
-  os << a.signature.threads << ':' << a.signature.sharedBytes << ':'
-     << a.signature.params.size() << ':';
-  for (const Param &p : a.signature.params) {
-    os << int(p.pointer) << ':' << int(p.type) << ':';
-    field(p.name);
-  }
-  field(a.canonical);
-  field(a.keySource);
-  return os.str();
-}
-
-static std::optional<detail::Analyzed> deserialize(const std::string &bytes) {
-  size_t pos = 0;
-  auto number = [&](long long &v) {
-    size_t colon = bytes.find(':', pos);
-    if (colon == std::string::npos || colon == pos || colon - pos > 18)
-      return false;
-    char *end = nullptr;
-    v = std::strtoll(bytes.c_str() + pos, &end, 10);
-    if (end != bytes.c_str() + colon || v < 0)
-      return false;
-    pos = colon + 1;
-    return true;
-  };
-  auto field = [&](std::string &f) {
-    long long n;
-    if (!number(n) || size_t(n) > bytes.size() - pos)
-      return false;
-    f = bytes.substr(pos, size_t(n));
-    pos += size_t(n);
-    return true;
-  };
-  detail::Analyzed a;
-  long long threads, shared, count;
-  if (!field(a.signature.name) || !number(threads) || !number(shared) ||
-      !number(count) || count > 64)
-    return std::nullopt;
-  a.signature.threads = int(threads);
-  a.signature.sharedBytes = int(shared);
-  for (long long i = 0; i < count; ++i) {
-    long long pointer, type;
-    Param p;
-    if (!number(pointer) || !number(type) || pointer > 1 ||
-        type > int(ScalarType::Any) || !field(p.name))
-      return std::nullopt;
-    p.pointer = pointer;
-    p.type = ScalarType(type);
-    a.signature.params.push_back(std::move(p));
-  }
-  if (!field(a.canonical) || !field(a.keySource) || pos != bytes.size())
-    return std::nullopt;
-  return a;
-}
-
 static Expected<Kernel> compileSource(std::string_view text,
                                       const CompileOptions &options,
                                       std::string_view sourceName,
@@ -675,19 +630,29 @@ static Expected<Kernel> compileSource(std::string_view text,
   // same source, options and compiler comes from the disk cache when it is
   // there: a new process then reaches a cached cubin without creating an
   // MLIR context at all (the warm start).
-  std::string analysisKey = analysisKeyText(text, options, sourceName, isKite);
+  std::string analysisKey = detail::analysisKeyText(text, options, sourceName, isKite);
   std::optional<detail::Analyzed> analyzed;
   if (auto bytes = cache::read(analysisKey, "src"))
-    analyzed = deserialize(*bytes);
+    analyzed = detail::deserializeAnalysis(*bytes);
   if (!analyzed) {
     auto fresh = detail::analyzeSource(text, sourceName, options, isKite);
     if (!fresh)
       return fresh.error();
     analyzed = std::move(*fresh);
-    cache::write(analysisKey, "src", serialize(*analyzed));
+    cache::write(analysisKey, "src", detail::serializeAnalysis(*analyzed));
   }
   auto impl = std::make_shared<KernelImpl>();
   impl->source = std::move(*analyzed);
+  if (!impl->source.configs.empty()) {
+    auto tuning = std::make_shared<detail::Tuning>();
+    tuning->text = std::string(text);
+    tuning->sourceName = std::string(sourceName);
+    tuning->isKite = isKite;
+    tuning->options = options;
+    tuning->configs = impl->source.configs;
+    tuning->key = impl->source.key;
+    impl->tuning = std::move(tuning);
+  }
   impl->options = options;
   if (impl->source.signature.params.size() > 64)
     return Error(ErrorCode::InvalidArgument,

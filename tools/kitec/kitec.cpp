@@ -89,6 +89,12 @@ cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
 cl::opt<bool> ieeeDiv("ieee-div",
                       cl::desc("IEEE f32 division instead of div.full.f32"),
                       cl::init(false), cl::cat(category));
+cl::opt<int> autotuneConfig(
+    "config",
+    cl::desc("Compile @autotune configuration N of the kernel (its constexpr "
+             "values, num_warps and num_stages); default: the kernel as "
+             "written, the first configuration's values where it needs them"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(category));
 cl::opt<std::string> inputPrecision(
     "input-precision",
     cl::desc("How f32 dots without input_precision= multiply: tf32, ieee or "
@@ -197,6 +203,18 @@ int main(int argc, char **argv) {
     frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
   }
   frontend.inputPrecision = inputPrecision;
+  frontend.autotuneConfig = autotuneConfig;
+  if (autotuneConfig < -1) {
+    errs() << "kitec: error: --config=" << autotuneConfig
+           << ": expected a configuration index (0, 1, ...)\n";
+    return BadUsage;
+  }
+  if (autotuneConfig >= 0 && !isKite) {
+    errs() << "kitec: error: --config applies to .kite sources (kite-dialect "
+              "kernels take their configuration through the runtime's "
+              "CompileOptions::autotuneConfig)\n";
+    return BadUsage;
+  }
   if (!inputPrecision.empty() && !isKite) {
     errs() << "kitec: error: --input-precision applies to .kite sources "
               "(kite.dot says its precision in the IR)\n";

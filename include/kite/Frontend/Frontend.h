@@ -26,6 +26,9 @@ struct FrontendOptions {
   /// How f32 dots without `input_precision=` multiply: "tf32" (Triton's
   /// default), "ieee" or "tf32x3"; empty: defaultInputPrecision().
   std::string inputPrecision;
+  /// >= 0: compile the kernel's @autotune configuration of that index (its
+  /// constexpr values, num_warps and num_stages) as a plain kernel.
+  int autotuneConfig = -1;
 };
 
 /// The default input precision of f32 dots: $KITE_F32_DEFAULT when set

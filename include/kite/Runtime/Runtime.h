@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,6 +57,21 @@ struct CompileOptions {
   /// products) or "tf32x3"; empty: $KITE_F32_DEFAULT, else tf32. Read when
   /// the kernel is created (it is part of the cache keys).
   std::string inputPrecision;
+  /// >= 0: compile that @autotune configuration of the kernel (its
+  /// constexpr values, warps and stages) as a plain kernel; -1: the kernel
+  /// as written (autotuned at launch when it has configurations).
+  int autotuneConfig = -1;
+};
+
+/// One autotuning configuration (`@autotune(configs=[config(...)])`, or a
+/// kernel's `kite.autotune` attribute): constexpr values, and warps and
+/// stages (0: the kernel's own).
+struct TuningConfig {
+  std::map<std::string, double> constants;
+  int numWarps = 0;
+  int numStages = 0;
+  /// "BLOCK_M=128, BLOCK_N=256, num_warps=8, num_stages=3".
+  KITE_API std::string str() const;
 };
 
 /// Scalar and pointee types of kernel parameters.
@@ -231,11 +247,37 @@ public:
     return launch(grid, std::vector<Arg>(args), options);
   }
 
+  /// Autotuning (`@autotune`, docs/runtime.md): the kernel's
+  /// configurations (empty: none), and the grid each needs.
+  const std::vector<TuningConfig> &configs() const;
+  using GridFn = std::function<Grid(const TuningConfig &)>;
+  /// The configuration for `args`: from memory, the disk (a result of any
+  /// earlier process on this device), or chosen now by compiling every
+  /// configuration (in parallel) and timing each on `args` (outputs restored
+  /// afterwards; the L2 flushed before each run; the median of a few). The
+  /// choice depends on the values of the kernel's key parameters.
+  /// KITE_AUTOTUNE=0: the first configuration, untimed.
+  Expected<TuningConfig> tune(const GridFn &grid, const std::vector<Arg> &args,
+                              const LaunchOptions &options = {}) const;
+  /// Launches the configuration tune() gives for `args` on grid(config); a
+  /// kernel without configurations launches itself on grid({}).
+  Expected<void> launch(const GridFn &grid, const std::vector<Arg> &args,
+                        const LaunchOptions &options = {}) const;
+
   explicit Kernel(std::shared_ptr<KernelImpl> impl) : impl_(std::move(impl)) {}
 
 private:
   std::shared_ptr<KernelImpl> impl_;
 };
+
+namespace detail {
+/// Tests: time autotuning trials with `timer` (milliseconds of config
+/// `index`) instead of the GPU, and name the device `device` in tuning
+/// keys; an empty function restores the GPU.
+KITE_API void setTuningTimerForTesting(
+    std::function<double(const TuningConfig &config, int index)> timer,
+    const std::string &device = "test-device");
+} // namespace detail
 
 /// Compiles a kernel from kite-dialect MLIR text. `sourceName` names it in
 /// diagnostics (file:line:col).

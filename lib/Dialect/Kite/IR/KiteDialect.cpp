@@ -173,6 +173,46 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                                 "of two";
     return verifyOnKernel(op, name);
   }
+  if (name == getAutotuneAttrName()) {
+    auto configs = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!configs || configs.empty())
+      return op->emitError() << "'" << name
+                             << "' must be a non-empty array of dictionaries";
+    for (Attribute c : configs) {
+      auto dict = dyn_cast<DictionaryAttr>(c);
+      if (!dict)
+        return op->emitError() << "'" << name
+                               << "' must be an array of dictionaries";
+      for (NamedAttribute e : dict) {
+        StringRef key = e.getName().getValue();
+        if (key == "num_warps" || key == "num_stages") {
+          auto v = dyn_cast<IntegerAttr>(e.getValue());
+          bool ok = v && (key == "num_warps"
+                              ? isPowerOfTwo(v.getInt()) && v.getInt() <= 32
+                              : v.getInt() >= 1 && v.getInt() <= 8);
+          if (!ok)
+            return op->emitError()
+                   << "'" << name << "': " << key << " must be "
+                   << (key == "num_warps" ? "a power of two in [1, 32]"
+                                          : "in [1, 8]");
+          continue;
+        }
+        if (!isa<IntegerAttr, FloatAttr>(e.getValue()))
+          return op->emitError() << "'" << name << "': the value of '" << key
+                                 << "' must be an integer or float";
+      }
+    }
+    return verifyOnKernel(op, name);
+  }
+  if (name == getAutotuneKeyAttrName()) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, [](Attribute a) {
+          return isa<StringAttr>(a);
+        }))
+      return op->emitError() << "'" << name
+                             << "' must be an array of parameter names";
+    return verifyOnKernel(op, name);
+  }
   if (name == getDynamicSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
     // shared memory its launch must provide.

@@ -52,6 +52,13 @@ def Kite_Dialect : Dialect {
     /// binding constexpr values by name.
     static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
     static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
+    /// On a kernel: its autotuning configurations, an array of dictionaries
+    /// (constexpr name -> integer or float; `num_warps`, `num_stages` ->
+    /// i32); the runtime compiles and times each.
+    static constexpr ::llvm::StringLiteral getAutotuneAttrName() { return "kite.autotune"; }
+    /// On a kernel: the runtime parameters (names) whose values select a
+    /// tuning result.
+    static constexpr ::llvm::StringLiteral getAutotuneKeyAttrName() { return "kite.autotune_key"; }
   }];
 }
 

@@ -1,0 +1,344 @@
+//===- Autotune.cpp - Choosing among a kernel's configurations -------------===//
+
+#include "Autotune.h"
+
+#include "CudaDriver.h"
+#include "DiskCache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <atomic>
+#include <thread>
+
+using namespace kite;
+using namespace kite::detail;
+using namespace kite::cuda;
+
+std::string TuningConfig::str() const {
+  std::string out;
+  char buf[64];
+  for (auto &[name, value] : constants) {
+    std::snprintf(buf, sizeof buf, "%.17g", value);
+    out += (out.empty() ? "" : ", ") + name + "=" + buf;
+  }
+  if (numWarps)
+    out += (out.empty() ? "" : ", ") + std::string("num_warps=") +
+           std::to_string(numWarps);
+  if (numStages)
+    out += (out.empty() ? "" : ", ") + std::string("num_stages=") +
+           std::to_string(numStages);
+  return out;
+}
+
+namespace {
+std::mutex timerMutex;
+std::function<double(const TuningConfig &, int)> testTimer;
+std::string testDevice;
+
+bool tracing() {
+  const char *t = std::getenv("KITE_TRACE");
+  return t && *t && std::strcmp(t, "0") != 0;
+}
+
+/// A key value as text: scalars by value, pointers by their alignment
+/// (16 bytes or not, as the specialization sees them).
+std::string argText(const Arg &a) {
+  if (a.isPointer())
+    return a.bits() % 16 == 0 ? "ptr16" : "ptr";
+  char buf[64];
+  uint64_t b = a.bits();
+  switch (a.type()) {
+  case ScalarType::F32: {
+    float f;
+    std::memcpy(&f, &b, 4);
+    std::snprintf(buf, sizeof buf, "%.9g", f);
+    return buf;
+  }
+  case ScalarType::F64: {
+    double d;
+    std::memcpy(&d, &b, 8);
+    std::snprintf(buf, sizeof buf, "%.17g", d);
+    return buf;
+  }
+  case ScalarType::I64:
+    return std::to_string(int64_t(b));
+  case ScalarType::I32:
+    return std::to_string(int32_t(uint32_t(b)));
+  default:
+    return std::to_string(b);
+  }
+}
+
+/// The device in tuning keys: its name and the driver's version.
+Expected<std::string> deviceIdentity(int device) {
+  {
+    std::lock_guard<std::mutex> lock(timerMutex);
+    if (testTimer)
+      return testDevice;
+  }
+  auto drv = cuda::driverOn(device);
+  if (!drv)
+    return drv.error();
+  const cuda::Driver &d = **drv;
+  CUdevice dev;
+  if (auto ok = d.check("cuDeviceGet", d.cuDeviceGet(&dev, device)); !ok)
+    return ok.error();
+  char name[256] = {0};
+  if (auto ok = d.check("cuDeviceGetName", d.cuDeviceGetName(name, 255, dev));
+      !ok)
+    return ok.error();
+  int version = 0;
+  d.cuDriverGetVersion(&version);
+  return std::string(name) + " driver " + std::to_string(version);
+}
+
+/// Saves the allocations behind `args`' pointers before trial launches and
+/// puts them back after: trials must not leave their writes (a kernel that
+/// reads what it writes would otherwise see them).
+class OutputGuard {
+public:
+  static Expected<OutputGuard> save(const std::vector<Arg> &args, int device) {
+    OutputGuard g;
+    g.device = device;
+    auto drv = cuda::driverOn(device);
+    if (!drv)
+      return drv.error();
+    const cuda::Driver &d = **drv;
+    for (const Arg &a : args) {
+      if (!a.isPointer() || a.bits() == 0)
+        continue;
+      CUdeviceptr base = 0;
+      size_t size = 0;
+      if (d.cuMemGetAddressRange(&base, &size, CUdeviceptr(a.bits())) !=
+          CUDA_SUCCESS)
+        continue; // not device memory the driver knows: nothing to keep
+      bool seen = false;
+      for (auto &s : g.saved)
+        seen |= s.base == base;
+      if (seen)
+        continue;
+      auto copy = deviceAlloc(size, device);
+      if (!copy)
+        return copy.error();
+      if (auto ok = copyDeviceToDevice(*copy, base, size, device); !ok) {
+        deviceFree(*copy, device);
+        return ok.error();
+      }
+      g.saved.push_back({uint64_t(base), *copy, size});
+    }
+    return g;
+  }
+  Expected<void> restore() {
+    for (auto &s : saved)
+      if (auto ok = copyDeviceToDevice(s.base, s.copy, s.size, device); !ok)
+        return ok;
+    return synchronize(device);
+  }
+  OutputGuard() = default;
+  OutputGuard(OutputGuard &&o) noexcept
+      : saved(std::move(o.saved)), device(o.device) {
+    o.saved.clear();
+  }
+  ~OutputGuard() {
+    for (auto &s : saved)
+      deviceFree(s.copy, device);
+  }
+
+private:
+  struct Saved {
+    uint64_t base, copy;
+    size_t size;
+  };
+  std::vector<Saved> saved;
+  int device = 0;
+};
+
+/// The median milliseconds of `kernel` on grid(config) over a few runs,
+/// each after flushing the L2 (a write of `flush`).
+Expected<double> timeOnDevice(const Kernel &kernel, Grid grid,
+                              const std::vector<Arg> &args,
+                              const LaunchOptions &options, uint64_t flush,
+                              size_t flushBytes) {
+  if (auto ok = kernel.launch(grid, args, options); !ok) // warm-up, load
+    return ok.error();
+  auto start = Event::create(options.device);
+  auto stop = Event::create(options.device);
+  if (!start)
+    return start.error();
+  if (!stop)
+    return stop.error();
+  std::vector<double> ms;
+  for (int r = 0; r < 5; ++r) {
+    if (auto ok = memsetDevice(flush, uint8_t(r), flushBytes, options.device);
+        !ok)
+      return ok.error();
+    if (auto ok = start->record(options.stream); !ok)
+      return ok.error();
+    if (auto ok = kernel.launch(grid, args, options); !ok)
+      return ok.error();
+    if (auto ok = stop->record(options.stream); !ok)
+      return ok.error();
+    auto t = Event::elapsedMs(*start, *stop);
+    if (!t)
+      return t.error();
+    ms.push_back(*t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+} // namespace
+
+void kite::detail::setTuningTimerForTesting(
+    std::function<double(const TuningConfig &, int)> timer,
+    const std::string &device) {
+  std::lock_guard<std::mutex> lock(timerMutex);
+  testTimer = std::move(timer);
+  testDevice = device;
+}
+
+Expected<Kernel> kite::detail::configKernel(Tuning &tuning, int index) {
+  {
+    std::lock_guard<std::mutex> lock(tuning.mutex);
+    if (tuning.kernels.size() != tuning.configs.size())
+      tuning.kernels.resize(tuning.configs.size());
+    if (tuning.kernels[index])
+      return *tuning.kernels[index];
+  }
+  CompileOptions o = tuning.options;
+  o.autotuneConfig = index;
+  auto k = tuning.isKite ? compileKite(tuning.text, o, tuning.sourceName)
+                         : compileMLIR(tuning.text, o, tuning.sourceName);
+  if (!k)
+    return Error(k.error().code(), "autotune config " + std::to_string(index) +
+                                       " (" + tuning.configs[index].str() +
+                                       "): " + k.error().message());
+  std::lock_guard<std::mutex> lock(tuning.mutex);
+  tuning.kernels[index] = *k;
+  return *k;
+}
+
+Expected<int> kite::detail::chooseConfig(Tuning &tuning,
+                                         const Kernel::GridFn &grid,
+                                         const std::vector<Arg> &args,
+                                         const LaunchOptions &options) {
+  int n = int(tuning.configs.size());
+  if (const char *e = std::getenv("KITE_AUTOTUNE"); e && std::strcmp(e, "0") == 0)
+    return 0;
+  std::string keyValues;
+  for (int k : tuning.key)
+    keyValues += (keyValues.empty() ? "" : ",") + argText(args[k]);
+  {
+    std::lock_guard<std::mutex> lock(tuning.mutex);
+    auto it = tuning.chosen.find(keyValues);
+    if (it != tuning.chosen.end())
+      return it->second;
+  }
+  auto device = deviceIdentity(options.device);
+  if (!device)
+    return device.error();
+
+  // Every configuration compiled (in parallel: each thread its own MLIR
+  // context) for the specialization these arguments select.
+  std::vector<std::optional<Error>> errors(n);
+  std::vector<std::string> entryKeys(n);
+  auto prepare = [&](int i) {
+    auto k = configKernel(tuning, i);
+    if (!k) {
+      errors[i] = k.error();
+      return;
+    }
+    Specialization spec = k->specializationFor(args);
+    if (auto ptx = k->ptx(spec); !ptx) {
+      errors[i] = ptx.error();
+      return;
+    }
+    entryKeys[i] = "tuning\ndevice=" + *device + "\nconfig=" +
+                   k->cacheKey(spec) + "\nkey=" + keyValues;
+  };
+  {
+    unsigned workers = std::max(1u, std::min<unsigned>(
+                                        n, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    std::atomic<int> next{0};
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (int i = next++; i < n; i = next++)
+          prepare(i);
+      });
+    for (auto &t : pool)
+      t.join();
+  }
+  for (int i = 0; i < n; ++i)
+    if (errors[i])
+      return *errors[i];
+
+  // Times: from the disk, else measured (outputs restored afterwards).
+  std::vector<double> ms(n, -1);
+  for (int i = 0; i < n; ++i)
+    if (auto entry = cache::read(entryKeys[i], "tune"))
+      ms[i] = std::strtod(entry->c_str(), nullptr);
+  std::function<double(const TuningConfig &, int)> fake;
+  {
+    std::lock_guard<std::mutex> lock(timerMutex);
+    fake = testTimer;
+  }
+  bool missing = std::any_of(ms.begin(), ms.end(), [](double t) { return t < 0; });
+  if (missing) {
+    std::optional<OutputGuard> guard;
+    uint64_t flush = 0;
+    const size_t flushBytes = size_t(64) << 20; // more than any L2 today
+    if (!fake) {
+      auto g = OutputGuard::save(args, options.device);
+      if (!g)
+        return g.error();
+      guard.emplace(std::move(*g));
+      auto f = deviceAlloc(flushBytes, options.device);
+      if (!f)
+        return f.error();
+      flush = *f;
+    }
+    Expected<void> failed = Success{};
+    for (int i = 0; i < n && failed; ++i) {
+      if (ms[i] >= 0)
+        continue;
+      if (fake) {
+        ms[i] = fake(tuning.configs[i], i);
+      } else {
+        auto k = configKernel(tuning, i);
+        auto t = timeOnDevice(*k, grid(tuning.configs[i]), args, options,
+                              flush, flushBytes);
+        if (!t) {
+          failed = t.error();
+          break;
+        }
+        ms[i] = *t;
+      }
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", ms[i]);
+      cache::write(entryKeys[i], "tune", buf);
+      if (tracing())
+        std::fprintf(stderr, "kite: autotune %s [%s] config %d (%s): %.4f ms\n",
+                     tuning.sourceName.c_str(), keyValues.c_str(), i,
+                     tuning.configs[i].str().c_str(), ms[i]);
+    }
+    if (flush)
+      deviceFree(flush, options.device);
+    if (guard)
+      if (auto ok = guard->restore(); !ok)
+        return ok.error();
+    if (!failed)
+      return failed.error();
+  }
+  int best = int(std::min_element(ms.begin(), ms.end()) - ms.begin());
+  if (tracing())
+    std::fprintf(stderr, "kite: autotune %s [%s]: config %d (%s), %.4f ms%s\n",
+                 tuning.sourceName.c_str(), keyValues.c_str(), best,
+                 tuning.configs[best].str().c_str(), ms[best],
+                 missing ? "" : " (all times from the disk cache)");
+  std::lock_guard<std::mutex> lock(tuning.mutex);
+  tuning.chosen[keyValues] = best;
+  return best;
+}

@@ -1,0 +1,213 @@
+//===- AutotuneTest.cpp - Autotuning with a fake timer ---------------------===//
+//
+// The runtime's autotuner without a GPU: configurations compile (PTX for
+// sm_90), a fake timer stands for the trials, and the choices, the disk
+// round trip, re-tuning on a new key value, re-timing only an edited
+// configuration, damaged entries and KITE_AUTOTUNE=0 are checked. Part of
+// KiteRuntimeTests (its main points the driver at nothing).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+using namespace kite;
+
+namespace {
+
+const char *kSource = R"(@autotune(configs=[config(BLOCK=1024, num_warps=4),
+                   config(BLOCK=256, num_warps=2),
+                   config(BLOCK=512, num_warps=4, num_stages=2)],
+          key=["n"])
+@kernel
+def add(x: *f32, y: *f32, out: *f32, n: i32, BLOCK: constexpr):
+    offs = program_id(0) * BLOCK + arange(0, BLOCK)
+    m = offs < n
+    store(out + offs, load(x + offs, mask=m) + load(y + offs, mask=m), mask=m)
+)";
+
+class AutotuneTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kite-tune-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir = tmpl;
+    setenv("KITE_CACHE_DIR", dir.c_str(), 1);
+    unsetenv("KITE_CACHE_DISABLE");
+    unsetenv("KITE_AUTOTUNE");
+    clearMemoryCache();
+    calls.clear();
+    detail::setTuningTimerForTesting(
+        [this](const TuningConfig &c, int index) {
+          calls.push_back(index);
+          return times.count(c.str()) ? times[c.str()] : 10.0;
+        });
+    options.chip = "sm_90";
+  }
+  void TearDown() override {
+    detail::setTuningTimerForTesting({});
+    std::string cmd = "rm -rf '" + dir + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  Kernel compile(const std::string &src) {
+    auto k = compileKite(src, options, "add.kite");
+    EXPECT_TRUE(k.ok()) << (k.ok() ? "" : k.error().str());
+    return *k;
+  }
+  std::vector<Arg> args(int n) {
+    return {Arg::pointer(1 << 20), Arg::pointer(2 << 20), Arg::pointer(3 << 20),
+            int32_t(n)};
+  }
+  static Grid grid(const TuningConfig &c) {
+    return Grid(uint32_t((100000 + c.constants.at("BLOCK") - 1) /
+                         c.constants.at("BLOCK")));
+  }
+  int tuneBlock(const Kernel &k, int n) {
+    auto c = k.tune(grid, args(n));
+    EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().str());
+    return c.ok() ? int(c->constants.at("BLOCK")) : -1;
+  }
+  int countFiles(const std::string &suffix) {
+    int count = 0;
+    if (DIR *d = opendir(dir.c_str())) {
+      while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        count += name.size() > suffix.size() &&
+                 name.compare(name.size() - suffix.size(), suffix.size(),
+                              suffix) == 0;
+      }
+      closedir(d);
+    }
+    return count;
+  }
+  std::string dir;
+  CompileOptions options;
+  std::vector<int> calls;
+  std::map<std::string, double> times = {
+      {"BLOCK=1024, num_warps=4", 3.0},
+      {"BLOCK=256, num_warps=2", 1.0},
+      {"BLOCK=512, num_warps=4, num_stages=2", 2.0}};
+};
+
+} // namespace
+
+TEST_F(AutotuneTest, ConfigsAreListedAndTheFastestIsChosen) {
+  Kernel k = compile(kSource);
+  ASSERT_EQ(k.configs().size(), 3u);
+  EXPECT_EQ(k.configs()[0].str(), "BLOCK=1024, num_warps=4");
+  EXPECT_EQ(k.configs()[2].str(), "BLOCK=512, num_warps=4, num_stages=2");
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  EXPECT_EQ(calls.size(), 3u);
+  // Same kernel, same key: memory; another Kernel after the process's
+  // memory is cleared: the disk, no trial.
+  calls.clear();
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  clearMemoryCache();
+  Kernel again = compile(kSource);
+  EXPECT_EQ(tuneBlock(again, 100000), 256);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(countFiles(".tune"), 3);
+}
+
+TEST_F(AutotuneTest, ANewKeyValueRetunes) {
+  Kernel k = compile(kSource);
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  calls.clear();
+  times["BLOCK=1024, num_warps=4"] = 0.5;
+  EXPECT_EQ(tuneBlock(k, 4096), 1024);
+  EXPECT_EQ(calls.size(), 3u);
+  // The first key keeps its choice.
+  calls.clear();
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  EXPECT_TRUE(calls.empty());
+}
+
+TEST_F(AutotuneTest, EditingOneConfigRetimesOnlyIt) {
+  Kernel k = compile(kSource);
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  calls.clear();
+  std::string edited = kSource;
+  edited.replace(edited.find("BLOCK=512, num_warps=4, num_stages=2"), 36,
+                 "BLOCK=128, num_warps=4, num_stages=2");
+  times["BLOCK=128, num_warps=4, num_stages=2"] = 0.25;
+  clearMemoryCache();
+  Kernel k2 = compile(edited);
+  EXPECT_EQ(tuneBlock(k2, 100000), 128);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], 2);
+}
+
+TEST_F(AutotuneTest, DamagedEntriesAreRetimed) {
+  Kernel k = compile(kSource);
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".tune") == 0)
+        std::ofstream(dir + "/" + name, std::ios::trunc) << "garbage";
+    }
+    closedir(d);
+  }
+  calls.clear();
+  clearMemoryCache();
+  Kernel again = compile(kSource);
+  EXPECT_EQ(tuneBlock(again, 100000), 256);
+  EXPECT_EQ(calls.size(), 3u);
+}
+
+TEST_F(AutotuneTest, DisabledTakesTheFirstConfig) {
+  setenv("KITE_AUTOTUNE", "0", 1);
+  Kernel k = compile(kSource);
+  EXPECT_EQ(tuneBlock(k, 100000), 1024);
+  EXPECT_TRUE(calls.empty());
+  unsetenv("KITE_AUTOTUNE");
+}
+
+TEST_F(AutotuneTest, OneConfigCompilesAsAPlainKernel) {
+  CompileOptions one = options;
+  one.autotuneConfig = 1;
+  auto k = compileKite(kSource, one, "add.kite");
+  ASSERT_TRUE(k.ok()) << k.error().str();
+  EXPECT_TRUE(k->configs().empty());
+  EXPECT_EQ(k->threadsPerProgram(), 64); // num_warps=2
+  auto ir = k->ir(IRStage::Kite);
+  ASSERT_TRUE(ir.ok());
+  EXPECT_NE(ir->find("kite.arange 0, 256"), std::string::npos);
+  one.autotuneConfig = 3;
+  auto bad = compileKite(kSource, one, "add.kite");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("has 3 @autotune configs; there is no config 3"),
+            std::string::npos)
+      << bad.error().str();
+}
+
+TEST_F(AutotuneTest, TheSameThroughTheKiteDialect) {
+  // A kite-dialect kernel with the attributes: constants bound per config.
+  const char *mlir = R"(
+func.func @fill(%p: !kite.ptr<f32> {kite.name = "p"}, %n: i32 {kite.name = "n"},
+                %B: i32 {kite.constexpr, kite.name = "B"})
+    attributes {kite.kernel, kite.autotune = [{B = 64 : i64, num_warps = 2 : i32}, {B = 128 : i64}],
+                kite.autotune_key = ["n"]} {
+  %c = arith.constant 1.0 : f32
+  kite.store %p, %c : !kite.ptr<f32>
+  return
+}
+)";
+  auto k = compileMLIR(mlir, options, "fill.mlir");
+  ASSERT_TRUE(k.ok()) << k.error().str();
+  ASSERT_EQ(k->configs().size(), 2u);
+  EXPECT_EQ(k->configs()[0].str(), "B=64, num_warps=2");
+  times = {{"B=64, num_warps=2", 2.0}, {"B=128", 1.0}};
+  auto c = k->tune([](const TuningConfig &) { return Grid(1); },
+                   {Arg::pointer(1 << 20), int32_t(7)});
+  ASSERT_TRUE(c.ok()) << c.error().str();
+  EXPECT_EQ(c->str(), "B=128");
+}
