@@ -278,7 +278,15 @@ int main(int argc, char **argv) {
                              cdiv(s.N, int(t.constants.at("BLOCK_N")))));
       };
       auto t0 = std::chrono::steady_clock::now();
-      TuningConfig chosen = mm.tune(grid, args).value();
+      auto tuned = mm.tune(grid, args);
+      if (!tuned) { // reported, and the rest of the benchmark still runs
+        std::fprintf(stderr, "kite-bench: autotuning failed: %s\n",
+                     tuned.error().str().c_str());
+        for (uint64_t p : {a, b, c})
+          deviceFree(p);
+        continue;
+      }
+      TuningConfig chosen = *tuned;
       double tuneMs = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - t0)
                           .count();
