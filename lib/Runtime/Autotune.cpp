@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <atomic>
 #include <thread>
 
@@ -271,15 +273,34 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
     for (auto &t : pool)
       t.join();
   }
-  for (int i = 0; i < n; ++i)
-    if (errors[i])
-      return *errors[i];
+  // A configuration that does not compile (more shared memory than the
+  // device has, say) drops out, named in the trace; all failing is an error.
+  int usable = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!errors[i]) {
+      ++usable;
+      continue;
+    }
+    if (tracing())
+      std::fprintf(stderr, "kite: autotune %s: config %d (%s) left out: %s\n",
+                   tuning.sourceName.c_str(), i,
+                   tuning.configs[i].str().c_str(),
+                   errors[i]->message().c_str());
+  }
+  if (!usable)
+    return Error(errors[0]->code(),
+                 "no autotune configuration of " + tuning.sourceName +
+                     " compiles; the first: " + errors[0]->message());
 
   // Times: from the disk, else measured (outputs restored afterwards).
+  const double unusable = std::numeric_limits<double>::infinity();
   std::vector<double> ms(n, -1);
-  for (int i = 0; i < n; ++i)
-    if (auto entry = cache::read(entryKeys[i], "tune"))
+  for (int i = 0; i < n; ++i) {
+    if (errors[i])
+      ms[i] = unusable;
+    else if (auto entry = cache::read(entryKeys[i], "tune"))
       ms[i] = std::strtod(entry->c_str(), nullptr);
+  }
   std::function<double(const TuningConfig &, int)> fake;
   {
     std::lock_guard<std::mutex> lock(timerMutex);
@@ -341,4 +362,70 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
   std::lock_guard<std::mutex> lock(tuning.mutex);
   tuning.chosen[keyValues] = best;
   return best;
+}
+
+// The file: "KITE-TUNING 1\n", then per entry "<key bytes> <payload
+// bytes>\n<key><payload>\n".
+static const char kTuningMagic[] = "KITE-TUNING 1\n";
+
+Expected<size_t> kite::exportTuning(const std::string &path) {
+  auto entries = cache::readAll("tune");
+  std::string out = kTuningMagic;
+  for (auto &[key, payload] : entries)
+    out += std::to_string(key.size()) + " " + std::to_string(payload.size()) +
+           "\n" + key + payload + "\n";
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return Error(ErrorCode::IOError,
+                 "cannot write " + path + ": " + std::strerror(errno));
+  bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+  ok &= std::fclose(f) == 0;
+  if (!ok)
+    return Error(ErrorCode::IOError, "cannot write " + path);
+  return entries.size();
+}
+
+Expected<size_t> kite::importTuning(const std::string &path) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return Error(ErrorCode::IOError,
+                 "cannot read " + path + ": " + std::strerror(errno));
+  std::string data;
+  char buf[65536];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0 && data.size() < (64u << 20))
+    data.append(buf, got);
+  std::fclose(f);
+  auto bad = [&](const std::string &why) {
+    return Error(ErrorCode::InvalidArgument,
+                 path + " is not a Kite tuning file (" + why + ")");
+  };
+  if (data.compare(0, sizeof(kTuningMagic) - 1, kTuningMagic) != 0)
+    return bad("no KITE-TUNING header");
+  std::vector<std::pair<std::string, std::string>> entries;
+  size_t pos = sizeof(kTuningMagic) - 1;
+  while (pos < data.size()) {
+    unsigned long long keyLen = 0, payloadLen = 0;
+    size_t nl = data.find('\n', pos);
+    if (nl == std::string::npos ||
+        std::sscanf(data.c_str() + pos, "%llu %llu", &keyLen, &payloadLen) != 2)
+      return bad("a damaged record");
+    pos = nl + 1;
+    if (keyLen + payloadLen + 1 > data.size() - pos ||
+        data[pos + keyLen + payloadLen] != '\n')
+      return bad("a truncated record");
+    std::string key = data.substr(pos, keyLen);
+    std::string payload = data.substr(pos + keyLen, payloadLen);
+    if (key.rfind("tuning\n", 0) != 0)
+      return bad("a record that is not a tuning result");
+    char *end = nullptr;
+    std::strtod(payload.c_str(), &end);
+    if (payload.empty() || end != payload.c_str() + payload.size())
+      return bad("a time that is not a number");
+    entries.emplace_back(std::move(key), std::move(payload));
+    pos += keyLen + payloadLen + 1;
+  }
+  for (auto &[key, payload] : entries)
+    cache::write(key, "tune", payload);
+  return entries.size();
 }

@@ -2,14 +2,17 @@
 
 #include "DiskCache.h"
 
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SHA256.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <thread>
@@ -85,20 +88,9 @@ static std::string header(const std::string &key, const std::string &payload) {
          std::to_string(checksum(payload)) + "\n";
 }
 
-std::optional<std::string> cache::read(const std::string &key,
-                                       const std::string &suffix) {
-  std::string path = entryPath(key, suffix);
-  if (path.empty())
-    return std::nullopt;
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return std::nullopt;
-  std::string data;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    data.append(buf, n);
-  std::fclose(f);
+/// Parses an entry's bytes: (key, payload), or none when anything is off.
+static std::optional<std::pair<std::string, std::string>>
+parseEntry(const std::string &data) {
   // Magic, key length, key, payload size and checksum, payload.
   size_t pos = sizeof(kMagic) - 1;
   if (data.compare(0, pos, kMagic) != 0)
@@ -108,12 +100,13 @@ std::optional<std::string> cache::read(const std::string &key,
     return std::nullopt;
   char *end = nullptr;
   unsigned long long keyLen = std::strtoull(data.c_str() + pos, &end, 10);
-  if (end != data.c_str() + nl || keyLen != key.size())
+  if (end != data.c_str() + nl)
     return std::nullopt;
   pos = nl + 1;
-  if (data.size() < pos + keyLen + 1 || data.compare(pos, keyLen, key) != 0 ||
+  if (keyLen > data.size() || data.size() < pos + keyLen + 1 ||
       data[pos + keyLen] != '\n')
     return std::nullopt;
+  std::string key = data.substr(pos, keyLen);
   pos += keyLen + 1;
   nl = data.find('\n', pos);
   if (nl == std::string::npos)
@@ -127,7 +120,62 @@ std::optional<std::string> cache::read(const std::string &key,
   std::string payload = data.substr(pos);
   if (checksum(payload) != sum)
     return std::nullopt;
-  return payload;
+  return std::make_pair(std::move(key), std::move(payload));
+}
+
+static std::optional<std::string> slurp(const std::string &path) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return std::nullopt;
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    data.append(buf, n);
+  std::fclose(f);
+  return data;
+}
+
+std::optional<std::string> cache::read(const std::string &key,
+                                       const std::string &suffix) {
+  std::string path = entryPath(key, suffix);
+  if (path.empty())
+    return std::nullopt;
+  auto data = slurp(path);
+  if (!data)
+    return std::nullopt;
+  auto entry = parseEntry(*data);
+  if (!entry || entry->first != key)
+    return std::nullopt;
+  return std::move(entry->second);
+}
+
+std::vector<std::pair<std::string, std::string>>
+cache::readAll(const std::string &suffix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string dir = directory();
+  if (dir.empty())
+    return out;
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return out;
+  std::string tail = "." + suffix;
+  while (dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= tail.size() ||
+        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    auto data = slurp(dir + "/" + name);
+    if (!data)
+      continue;
+    // Only entries stored under their own key's name.
+    if (auto entry = parseEntry(*data);
+        entry && name == hashHex(entry->first) + tail)
+      out.push_back(std::move(*entry));
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void cache::write(const std::string &key, const std::string &suffix,

@@ -17,6 +17,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kite::cache {
 
@@ -29,6 +31,10 @@ std::string hashHex(const std::string &text);
 /// The payload stored under `key`, if a valid entry exists.
 std::optional<std::string> read(const std::string &key,
                                 const std::string &suffix);
+
+/// Every valid entry with `suffix`: (key, payload), sorted by key.
+std::vector<std::pair<std::string, std::string>>
+readAll(const std::string &suffix);
 
 /// Stores `payload` under `key` atomically; failures are silent (the cache
 /// is an optimization).

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
 #include <map>
@@ -210,4 +211,45 @@ func.func @fill(%p: !kite.ptr<f32> {kite.name = "p"}, %n: i32 {kite.name = "n"},
                    {Arg::pointer(1 << 20), int32_t(7)});
   ASSERT_TRUE(c.ok()) << c.error().str();
   EXPECT_EQ(c->str(), "B=128");
+}
+
+TEST_F(AutotuneTest, ExportAndImportTuningResults) {
+  Kernel k = compile(kSource);
+  EXPECT_EQ(tuneBlock(k, 100000), 256);
+  std::string file = dir + "/results.kitetune";
+  auto written = exportTuning(file);
+  ASSERT_TRUE(written.ok()) << written.error().str();
+  EXPECT_EQ(*written, 3u);
+  // A fresh cache (a deployment): import, and nothing is timed.
+  std::string cmd = "rm -f '" + dir + "'/*.tune";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto read = importTuning(file);
+  ASSERT_TRUE(read.ok()) << read.error().str();
+  EXPECT_EQ(*read, 3u);
+  calls.clear();
+  clearMemoryCache();
+  Kernel again = compile(kSource);
+  EXPECT_EQ(tuneBlock(again, 100000), 256);
+  EXPECT_TRUE(calls.empty());
+  // Damaged files are errors that change nothing.
+  for (std::string bytes : {std::string("hello"), std::string("KITE-TUNING 1\n5 3\nab"),
+                            std::string("KITE-TUNING 1\n3 1\nabc1\n")}) {
+    std::ofstream(file, std::ios::trunc) << bytes;
+    auto r = importTuning(file);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message().find("is not a Kite tuning file"),
+              std::string::npos)
+        << r.error().str();
+  }
+  EXPECT_EQ(countFiles(".tune"), 3);
+  EXPECT_FALSE(importTuning(dir + "/missing").ok());
+}
+
+TEST_F(AutotuneTest, AConfigThatDoesNotCompileIsLeftOut) {
+  std::string src = kSource;
+  // A block of 3 elements is not a power of two: that config cannot compile.
+  src.replace(src.find("BLOCK=256, num_warps=2"), 22, "BLOCK=3, num_warps=2");
+  Kernel k = compile(src);
+  EXPECT_EQ(tuneBlock(k, 100000), 512); // 2.0 ms beats 3.0; 3 is out
+  EXPECT_EQ(calls.size(), 2u);
 }

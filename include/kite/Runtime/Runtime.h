@@ -270,6 +270,14 @@ private:
   std::shared_ptr<KernelImpl> impl_;
 };
 
+/// Autotuning results (every configuration time in the disk cache) as one
+/// file, e.g. for a deployment to ship: the number of entries written.
+KITE_API Expected<size_t> exportTuning(const std::string &path);
+/// Reads a file exportTuning wrote into the disk cache (entries already
+/// there are replaced): the number of entries read. A damaged file is an
+/// error and changes nothing.
+KITE_API Expected<size_t> importTuning(const std::string &path);
+
 namespace detail {
 /// Tests: time autotuning trials with `timer` (milliseconds of config
 /// `index`) instead of the GPU, and name the device `device` in tuning
