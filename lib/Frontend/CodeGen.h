@@ -212,6 +212,8 @@ private:
   mlir::Value asBool(const Val &v, Loc l, const char *what);
 
   Val call(const Expr &e);
+  /// atomic_add/max/min/and/or/xor/xchg/cas (CodeGenAtomics.cpp).
+  Val atomic(const std::string &n, const Expr &e);
 
   /// `x` with its dimensions permuted: result dimension i is x's
   /// dimension dims[i] (no dims: a 2-D block transposed).

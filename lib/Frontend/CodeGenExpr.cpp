@@ -271,7 +271,9 @@ bool CodeGen::isBuiltin(StringRef n) {
       "zeros_like", "full_like",    "static_range", "debug_barrier",
       "static_print", "trans",      "permute", "reshape", "view",
       "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod",
-      "multiple_of", "max_contiguous", "max_constancy"};
+      "multiple_of", "max_contiguous", "max_constancy", "atomic_add",
+      "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+      "atomic_xchg", "atomic_cas"};
   for (const char *b : names)
     if (n == b)
       return true;

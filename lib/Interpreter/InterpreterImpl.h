@@ -182,6 +182,10 @@ private:
 
   void store(kd::StoreOp s);
 
+  /// kite.atomic_rmw / kite.atomic_cas: element by element, in row-major
+  /// order (one program runs at a time: atomic by construction).
+  void atomic(Operation *op);
+
   static void philox(uint32_t k0, uint32_t k1, uint32_t c[4]);
 
   static float uniform(uint32_t word);

@@ -78,6 +78,8 @@ void Interpreter::kiteOp(Operation *op) {
     return load(l);
   if (auto s = dyn_cast<kd::StoreOp>(op))
     return store(s);
+  if (isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op))
+    return atomic(op);
   if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp>(op))
     return random(op);
   if (auto d = dyn_cast<kd::DotOp>(op))
@@ -322,6 +324,94 @@ void Interpreter::store(kd::StoreOp s) {
     uint64_t u = bitsOf(*v, k);
     std::memcpy(reinterpret_cast<void *>(uint64_t(p->iv[k])), &u, bytes);
   }
+}
+
+void Interpreter::atomic(Operation *op) {
+  auto rmw = dyn_cast<kd::AtomicRMWOp>(op);
+  auto cas = dyn_cast<kd::AtomicCASOp>(op);
+  ArrayRef_ p = get(rmw ? rmw.getPtr() : cas.getPtr());
+  ArrayRef_ v = get(rmw ? rmw.getValue() : cas.getValue());
+  ArrayRef_ c = cas ? get(cas.getCmp()) : nullptr;
+  ArrayRef_ m = rmw && rmw.getMask() ? get(rmw.getMask()) : nullptr;
+  auto r = make(op->getResult(0).getType());
+  Type pointee = r->elem;
+  unsigned bytes = bytesOf(pointee);
+  unsigned width = pointee.getIntOrFloatBitWidth();
+  for (size_t k = 0; k < r->size(); ++k) {
+    if (m && !m->iv[k])
+      continue;
+    uint64_t address = uint64_t(p->iv[k]);
+    if (!bufferFor(address, bytes))
+      fail(op, "out-of-bounds atomic" + elementIndex(*p, k) + ": " +
+                   describeAddress(address, bytes));
+  }
+  Array next; // one element: the new value, for its in-memory bits
+  next.kind = r->kind;
+  next.elem = pointee;
+  next.iv.assign(r->kind == Kind::Float ? 0 : 1, 0);
+  next.fv.assign(r->kind == Kind::Float ? 1 : 0, 0);
+  for (size_t k = 0; k < r->size(); ++k) {
+    if (m && !m->iv[k])
+      continue; // masked off: 0
+    void *at = reinterpret_cast<void *>(uint64_t(p->iv[k]));
+    uint64_t oldBits = 0;
+    std::memcpy(&oldBits, at, bytes);
+    setBits(*r, k, oldBits);
+    if (cas) {
+      // Compares bits, as the hardware does.
+      if (oldBits == bitsOf(*c, k)) {
+        uint64_t newBits = bitsOf(*v, k);
+        std::memcpy(at, &newBits, bytes);
+      }
+      continue;
+    }
+    kd::AtomicKind kind = rmw.getKind();
+    if (r->kind == Kind::Float) {
+      double a = r->fv[k], x = v->fv[k], n = x;
+      switch (kind) {
+      case kd::AtomicKind::Add:
+        n = a + x;
+        break;
+      case kd::AtomicKind::Max:
+        n = std::isnan(a) || x <= a ? a : x;
+        break;
+      case kd::AtomicKind::Min:
+        n = std::isnan(a) || x >= a ? a : x;
+        break;
+      default:
+        break; // xchg
+      }
+      next.fv[0] = n;
+    } else {
+      int64_t a = r->iv[k], x = v->iv[k], n = x;
+      switch (kind) {
+      case kd::AtomicKind::Add:
+        n = wrap(int64_t(uint64_t(a) + uint64_t(x)), width);
+        break;
+      case kd::AtomicKind::Max:
+        n = std::max(a, x);
+        break;
+      case kd::AtomicKind::Min:
+        n = std::min(a, x);
+        break;
+      case kd::AtomicKind::And:
+        n = a & x;
+        break;
+      case kd::AtomicKind::Or:
+        n = a | x;
+        break;
+      case kd::AtomicKind::Xor:
+        n = a ^ x;
+        break;
+      case kd::AtomicKind::Xchg:
+        break;
+      }
+      next.iv[0] = n;
+    }
+    uint64_t newBits = bitsOf(next, 0);
+    std::memcpy(at, &newBits, bytes);
+  }
+  values[op->getResult(0)] = r;
 }
 
 void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {

@@ -24,7 +24,7 @@
 // KITE: kite.store
 // GPU: gpu.func @k
 // LLVM: llvm.func @k
-// LLVM: llvm.store
+// LLVM: st.global.b32
 
 func.func @k(%p: !kite.ptr<f32>, %x: f32) attributes {kite.kernel} {
   kite.store %p, %x : !kite.ptr<f32>

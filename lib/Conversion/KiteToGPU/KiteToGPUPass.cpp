@@ -240,6 +240,7 @@ struct ConvertKiteToGPUPass
     populateElementwisePatterns(converter, state, patterns);
     populateSharedMemoryOpPatterns(converter, state, patterns);
     populateAxisOpPatterns(converter, state, patterns);
+    populateAtomicOpPatterns(converter, state, patterns);
     populateShapeOpPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);

@@ -483,7 +483,15 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     };
 
     if (!isa<VectorType>(ptrs.getType())) {
-      storeGroup(0, 1, mask);
+      // Every thread holds the scalar: thread 0 alone stores it, so that
+      // the store is ordered before that thread's later atomics (a lock's
+      // release) and no copy lands late.
+      Value first = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+          arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 0));
+      storeGroup(0, 1,
+                 mask ? arith::AndIOp::create(rewriter, loc, mask, first).getResult()
+                      : first);
       rewriter.eraseOp(op);
       return success();
     }

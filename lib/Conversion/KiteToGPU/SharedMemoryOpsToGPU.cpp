@@ -46,6 +46,13 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
                    broadcastArangeSource(b)
                ? 0
                : bytesOf(b.getSrc().getType());
+  // Atomics whose elements other threads hold copies of: the owners'
+  // results, one per element.
+  if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+    Type t = op->getResult(0).getType();
+    auto block = dyn_cast<RankedTensorType>(t);
+    return block ? bytesOf(block) : elementBytes(t);
+  }
   if (auto r = dyn_cast<ReduceOp>(op)) {
     // The warps' partials (AxisOpsToGPU.cpp): per result element at most
     // one per warp along the axis (the kernel's warps, 32 when it does not

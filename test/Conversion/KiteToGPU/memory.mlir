@@ -102,14 +102,18 @@ func.func @uniform_mask(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i
 
 // -----
 
-// Scalar pointers: getelementptr, plain loads and stores; i1 is stored as i8.
+// Scalar pointers: getelementptr, plain loads; a scalar store by thread 0
+// alone (a predicated st.global); i1 is stored as i8.
 // CHECK: %[[Q:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK: %[[QA:.*]] = llvm.ptrtoint %[[Q]]
 // CHECK: %[[QP:.*]] = llvm.inttoptr %[[QA]]
 // CHECK: llvm.load %[[QP]] {alignment = 1 : i64} : !llvm.ptr<1> -> i8
 // CHECK: arith.cmpi ne
+// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
 // CHECK: arith.extui %{{.*}} : i1 to i8
-// CHECK: llvm.store %{{.*}} : i8, !llvm.ptr<1>
+// CHECK: %[[PRED:.*]] = arith.extui %[[FIRST]] : i1 to i32
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.u8 [$1], $2; }", "r,l,r" %[[PRED]]
 func.func @scalar(%p: !kite.ptr<i1>, %i: i64) attributes {kite.kernel} {
   %q = kite.addptr %p, %i : !kite.ptr<i1>, i64
   %b = kite.load %q : !kite.ptr<i1>

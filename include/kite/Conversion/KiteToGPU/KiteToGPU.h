@@ -417,6 +417,11 @@ void populateRandomOpPatterns(KiteTypeConverter &converter,
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
+/// atomic_rmw and atomic_cas: once per element, by its owner
+/// (AtomicOpsToGPU.cpp).
+void populateAtomicOpPatterns(KiteTypeConverter &converter,
+                              const KiteLoweringState &state,
+                              RewritePatternSet &patterns);
 /// reduce and scan: within threads, across lanes (shuffles), then across
 /// warps (AxisOpsToGPU.cpp).
 void populateAxisOpPatterns(KiteTypeConverter &converter,

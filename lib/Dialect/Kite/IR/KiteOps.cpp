@@ -537,6 +537,72 @@ void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// atomic_rmw, atomic_cas
+//===----------------------------------------------------------------------===//
+
+/// The value type an atomic on `ptrType` takes: the pointee with its shape.
+static LogicalResult verifyAtomicTypes(Operation *op, Type ptrType,
+                                       ArrayRef<Value> values, Type result) {
+  Type expected = getTypeWithShapeOf(ptrType, pointeeOf(ptrType));
+  for (Value v : values)
+    if (v.getType() != expected)
+      return op->emitOpError() << "operand type " << v.getType()
+                               << " should be " << expected
+                               << " (the pointee with the pointers' shape)";
+  if (result != expected)
+    return op->emitOpError() << "result type " << result << " should be "
+                             << expected;
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type ptrType = getPtr().getType();
+  if (failed(verifyAtomicTypes(*this, ptrType, {getValue()}, getType())))
+    return failure();
+  if (Value mask = getMask(); mask && !sameShape(mask.getType(), ptrType))
+    return emitOpError() << "mask shape " << shapeString(mask.getType())
+                         << " does not match pointer shape "
+                         << shapeString(ptrType);
+  Type e = pointeeOf(ptrType);
+  unsigned bits = e.isIntOrFloat() ? e.getIntOrFloatBitWidth() : 0;
+  bool isInt = isa<IntegerType>(e) && bits >= 32;
+  bool ok = false;
+  switch (getKind()) {
+  case AtomicKind::Add:
+    ok = isInt || e.isF16() || e.isBF16() || e.isF32() || e.isF64();
+    break;
+  case AtomicKind::Max:
+  case AtomicKind::Min:
+    ok = isInt || e.isF32() || e.isF64();
+    break;
+  case AtomicKind::And:
+  case AtomicKind::Or:
+  case AtomicKind::Xor:
+    ok = isInt;
+    break;
+  case AtomicKind::Xchg:
+    ok = isInt || e.isF32() || e.isF64();
+    break;
+  }
+  if (!ok)
+    return emitOpError() << "atomic " << stringifyAtomicKind(getKind())
+                         << " does not take " << e;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type ptrType = getPtr().getType();
+  if (failed(verifyAtomicTypes(*this, ptrType, {getCmp(), getValue()},
+                               getType())))
+    return failure();
+  Type e = pointeeOf(ptrType);
+  if (!(e.isInteger(32) || e.isInteger(64) || e.isF32() || e.isF64()))
+    return emitOpError() << "atomic_cas takes 32- and 64-bit types, got "
+                         << e;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // rand, randint, randn
 //===----------------------------------------------------------------------===//
 

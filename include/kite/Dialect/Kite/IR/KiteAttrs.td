@@ -26,6 +26,35 @@ def Kite_ScanKindAttr : I32EnumAttr<"ScanKind", "scan combiner", [
   let cppNamespace = "::mlir::kite";
 }
 
+def Kite_AtomicKindAttr : I32EnumAttr<"AtomicKind",
+    "atomic read-modify-write operation", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"And", 3, "and">,
+    I32EnumAttrCase<"Or", 4, "or">,
+    I32EnumAttrCase<"Xor", 5, "xor">,
+    I32EnumAttrCase<"Xchg", 6, "xchg">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
+def Kite_MemSemanticAttr : I32EnumAttr<"MemSemantic",
+    "memory ordering of an atomic (Triton's sem=)", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
+def Kite_MemScopeAttr : I32EnumAttr<"MemScope",
+    "the threads an atomic is atomic for (Triton's scope=)", [
+    I32EnumAttrCase<"GPU", 0, "gpu">,
+    I32EnumAttrCase<"CTA", 1, "cta">,
+    I32EnumAttrCase<"Sys", 2, "sys">]> {
+  let cppNamespace = "::mlir::kite";
+}
+
 def Kite_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
     "how f32 dot operands are multiplied", [
     I32EnumAttrCase<"IEEE", 0, "ieee">,

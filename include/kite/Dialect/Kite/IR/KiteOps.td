@@ -246,6 +246,60 @@ def Kite_StoreOp : Kite_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasCanonicalizer = 1;
 }
 
+def Kite_AtomicRMWOp : Kite_Op<"atomic_rmw",
+                                [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Atomic read-modify-write of global memory (Triton's atomic_*)";
+  let description = [{
+    For each (unmasked) element, atomically replaces the value behind the
+    pointer with `kind`(old, value) and returns the old value (masked-off
+    elements return 0). Kinds: `add` (integers, f16, bf16, f32, f64), `max`
+    and `min` (signed integers, f32, f64), `and`/`or`/`xor` (integers),
+    `xchg` (32- and 64-bit types). `sem` orders it (relaxed, acquire,
+    release, acq_rel; default acq_rel) and `scope` says for whom it is
+    atomic (gpu, cta, sys; default gpu), as Triton's.
+
+    ```mlir
+    %old = kite.atomic_rmw add %ptrs, %v, %mask : tensor<128x!kite.ptr<f32>>, tensor<128xf32>, tensor<128xi1> -> tensor<128xf32>
+    %c = kite.atomic_rmw xchg %lock, %one {sem = #kite<mem_semantic acquire>} : !kite.ptr<i32>, i32 -> i32
+    ```
+  }];
+  let arguments = (ins Kite_AtomicKindAttr:$kind, Kite_PtrLike:$ptr,
+                       Kite_ScalarOrBlock:$value,
+                       Optional<Kite_BoolLike>:$mask,
+                       DefaultValuedAttr<Kite_MemSemanticAttr,
+                                         "::mlir::kite::MemSemantic::AcqRel">:$sem,
+                       DefaultValuedAttr<Kite_MemScopeAttr,
+                                         "::mlir::kite::MemScope::GPU">:$scope);
+  let results = (outs Kite_ScalarOrBlock:$result);
+  let assemblyFormat = "$kind $ptr `,` $value (`,` $mask^)? attr-dict `:` "
+                       "type($ptr) `,` type($value) (`,` type($mask)^)? "
+                       "`->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_AtomicCASOp : Kite_Op<"atomic_cas",
+                               [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Atomic compare-and-swap (Triton's atomic_cas)";
+  let description = [{
+    For each element, atomically: if the value behind the pointer equals
+    `cmp`, store `value`; return the old value. 32- and 64-bit types.
+
+    ```mlir
+    %old = kite.atomic_cas %lock, %zero, %one : !kite.ptr<i32>, i32, i32 -> i32
+    ```
+  }];
+  let arguments = (ins Kite_PtrLike:$ptr, Kite_ScalarOrBlock:$cmp,
+                       Kite_ScalarOrBlock:$value,
+                       DefaultValuedAttr<Kite_MemSemanticAttr,
+                                         "::mlir::kite::MemSemantic::AcqRel">:$sem,
+                       DefaultValuedAttr<Kite_MemScopeAttr,
+                                         "::mlir::kite::MemScope::GPU">:$scope);
+  let results = (outs Kite_ScalarOrBlock:$result);
+  let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` type($ptr) `,` "
+                       "type($cmp) `,` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Random numbers (Philox4x32-10, bit-exact with Triton)
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,115 @@
+//===- CodeGenAtomics.cpp - Triton's atomic_* builtins ---------------------===//
+//
+// atomic_add/max/min/and/or/xor/xchg(pointer, val, mask=None, sem=None,
+// scope=None) and atomic_cas(pointer, cmp, val, sem=None, scope=None):
+// values converted to the pointee type and broadcast with the pointers and
+// the mask; sem in relaxed/acquire/release/acq_rel, scope in gpu/cta/sys.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+Val CodeGen::atomic(const std::string &n, const Expr &e) {
+  Location lc = loc(e.loc);
+  std::string kindName = n.substr(7);
+  bool cas = kindName == "cas";
+  std::optional<kd::AtomicKind> kind;
+  if (!cas) {
+    kind = kd::symbolizeAtomicKind(kindName);
+    if (!kind)
+      fail(e.loc, "unknown atomic '" + n + "' (atomic_add, atomic_max, "
+                  "atomic_min, atomic_and, atomic_or, atomic_xor, "
+                  "atomic_xchg, atomic_cas)");
+  }
+  Args a = cas ? bindArgs(e, n, {"pointer", "cmp", "val", "sem", "scope"}, 3)
+               : bindArgs(e, n, {"pointer", "val", "mask", "sem", "scope"}, 2);
+  Val p = a.values[0];
+  if (p.kind != Val::Runtime || !isPtr(p.v.getType()))
+    fail(a.locs[0], n + "() needs a pointer or a block of pointers, got " +
+                        describe(p));
+  mlir::Value ptr = p.v;
+  Type pointee =
+      llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
+  {
+    // Which element types each atomic takes (the hardware's).
+    unsigned bits = pointee.isIntOrFloat() ? pointee.getIntOrFloatBitWidth() : 0;
+    bool wideInt = isa<IntegerType>(pointee) && bits >= 32;
+    bool wideFloat = pointee.isF32() || pointee.isF64();
+    const char *takes = nullptr;
+    if (kindName == "add" && !(wideInt || wideFloat || pointee.isF16() ||
+                               pointee.isBF16()))
+      takes = "32- or 64-bit integers, f16, bf16, f32 or f64";
+    else if ((kindName == "max" || kindName == "min") && !(wideInt || wideFloat))
+      takes = "32- or 64-bit integers, f32 or f64";
+    else if ((kindName == "and" || kindName == "or" || kindName == "xor") &&
+             !wideInt)
+      takes = "32- or 64-bit integers";
+    else if ((kindName == "xchg" || cas) && !(wideInt || wideFloat))
+      takes = "32- or 64-bit integers or floats";
+    if (takes)
+      fail(a.locs[0], n + "() takes pointers to " + takes + ", got a pointer "
+                      "to " + typeName(pointee));
+  }
+  auto operand = [&](size_t i) -> mlir::Value {
+    const Val &v = a.values[i];
+    return v.kind == Val::Runtime ? cast(v.v, pointee, a.locs[i])
+                                  : materialize(v, pointee, a.locs[i]);
+  };
+  // sem= and scope=: Triton's strings.
+  auto word = [&](size_t i, const char *what) -> std::optional<std::string> {
+    if (!a.given[i] || a.values[i].kind == Val::None)
+      return std::nullopt;
+    if (a.values[i].kind != Val::Str)
+      fail(a.locs[i], n + "()'s " + what + " must be a string");
+    return a.values[i].s;
+  };
+  size_t semAt = 3, scopeAt = 4;
+  kd::MemSemantic sem = kd::MemSemantic::AcqRel;
+  if (auto w = word(semAt, "sem")) {
+    auto s = kd::symbolizeMemSemantic(*w);
+    if (!s)
+      fail(a.locs[semAt], "sem must be 'relaxed', 'acquire', 'release' or "
+                          "'acq_rel', got '" + *w + "'");
+    sem = *s;
+  }
+  kd::MemScope memScope = kd::MemScope::GPU;
+  if (auto w = word(scopeAt, "scope")) {
+    auto s = kd::symbolizeMemScope(*w);
+    if (!s)
+      fail(a.locs[scopeAt], "scope must be 'gpu', 'cta' or 'sys', got '" +
+                                *w + "'");
+    memScope = *s;
+  }
+  SmallVector<int64_t> shape(shapeOf(ptr.getType()));
+  mlir::Value x = operand(1), y, mask;
+  if (cas)
+    y = operand(2);
+  else if (a.given[2] && a.values[2].kind != Val::None) {
+    mask = asBool(a.values[2], a.locs[2], (n + "()'s mask").c_str());
+    shape = broadcastShape(shape, shapeOf(mask.getType()), a.locs[2]);
+  }
+  shape = broadcastShape(shape, shapeOf(x.getType()), a.locs[1]);
+  if (y)
+    shape = broadcastShape(shape, shapeOf(y.getType()), a.locs[2]);
+  ptr = broadcastTo(ptr, shape, e.loc);
+  x = broadcastTo(x, shape, e.loc);
+  if (y)
+    y = broadcastTo(y, shape, e.loc);
+  if (mask)
+    mask = broadcastTo(mask, shape, e.loc);
+  Type result = withShape(pointee, shape);
+  auto semAttr = kd::MemSemanticAttr::get(ctx, sem);
+  auto scopeAttr = kd::MemScopeAttr::get(ctx, memScope);
+  Operation *op;
+  if (cas)
+    op = kd::AtomicCASOp::create(b, lc, result, ptr, x, y, semAttr, scopeAttr);
+  else
+    op = kd::AtomicRMWOp::create(b, lc, result,
+                                 kd::AtomicKindAttr::get(ctx, *kind), ptr, x,
+                                 mask, semAttr, scopeAttr);
+  return Val::runtime(op->getResult(0));
+}
+
+} // namespace kite::frontend
