@@ -24,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/CommandLine.h"
 #include <chrono>
 #include "llvm/Support/FileSystem.h"
@@ -95,6 +96,12 @@ cl::opt<int> autotuneConfig(
              "values, num_warps and num_stages); default: the kernel as "
              "written, the first configuration's values where it needs them"),
     cl::value_desc("N"), cl::init(-1), cl::cat(category));
+cl::opt<bool> allConfigs(
+    "all-configs",
+    cl::desc("Compile every @autotune configuration: -o NAME.EXT writes "
+             "NAME.0.EXT, NAME.1.EXT, ...; to stdout, one after another, each "
+             "after a '// kitec: config N' line"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> inputPrecision(
     "input-precision",
     cl::desc("How f32 dots without input_precision= multiply: tf32, ieee or "
@@ -161,11 +168,90 @@ static int runPtxas(StringRef ptx) {
   return writeOutput(outputFile, (*cubin)->getBuffer());
 }
 
+static int compile();
+
+/// The number of @autotune configurations of the input's kernel (--kernel's,
+/// else the only one with any), or -1 after an error.
+static int countConfigs() {
+  mlir::DialectRegistry registry;
+  kite::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string error, text;
+  if (!kite::readInputFile(inputFile, text, error)) {
+    errs() << "kitec: error: " << error << "\n";
+    return -1;
+  }
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(MemoryBuffer::getMemBufferCopy(text, inputFile),
+                               SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  kite::FrontendOptions frontend;
+  for (const std::string &d : defines) {
+    size_t eq = d.find('=');
+    if (eq != std::string::npos && eq > 0)
+      frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
+  }
+  frontend.inputPrecision = inputPrecision;
+  auto module = kite::importKiteSource(sourceMgr, &context, frontend);
+  if (!module)
+    return -1;
+  int count = 0;
+  for (auto f : module->getOps<mlir::func::FuncOp>()) {
+    if (!kernelName.empty() && f.getSymName() != kernelName)
+      continue;
+    if (auto configs = f->getAttrOfType<mlir::ArrayAttr>(
+            mlir::kite::KiteDialect::getAutotuneAttrName()))
+      count = std::max(count, int(configs.size()));
+  }
+  return count;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "kitec: compile Kite kernels to PTX\n");
+  if (!allConfigs)
+    return compile();
+  if (autotuneConfig >= 0) {
+    errs() << "kitec: error: --all-configs and --config: choose one\n";
+    return BadUsage;
+  }
+  StringRef path = inputFile;
+  if (path == "-" || !path.ends_with(".kite")) {
+    errs() << "kitec: error: --all-configs needs a .kite file (not stdin)\n";
+    return BadUsage;
+  }
+  int n = countConfigs();
+  if (n < 0)
+    return InvalidInput;
+  if (n == 0) {
+    errs() << "kitec: error: --all-configs: " << inputFile
+           << " has no @autotune configurations\n";
+    return InvalidInput;
+  }
+  std::string base = outputFile;
+  for (int i = 0; i < n; ++i) {
+    autotuneConfig = i;
+    if (base == "-") {
+      outs() << "// kitec: config " << i << "\n";
+      outs().flush();
+    } else {
+      StringRef stem = sys::path::stem(base);
+      StringRef ext = sys::path::extension(base);
+      SmallString<128> out = sys::path::parent_path(base);
+      sys::path::append(out, stem + "." + std::to_string(i) + ext);
+      outputFile = std::string(out);
+    }
+    if (int rc = compile())
+      return rc;
+  }
+  return Success;
+}
+
+/// One compile of the input with the options as set.
+static int compile() {
 
   kite::TargetOptions options;
   options.chip = chip;
