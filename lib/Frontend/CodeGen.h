@@ -214,6 +214,8 @@ private:
   Val call(const Expr &e);
   /// atomic_add/max/min/and/or/xor/xchg/cas (CodeGenAtomics.cpp).
   Val atomic(const std::string &n, const Expr &e);
+  /// device_print, device_assert (CodeGenAtomics.cpp).
+  Val deviceDebug(const std::string &n, const Expr &e);
 
   /// `x` with its dimensions permuted: result dimension i is x's
   /// dimension dims[i] (no dims: a 2-D block transposed).

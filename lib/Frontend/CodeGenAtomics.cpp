@@ -1,9 +1,11 @@
-//===- CodeGenAtomics.cpp - Triton's atomic_* builtins ---------------------===//
+//===- CodeGenAtomics.cpp - Atomics and device debugging builtins ----------===//
 //
 // atomic_add/max/min/and/or/xor/xchg(pointer, val, mask=None, sem=None,
 // scope=None) and atomic_cas(pointer, cmp, val, sem=None, scope=None):
 // values converted to the pointee type and broadcast with the pointers and
 // the mask; sem in relaxed/acquire/release/acq_rel, scope in gpu/cta/sys.
+// device_print(prefix, *values, hex=False) and device_assert(cond, msg=""):
+// the side effects that run on the device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +112,50 @@ Val CodeGen::atomic(const std::string &n, const Expr &e) {
                                  kd::AtomicKindAttr::get(ctx, *kind), ptr, x,
                                  mask, semAttr, scopeAttr);
   return Val::runtime(op->getResult(0));
+}
+
+Val CodeGen::deviceDebug(const std::string &n, const Expr &e) {
+  Location lc = loc(e.loc);
+  if (n == "device_print") {
+    bool hex = false;
+    for (auto &[key, value] : e.kwargs) {
+      if (key != "hex")
+        fail(value->loc, "device_print() takes hex= and positional values, "
+                         "not '" + key + "='");
+      Val h = expr(*value);
+      if (h.kind != Val::Bool && h.kind != Val::Int)
+        fail(value->loc, "device_print()'s hex must be True or False");
+      hex = h.i != 0;
+    }
+    if (e.args.size() < 2)
+      fail(e.loc, "device_print(prefix, *values) needs a prefix string");
+    Val prefix = expr(*e.args[1]);
+    if (prefix.kind != Val::Str)
+      fail(e.args[1]->loc, "device_print()'s first argument is its prefix, a "
+                           "string");
+    SmallVector<mlir::Value> values;
+    for (size_t k = 2; k < e.args.size(); ++k) {
+      Val v = expr(*e.args[k]);
+      mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, e.args[k]->loc);
+      if (isPtr(x.getType()))
+        fail(e.args[k]->loc, "device_print() prints numbers, not pointers");
+      values.push_back(x);
+    }
+    kd::PrintOp::create(b, lc, b.getStringAttr(prefix.s),
+                        hex ? b.getUnitAttr() : UnitAttr(), values);
+    return Val();
+  }
+  // device_assert(cond, msg="")
+  Args a = bindArgs(e, n, {"cond", "msg"}, 1);
+  mlir::Value cond = asBool(a.values[0], a.locs[0], "device_assert()'s cond");
+  std::string message;
+  if (a.given[1]) {
+    if (a.values[1].kind != Val::Str)
+      fail(a.locs[1], "device_assert()'s msg must be a string");
+    message = a.values[1].s;
+  }
+  kd::AssertOp::create(b, lc, cond, b.getStringAttr(message));
+  return Val();
 }
 
 } // namespace kite::frontend

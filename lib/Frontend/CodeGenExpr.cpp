@@ -273,7 +273,7 @@ bool CodeGen::isBuiltin(StringRef n) {
       "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod",
       "multiple_of", "max_contiguous", "max_constancy", "atomic_add",
       "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-      "atomic_xchg", "atomic_cas"};
+      "atomic_xchg", "atomic_cas", "device_print", "device_assert"};
   for (const char *b : names)
     if (n == b)
       return true;

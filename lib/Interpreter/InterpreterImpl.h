@@ -186,6 +186,11 @@ private:
   /// order (one program runs at a time: atomic by construction).
   void atomic(Operation *op);
 
+  /// kite.print: a line per element on standard output; kite.assert: an
+  /// error at the op naming the message, the program and the element.
+  void print(kd::PrintOp op);
+  void assertion(kd::AssertOp op);
+
   static void philox(uint32_t k0, uint32_t k1, uint32_t c[4]);
 
   static float uniform(uint32_t word);

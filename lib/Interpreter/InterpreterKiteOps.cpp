@@ -80,6 +80,10 @@ void Interpreter::kiteOp(Operation *op) {
     return store(s);
   if (isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op))
     return atomic(op);
+  if (auto p = dyn_cast<kd::PrintOp>(op))
+    return print(p);
+  if (auto a = dyn_cast<kd::AssertOp>(op))
+    return assertion(a);
   if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp>(op))
     return random(op);
   if (auto d = dyn_cast<kd::DotOp>(op))
@@ -412,6 +416,55 @@ void Interpreter::atomic(Operation *op) {
     std::memcpy(at, &newBits, bytes);
   }
   values[op->getResult(0)] = r;
+}
+
+/// "(i, j)" of element k of `a`.
+static std::string indexTuple(const Array &a, size_t k) {
+  SmallVector<int64_t> idx(a.shape.size());
+  for (int d = int(a.shape.size()) - 1; d >= 0; --d) {
+    idx[d] = int64_t(k) % a.shape[d];
+    k /= a.shape[d];
+  }
+  std::string s = "(";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + ")";
+}
+
+void Interpreter::print(kd::PrintOp op) {
+  std::string pids = "pid (" + std::to_string(pid[0]) + ", " +
+                     std::to_string(pid[1]) + ", " + std::to_string(pid[2]) +
+                     ")";
+  for (mlir::Value v : op.getArgs()) {
+    ArrayRef_ a = get(v);
+    for (size_t k = 0; k < a->size(); ++k) {
+      std::string value;
+      char buf[64];
+      if (op.getHex()) {
+        std::snprintf(buf, sizeof buf, "0x%llx",
+                      (unsigned long long)bitsOf(*a, k));
+      } else if (a->kind == Kind::Float) {
+        std::snprintf(buf, sizeof buf, "%f", a->fv[k]);
+      } else {
+        std::snprintf(buf, sizeof buf, "%lld", (long long)a->iv[k]);
+      }
+      value = buf;
+      std::printf("%s%s %s: %s\n", pids.c_str(),
+                  a->shape.empty() ? "" : (" idx " + indexTuple(*a, k)).c_str(),
+                  op.getPrefix().str().c_str(), value.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+void Interpreter::assertion(kd::AssertOp op) {
+  ArrayRef_ c = get(op.getCondition());
+  for (size_t k = 0; k < c->size(); ++k)
+    if (!c->iv[k])
+      fail(op, "device_assert failed" +
+                   (op.getMessage().empty() ? std::string()
+                                            : ": " + op.getMessage().str()) +
+                   elementIndex(*c, k));
 }
 
 void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {

@@ -2,6 +2,8 @@
 
 #include "CudaDriver.h"
 
+#include <cstring>
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -11,14 +13,34 @@
 using namespace kite;
 using namespace kite::cuda;
 
+namespace {
+/// The kernel this thread launched last (for CUDA_ERROR_ASSERT, which the
+/// launch's next synchronization reports).
+thread_local char lastLaunched[128] = "";
+} // namespace
+
+void kite::cuda::noteLaunch(const std::string &kernel) {
+  std::strncpy(lastLaunched, kernel.c_str(), sizeof lastLaunched - 1);
+}
+
 std::string Driver::describe(const char *call, CUresult result) const {
   const char *name = nullptr, *text = nullptr;
   if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
     name = "unknown CUDA error";
   if (cuGetErrorString(result, &text) != CUDA_SUCCESS || !text)
     text = "";
-  return std::string(call) + ": " + name + " (" + text + ", code " +
-         std::to_string(result) + ")";
+  std::string message = std::string(call) + ": " + name + " (" + text +
+                        ", code " + std::to_string(result) + ")";
+  if (result == 710) // CUDA_ERROR_ASSERT
+    message += std::string(": a device_assert failed") +
+               (lastLaunched[0] ? std::string(" (last kernel launched on this "
+                                              "thread: '") +
+                                      lastLaunched + "')"
+                                : std::string()) +
+               "; the device printed the file:line, the program and thread "
+               "and the message on standard output. The context is now "
+               "unusable: restart the process";
+  return message;
 }
 
 namespace {

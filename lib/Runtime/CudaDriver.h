@@ -80,6 +80,10 @@ struct Driver {
   }
 };
 
+/// Remembers the kernel this thread launches (named in the message of a
+/// failed device_assert).
+void noteLaunch(const std::string &kernel);
+
 /// The loaded and initialized driver (once per process), or NoDriver.
 Expected<const Driver *> driver();
 

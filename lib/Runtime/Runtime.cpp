@@ -583,6 +583,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
     params[i] = const_cast<void *>(args[i].storage());
   const Driver &d = **drv;
   const auto &sig = impl_->source.signature;
+  cuda::noteLaunch(sig.name);
   return d.check("cuLaunchKernel",
                  d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,
                                   dynamicShared,

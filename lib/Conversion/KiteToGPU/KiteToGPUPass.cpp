@@ -241,6 +241,7 @@ struct ConvertKiteToGPUPass
     populateSharedMemoryOpPatterns(converter, state, patterns);
     populateAxisOpPatterns(converter, state, patterns);
     populateAtomicOpPatterns(converter, state, patterns);
+    populateDebugOpPatterns(converter, patterns);
     populateShapeOpPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);

@@ -417,6 +417,9 @@ void populateRandomOpPatterns(KiteTypeConverter &converter,
 void populateSharedMemoryOpPatterns(KiteTypeConverter &converter,
                                     const KiteLoweringState &state,
                                     RewritePatternSet &patterns);
+/// print and assert: device printf and __assertfail (DebugOpsToGPU.cpp).
+void populateDebugOpPatterns(KiteTypeConverter &converter,
+                             RewritePatternSet &patterns);
 /// atomic_rmw and atomic_cas: once per element, by its owner
 /// (AtomicOpsToGPU.cpp).
 void populateAtomicOpPatterns(KiteTypeConverter &converter,

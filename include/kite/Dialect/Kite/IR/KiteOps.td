@@ -486,6 +486,39 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
   let hasVerifier = 1;
 }
 
+def Kite_PrintOp : Kite_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Print values from the device (Triton's device_print)";
+  let description = [{
+    Prints each element of each argument on its own line:
+    `pid (x, y, z) idx (i, j) PREFIX: VALUE` (scalars without `idx`), in
+    hexadecimal with `hex`. On the GPU through `vprintf` (the output appears
+    when the host synchronizes); in the interpreter on standard output.
+
+    ```mlir
+    kite.print "x" %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                       Variadic<Kite_ScalarOrBlock>:$args);
+  let assemblyFormat = "$prefix (`hex` $hex^)? ($args^ `:` type($args))? attr-dict";
+}
+
+def Kite_AssertOp : Kite_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Check a condition on the device (Triton's device_assert)";
+  let description = [{
+    Fails the launch when an element of `condition` is false, naming the
+    message, the source location, the program and the element: on the GPU
+    through `__assertfail` (the launch then fails with
+    CUDA_ERROR_ASSERT), in the interpreter as an error at the op.
+
+    ```mlir
+    kite.assert %ok, "x must be positive" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Kite_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
 def Kite_DebugBarrierOp : Kite_Op<"debug_barrier",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Synchronize the threads of a program (Triton's debug_barrier)";
