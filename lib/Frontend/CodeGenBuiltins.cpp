@@ -173,7 +173,8 @@ Val CodeGen::call(const Expr &e) {
     y = broadcastTo(y, shape, e.loc);
     return Val::runtime(arith::SelectOp::create(b, lc, c, x, y));
   }
-  if (n == "rand" || n == "randint" || n == "randn") {
+  if (n == "rand" || n == "randint" || n == "randn" || n == "randint4x" ||
+      n == "rand4x") {
     Args a = bindArgs(e, n, {"seed", "offset"}, 2);
     Val s = a.values[0];
     mlir::Value seed = s.kind == Val::Runtime ? s.v : runtime(s, a.locs[0]);
@@ -191,6 +192,37 @@ Val CodeGen::call(const Expr &e) {
                           typeName(off.getType()));
     Type result = withShape(n == "randint" ? Type(b.getI32Type()) : Type(b.getF32Type()),
                             shapeOf(off.getType()));
+    if (n == "randint4x" || n == "rand4x") {
+      // The four words of one Philox block; rand4x maps each as rand does
+      // (x < 0 ? ~x : x, to f32, times 2^-31: Triton's
+      // uint_to_uniform_float, bit-exact with kite.rand).
+      Type words = withShape(b.getI32Type(), shapeOf(off.getType()));
+      auto op = kd::RandInt4xOp::create(b, lc, words, words, words, words,
+                                        seed, off);
+      Val out;
+      out.kind = Val::Tuple;
+      for (mlir::Value w : op.getResults()) {
+        if (n == "randint4x") {
+          out.elems.push_back(Val::runtime(w));
+          continue;
+        }
+        auto c = [&](int64_t v) {
+          return broadcastTo(materialize(Val::integer(v), b.getI32Type(), e.loc),
+                             shapeOf(w.getType()), e.loc);
+        };
+        mlir::Value neg = arith::CmpIOp::create(b, lc, arith::CmpIPredicate::slt,
+                                                w, c(0));
+        mlir::Value flipped = arith::XOrIOp::create(b, lc, w, c(-1));
+        mlir::Value x = arith::SelectOp::create(b, lc, neg, flipped, w);
+        mlir::Value f = arith::SIToFPOp::create(b, lc, result, x);
+        mlir::Value scale = materialize(Val::floating(4.6566127342e-10f),
+                                        b.getF32Type(), e.loc);
+        scale = broadcastTo(scale, shapeOf(f.getType()), e.loc);
+        out.elems.push_back(
+            Val::runtime(arith::MulFOp::create(b, lc, f, scale)));
+      }
+      return out;
+    }
     if (n == "rand")
       return Val::runtime(kd::RandOp::create(b, lc, result, seed, off));
     if (n == "randn")

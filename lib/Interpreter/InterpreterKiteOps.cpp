@@ -84,7 +84,7 @@ void Interpreter::kiteOp(Operation *op) {
     return print(p);
   if (auto a = dyn_cast<kd::AssertOp>(op))
     return assertion(a);
-  if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp>(op))
+  if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp, kd::RandInt4xOp>(op))
     return random(op);
   if (auto d = dyn_cast<kd::DotOp>(op))
     return dot(d);
@@ -491,6 +491,10 @@ float Interpreter::uniform(uint32_t word) {
 void Interpreter::random(Operation *op) {
   ArrayRef_ seed = get(op->getOperand(0)), off = get(op->getOperand(1));
   auto r = make(op->getResult(0).getType());
+  bool four = isa<kd::RandInt4xOp>(op);
+  SmallVector<ArrayRef_, 3> more; // randint4x's words 1-3
+  for (unsigned i = 1; four && i < 4; ++i)
+    more.push_back(make(op->getResult(i).getType()));
   uint64_t key = uint64_t(seed->iv[0]); // sign-extended already
   uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
   bool wide = widthOf(off->elem) == 64;
@@ -498,7 +502,11 @@ void Interpreter::random(Operation *op) {
     uint64_t o = uint64_t(off->iv[k]);
     uint32_t c[4] = {uint32_t(o), wide ? uint32_t(o >> 32) : 0u, 0, 0};
     philox(k0, k1, c);
-    if (isa<kd::RandIntOp>(op)) {
+    if (four) {
+      r->iv[k] = wrap(int64_t(c[0]), 32);
+      for (unsigned i = 1; i < 4; ++i)
+        more[i - 1]->iv[k] = wrap(int64_t(c[i]), 32);
+    } else if (isa<kd::RandIntOp>(op)) {
       r->iv[k] = wrap(int64_t(c[0]), 32);
     } else if (isa<kd::RandOp>(op)) {
       r->fv[k] = uniform(c[0]);
@@ -510,6 +518,8 @@ void Interpreter::random(Operation *op) {
     }
   }
   values[op->getResult(0)] = r;
+  for (unsigned i = 1; four && i < 4; ++i)
+    values[op->getResult(i)] = more[i - 1];
 }
 
 void Interpreter::dot(kd::DotOp d) {

@@ -368,6 +368,19 @@ struct RandIntLowering : OpConversionPattern<RandIntOp> {
   }
 };
 
+/// Pattern: kite.randint4x s, off => words 0-3 of one philox(s, off)
+struct RandInt4xLowering : OpConversionPattern<RandInt4xOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RandInt4xOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto words = philox(rewriter, op.getLoc(), adaptor.getSeed(),
+                        adaptor.getOffset(), {0, 1, 2, 3});
+    rewriter.replaceOp(op, ValueRange(words));
+    return success();
+  }
+};
+
 /// Pattern: kite.rand s, off => uniform(word 0 of philox(s, off))
 struct RandLowering : OpConversionPattern<RandOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -412,6 +425,6 @@ struct RandNLowering : OpConversionPattern<RandNOp> {
 
 void mlir::kite::populateRandomOpPatterns(KiteTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<RandIntLowering, RandLowering, RandNLowering>(
+  patterns.add<RandIntLowering, RandInt4xLowering, RandLowering, RandNLowering>(
       converter, patterns.getContext());
 }

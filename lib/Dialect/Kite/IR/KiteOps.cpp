@@ -620,6 +620,14 @@ static LogicalResult verifyRandom(Operation *op, Type offsetType,
   return success();
 }
 
+LogicalResult RandInt4xOp::verify() {
+  for (Value r : getResults())
+    if (failed(verifyRandom(*this, getOffset().getType(), r.getType(),
+                            IntegerType::get(getContext(), 32))))
+      return failure();
+  return success();
+}
+
 LogicalResult RandIntOp::verify() {
   return verifyRandom(*this, getOffset().getType(), getType(),
                       IntegerType::get(getContext(), 32));

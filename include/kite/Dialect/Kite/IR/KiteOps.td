@@ -328,6 +328,26 @@ def Kite_RandIntOp : Kite_RandomOp<"randint"> {
   }];
 }
 
+def Kite_RandInt4xOp : Kite_Op<"randint4x", [Pure]> {
+  let summary = "The four Philox4x32-10 words of each offset";
+  let description = [{
+    Triton's `tl.randint4x(seed, offset)`: all four output words of the
+    Philox4x32-10 block of `kite.randint` (whose result is word 0), each an
+    i32 with the offsets' shape. One Philox evaluation gives all four.
+
+    ```mlir
+    %a, %b, %c, %d = kite.randint4x %seed, %offs : i32, tensor<64xi32> -> tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset);
+  let results = (outs Kite_ScalarOrBlock:$r0, Kite_ScalarOrBlock:$r1,
+                      Kite_ScalarOrBlock:$r2, Kite_ScalarOrBlock:$r3);
+  let assemblyFormat = "$seed `,` $offset attr-dict `:` type($seed) `,` "
+                       "type($offset) `->` type($r0) `,` type($r1) `,` "
+                       "type($r2) `,` type($r3)";
+  let hasVerifier = 1;
+}
+
 def Kite_RandOp : Kite_RandomOp<"rand"> {
   let summary = "Uniform random floats in [0, 1) (Philox4x32-10)";
   let description = [{
