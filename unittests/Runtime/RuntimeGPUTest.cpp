@@ -292,6 +292,24 @@ def r(out_i: *i32, out_f: *f32, seed: i32, n: i32):
   EXPECT_EQ(di.toHost().value(), hi);
   auto gf = df.toHost().value();
   EXPECT_EQ(std::memcmp(gf.data(), hf.data(), n * 4), 0);
+
+  // randint4x: the four words, bit for bit (one Philox block on the GPU).
+  const char *src4 = R"(@kernel
+def r(out: *i32, seed: i32, n: i32):
+    offs = program_id(0) * 256 + arange(0, 256)
+    m = offs < n
+    a, b, c, d = randint4x(seed, offs)
+    store(out + 4 * offs, a, mask=m)
+    store(out + 4 * offs + 1, b, mask=m)
+    store(out + 4 * offs + 2, c, mask=m)
+    store(out + 4 * offs + 3, d, mask=m)
+)";
+  auto k4 = compileKite(src4, {}, "r4.kite").value();
+  auto d4 = DeviceBuffer<int32_t>::allocate(4 * n).value();
+  std::vector<int32_t> h4(4 * n);
+  ASSERT_TRUE(k4.launch(cdiv(n, 256), {d4, int32_t(-7), int32_t(n)}).ok());
+  ASSERT_TRUE(k4.interpret(cdiv(n, 256), {h4, int32_t(-7), int32_t(n)}).ok());
+  EXPECT_EQ(d4.toHost().value(), h4);
 }
 
 //===----------------------------------------------------------------------===//
