@@ -527,3 +527,57 @@ func.func @hint_contiguity(%x: tensor<8xi32>) {
   %0 = kite.hint %x {contiguity = 3 : i64} : tensor<8xi32>
   return
 }
+
+// -----
+
+func.func @atomic_and_float(%p: !kite.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{atomic and does not take 'f32'}}
+  %0 = kite.atomic_rmw and %p, %v : !kite.ptr<f32>, f32 -> f32
+  return
+}
+
+// -----
+
+func.func @atomic_value_type(%p: tensor<4x!kite.ptr<i32>>, %v: tensor<4xi64>) {
+  // expected-error @+1 {{operand type 'tensor<4xi64>' should be 'tensor<4xi32>' (the pointee with the pointers' shape)}}
+  %0 = kite.atomic_rmw add %p, %v : tensor<4x!kite.ptr<i32>>, tensor<4xi64> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @atomic_mask_shape(%p: tensor<4x!kite.ptr<i32>>, %v: tensor<4xi32>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{mask shape [8] does not match pointer shape [4]}}
+  %0 = kite.atomic_rmw add %p, %v, %m : tensor<4x!kite.ptr<i32>>, tensor<4xi32>, tensor<8xi1> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @cas_half(%p: !kite.ptr<f16>, %c: f16, %v: f16) {
+  // expected-error @+1 {{atomic_cas takes 32- and 64-bit types, got 'f16'}}
+  %0 = kite.atomic_cas %p, %c, %v : !kite.ptr<f16>, f16, f16 -> f16
+  return
+}
+
+// -----
+
+func.func @randint4x_type(%s: i32, %o: tensor<4xi32>) {
+  // expected-error @+1 {{result type 'tensor<4xf32>' should be 'tensor<4xi32>'}}
+  %a, %b, %c, %d = kite.randint4x %s, %o : i32, tensor<4xi32> -> tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.autotune': num_warps must be a power of two in [1, 32]}}
+func.func @autotune_warps() attributes {kite.kernel, kite.autotune = [{num_warps = 3 : i32}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.autotune_key' must be an array of parameter names}}
+func.func @autotune_key() attributes {kite.kernel, kite.autotune = [{B = 1 : i64}], kite.autotune_key = [1]} {
+  return
+}
