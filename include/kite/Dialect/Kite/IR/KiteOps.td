@@ -256,11 +256,13 @@ def Kite_AtomicRMWOp : Kite_Op<"atomic_rmw",
     and `min` (signed integers, f32, f64), `and`/`or`/`xor` (integers),
     `xchg` (32- and 64-bit types). `sem` orders it (relaxed, acquire,
     release, acq_rel; default acq_rel) and `scope` says for whom it is
-    atomic (gpu, cta, sys; default gpu), as Triton's.
+    atomic (gpu, cta, sys; default gpu), as Triton's. In the IR they are
+    the enums' numbers: sem relaxed 0, acquire 1, release 2, acq_rel 3;
+    scope gpu 0, cta 1, sys 2.
 
     ```mlir
     %old = kite.atomic_rmw add %ptrs, %v, %mask : tensor<128x!kite.ptr<f32>>, tensor<128xf32>, tensor<128xi1> -> tensor<128xf32>
-    %c = kite.atomic_rmw xchg %lock, %one {sem = #kite<mem_semantic acquire>} : !kite.ptr<i32>, i32 -> i32
+    %c = kite.atomic_rmw xchg %lock, %one {sem = 1 : i32} : !kite.ptr<i32>, i32 -> i32
     ```
   }];
   let arguments = (ins Kite_AtomicKindAttr:$kind, Kite_PtrLike:$ptr,
