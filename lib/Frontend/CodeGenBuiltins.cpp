@@ -432,6 +432,25 @@ Val CodeGen::call(const Expr &e) {
         b.getI32IntegerAttr(axis), reverse ? b.getUnitAttr() : UnitAttr());
     return Val::runtime(scan.getResult());
   }
+  if (n == "flip") {
+    // flip(x, dim=None): reversed along dim (default: the last one).
+    Args a = bindArgs(e, n, {"x", "dim"}, 1);
+    Val x = a.values[0];
+    if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
+      fail(a.locs[0], "flip() needs a block, got " + describe(x));
+    int64_t rank = llvm::cast<RankedTensorType>(x.v.getType()).getRank();
+    int64_t dim = rank - 1;
+    if (a.given[1] && a.values[1].kind != Val::None) {
+      dim = constInt(a.values[1], a.locs[1], "flip()'s dim");
+      if (dim < 0)
+        dim += rank;
+      if (dim < 0 || dim >= rank)
+        fail(a.locs[1], "flip()'s dim is out of range for a rank-" +
+                            std::to_string(rank) + " block");
+    }
+    return Val::runtime(kd::FlipOp::create(b, lc, x.v.getType(), x.v,
+                                           b.getI32IntegerAttr(dim)));
+  }
   if (n == "trans" || n == "permute") {
     // trans(x, *dims) / permute(x, dims): no dims swaps a 2-D block.
     if (e.args.size() < 2)

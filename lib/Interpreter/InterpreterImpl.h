@@ -169,6 +169,8 @@ private:
                             ArrayRef<int64_t> stride);
   void trans(kd::TransOp t);
 
+  void flip(kd::FlipOp f);
+
   void broadcast(kd::BroadcastOp b);
 
   /// The buffer holding [address, address + bytes), or an error message.

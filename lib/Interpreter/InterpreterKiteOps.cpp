@@ -48,6 +48,8 @@ void Interpreter::kiteOp(Operation *op) {
   }
   if (auto t = dyn_cast<kd::TransOp>(op))
     return trans(t);
+  if (auto f = dyn_cast<kd::FlipOp>(op))
+    return flip(f);
   if (auto sc = dyn_cast<kd::ScanOp>(op))
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
@@ -207,6 +209,23 @@ void Interpreter::trans(kd::TransOp t) {
     stride[i] = srcStride[order[i]];
   gatherStrided(*src, *r, stride);
   values[t.getResult()] = r;
+}
+
+void Interpreter::flip(kd::FlipOp f) {
+  ArrayRef_ src = get(f.getSrc());
+  auto r = make(f.getType());
+  int64_t dim = f.getDim(), n = src->shape[dim], inner = 1;
+  for (size_t d = size_t(dim) + 1; d < src->shape.size(); ++d)
+    inner *= src->shape[d];
+  for (size_t k = 0; k < r->size(); ++k) {
+    int64_t i = (int64_t(k) / inner) % n;
+    size_t from = size_t(int64_t(k) + (n - 1 - 2 * i) * inner);
+    if (r->kind == Kind::Float)
+      r->fv[k] = src->fv[from];
+    else
+      r->iv[k] = src->iv[from];
+  }
+  values[f.getResult()] = r;
 }
 
 void Interpreter::broadcast(kd::BroadcastOp b) {

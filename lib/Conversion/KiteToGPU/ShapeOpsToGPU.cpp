@@ -1,9 +1,10 @@
-//===- ShapeOpsToGPU.cpp - trans and reshape -------------------------------===//
+//===- ShapeOpsToGPU.cpp - trans, flip and reshape -------------------------===//
 //
 // Ops that change which element a register holds without changing values:
 //   - kite.trans: each thread publishes its registers to shared memory at
 //     their linear index in the operand, then reads each result register at
 //     the permuted coordinates;
+//   - kite.flip: likewise, the flipped dimension read backwards;
 //   - kite.reshape: the same linear index in both shapes, so the registers
 //     are forwarded when both layouts place elements alike (linear layouts
 //     depend only on the element count), else exchanged through shared
@@ -65,6 +66,34 @@ struct TransLowering : OpConversionPattern<TransOp> {
   const KiteLoweringState &state;
 };
 
+/// Pattern: kite.flip => through shared memory, the dimension read
+/// backwards.
+struct FlipLowering : OpConversionPattern<FlipOp> {
+  FlipLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+               MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(FlipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
+    int64_t dim = op.getDim(), n = type.getDimSize(dim);
+    Value result = gather(
+        s, conv, type, conv.getLayout(op.getResult()), type.getElementType(),
+        [&](ArrayRef<Value> c) {
+          SmallVector<Value> src(c);
+          src[dim] = arith::SubIOp::create(rewriter, op.getLoc(),
+                                           s.i32(n - 1), c[dim]);
+          return s.linear(src, type.getShape());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
 /// Pattern: kite.reshape => the registers, or through shared memory.
 struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   ReshapeLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -98,6 +127,6 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
 void mlir::kite::populateShapeOpPatterns(KiteTypeConverter &converter,
                                          const KiteLoweringState &state,
                                          RewritePatternSet &patterns) {
-  patterns.add<TransLowering, ReshapeLowering>(converter, state,
+  patterns.add<TransLowering, FlipLowering, ReshapeLowering>(converter, state,
                                                patterns.getContext());
 }

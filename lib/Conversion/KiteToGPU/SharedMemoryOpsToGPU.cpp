@@ -78,6 +78,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(sc.getSrc().getType());
   if (auto t = dyn_cast<TransOp>(op))
     return bytesOf(t.getSrc().getType());
+  if (auto f = dyn_cast<FlipOp>(op))
+    return bytesOf(f.getSrc().getType());
   if (auto r = dyn_cast<ReshapeOp>(op))
     return bytesOf(r.getSrc().getType());
   if (auto d = dyn_cast<DotOp>(op)) {

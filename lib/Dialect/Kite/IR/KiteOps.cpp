@@ -171,6 +171,14 @@ LogicalResult ScanOp::verify() {
   return success();
 }
 
+LogicalResult FlipOp::verify() {
+  int64_t rank = getSrc().getType().getRank(), dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for a rank-"
+                         << rank << " block";
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();

@@ -130,6 +130,22 @@ def Kite_TransOp : Kite_Op<"trans", [Pure]> {
   let hasFolder = 1;
 }
 
+def Kite_FlipOp : Kite_Op<"flip", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "Reverse a block along one dimension (Triton's tl.flip)";
+  let description = [{
+    result[..., i, ...] = src[..., n - 1 - i, ...] along `dim` (of size n).
+    On the GPU the elements move between threads through shared memory.
+
+    ```mlir
+    %r = kite.flip %x dim 0 : tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, I32Attr:$dim);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src `dim` $dim attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
   let summary = "The same elements in row-major order, another shape";
   let description = [{
