@@ -319,3 +319,28 @@ TEST(GPU, LayerNormOddWidths) {
     EXPECT_LT(statErr, 1e-4) << "layer norm, " << cols << " columns";
   }
 }
+
+TEST(GPU, FlipAgreesWithTheInterpreter) {
+  REQUIRE_GPU();
+  for (int warps : {1, 4}) {
+    const char *src = R"(@kernel
+def f(x: *f32, y: *f32, z: *f32):
+    i = arange(0, 16)[:, None] * 64 + arange(0, 64)[None, :]
+    v = load(x + i)
+    store(y + i, flip(v))
+    store(z + i, flip(v, 0))
+)";
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "flip.kite").value();
+    auto x = randomVector(1024, 31);
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dy = DeviceBuffer<float>::allocate(1024).value();
+    auto dz = DeviceBuffer<float>::allocate(1024).value();
+    std::vector<float> hy(1024), hz(1024);
+    ASSERT_TRUE(k.launch(1, {dx, dy, dz}).ok());
+    ASSERT_TRUE(k.interpret(1, {x, hy, hz}).ok());
+    EXPECT_EQ(dy.toHost().value(), hy) << warps << " warps";
+    EXPECT_EQ(dz.toHost().value(), hz) << warps << " warps";
+  }
+}

@@ -581,3 +581,11 @@ func.func @autotune_warps() attributes {kite.kernel, kite.autotune = [{num_warps
 func.func @autotune_key() attributes {kite.kernel, kite.autotune = [{B = 1 : i64}], kite.autotune_key = [1]} {
   return
 }
+
+// -----
+
+func.func @flip_dim(%x: tensor<4xf32>) {
+  // expected-error @+1 {{dim 1 is out of range for a rank-1 block}}
+  %0 = kite.flip %x dim 1 : tensor<4xf32>
+  return
+}
