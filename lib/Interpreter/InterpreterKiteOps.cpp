@@ -283,18 +283,23 @@ std::string Interpreter::describeAddress(uint64_t address, unsigned bytes) {
          "-byte access overruns it";
 }
 
-std::string Interpreter::elementIndex(const Array &a, size_t k) {
-  if (a.shape.empty())
-    return "";
-  std::string s = " at element [";
+/// The coordinates of element `k` of `a`, "i, j".
+static std::string coordinatesOf(const Array &a, size_t k) {
   SmallVector<int64_t> idx(a.shape.size());
   for (int d = int(a.shape.size()) - 1; d >= 0; --d) {
     idx[d] = int64_t(k) % a.shape[d];
     k /= a.shape[d];
   }
+  std::string s;
   for (size_t d = 0; d < idx.size(); ++d)
     s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
+  return s;
+}
+
+std::string Interpreter::elementIndex(const Array &a, size_t k) {
+  if (a.shape.empty())
+    return "";
+  return " at element [" + coordinatesOf(a, k) + "]";
 }
 
 void Interpreter::load(kd::LoadOp l) {
@@ -437,19 +442,6 @@ void Interpreter::atomic(Operation *op) {
   values[op->getResult(0)] = r;
 }
 
-/// "(i, j)" of element k of `a`.
-static std::string indexTuple(const Array &a, size_t k) {
-  SmallVector<int64_t> idx(a.shape.size());
-  for (int d = int(a.shape.size()) - 1; d >= 0; --d) {
-    idx[d] = int64_t(k) % a.shape[d];
-    k /= a.shape[d];
-  }
-  std::string s = "(";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + ")";
-}
-
 void Interpreter::print(kd::PrintOp op) {
   std::string pids = "pid (" + std::to_string(pid[0]) + ", " +
                      std::to_string(pid[1]) + ", " + std::to_string(pid[2]) +
@@ -469,7 +461,8 @@ void Interpreter::print(kd::PrintOp op) {
       }
       value = buf;
       std::printf("%s%s %s: %s\n", pids.c_str(),
-                  a->shape.empty() ? "" : (" idx " + indexTuple(*a, k)).c_str(),
+                  a->shape.empty() ? ""
+                                  : (" idx (" + coordinatesOf(*a, k) + ")").c_str(),
                   op.getPrefix().str().c_str(), value.c_str());
     }
   }

@@ -2,6 +2,7 @@
 
 #include "Autotune.h"
 
+#include "Compile.h"
 #include "CudaDriver.h"
 #include "DiskCache.h"
 
@@ -39,11 +40,6 @@ namespace {
 std::mutex timerMutex;
 std::function<double(const TuningConfig &, int)> testTimer;
 std::string testDevice;
-
-bool tracing() {
-  const char *t = std::getenv("KITE_TRACE");
-  return t && *t && std::strcmp(t, "0") != 0;
-}
 
 /// A key value as text: scalars by value, pointers by their alignment
 /// (16 bytes or not, as the specialization sees them).
@@ -281,7 +277,7 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
       ++usable;
       continue;
     }
-    if (tracing())
+    if (detail::tracing())
       std::fprintf(stderr, "kite: autotune %s: config %d (%s) left out: %s\n",
                    tuning.sourceName.c_str(), i,
                    tuning.configs[i].str().c_str(),
@@ -340,7 +336,7 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.6g", ms[i]);
       cache::write(entryKeys[i], "tune", buf);
-      if (tracing())
+      if (detail::tracing())
         std::fprintf(stderr, "kite: autotune %s [%s] config %d (%s): %.4f ms\n",
                      tuning.sourceName.c_str(), keyValues.c_str(), i,
                      tuning.configs[i].str().c_str(), ms[i]);
@@ -354,7 +350,7 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
       return failed.error();
   }
   int best = int(std::min_element(ms.begin(), ms.end()) - ms.begin());
-  if (tracing())
+  if (detail::tracing())
     std::fprintf(stderr, "kite: autotune %s [%s]: config %d (%s), %.4f ms%s\n",
                  tuning.sourceName.c_str(), keyValues.c_str(), best,
                  tuning.configs[best].str().c_str(), ms[best],

@@ -36,6 +36,14 @@ using ::kite::Expected;
 #define KITE_VERSION "dev"
 #endif
 
+bool ::kite::detail::tracing() {
+  static const bool on = [] {
+    const char *t = std::getenv("KITE_TRACE");
+    return t && *t && std::strcmp(t, "0") != 0;
+  }();
+  return on;
+}
+
 const char *::kite::detail::compilerVersion() {
   return "kite-" KITE_VERSION " build-" KITE_COMPILER_ID
          " llvm-" LLVM_VERSION_STRING;

@@ -59,6 +59,10 @@ std::string interpret(const std::string &canonical, const Grid &grid,
 /// Identifies the compiler in cache keys.
 const char *compilerVersion();
 
+/// KITE_TRACE=1 (read once): one line on stderr per compile, cache lookup,
+/// cubin compile, module load and autotuning trial, with its duration.
+bool tracing();
+
 } // namespace kite::detail
 
 #endif // KITE_LIB_RUNTIME_COMPILE_H

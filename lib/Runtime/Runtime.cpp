@@ -97,20 +97,11 @@ bool dumpEnabled(std::string &where) {
   return true;
 }
 
-/// KITE_TRACE=1: one line on stderr per compile, cache lookup, JIT link and
-/// module load, with its duration.
-bool tracing() {
-  static const bool on = [] {
-    const char *t = std::getenv("KITE_TRACE");
-    return t && *t && std::strcmp(t, "0") != 0;
-  }();
-  return on;
-}
 
 struct TraceTimer {
   explicit TraceTimer(std::string what) : what(std::move(what)) {}
   ~TraceTimer() {
-    if (!tracing())
+    if (!detail::tracing())
       return;
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)

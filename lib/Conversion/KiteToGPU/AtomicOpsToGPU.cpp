@@ -56,29 +56,6 @@ StringRef syncScopeOf(MemScope s) {
   return "device";
 }
 
-/// The owner predicate of this thread for a value in `layout` (i1), or
-/// null when every thread owns its registers.
-Value ownerPredicate(OpBuilder &b, Location loc, Type ptrType,
-                     const std::optional<BlockedLayout> &layout) {
-  Value tid = threadId(b, loc);
-  int64_t replicated = 0;
-  if (!layout) {
-    replicated = -1; // a scalar: thread 0
-  } else if (auto bits = LayoutBits::of(*layout)) {
-    for (size_t j = 0; j < bits->thread.size(); ++j)
-      if (bits->thread[j] == 0)
-        replicated |= int64_t(1) << j;
-  } else if (layout->isReplicated()) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
-                                 i32Const(b, loc, layout->numel));
-  }
-  if (!replicated)
-    return {};
-  Value bitsOfTid = arith::AndIOp::create(b, loc, tid, i32Const(b, loc, replicated));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bitsOfTid,
-                               i32Const(b, loc, 0));
-}
-
 /// Lowers both atomics: `emit` makes the atomic of one register
 /// (address, register index) and returns the old value.
 template <typename OpT>
@@ -95,7 +72,7 @@ LogicalResult lowerAtomic(OpT op, Value ptrs, Value mask,
   if (isBlock)
     layout = conv.getLayout(op.getPtr());
   int64_t perThread = layout ? layout->perThread : 1;
-  Value owner = ownerPredicate(b, loc, op.getPtr().getType(), layout);
+  Value owner = ownerPredicate(b, loc, layout);
   Value result = isBlock ? constantOf(b, loc, resultType, 0) : Value();
   SmallVector<Value> olds;
   for (int64_t e = 0; e < perThread; ++e) {
@@ -156,11 +133,6 @@ LogicalResult lowerAtomic(OpT op, Value ptrs, Value mask,
   return success();
 }
 
-Value toPointer(OpBuilder &b, Location loc, Value addr) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), addr);
-}
-
 struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
   AtomicRMWLowering(KiteTypeConverter &c, const KiteLoweringState &s,
                     MLIRContext *ctx)
@@ -172,15 +144,12 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
     Location loc = op.getLoc();
     Type elem = getElementTypeOrSelf(conv.convertType(op.getType()));
     bool isFloat = isa<FloatType>(elem);
-    auto ordering = orderingOf(op.getSem());
-    StringRef scope = syncScopeOf(op.getScope());
     Value values = adaptor.getValue();
     // PTX `atom` with the order and scope spelled out: LLVM 22's NVPTX
     // drops both from atomicrmw (an acq_rel add came out as a relaxed
-    // atom.global.add), so the instruction is written here.
-    (void)ordering;
-    (void)scope;
-    auto rmw = [&](LLVM::AtomicBinOp bin, Value ptr, Value v) -> Value {
+    // atom.global.add), so the instruction is written here, on the i64
+    // address.
+    auto rmw = [&](LLVM::AtomicBinOp bin, Value addr, Value v) -> Value {
       Type t = v.getType();
       unsigned bits = t.getIntOrFloatBitWidth();
       std::string opName, typeName;
@@ -227,7 +196,6 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
                       ? arith::BitcastOp::create(b, loc, regType, v).getResult()
                       : v;
       const char *c = bits == 64 ? "=l,l,l" : bits == 16 ? "=h,l,h" : "=r,l,r";
-      Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
       Value old =
           LLVM::InlineAsmOp::create(
               b, loc, regType, ValueRange{addr, raw}, text, c,
@@ -240,26 +208,25 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
                  : old;
     };
     auto emit = [&](Value addr, int64_t e) -> Value {
-      Value ptr = toPointer(b, loc, addr);
       Value v = extractRegister(b, loc, values, e);
       switch (op.getKind()) {
       case AtomicKind::Add:
         return rmw(isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add,
-                   ptr, v);
+                   addr, v);
       case AtomicKind::And:
-        return rmw(LLVM::AtomicBinOp::_and, ptr, v);
+        return rmw(LLVM::AtomicBinOp::_and, addr, v);
       case AtomicKind::Or:
-        return rmw(LLVM::AtomicBinOp::_or, ptr, v);
+        return rmw(LLVM::AtomicBinOp::_or, addr, v);
       case AtomicKind::Xor:
-        return rmw(LLVM::AtomicBinOp::_xor, ptr, v);
+        return rmw(LLVM::AtomicBinOp::_xor, addr, v);
       case AtomicKind::Xchg:
-        return rmw(LLVM::AtomicBinOp::xchg, ptr, v);
+        return rmw(LLVM::AtomicBinOp::xchg, addr, v);
       case AtomicKind::Max:
       case AtomicKind::Min: {
         bool isMax = op.getKind() == AtomicKind::Max;
         if (!isFloat)
           return rmw(isMax ? LLVM::AtomicBinOp::max : LLVM::AtomicBinOp::min,
-                     ptr, v);
+                     addr, v);
         // Floats as integers: non-negative values order like signed ints,
         // negative ones reversed like unsigned ones.
         Type intType = b.getIntegerType(elem.getIntOrFloatBitWidth());
@@ -273,12 +240,12 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
         b.setInsertionPointToStart(&branch.getThenRegion().front());
         scf::YieldOp::create(
             b, loc,
-            rmw(isMax ? LLVM::AtomicBinOp::max : LLVM::AtomicBinOp::min, ptr,
+            rmw(isMax ? LLVM::AtomicBinOp::max : LLVM::AtomicBinOp::min, addr,
                 bits));
         b.setInsertionPointToStart(&branch.getElseRegion().front());
         scf::YieldOp::create(
             b, loc,
-            rmw(isMax ? LLVM::AtomicBinOp::umin : LLVM::AtomicBinOp::umax, ptr,
+            rmw(isMax ? LLVM::AtomicBinOp::umin : LLVM::AtomicBinOp::umax, addr,
                 bits));
         b.setInsertionPointAfter(branch);
         return arith::BitcastOp::create(b, loc, elem, branch.getResult(0));

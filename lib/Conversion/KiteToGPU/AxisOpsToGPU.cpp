@@ -171,6 +171,29 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
                            : r;
 }
 
+/// The bits of an axis op's source layout, or an error on `op` (every
+/// layout Kite builds has them).
+std::optional<LayoutBits> sourceBits(Operation *op, const BlockedLayout &in) {
+  std::optional<LayoutBits> bits = LayoutBits::of(in);
+  if (!bits)
+    op->emitOpError() << "has a source layout that does not factor into bits "
+                         "(every layout Kite builds does; this is a compiler "
+                         "bug)";
+  return bits;
+}
+
+/// Where dimension `axis` lies in the bits of the row-major index: from
+/// bit `lo`, `bits` wide (shapes are powers of two).
+struct AxisField {
+  int64_t lo = 0, bits = 0;
+  AxisField(RankedTensorType type, int64_t axis) {
+    for (int64_t d = type.getRank() - 1; d > axis; --d)
+      lo += llvm::Log2_64(type.getDimSize(d));
+    bits = llvm::Log2_64(type.getDimSize(axis));
+  }
+  int64_t mask() const { return ((int64_t(1) << bits) - 1) << lo; }
+};
+
 /// Pattern: kite.reduce => registers, lane shuffles, then one exchange of
 /// the warps' partials (see the file comment).
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
@@ -183,11 +206,9 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LayoutBits> bits = LayoutBits::of(in);
+    std::optional<LayoutBits> bits = sourceBits(op, in);
     if (!bits)
-      return op.emitOpError()
-             << "has a source layout that does not factor into bits (every "
-                "layout Kite builds does; this is a compiler bug)";
+      return failure();
     rewriter.replaceOp(op,
                        lowerByBits(op, adaptor.getSrc(), in, *bits, rewriter));
     return success();
@@ -209,11 +230,8 @@ private:
 
     // The axis as a field of the row-major index's bits.
     int64_t axis = op.getAxis();
-    int64_t axisLo = 0;
-    for (int64_t d = srcType.getRank() - 1; d > axis; --d)
-      axisLo += llvm::Log2_64(srcType.getDimSize(d));
-    int64_t axisBits = llvm::Log2_64(srcType.getDimSize(axis));
-    int64_t axisMask = ((int64_t(1) << axisBits) - 1) << axisLo;
+    AxisField field(srcType, axis);
+    int64_t axisLo = field.lo, axisBits = field.bits, axisMask = field.mask();
     auto along = [&](int64_t move) { return (move & axisMask) != 0; };
     // The result's index of source index `lin`: the axis field removed.
     auto resultIndexOf = [&](int64_t lin) {
@@ -386,11 +404,9 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
                   ConversionPatternRewriter &b) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LayoutBits> bits = LayoutBits::of(in);
+    std::optional<LayoutBits> bits = sourceBits(op, in);
     if (!bits)
-      return op.emitOpError()
-             << "has a source layout that does not factor into bits (every "
-                "layout Kite builds does; this is a compiler bug)";
+      return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getSrc().getType();
     Type kiteElem = type.getElementType();
@@ -405,10 +421,8 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
                      : arith::MulIOp::create(b, loc, a, x).getResult();
     };
 
-    int64_t axis = op.getAxis(), axisLo = 0;
-    for (int64_t d = type.getRank() - 1; d > axis; --d)
-      axisLo += llvm::Log2_64(type.getDimSize(d));
-    int64_t axisBits = llvm::Log2_64(type.getDimSize(axis));
+    AxisField field(type, op.getAxis());
+    int64_t axisLo = field.lo, axisBits = field.bits;
 
     int64_t n = in.perThread;
     SmallVector<Value> scan, total;
@@ -419,6 +433,14 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     Scratch s(b, loc, state.sharedMemory);
     Value tid = threadId(b, loc);
     Value tbase = threadBase(b, loc, in);
+    auto resultType = cast<VectorType>(conv.convertType(type));
+    // Per-register values as the block's vector.
+    auto registers = [&](ArrayRef<Value> regs) {
+      Value v = constantOf(b, loc, resultType, 0);
+      for (int64_t e = 0; e < n; ++e)
+        v = vector::InsertOp::create(b, loc, regs[e], v, e);
+      return v;
+    };
     for (int64_t k = 0; k < axisBits; ++k) {
       int64_t move = int64_t(1) << (axisLo + k);
       // Which bit of (register, thread) moves the element by `move`.
@@ -443,13 +465,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
           partner[e] = shuffleXor(b, loc, total[e], int64_t(1) << threadBit);
       } else {
         // Through the scratch buffer, at the elements' linear indices.
-        s.barrier();
-        for (int64_t e = 0; e < n; ++e) {
-          Value lin = arith::OrIOp::create(b, loc, tbase,
-                                           s.i32(bits->registerMove(e)));
-          LLVM::StoreOp::create(b, loc, total[e], s.address(0, lin, kiteElem));
-        }
-        s.barrier();
+        s.publish(registers(total), type, in);
         for (int64_t e = 0; e < n; ++e) {
           Value lin = arith::OrIOp::create(b, loc, tbase,
                                            s.i32(bits->registerMove(e)));
@@ -487,19 +503,10 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
 
     // The scan in the source's layout; the result's may differ.
     BlockedLayout out = conv.getLayout(op.getResult());
-    auto resultType = cast<VectorType>(conv.convertType(type));
-    Value result = constantOf(b, loc, resultType, 0);
-    if (out.placesLike(in)) {
-      for (int64_t e = 0; e < n; ++e)
-        result = vector::InsertOp::create(b, loc, scan[e], result, e);
-    } else {
-      s.barrier();
-      for (int64_t e = 0; e < n; ++e) {
-        Value lin = arith::OrIOp::create(b, loc, tbase,
-                                         s.i32(bits->registerMove(e)));
-        LLVM::StoreOp::create(b, loc, scan[e], s.address(0, lin, kiteElem));
-      }
-      s.barrier();
+    Value result = registers(scan);
+    if (!out.placesLike(in)) {
+      s.publish(result, type, in);
+      result = constantOf(b, loc, resultType, 0);
       Value outBase = threadBase(b, loc, out);
       for (int64_t e = 0; e < out.perThread; ++e) {
         Value lin = arith::AddIOp::create(b, loc, outBase,

@@ -23,25 +23,6 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// The predicate "this thread owns its copy" for `layout` (null: all do).
-Value owns(OpBuilder &b, Location loc, const std::optional<BlockedLayout> &layout) {
-  Value tid = threadId(b, loc);
-  int64_t replicated = 0;
-  if (!layout) {
-    replicated = -1;
-  } else if (auto bits = LayoutBits::of(*layout)) {
-    for (size_t j = 0; j < bits->thread.size(); ++j)
-      if (bits->thread[j] == 0)
-        replicated |= int64_t(1) << j;
-  }
-  if (!replicated)
-    return {};
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, loc, tid, i32Const(b, loc, replicated)),
-      i32Const(b, loc, 0));
-}
-
 /// Runs `body` under `pred` (directly when null).
 void under(OpBuilder &b, Location loc, Value pred,
            function_ref<void()> body) {
@@ -127,7 +108,7 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
                                 .getResult();
       };
       int64_t n = layout ? layout->perThread : 1;
-      Value owner = owns(b, loc, layout);
+      Value owner = ownerPredicate(b, loc, layout);
       for (int64_t e = 0; e < n; ++e) {
         under(b, loc, owner, [&] {
           SmallVector<Value> args(pids);
@@ -218,7 +199,7 @@ struct AssertLowering : OpConversionPattern<AssertOp> {
     Value msg = stringConstant(b, loc, module, op.getMessage(), "kite_assert_msg");
     Value fileStr = stringConstant(b, loc, module, file, "kite_assert_file");
     Value func = stringConstant(b, loc, module, kernel, "kite_assert_func");
-    Value owner = owns(b, loc, layout);
+    Value owner = ownerPredicate(b, loc, layout);
     for (int64_t e = 0; e < n; ++e) {
       Value ok = extractRegister(b, loc, cond, e);
       Value bad = arith::XOrIOp::create(

@@ -271,10 +271,6 @@ static Value addressOf(OpBuilder &b, Location loc, Value addrs, int64_t e) {
   return extractRegister(b, loc, addrs, e);
 }
 
-static Value toPointer(OpBuilder &b, Location loc, Value addr) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), addr);
-}
 
 /// Registers [offset, offset + width) of a per-thread vector (one register
 /// as a scalar when width is 1).

@@ -8,6 +8,8 @@
 
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
+#include "Utils.h"
+
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -371,4 +373,31 @@ std::optional<MmaTile> KiteTypeConverter::getMmaTile(int64_t M,
 
 BlockedLayout KiteTypeConverter::getLayout(RankedTensorType type) const {
   return BlockedLayout::get(type.getNumElements(), numThreads, vectorWidth);
+}
+
+Value mlir::kite::detail::ownerPredicate(
+    OpBuilder &b, Location loc, const std::optional<BlockedLayout> &layout) {
+  Value tid = threadId(b, loc);
+  int64_t replicated = 0;
+  if (!layout) {
+    replicated = -1; // a scalar: thread 0
+  } else if (auto bits = LayoutBits::of(*layout)) {
+    for (size_t j = 0; j < bits->thread.size(); ++j)
+      if (bits->thread[j] == 0)
+        replicated |= int64_t(1) << j;
+  } else if (layout->isReplicated()) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                 i32Const(b, loc, layout->numel));
+  }
+  if (!replicated)
+    return {};
+  Value bitsOfTid =
+      arith::AndIOp::create(b, loc, tid, i32Const(b, loc, replicated));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bitsOfTid,
+                               i32Const(b, loc, 0));
+}
+
+Value mlir::kite::detail::toPointer(OpBuilder &b, Location loc, Value addr) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), addr);
 }

@@ -101,6 +101,17 @@ AccessPlan planAccess(const KiteLoweringState &state,
                       const BlockedLayout &layout, Value ptrs, Value mask,
                       int64_t elementBytes);
 
+/// The predicate "this thread owns its copy of its registers" for a value
+/// in `layout` (i1): the thread bits that move no element (replication,
+/// LayoutBits) are 0; thread 0 for a scalar (no layout). Null when every
+/// thread owns its registers. Side effects on replicated values (atomics,
+/// prints, asserts) happen once under it.
+Value ownerPredicate(OpBuilder &b, Location loc,
+                     const std::optional<BlockedLayout> &layout);
+
+/// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
+Value toPointer(OpBuilder &b, Location loc, Value addr);
+
 /// An i32 constant.
 inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
