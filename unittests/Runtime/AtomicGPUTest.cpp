@@ -11,6 +11,7 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include "GPUTestHelpers.h"
 #include "TestHelpers.h"
 
 #include <gtest/gtest.h>
@@ -20,15 +21,6 @@
 
 using namespace kite;
 using namespace kite::test;
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    auto count = deviceCount();                                                \
-    if (!count)                                                                \
-      GTEST_SKIP() << "no GPU: " << count.error().str();                       \
-    if (*count == 0)                                                           \
-      GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
-  } while (0)
 
 TEST(GPU, AtomicsAgreeWithTheHost) {
   REQUIRE_GPU();

@@ -12,6 +12,7 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include "GPUTestHelpers.h"
 #include "TestHelpers.h"
 
 #include <gtest/gtest.h>
@@ -24,28 +25,6 @@
 
 using namespace kite;
 using namespace kite::test;
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    auto count = deviceCount();                                                \
-    if (!count)                                                                \
-      GTEST_SKIP() << "no GPU: " << count.error().str();                       \
-    if (*count == 0)                                                           \
-      GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
-  } while (0)
-
-static std::string source(const std::string &name) {
-  for (std::string dir : {std::string(KITE_SOURCE_DIR) + "/dsl-examples",
-                          std::string("dsl-examples")}) {
-    std::ifstream in(dir + "/" + name);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
-    }
-  }
-  return "";
-}
 
 namespace {
 struct Shape {
@@ -260,18 +239,6 @@ TEST(GPU, SoftmaxOddWidths) {
   }
 }
 
-static uint16_t toHalf(float f) {
-  _Float16 h = _Float16(f);
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
-static float fromHalf(uint16_t u) {
-  _Float16 h;
-  std::memcpy(&h, &u, 2);
-  return float(h);
-}
-
 TEST(GPU, LayerNormOddWidths) {
   REQUIRE_GPU();
   for (int cols : {1, 3, 781, 4096, 16383}) {
@@ -284,9 +251,10 @@ TEST(GPU, LayerNormOddWidths) {
     auto xf = randomVector(size_t(rows) * cols, 4);
     std::vector<uint16_t> x(xf.size()), w(cols), b(cols);
     for (size_t i = 0; i < x.size(); ++i)
-      x[i] = toHalf(1.5f + xf[i]);
+      x[i] = toHalfBits(1.5f + xf[i], false);
     for (int c = 0; c < cols; ++c)
-      w[c] = toHalf(0.5f + 0.01f * (c % 50)), b[c] = toHalf(0.02f * (c % 9));
+      w[c] = toHalfBits(0.5f + 0.01f * (c % 50), false),
+      b[c] = toHalfBits(0.02f * (c % 9), false);
     auto dx = DeviceBuffer<uint16_t>::fromHost(x).value();
     auto dw = DeviceBuffer<uint16_t>::fromHost(w).value();
     auto db = DeviceBuffer<uint16_t>::fromHost(b).value();
@@ -301,18 +269,20 @@ TEST(GPU, LayerNormOddWidths) {
     for (int r = 0; r < rows; ++r) {
       double m = 0, v = 0;
       for (int c = 0; c < cols; ++c)
-        m += fromHalf(x[size_t(r) * cols + c]);
+        m += fromHalfBits(x[size_t(r) * cols + c], false);
       m /= cols;
       for (int c = 0; c < cols; ++c)
-        v += std::pow(fromHalf(x[size_t(r) * cols + c]) - m, 2);
+        v += std::pow(fromHalfBits(x[size_t(r) * cols + c], false) - m, 2);
       v /= cols;
       double rs = 1 / std::sqrt(v + 1e-5);
       statErr = std::fmax(statErr,
                           std::fabs(mean[r] - m) + std::fabs(rstd[r] - rs) / rs);
       for (int c = 0; c < cols; ++c) {
         size_t i = size_t(r) * cols + c;
-        double want = (fromHalf(x[i]) - m) * rs * fromHalf(w[c]) + fromHalf(b[c]);
-        maxErr = std::fmax(maxErr, std::fabs(fromHalf(y[i]) - want));
+        double want = (fromHalfBits(x[i], false) - m) * rs *
+                          fromHalfBits(w[c], false) +
+                      fromHalfBits(b[c], false);
+        maxErr = std::fmax(maxErr, std::fabs(fromHalfBits(y[i], false) - want));
       }
     }
     EXPECT_LT(maxErr, 1e-2) << "layer norm, " << cols << " columns";

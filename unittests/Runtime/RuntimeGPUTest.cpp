@@ -10,6 +10,7 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include "GPUTestHelpers.h"
 #include "TestHelpers.h"
 
 #include <gtest/gtest.h>
@@ -24,28 +25,6 @@
 
 using namespace kite;
 using namespace kite::test;
-
-static std::string source(const std::string &name) {
-  for (std::string dir : {std::string(KITE_SOURCE_DIR) + "/dsl-examples",
-                          std::string("dsl-examples")}) {
-    std::ifstream in(dir + "/" + name);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
-    }
-  }
-  return "";
-}
-
-#define REQUIRE_GPU()                                                          \
-  do {                                                                         \
-    auto count = deviceCount();                                                \
-    if (!count)                                                                \
-      GTEST_SKIP() << "no GPU: " << count.error().str();                       \
-    if (*count == 0)                                                           \
-      GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
-  } while (0)
 
 static DeviceBuffer<float> poisoned(size_t n) {
   auto b = DeviceBuffer<float>::fromHost(
@@ -355,29 +334,6 @@ static std::string matmulSource(const char *in) {
     src.replace(at, 24, std::string("a_ptr: *") + in + ", b_ptr: *" + in);
   }
   return src;
-}
-
-static uint16_t toHalfBits(float f, bool bf16) {
-  if (bf16) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16);
-  }
-  _Float16 h = _Float16(f);
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
-static float fromHalfBits(uint16_t u, bool bf16) {
-  if (bf16) {
-    uint32_t v = uint32_t(u) << 16;
-    float f;
-    std::memcpy(&f, &v, 4);
-    return f;
-  }
-  _Float16 h;
-  std::memcpy(&h, &u, 2);
-  return float(h);
 }
 
 TEST(GPU, MatmulAllShapes) {
