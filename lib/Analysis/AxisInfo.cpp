@@ -165,6 +165,10 @@ void AxisInfoAnalysis::visit(Operation *op) {
     return;
   }
 
+  if (isa<ConvertLayoutOp>(op)) {
+    infos[result] = operand(0); // the same values
+    return;
+  }
   if (auto hint = dyn_cast<HintOp>(op)) {
     // The user's word, on top of what is known.
     info = operand(0);

@@ -54,6 +54,10 @@ void Interpreter::kiteOp(Operation *op) {
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
+  if (auto c = dyn_cast<kd::ConvertLayoutOp>(op)) {
+    values[c.getResult()] = std::make_shared<Array>(*get(c.getSrc()));
+    return;
+  }
   if (auto rs = dyn_cast<kd::ReshapeOp>(op)) {
     // The same elements in row-major order.
     auto r = std::make_shared<Array>(*get(rs.getSrc()));

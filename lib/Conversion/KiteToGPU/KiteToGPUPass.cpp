@@ -134,6 +134,7 @@ struct ConvertKiteToGPUPass
     // Layouts are per value (LayoutAssignment.cpp): first give each use of
     // a shared cheap block of a dot result's shape its own copy.
     separateLayoutLeaves(func);
+    insertEpilogueConversions(func);
     KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
     KiteLoweringState state{axisInfo, ieeeDivision, ""};
@@ -243,6 +244,7 @@ struct ConvertKiteToGPUPass
     populateAtomicOpPatterns(converter, state, patterns);
     populateDebugOpPatterns(converter, patterns);
     populateShapeOpPatterns(converter, state, patterns);
+    populateConvertLayoutPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);
     populateMmaPatterns(converter, state, patterns);

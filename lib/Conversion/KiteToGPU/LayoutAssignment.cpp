@@ -11,9 +11,12 @@
 //   - the class of a dot's result takes the dot's layout: the wgmma or
 //     mma.sync accumulator (WgmmaTile, MmaTile) or the register-tiled FMA
 //     dot's (DotTile); tensor-core dots first when two dots meet;
+//   - the class of a kite.convert_layout's result, unless a dot's layout
+//     reached it, takes the linear layout in 16-byte runs of its element
+//     type (the epilogue's stores: ConvertLayoutToGPU.cpp);
 //   - every other class takes the linear layout of its shape.
 // Ops whose operands and results may differ in layout (broadcast,
-// expand_dims, reduce, a dot's A and B, splat, arange) join nothing: their
+// expand_dims, reduce, a dot's A and B, splat, arange, convert_layout) join nothing: their
 // lowerings work from each side's own layout. All layouts of a shape hold
 // the same number of registers a thread, so the type conversion does not
 // depend on any of this.
@@ -47,7 +50,7 @@ bool isBlock(Value v) { return isa<RankedTensorType>(v.getType()); }
 /// Ops whose block operands and results need not share a layout.
 bool joinsNothing(Operation *op) {
   return isa<BroadcastOp, ExpandDimsOp, ReduceOp, SplatOp, ArangeOp, TransOp,
-             ReshapeOp, ScanOp>(op);
+             ReshapeOp, ScanOp, ConvertLayoutOp>(op);
 }
 
 /// Ops that separateLayoutLeaves copies per use.
@@ -195,6 +198,20 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
     auto type = cast<RankedTensorType>(result.getType());
     if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
       anchor(result, tile->layout());
+  });
+  // A layout conversion's result: the linear layout in 16-byte runs of its
+  // own element type (a warp's accesses then cover consecutive bytes),
+  // unless a dot's layout reached its class first (then it converts
+  // nothing).
+  kernel->walk([&](ConvertLayoutOp op) {
+    RankedTensorType type = op.getType();
+    int64_t bytes = isa<PointerType>(type.getElementType())
+                        ? 8
+                        : std::max<int64_t>(
+                              1, type.getElementTypeBitWidth() / 8);
+    anchor(op.getResult(), BlockedLayout::get(type.getNumElements(),
+                                              numThreads,
+                                              std::max<int64_t>(1, 16 / bytes)));
   });
 }
 

@@ -82,6 +82,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(f.getSrc().getType());
   if (auto r = dyn_cast<ReshapeOp>(op))
     return bytesOf(r.getSrc().getType());
+  if (auto c = dyn_cast<ConvertLayoutOp>(op))
+    return reusesStagingMemory(c) ? 0 : convertLayoutBytes(c);
   if (auto d = dyn_cast<DotOp>(op)) {
     // Operands staged as f32 (DotStaging; the generic path needs no more).
     auto a = d.getA().getType();
@@ -140,8 +142,15 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
                        : DotStaging{M, N, K}.bytes();
     staging = std::max(staging, int64_t(op.getStages()) * slot);
   });
-  return staging ? kernelStagingOffset(kernel) + staging
-                 : scratchBytes(kernel);
+  // kite.convert_layout ops where no staged operand is live use the buffer
+  // from its start (ConvertLayoutToGPU.cpp).
+  int64_t reuse = 0;
+  kernel->walk([&](ConvertLayoutOp op) {
+    if (reusesStagingMemory(op))
+      reuse = std::max(reuse, convertLayoutBytes(op));
+  });
+  return std::max(reuse, staging ? kernelStagingOffset(kernel) + staging
+                                 : scratchBytes(kernel));
 }
 
 /// Whether the dot result `result` has its shape's DotTile layout (it may

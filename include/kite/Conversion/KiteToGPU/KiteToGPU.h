@@ -28,6 +28,7 @@ namespace mlir::kite {
 
 class AsyncStageOp;
 class DotStagedOp;
+class ConvertLayoutOp;
 
 /// One factor of a layout: an index (thread or register) is a mixed-radix
 /// number whose digit i (radix `size`) moves the element `stride` places
@@ -393,6 +394,20 @@ int64_t swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
 /// (KiteTypeConverter::getLayout(Value)).
 void separateLayoutLeaves(Operation *kernel);
 
+/// Shared memory kite.convert_layout moves its block through: row-major,
+/// rows padded (ConvertLayoutToGPU.cpp).
+int64_t convertLayoutBytes(ConvertLayoutOp op);
+/// Whether `op` sits where no staged dot operand is live (outside every
+/// pipelined loop and its prologue), so that it may use the kernel's
+/// shared memory from the start, staging slots included, instead of scratch
+/// of its own.
+bool reusesStagingMemory(ConvertLayoutOp op);
+/// Puts a kite.convert_layout before each store of a block of a
+/// tensor-core dot's result shape, where the shared memory it needs leaves
+/// as many programs on an SM as before (the epilogue then stores in the result's linear
+/// layout: 16-byte row-contiguous stores).
+void insertEpilogueConversions(Operation *kernel);
+
 /// Rewrites each vector.extract of an elementwise op's result in `root`
 /// into the scalar op on extracted operands, at the extract
 /// (ScalarizeExtracts.cpp): registers computed where they are used; with
@@ -441,6 +456,9 @@ void populateWgmmaPatterns(KiteTypeConverter &converter,
                            const KiteLoweringState &state,
                            RewritePatternSet &patterns);
 /// trans and reshape: elements moved between threads (ShapeOpsToGPU.cpp).
+void populateConvertLayoutPatterns(KiteTypeConverter &converter,
+                                   const KiteLoweringState &state,
+                                   RewritePatternSet &patterns);
 void populateShapeOpPatterns(KiteTypeConverter &converter,
                              const KiteLoweringState &state,
                              RewritePatternSet &patterns);

@@ -146,6 +146,31 @@ def Kite_FlipOp : Kite_Op<"flip", [Pure, AllTypesMatch<["src", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Kite_ConvertLayoutOp : Kite_Op<"convert_layout",
+    [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "The same block, spread over the threads another way";
+  let description = [{
+    The value of its operand. It marks where a block may change how its
+    elements are spread over threads and registers: the operand keeps its
+    producer's layout and the result takes its users' (Triton's
+    ttg.convert_layout, without the layouts in the type). The GPU lowering
+    moves the elements through shared memory when the two layouts differ,
+    in vectors of up to 16 bytes with rows padded against bank conflicts;
+    it is free when they agree.
+
+    The KiteToGPU pass puts one before each store of a tensor-core dot's
+    result (the epilogue), so that the accumulator's fragment layout is
+    written out in 16-byte row-contiguous stores.
+
+    ```mlir
+    %c = kite.convert_layout %acc : tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+}
+
 def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
   let summary = "The same elements in row-major order, another shape";
   let description = [{

@@ -1,0 +1,316 @@
+//===- ConvertLayoutToGPU.cpp - Moving a block to another layout ----------===//
+//
+// kite.convert_layout is the one place a block changes how its elements are
+// spread over threads and registers (layouts are per value:
+// LayoutAssignment.cpp). Its operand keeps its producer's layout, its
+// result takes its users'.
+//
+// The lowering: registers forwarded when both layouts place every element
+// alike; otherwise through shared memory, row-major with each row padded by
+// 16 bytes when rows are a multiple of 128 bytes (a warp's writes of a
+// fragment layout, whose lanes hold pieces of 8 rows, then spread over all
+// 32 banks), written and read in the widest runs of registers that are
+// contiguous and aligned for every thread (16 bytes at most):
+//   barrier; stores from the operand's layout; barrier; loads in the
+//   result's layout.
+// Where no staged dot operand is live (after a pipelined loop: see
+// reusesStagingMemory) it uses the start of the kernel's shared memory,
+// staging slots included, instead of scratch of its own: it first waits
+// for the outstanding cp.async groups (the pipeline's last prefetches) and
+// ends with a barrier, so that a later user may overwrite it.
+//
+// insertEpilogueConversions puts one before each store of a tensor-core
+// dot's result shape where the shared memory it needs leaves as many
+// programs on an SM as before: the wgmma and mma.sync accumulators hold two consecutive
+// columns of 8 rows a warp (8-byte stores, 8 rows a warp instruction); in
+// the linear layout a warp writes 512 consecutive bytes of one row in
+// 16-byte stores, with half the store and address instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scratch.h"
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cstdint>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+namespace {
+
+/// Row-major with `pad` elements after each row of `rowLen`.
+struct PaddedRows {
+  int64_t rowLen = 1, pad = 0;
+
+  static PaddedRows of(RankedTensorType type) {
+    PaddedRows p;
+    p.rowLen = type.getRank() ? type.getShape().back() : 1;
+    int64_t eb = elementBytes(type.getElementType());
+    if ((p.rowLen * eb) % 128 == 0)
+      p.pad = std::max<int64_t>(1, 16 / eb);
+    return p;
+  }
+  int64_t index(int64_t lin) const { return lin + lin / rowLen * pad; }
+};
+
+/// The width of the run of registers of `l` starting at each register (0
+/// inside a run): registers whose elements are consecutive, within one
+/// row, and aligned to the run for every thread, at most `maxWidth`.
+SmallVector<int64_t> registerRuns(const BlockedLayout &l, int64_t rowLen,
+                                  int64_t maxWidth) {
+  std::set<int64_t> bases;
+  for (int64_t t = 0; t < l.numThreads; ++t)
+    bases.insert(l.threadOffset(t));
+  SmallVector<int64_t> runs(l.perThread, 0);
+  for (int64_t e = 0; e < l.perThread;) {
+    int64_t w = maxWidth;
+    for (; w > 1; w /= 2) {
+      if (e % w || e + w > l.perThread || rowLen % w)
+        continue;
+      bool ok = true;
+      int64_t first = l.registerOffset(e);
+      for (int64_t i = 1; i < w && ok; ++i)
+        ok = l.registerOffset(e + i) == first + i;
+      for (int64_t base : bases)
+        ok = ok && (base + first) % w == 0;
+      if (ok)
+        break;
+    }
+    runs[e] = w;
+    e += w;
+  }
+  return runs;
+}
+
+/// The shared-memory addresses of the runs of `l` in PaddedRows `p`: the
+/// thread's part plus a constant where no thread's row carries.
+struct PaddedAddresses {
+  Scratch &s;
+  const BlockedLayout &l;
+  PaddedRows p;
+  Type kiteElem;
+  Value tbase, tindex;
+  std::set<int64_t> baseCols;
+
+  PaddedAddresses(Scratch &s, const BlockedLayout &l, PaddedRows p,
+                  Type kiteElem)
+      : s(s), l(l), p(p), kiteElem(kiteElem) {
+    for (int64_t t = 0; t < l.numThreads; ++t)
+      baseCols.insert(l.threadOffset(t) % p.rowLen);
+    tbase = threadBase(s.b, s.loc, l);
+    tindex = padded(tbase);
+  }
+
+  Value padded(Value lin) {
+    if (!p.pad)
+      return lin;
+    Value row = arith::DivUIOp::create(s.b, s.loc, lin, s.i32(p.rowLen));
+    return arith::AddIOp::create(
+        s.b, s.loc, lin, arith::MulIOp::create(s.b, s.loc, row, s.i32(p.pad)));
+  }
+
+  Value at(int64_t e) {
+    int64_t r = l.registerOffset(e);
+    bool split = llvm::all_of(baseCols, [&](int64_t c) {
+      return c + r % p.rowLen < p.rowLen;
+    });
+    if (split)
+      return s.address(p.index(r) * elementBytes(kiteElem), tindex, kiteElem);
+    Value lin = arith::AddIOp::create(s.b, s.loc, tbase, s.i32(r));
+    return s.address(0, padded(lin), kiteElem);
+  }
+};
+
+/// The kite.dot_staged loops of `kernel` and, per loop, the span of its
+/// block where staged operands may be live: from the first kite.async_stage
+/// before it (the prologue) to the last kite.dot_wait after it.
+SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel) {
+  std::set<Operation *> loops;
+  kernel->walk([&](Operation *op) {
+    if (!isa<DotStagedOp, AsyncStageOp>(op))
+      return;
+    Operation *loop = op->getParentOfType<scf::ForOp>();
+    loops.insert(loop ? loop : op);
+  });
+  SmallVector<std::pair<Operation *, Operation *>> spans;
+  for (Operation *loop : loops) {
+    Operation *first = loop, *last = loop;
+    for (Operation *o = loop->getPrevNode(); o; o = o->getPrevNode())
+      if (isa<AsyncStageOp, AsyncCommitOp>(o))
+        first = o;
+    for (Operation *o = loop->getNextNode(); o; o = o->getNextNode())
+      if (isa<DotWaitOp, AsyncWaitOp>(o))
+        last = o;
+    spans.push_back({first, last});
+  }
+  return spans;
+}
+
+} // namespace
+
+int64_t mlir::kite::convertLayoutBytes(ConvertLayoutOp op) {
+  RankedTensorType type = op.getType();
+  PaddedRows p = PaddedRows::of(type);
+  return llvm::alignTo(p.index(type.getNumElements()) *
+                           elementBytes(type.getElementType()),
+                       16);
+}
+
+bool mlir::kite::reusesStagingMemory(ConvertLayoutOp op) {
+  auto kernel = op->getParentOfType<FunctionOpInterface>();
+  if (!kernel)
+    return false;
+  for (auto [first, last] : stagingSpans(kernel)) {
+    Operation *at = first->getBlock()->findAncestorOpInBlock(*op);
+    if (!at)
+      continue;
+    if (!at->isBeforeInBlock(first) && !last->isBeforeInBlock(at))
+      return false; // inside the span (or the loop itself)
+  }
+  return true;
+}
+
+void mlir::kite::insertEpilogueConversions(Operation *kernel) {
+  std::set<std::pair<int64_t, int64_t>> shapes;
+  kernel->walk([&](DotStagedOp d) {
+    if (d.getEngine() != DotEngine::FMA)
+      shapes.insert({d.getType().getDimSize(0), d.getType().getDimSize(1)});
+  });
+  if (shapes.empty())
+    return;
+  // Programs an SM holds by their shared memory (228 KB an SM, 1 KB of it
+  // reserved per program): a conversion may grow the kernel's shared memory
+  // as long as that number stays.
+  auto programsPerSM = [](int64_t bytes) {
+    return bytes ? 228 * 1024 / (bytes + 1024) : INT64_MAX;
+  };
+  int64_t before = kernelSharedMemoryBytes(kernel), now = before;
+  SmallVector<StoreOp> stores;
+  kernel->walk([&](StoreOp store) {
+    auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+    if (type && type.getRank() == 2 &&
+        shapes.count({type.getDimSize(0), type.getDimSize(1)}) &&
+        !store.getValue().getDefiningOp<ConvertLayoutOp>())
+      stores.push_back(store);
+  });
+  for (StoreOp store : stores) {
+    OpBuilder b(store);
+    auto convert =
+        ConvertLayoutOp::create(b, store.getLoc(), store.getValue().getType(),
+                                store.getValue());
+    int64_t bytes = std::max(now, convertLayoutBytes(convert));
+    if (programsPerSM(bytes) < programsPerSM(before) ||
+        !reusesStagingMemory(convert)) {
+      convert->erase();
+      continue;
+    }
+    now = bytes;
+    store.getValueMutable().assign(convert.getResult());
+  }
+}
+
+namespace {
+
+/// Pattern: kite.convert_layout => the registers, or through shared memory.
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                        MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout in = conv.getLayout(op.getSrc()),
+                  out = conv.getLayout(op.getResult());
+    if (in.placesLike(out)) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type kiteElem = type.getElementType();
+    auto resultType = cast<VectorType>(conv.convertType(type));
+    Type elem = resultType.getElementType();
+    Type mem = Scratch::memoryType(elem);
+    int64_t eb = elementBytes(kiteElem);
+    PaddedRows rows = PaddedRows::of(type);
+    Scratch s(rewriter, loc, state.sharedMemory);
+
+    bool reuse = reusesStagingMemory(op);
+    auto kernel = op->getParentOfType<FunctionOpInterface>();
+    bool staged = false;
+    kernel->walk([&](AsyncStageOp) { staged = true; });
+    if (reuse && staged) // the pipeline's last prefetches may be in flight
+      NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, 0);
+    s.barrier();
+
+    auto vectorOf = [&](int64_t w) -> Type {
+      return w == 1 ? mem : VectorType::get({w}, mem);
+    };
+    Value regs = adaptor.getSrc();
+    auto inRuns = registerRuns(in, rows.rowLen, std::max<int64_t>(1, 16 / eb));
+    PaddedAddresses inAddr(s, in, rows, kiteElem);
+    for (int64_t e = 0; e < in.perThread; ++e) {
+      int64_t w = inRuns[e];
+      if (!w)
+        continue;
+      auto memValue = [&](int64_t i) {
+        Value v = extractRegister(rewriter, loc, regs, e + i);
+        if (elem.isInteger(1))
+          v = arith::ExtUIOp::create(rewriter, loc, mem, v);
+        return v;
+      };
+      Value v;
+      if (w == 1) {
+        v = memValue(0);
+      } else {
+        v = constantOf(rewriter, loc, vectorOf(w), 0);
+        for (int64_t i = 0; i < w; ++i)
+          v = vector::InsertOp::create(rewriter, loc, memValue(i), v, i);
+      }
+      LLVM::StoreOp::create(rewriter, loc, v, inAddr.at(e), w * eb);
+    }
+    s.barrier();
+
+    Value result = constantOf(rewriter, loc, resultType, 0);
+    auto outRuns =
+        registerRuns(out, rows.rowLen, std::max<int64_t>(1, 16 / eb));
+    PaddedAddresses outAddr(s, out, rows, kiteElem);
+    for (int64_t e = 0; e < out.perThread; ++e) {
+      int64_t w = outRuns[e];
+      if (!w)
+        continue;
+      Value v = LLVM::LoadOp::create(rewriter, loc, vectorOf(w), outAddr.at(e),
+                                     w * eb);
+      for (int64_t i = 0; i < w; ++i) {
+        Value x = w == 1 ? v : vector::ExtractOp::create(rewriter, loc, v, i);
+        if (elem.isInteger(1))
+          x = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                    x, constantOf(rewriter, loc, mem, 0));
+        result = vector::InsertOp::create(rewriter, loc, x, result, e + i);
+      }
+    }
+    if (reuse && staged) // a later staging may overwrite what we read
+      s.barrier();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+} // namespace
+
+void mlir::kite::populateConvertLayoutPatterns(KiteTypeConverter &converter,
+                                               const KiteLoweringState &state,
+                                               RewritePatternSet &patterns) {
+  patterns.add<ConvertLayoutLowering>(converter, state, patterns.getContext());
+}
