@@ -9,6 +9,7 @@
 #include "kite/Runtime/Runtime.h"
 
 #include "CudaDriver.h"
+#include "Ptxas.h"
 
 using namespace kite;
 using namespace kite::cuda;
@@ -26,6 +27,24 @@ Expected<int> kite::deviceCount() {
 }
 
 Expected<std::string> kite::deviceChip(int device) { return chipOf(device); }
+
+std::string kite::machineCodeCompiler() {
+  const auto &c = detail::findPtxas();
+  return c ? c->stamp : std::string();
+}
+
+Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
+                                              const std::string &chip) {
+  const auto &c = detail::findPtxas();
+  if (!c)
+    return Error(ErrorCode::NoDriver,
+                 "no PTX compiler: neither libnvJitLink nor ptxas was found "
+                 "(KITE_NVJITLINK, KITE_PTXAS, CUDA_HOME)");
+  std::string error;
+  if (auto cubin = detail::runPtxas(*c, ptx, chip, error))
+    return std::move(*cubin);
+  return Error(ErrorCode::CompileError, error);
+}
 
 Expected<void> kite::synchronize(int device) {
   auto drv = driverOn(device);

@@ -1,8 +1,13 @@
-//===- Ptxas.cpp - PTX to cubin with a toolkit's ptxas ---------------------===//
+//===- Ptxas.cpp - PTX to cubin: nvJitLink in process, or ptxas ------------===//
 
 #include "Ptxas.h"
 
 #include <cerrno>
+#include <cstdint>
+#include <dlfcn.h>
+#include <mutex>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -17,12 +22,138 @@ extern char **environ;
 
 using namespace kite::detail;
 
+namespace {
+
+/// The entry points of libnvJitLink (nvJitLink.h), resolved with dlsym so
+/// that neither the build nor the machine needs the toolkit.
+struct NvJitLink {
+  using Handle = void *;
+  int (*create)(Handle *, uint32_t, const char **) = nullptr;
+  int (*destroy)(Handle *) = nullptr;
+  int (*addData)(Handle, int, const void *, size_t, const char *) = nullptr;
+  int (*complete)(Handle) = nullptr;
+  int (*cubinSize)(Handle, size_t *) = nullptr;
+  int (*cubin)(Handle, void *) = nullptr;
+  int (*errorLogSize)(Handle, size_t *) = nullptr;
+  int (*errorLog)(Handle, char *) = nullptr;
+  int (*version)(unsigned *, unsigned *) = nullptr;
+  static constexpr int kInputPtx = 2; // NVJITLINK_INPUT_PTX
+
+  std::optional<std::string> compile(const std::string &ptx,
+                                     const std::string &chip,
+                                     std::string &error) const {
+    std::string arch = "-arch=" + chip;
+    const char *options[] = {arch.c_str(), "-O3"};
+    Handle h = nullptr;
+    if (int r = create(&h, 2, options)) {
+      error = "nvJitLinkCreate failed (" + std::to_string(r) + ")";
+      return std::nullopt;
+    }
+    std::optional<std::string> out;
+    if (addData(h, kInputPtx, ptx.data(), ptx.size(), "kernel.ptx") == 0 &&
+        complete(h) == 0) {
+      size_t n = 0;
+      if (cubinSize(h, &n) == 0 && n) {
+        std::string image(n, '\0');
+        if (cubin(h, image.data()) == 0)
+          out = std::move(image);
+      }
+    }
+    if (!out) {
+      size_t n = 0;
+      std::string log;
+      if (errorLogSize(h, &n) == 0 && n > 1) {
+        log.assign(n, '\0');
+        errorLog(h, log.data());
+        log.resize(std::strlen(log.c_str()));
+      }
+      error = "nvJitLink failed" + (log.empty() ? "" : ": " + log);
+    }
+    destroy(&h);
+    return out;
+  }
+};
+
+/// libnvJitLink, loaded once; none when it is not found or KITE_NVJITLINK=0.
+struct LoadedNvJitLink {
+  NvJitLink api;
+  std::string path, stamp;
+};
+
+std::optional<LoadedNvJitLink> loadNvJitLink() {
+  const char *env = std::getenv("KITE_NVJITLINK");
+  if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0))
+    return std::nullopt;
+  std::vector<std::string> candidates;
+  if (env && *env)
+    candidates.push_back(env);
+  std::vector<std::string> dirs;
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    dirs.push_back(std::string(home) + "/lib64/");
+  dirs.push_back("/usr/local/cuda/lib64/");
+  dirs.push_back(""); // the loader's search path
+  for (const std::string &dir : dirs)
+    for (const char *name :
+         {"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12"})
+      candidates.push_back(dir + name);
+  for (const std::string &path : candidates) {
+    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      continue;
+    LoadedNvJitLink l;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(lib, name));
+      return fn != nullptr;
+    };
+    NvJitLink &a = l.api;
+    bool ok = get(a.create, "nvJitLinkCreate") &&
+              get(a.destroy, "nvJitLinkDestroy") &&
+              get(a.addData, "nvJitLinkAddData") &&
+              get(a.complete, "nvJitLinkComplete") &&
+              get(a.cubinSize, "nvJitLinkGetLinkedCubinSize") &&
+              get(a.cubin, "nvJitLinkGetLinkedCubin") &&
+              get(a.errorLogSize, "nvJitLinkGetErrorLogSize") &&
+              get(a.errorLog, "nvJitLinkGetErrorLog") &&
+              get(a.version, "nvJitLinkVersion");
+    unsigned major = 0, minor = 0;
+    if (!ok || a.version(&major, &minor) != 0) {
+      dlclose(lib);
+      continue;
+    }
+    // The library's own file (for the stamp), wherever the loader found it.
+    Dl_info info;
+    std::string file = path;
+    if (dladdr(reinterpret_cast<void *>(a.create), &info) && info.dli_fname)
+      file = info.dli_fname;
+    struct stat st;
+    std::string fileStamp =
+        stat(file.c_str(), &st) == 0
+            ? std::to_string(st.st_size) + " " + std::to_string(st.st_mtime)
+            : "";
+    l.path = file;
+    l.stamp = "nvJitLink " + std::to_string(major) + "." +
+              std::to_string(minor) + " " + file + " " + fileStamp;
+    return l; // the library stays loaded for the process
+  }
+  return std::nullopt;
+}
+
+const std::optional<LoadedNvJitLink> &nvJitLink() {
+  static const std::optional<LoadedNvJitLink> loaded = loadNvJitLink();
+  return loaded;
+}
+
+} // namespace
+
 static std::optional<Ptxas> locate() {
   std::string path;
   if (const char *p = std::getenv("KITE_PTXAS"); p && *p) {
     if (std::strcmp(p, "0") == 0 || std::strcmp(p, "off") == 0)
       return std::nullopt;
     path = p;
+  } else if (const auto &lib = nvJitLink()) {
+    return Ptxas{lib->path, lib->stamp, /*inProcess=*/true};
   } else if (const char *home = std::getenv("CUDA_HOME"); home && *home) {
     path = std::string(home) + "/bin/ptxas";
   }
@@ -52,6 +183,12 @@ std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
                                                   const std::string &ptx,
                                                   const std::string &chip,
                                                   std::string &error) {
+  if (ptxas.inProcess) {
+    if (const auto &lib = nvJitLink())
+      return lib->api.compile(ptx, chip, error);
+    error = "nvJitLink is not loaded";
+    return std::nullopt;
+  }
   const char *tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/kite-ptxas-XXXXXX";
   if (!mkdtemp(dir.data())) {
@@ -105,4 +242,39 @@ std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
   }
   cleanup();
   return cubin;
+}
+
+namespace {
+/// The prewarm thread, joined at exit (a compile must not outlive the
+/// library's static state).
+struct Prewarm {
+  std::once_flag once;
+  std::thread thread;
+  ~Prewarm() {
+    if (thread.joinable())
+      thread.join();
+  }
+};
+Prewarm &prewarmState() {
+  static Prewarm p;
+  return p;
+}
+} // namespace
+
+void kite::detail::prewarmPtxCompiler(const std::string &chip) {
+  const auto &ptxas = findPtxas();
+  if (!ptxas || !ptxas->inProcess)
+    return;
+  Prewarm &p = prewarmState();
+  std::call_once(p.once, [&] {
+    p.thread = std::thread([chip] {
+      // The smallest kernel: what costs is the library's first compile.
+      std::string ptx = ".version 7.0\n.target " + chip +
+                        "\n.address_size 64\n.visible .entry "
+                        "kite_prewarm() { ret; }\n";
+      std::string error;
+      if (const auto &lib = nvJitLink())
+        (void)lib->api.compile(ptx, chip, error);
+    });
+  });
 }

@@ -240,6 +240,8 @@ public:
             std::ofstream(where + "/" + label + ".mlir") << text;
           }
         };
+      // The in-process PTX compiler's start-up overlaps the MLIR compile.
+      detail::prewarmPtxCompiler(chip);
       auto compiled = detail::lowerToPTX(source.canonical, source.signature,
                                          spec, options, chip, dump);
       if (!compiled)
@@ -280,8 +282,9 @@ public:
     if (!chip)
       return chip.error();
     // Machine code compiled as a whole program (Ptxas.h): a cubin from a
-    // toolkit's ptxas, cached on disk for later processes; else the PTX
-    // itself, compiled by the driver's JIT as the module loads.
+    // toolkit's nvJitLink (in process) or ptxas, cached on disk for later
+    // processes; else the PTX itself, compiled by the driver's JIT as the
+    // module loads.
     std::string image;
     bool isPtx = false;
     {
@@ -302,10 +305,10 @@ public:
           std::string error;
           if (auto cubin = detail::runPtxas(*ptxas, v.ptx, *native, error)) {
             image = std::move(*cubin);
-            traceLink.note = "ptxas";
+            traceLink.note = ptxas->inProcess ? "nvJitLink" : "ptxas";
             cache::write(cubinKey, "cubin", image);
           } else {
-            traceLink.note = "ptxas failed, the driver's JIT instead: " + error;
+            traceLink.note = "PTX compiler failed, the driver's JIT instead: " + error;
           }
         }
       }
@@ -313,7 +316,7 @@ public:
         image = v.ptx; // NUL-terminated by std::string
         isPtx = true;
         if (traceLink.note.empty())
-          traceLink.note = "no ptxas: the driver's JIT of the PTX";
+          traceLink.note = "no nvJitLink or ptxas: the driver's JIT of the PTX";
       }
     }
     CUmodule module;

@@ -31,10 +31,15 @@ python3 .gpu/bench_triton.py $quick | tee -a "$results"
 if [[ "${KITE_BENCH_ONLY:-runtime}" == *runtime* ]]; then
 echo "== runtime"
 (cd $rt && ./bin/kite-bench-runtime launch bench/axpby.mlir) | tee -a "$results"
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
   d="$(mktemp -d)"
   (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
   (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime compile dsl-examples/seeded_dropout.mlir) | tee -a "$results"
+done
+# The tutorial matmul on wgmma (f16), cold: first launch in a new process.
+for i in 1 2 3; do
+  d="$(mktemp -d)"
+  (cd $rt && CUDA_CACHE_DISABLE=1 KITE_CACHE_DIR="$d" ./bin/kite-bench-runtime matmul bench/matmul_f16.kite 1024) | grep '"compile"' | tee -a "$results"
 done
 fi
 echo

@@ -61,14 +61,24 @@ for dtype in ("f32", "tf32", "f16", "bf16"):
         table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
                           cublas_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_cublas=r["tflops"] / cv))
 launch = [r for r in rows if r.get("bench") == "launch"]
-cold = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "compiled")
-warm = sorted(r["ms"] for r in rows if r.get("bench") == "compile" and r["outcome"] == "disk")
+compiles = [r for r in rows if r.get("bench") == "compile"]
 for r in launch:
     print(f"{'launch (6 args)':24} {'':>16} {r['kite_us']:8.2f}us {'':>10} {r['raw_us']:8.2f}us  {'':>11} {r['ratio']:8.2f}x")
-if cold:
-    print(f"{'cold compile':24} {'seeded_dropout':>16} {cold[len(cold) // 2]:8.1f}ms   (median of {len(cold)} new processes)")
-if warm:
-    print(f"{'warm disk hit':24} {'seeded_dropout':>16} {warm[len(warm) // 2]:8.1f}ms")
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+for kernel in dict.fromkeys(r["kernel"] for r in compiles):
+    for outcome, label in (("compiled", "cold compile"), ("disk", "warm disk hit")):
+        rs = [r for r in compiles if r["kernel"] == kernel and r["outcome"] == outcome]
+        if rs:
+            print(f"{label:24} {kernel:>16} {median(r['ms'] for r in rs):8.1f}ms   "
+                  f"(median of {len(rs)} new processes: parse {median(r['parse_ms'] for r in rs):.1f}, "
+                  f"to PTX {median(r['to_ptx_ms'] for r in rs):.1f}, "
+                  f"cubin + load {median(r['load_ms'] for r in rs):.1f})")
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
 print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 

@@ -560,6 +560,36 @@ TEST_F(RuntimeTest, IRStagesAndDumps) {
             std::string::npos);
 }
 
+// PTX to machine code without a GPU, with the compiler the runtime found
+// (in-process nvJitLink, else ptxas; docs/runtime.md): a cubin holding the
+// kernel, and a compile error naming the fault for bad PTX.
+TEST_F(RuntimeTest, PtxToCubinWithoutAGpu) {
+  std::string compiler = kite::machineCodeCompiler();
+  if (compiler.empty())
+    GTEST_SKIP() << "no PTX compiler here (no libnvJitLink, no ptxas)";
+  auto k = kite::compileMLIR(readFile(std::string(KITE_SOURCE_DIR) +
+                                      "/dsl-examples/vector_add.mlir"),
+                             kite::CompileOptions{});
+  ASSERT_TRUE(k) << k.error().message();
+  auto ptx = k->ptx(kite::Specialization{1});
+  ASSERT_TRUE(ptx) << ptx.error().message();
+  for (const char *chip : {"sm_90", "sm_90a"}) { // the PTX is for sm_90
+    auto cubin = kite::compilePtxToCubin(*ptx, chip);
+    ASSERT_TRUE(cubin) << chip << ": " << cubin.error().message();
+    ASSERT_GT(cubin->size(), 4u);
+    EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF") << chip;
+    EXPECT_NE(cubin->find("vector_add"), std::string::npos) << chip;
+  }
+  auto bad = kite::compilePtxToCubin(".version 8.0\n.target sm_90a\n"
+                                     ".address_size 64\n.visible .entry "
+                                     "k() { bogus.instruction; ret; }\n",
+                                     "sm_90a");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), kite::ErrorCode::CompileError);
+  EXPECT_NE(bad.error().message().find("bogus"), std::string::npos)
+      << bad.error().message();
+}
+
 int main(int argc, char **argv) {
   // Before anything loads the driver: the no-driver path, deterministically.
   setenv("KITE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);

@@ -306,6 +306,17 @@ KITE_API void clearMemoryCache();
 /// The disk-cache directory in use; empty when the disk cache is disabled.
 KITE_API std::string cacheDirectory();
 
+/// The compiler the runtime turns PTX into machine code with (see
+/// docs/runtime.md): "nvJitLink <version> <library> ..." (in process),
+/// "<ptxas binary> ..." (a process), or empty when there is none (the
+/// driver's JIT compiles the PTX as modules load).
+KITE_API std::string machineCodeCompiler();
+/// Compiles PTX to a cubin for `chip` (e.g. "sm_90a") with that compiler;
+/// no GPU needed. CompileError with the compiler's message on bad PTX;
+/// NoDriver when there is no compiler.
+KITE_API Expected<std::string> compilePtxToCubin(const std::string &ptx,
+                                                 const std::string &chip);
+
 /// Number of CUDA devices (NoDriver error without a driver).
 KITE_API Expected<int> deviceCount();
 /// "sm_XY" of a device.
