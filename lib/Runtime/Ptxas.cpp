@@ -3,6 +3,7 @@
 #include "Ptxas.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <dlfcn.h>
 #include <mutex>
@@ -23,6 +24,11 @@ extern char **environ;
 using namespace kite::detail;
 
 namespace {
+
+std::string dlErrorOr(const char *otherwise) {
+  const char *e = dlerror();
+  return e ? e : otherwise;
+}
 
 /// The entry points of libnvJitLink (nvJitLink.h), resolved with dlsym so
 /// that neither the build nor the machine needs the toolkit.
@@ -74,89 +80,110 @@ struct NvJitLink {
   }
 };
 
-/// libnvJitLink, loaded once; none when it is not found or KITE_NVJITLINK=0.
-struct LoadedNvJitLink {
-  NvJitLink api;
+/// libnvJitLink's file and a stamp of it (resolved path: the version is in
+/// the name; size; modification time), found without loading it (a warm
+/// start needs the stamp for its cache key, and loading the library takes
+/// milliseconds); none when it is not found or KITE_NVJITLINK=0.
+struct NvJitLinkFile {
   std::string path, stamp;
 };
 
-std::optional<LoadedNvJitLink> loadNvJitLink() {
+std::optional<NvJitLinkFile> findNvJitLinkFile() {
   const char *env = std::getenv("KITE_NVJITLINK");
   if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0))
     return std::nullopt;
   std::vector<std::string> candidates;
-  if (env && *env)
+  if (env && *env && std::strcmp(env, "1") != 0 && std::strcmp(env, "on") != 0)
     candidates.push_back(env);
   std::vector<std::string> dirs;
   if (const char *home = std::getenv("CUDA_HOME"); home && *home)
     dirs.push_back(std::string(home) + "/lib64/");
   dirs.push_back("/usr/local/cuda/lib64/");
-  dirs.push_back(""); // the loader's search path
   for (const std::string &dir : dirs)
     for (const char *name :
          {"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12"})
       candidates.push_back(dir + name);
-  for (const std::string &path : candidates) {
-    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto stampOf = [](const std::string &file) -> std::optional<NvJitLinkFile> {
+    char resolved[PATH_MAX];
+    struct stat st;
+    if (!realpath(file.c_str(), resolved) || stat(resolved, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+      return std::nullopt;
+    return NvJitLinkFile{resolved, std::string("nvJitLink ") + resolved + " " +
+                                       std::to_string(st.st_size) + " " +
+                                       std::to_string(st.st_mtime)};
+  };
+  for (const std::string &path : candidates)
+    if (auto f = stampOf(path))
+      return f;
+  // Only on the loader's path: ask the loader where.
+  for (const char *name : {"libnvJitLink.so.13", "libnvJitLink.so.12"}) {
+    void *lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
     if (!lib)
       continue;
-    LoadedNvJitLink l;
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      return fn != nullptr;
-    };
-    NvJitLink &a = l.api;
-    bool ok = get(a.create, "nvJitLinkCreate") &&
-              get(a.destroy, "nvJitLinkDestroy") &&
-              get(a.addData, "nvJitLinkAddData") &&
-              get(a.complete, "nvJitLinkComplete") &&
-              get(a.cubinSize, "nvJitLinkGetLinkedCubinSize") &&
-              get(a.cubin, "nvJitLinkGetLinkedCubin") &&
-              get(a.errorLogSize, "nvJitLinkGetErrorLogSize") &&
-              get(a.errorLog, "nvJitLinkGetErrorLog") &&
-              get(a.version, "nvJitLinkVersion");
-    unsigned major = 0, minor = 0;
-    if (!ok || a.version(&major, &minor) != 0) {
-      dlclose(lib);
-      continue;
-    }
-    // The library's own file (for the stamp), wherever the loader found it.
     Dl_info info;
-    std::string file = path;
-    if (dladdr(reinterpret_cast<void *>(a.create), &info) && info.dli_fname)
-      file = info.dli_fname;
-    struct stat st;
-    std::string fileStamp =
-        stat(file.c_str(), &st) == 0
-            ? std::to_string(st.st_size) + " " + std::to_string(st.st_mtime)
-            : "";
-    l.path = file;
-    l.stamp = "nvJitLink " + std::to_string(major) + "." +
-              std::to_string(minor) + " " + file + " " + fileStamp;
-    return l; // the library stays loaded for the process
+    void *sym = dlsym(lib, "nvJitLinkCreate");
+    std::optional<NvJitLinkFile> f;
+    if (sym && dladdr(sym, &info) && info.dli_fname)
+      f = stampOf(info.dli_fname);
+    if (f)
+      return f; // stays loaded: it will be used
+    dlclose(lib);
   }
   return std::nullopt;
 }
 
-const std::optional<LoadedNvJitLink> &nvJitLink() {
-  static const std::optional<LoadedNvJitLink> loaded = loadNvJitLink();
+const std::optional<NvJitLinkFile> &nvJitLinkFile() {
+  static const std::optional<NvJitLinkFile> found = findNvJitLinkFile();
+  return found;
+}
+
+/// libnvJitLink loaded (once, on first use: a compile or the prewarm
+/// thread) with its entry points; none when that fails.
+std::optional<NvJitLink> loadNvJitLink() {
+  const auto &file = nvJitLinkFile();
+  if (!file)
+    return std::nullopt;
+  void *lib = dlopen(file->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return std::nullopt;
+  NvJitLink a;
+  auto get = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(lib, name));
+    return fn != nullptr;
+  };
+  bool ok = get(a.create, "nvJitLinkCreate") &&
+            get(a.destroy, "nvJitLinkDestroy") &&
+            get(a.addData, "nvJitLinkAddData") &&
+            get(a.complete, "nvJitLinkComplete") &&
+            get(a.cubinSize, "nvJitLinkGetLinkedCubinSize") &&
+            get(a.cubin, "nvJitLinkGetLinkedCubin") &&
+            get(a.errorLogSize, "nvJitLinkGetErrorLogSize") &&
+            get(a.errorLog, "nvJitLinkGetErrorLog") &&
+            get(a.version, "nvJitLinkVersion");
+  unsigned major = 0, minor = 0;
+  if (!ok || a.version(&major, &minor) != 0) {
+    dlclose(lib);
+    return std::nullopt;
+  }
+  return a; // the library stays loaded for the process
+}
+
+const std::optional<NvJitLink> &nvJitLink() {
+  static const std::optional<NvJitLink> loaded = loadNvJitLink();
   return loaded;
 }
 
 } // namespace
 
-static std::optional<Ptxas> locate() {
+/// The ptxas binary (KITE_PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin).
+static std::optional<Ptxas> locatePtxasBinary() {
   std::string path;
-  if (const char *p = std::getenv("KITE_PTXAS"); p && *p) {
-    if (std::strcmp(p, "0") == 0 || std::strcmp(p, "off") == 0)
-      return std::nullopt;
+  if (const char *p = std::getenv("KITE_PTXAS"); p && *p)
     path = p;
-  } else if (const auto &lib = nvJitLink()) {
-    return Ptxas{lib->path, lib->stamp, /*inProcess=*/true};
-  } else if (const char *home = std::getenv("CUDA_HOME"); home && *home) {
+  else if (const char *home = std::getenv("CUDA_HOME"); home && *home)
     path = std::string(home) + "/bin/ptxas";
-  }
   if (path.empty() || access(path.c_str(), X_OK) != 0)
     path = "/usr/local/cuda/bin/ptxas";
   struct stat st;
@@ -165,6 +192,27 @@ static std::optional<Ptxas> locate() {
     return std::nullopt;
   return Ptxas{path, path + " " + std::to_string(st.st_size) + " " +
                          std::to_string(st.st_mtime)};
+}
+
+static std::optional<Ptxas> locate() {
+  const char *ptxasEnv = std::getenv("KITE_PTXAS");
+  if (ptxasEnv && (std::strcmp(ptxasEnv, "0") == 0 ||
+                   std::strcmp(ptxasEnv, "off") == 0))
+    return std::nullopt;
+  auto inProcess = [&]() -> std::optional<Ptxas> {
+    if (const auto &lib = nvJitLinkFile())
+      return Ptxas{lib->path, lib->stamp, /*inProcess=*/true};
+    return std::nullopt;
+  };
+  const char *jitEnv = std::getenv("KITE_NVJITLINK");
+  bool jitAsked = jitEnv && *jitEnv && std::strcmp(jitEnv, "0") != 0 &&
+                  std::strcmp(jitEnv, "off") != 0;
+  if (jitAsked && !(ptxasEnv && *ptxasEnv))
+    if (auto p = inProcess())
+      return p;
+  if (auto p = locatePtxasBinary())
+    return p;
+  return inProcess(); // no ptxas binary: nvJitLink where there is one
 }
 
 const std::optional<Ptxas> &kite::detail::findPtxas() {
@@ -185,8 +233,8 @@ std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
                                                   std::string &error) {
   if (ptxas.inProcess) {
     if (const auto &lib = nvJitLink())
-      return lib->api.compile(ptx, chip, error);
-    error = "nvJitLink is not loaded";
+      return lib->compile(ptx, chip, error);
+    error = "cannot load " + ptxas.path + ": " + dlErrorOr("not a usable nvJitLink");
     return std::nullopt;
   }
   const char *tmp = std::getenv("TMPDIR");
@@ -274,7 +322,7 @@ void kite::detail::prewarmPtxCompiler(const std::string &chip) {
                         "kite_prewarm() { ret; }\n";
       std::string error;
       if (const auto &lib = nvJitLink())
-        (void)lib->api.compile(ptx, chip, error);
+        (void)lib->compile(ptx, chip, error);
     });
   });
 }

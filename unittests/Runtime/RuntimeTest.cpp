@@ -567,6 +567,11 @@ TEST_F(RuntimeTest, PtxToCubinWithoutAGpu) {
   std::string compiler = kite::machineCodeCompiler();
   if (compiler.empty())
     GTEST_SKIP() << "no PTX compiler here (no libnvJitLink, no ptxas)";
+  // KITE_NVJITLINK=1 (a second ctest entry) asks for the in-process one.
+  const char *jit = std::getenv("KITE_NVJITLINK");
+  EXPECT_EQ(compiler.rfind("nvJitLink ", 0) == 0,
+            jit && std::string(jit) == "1")
+      << compiler;
   auto k = kite::compileMLIR(readFile(std::string(KITE_SOURCE_DIR) +
                                       "/dsl-examples/vector_add.mlir"),
                              kite::CompileOptions{});
