@@ -12,7 +12,7 @@ out_dir = sys.argv[2]
 
 def find(**kw):
     for r in rows:
-        if all(r.get(k) == v for k, v in kw.items()):
+        if all(r.get(k, 0 if k == "extra" else None) == v for k, v in kw.items()):
             return r
     return None
 
@@ -20,17 +20,20 @@ def find(**kw):
 table = []
 print(f"{'kernel':24} {'size':>16} {'Kite':>10} {'Triton':>10} {'ref':>10}  {'Kite/Triton':>11} {'Kite/ref':>9}")
 for kernel in ("vector_add", "dropout", "seeded_dropout"):
-    for lg in sorted({r["log2n"] for r in rows if r.get("kernel") == kernel and "log2n" in r}):
-        k = find(impl="kite", kernel=kernel, log2n=lg)
-        t = find(impl="triton", kernel=kernel, log2n=lg)
-        c = find(impl="kite", kernel=kernel, log2n=lg)
-        ref = c["copy_GBps"] if c else None
+    # (log2 n, extra): n = 2^log2n + extra (odd sizes last)
+    sizes = sorted({(r["log2n"], r.get("extra", 0)) for r in rows
+                    if r.get("kernel") == kernel and "log2n" in r}, key=lambda s: (s[1], s[0]))
+    for lg, extra in sizes:
+        k = find(impl="kite", kernel=kernel, log2n=lg, extra=extra)
+        t = find(impl="triton", kernel=kernel, log2n=lg, extra=extra)
+        ref = k["copy_GBps"] if k else None
         if not k:
             continue
         tv = t["GBps"] if t else float("nan")
-        print(f"{kernel:24} {'2^%d' % lg:>16} {k['GBps']:8.0f}GB {tv:8.0f}GB {ref:8.0f}GB  "
+        label = f"2^{lg}" + (f"+{extra}" if extra else "")
+        print(f"{kernel:24} {label:>16} {k['GBps']:8.0f}GB {tv:8.0f}GB {ref:8.0f}GB  "
               f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
-        table.append(dict(kernel=kernel, size=f"2^{lg}", kite_GBps=k["GBps"], triton_GBps=tv,
+        table.append(dict(kernel=kernel, size=label, kite_GBps=k["GBps"], triton_GBps=tv,
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
 # Row reductions: ref = torch; "copy" = Kite over a device copy of the
 # same bytes.
@@ -89,10 +92,12 @@ try:
     fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
     for ax, kernel in zip(axes, ("vector_add", "dropout", "seeded_dropout")):
         for impl, style in (("kite", "o-"), ("triton", "s--")):
-            pts = sorted((r["log2n"], r["GBps"]) for r in rows if r.get("impl") == impl and r.get("kernel") == kernel)
+            pts = sorted((r["log2n"], r["GBps"]) for r in rows
+                         if r.get("impl") == impl and r.get("kernel") == kernel and not r.get("extra"))
             if pts:
                 ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], style, label=impl)
-        pts = sorted((r["log2n"], r["GBps"]) for r in rows if r.get("kernel") == "copy" and r.get("impl") == "copy")
+        pts = sorted((r["log2n"], r["GBps"]) for r in rows
+                     if r.get("kernel") == "copy" and r.get("impl") == "copy" and not r.get("extra"))
         ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], "k:", label="device copy")
         ax.set_xscale("log", base=2)
         ax.set_title(kernel)

@@ -140,9 +140,11 @@ def rows_reductions():
 
 
 def main():
-    logs = [] if "1d" not in only else [20, 24] if quick else [20, 22, 24, 26, 28]
-    for lg in logs:
-        n = 1 << lg
+    # (log2 n, extra): n = 2^log2n + extra, as kite_bench.cpp
+    logs = [] if "1d" not in only else [(20, 0), (24, 0)] if quick else \
+        [(20, 0), (22, 0), (24, 0), (26, 0), (28, 0), (24, 1), (26, 1)]
+    for lg, extra in logs:
+        n = (1 << lg) + extra
         x = torch.randn(n, device="cuda")
         y = torch.randn(n, device="cuda")
         keep = (torch.rand(n, device="cuda") > 0.5).to(torch.int32)
@@ -154,10 +156,11 @@ def main():
             ("seeded_dropout", 8, lambda: seeded_kernel[g](x, out, n, 0.5, 123, BLOCK=1024)),
         ]
         ms = do_bench(lambda: out.copy_(x), warmup=25, rep=200, return_mode="median")
-        emit(impl="torch", kernel="copy", log2n=lg, us=ms * 1e3, GBps=8 * n / ms / 1e6)
+        emit(impl="torch", kernel="copy", log2n=lg, extra=extra, us=ms * 1e3, GBps=8 * n / ms / 1e6)
         for name, bpe, fn in cases:
             ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
-            emit(impl="triton", kernel=name, log2n=lg, us=ms * 1e3, GBps=bpe * n / ms / 1e6)
+            emit(impl="triton", kernel=name, log2n=lg, extra=extra, us=ms * 1e3,
+                 GBps=bpe * n / ms / 1e6)
     if "rows" in only:
         rows_reductions()
     shapes = [] if "matmul" not in only else [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
