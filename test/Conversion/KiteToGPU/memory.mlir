@@ -43,10 +43,12 @@ func.func @unaligned(%x: !kite.ptr<f32>, %y: !kite.ptr<f32>) attributes {kite.ke
 // -----
 
 // A mask that may change inside a vector group (n of unknown divisibility):
-// the vector load is predicated PTX on "whole group enabled" (no branch, so
-// nothing merges with its registers); the elements of a partial group load
-// one by one in a branch taken only for such groups; a select joins them.
-// Masked-off lanes keep `other`. Stores likewise.
+// the vector load is predicated PTX on "whole group enabled"; the elements
+// of a partial group load one by one, predicated on "enabled and not the
+// whole group", in the same block (no branch: ptxas may then schedule the
+// joining select late); a select joins them. Masked-off lanes keep
+// `other`. Stores: the per-element ones in a branch taken only for partial
+// groups.
 // CHECK-LABEL: gpu.func @masked
 // CHECK: %[[A:.*]] = arith.andi
 // CHECK: %[[B:.*]] = arith.andi %[[A]]
@@ -54,9 +56,11 @@ func.func @unaligned(%x: !kite.ptr<f32>, %y: !kite.ptr<f32>) attributes {kite.ke
 // CHECK: %[[ALLW:.*]] = arith.extui %[[ALL]] : i1 to i32
 // CHECK: %[[VEC:.*]] = llvm.inline_asm has_side_effects "{ .reg .pred %kp; setp.ne.b32 %kp, $4, 0; mov.b32 $0, $6; mov.b32 $1, $7; mov.b32 $2, $8; mov.b32 $3, $9; @%kp ld.global.v4.b32 {$0, $1, $2, $3}, [$5]; }", "=r,=r,=r,=r,r,l,r,r,r,r" %[[ALLW]]
 // CHECK: %[[NOTALL:.*]] = arith.xori %[[ALL]], %true
-// CHECK: %[[PART:.*]] = scf.if %[[NOTALL]] -> (vector<4xf32>) {
+// CHECK-NOT: scf.if
+// CHECK: arith.andi %{{.*}}, %[[NOTALL]]
 // CHECK-COUNT-4: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2]; }", "=r,r,l,r"
-// CHECK: } else {
+// CHECK-NOT: scf.if
+// CHECK: %[[PART:.*]] = vector.from_elements
 // CHECK: arith.select %[[ALL]], %{{.*}}, %[[PART]] : vector<4xf32>
 // CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.v4.b32 [$1], {$2, $3, $4, $5}; }", "r,l,r,r,r,r"
 // CHECK: scf.if
