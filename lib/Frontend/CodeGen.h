@@ -216,6 +216,9 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// join, split, interleave, broadcast_to (CodeGenShapes.cpp).
+  static bool isShapeBuiltin(StringRef n);
+  Val shapeBuiltin(const std::string &n, const Expr &e);
 
   /// `x` with its dimensions permuted: result dimension i is x's
   /// dimension dims[i] (no dims: a 2-D block transposed).

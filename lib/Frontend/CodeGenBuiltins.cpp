@@ -80,6 +80,8 @@ Val CodeGen::call(const Expr &e) {
     return atomic(n, e);
   if (n == "device_print" || n == "device_assert")
     return deviceDebug(n, e);
+  if (isShapeBuiltin(n))
+    return shapeBuiltin(n, e);
   if (n == "program_id" || n == "num_programs") {
     Args a = bindArgs(e, n, {"axis"}, 1);
     int64_t axis = constInt(a.values[0], a.locs[0], "the axis");

@@ -278,7 +278,7 @@ bool CodeGen::isBuiltin(StringRef n) {
   for (const char *b : names)
     if (n == b)
       return true;
-  return false;
+  return isShapeBuiltin(n);
 }
 
 Val CodeGen::expr(const Expr &e) {

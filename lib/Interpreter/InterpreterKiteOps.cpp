@@ -54,6 +54,35 @@ void Interpreter::kiteOp(Operation *op) {
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
+  if (auto j = dyn_cast<kd::JoinOp>(op)) {
+    // result[..., k] = (k ? rhs : lhs)[...]
+    ArrayRef_ l = get(j.getLhs()), r = get(j.getRhs());
+    auto out = make(j.getType());
+    for (size_t k = 0; k < out->size(); ++k) {
+      const Array &from = k % 2 ? *r : *l;
+      if (out->kind == Kind::Float)
+        out->fv[k] = from.fv[k / 2];
+      else
+        out->iv[k] = from.iv[k / 2];
+    }
+    values[j.getResult()] = out;
+    return;
+  }
+  if (auto sp = dyn_cast<kd::SplitOp>(op)) {
+    ArrayRef_ src = get(sp.getSrc());
+    for (int half = 0; half < 2; ++half) {
+      mlir::Value result = half ? sp.getRhs() : sp.getLhs();
+      auto out = make(cast<RankedTensorType>(result.getType()));
+      for (size_t k = 0; k < out->size(); ++k) {
+        if (out->kind == Kind::Float)
+          out->fv[k] = src->fv[2 * k + half];
+        else
+          out->iv[k] = src->iv[2 * k + half];
+      }
+      values[result] = out;
+    }
+    return;
+  }
   if (auto c = dyn_cast<kd::ConvertLayoutOp>(op)) {
     values[c.getResult()] = std::make_shared<Array>(*get(c.getSrc()));
     return;

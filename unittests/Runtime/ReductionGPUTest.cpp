@@ -314,3 +314,34 @@ def f(x: *f32, y: *f32, z: *f32):
     EXPECT_EQ(dz.toHost().value(), hz) << warps << " warps";
   }
 }
+
+// join / split / interleave through shared memory on the GPU, against the
+// interpreter (1 and 4 warps; 2-D blocks).
+TEST(GPU, JoinSplitAgreeWithTheInterpreter) {
+  REQUIRE_GPU();
+  for (int warps : {1, 4}) {
+    const char *src = R"(@kernel
+def f(x: *f32, y: *f32, z: *f32):
+    i = arange(0, 16)[:, None] * 64 + arange(0, 64)[None, :]
+    v = load(x + i)
+    w = interleave(v, v * 3.0)
+    j = arange(0, 16)[:, None] * 128 + arange(0, 128)[None, :]
+    store(y + j, w)
+    a, b = split(join(v * 2.0, v + 1.0))
+    store(z + i, a - b)
+)";
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "join.kite").value();
+    auto x = randomVector(1024, 37);
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dy = DeviceBuffer<float>::allocate(2048).value();
+    auto dz = DeviceBuffer<float>::allocate(1024).value();
+    std::vector<float> hy(2048), hz(1024);
+    ASSERT_TRUE(k.launch(1, {dx, dy, dz}).ok());
+    ASSERT_TRUE(k.interpret(1, {x, hy, hz}).ok());
+    EXPECT_EQ(dy.toHost().value(), hy) << warps << " warps";
+    EXPECT_EQ(dz.toHost().value(), hz) << warps << " warps";
+    EXPECT_EQ(hy[1], 3.0f * x[0]);
+  }
+}

@@ -1,10 +1,13 @@
-//===- ShapeOpsToGPU.cpp - trans, flip and reshape -------------------------===//
+//===- ShapeOpsToGPU.cpp - trans, flip, join, split and reshape -----------===//
 //
 // Ops that change which element a register holds without changing values:
 //   - kite.trans: each thread publishes its registers to shared memory at
 //     their linear index in the operand, then reads each result register at
 //     the permuted coordinates;
 //   - kite.flip: likewise, the flipped dimension read backwards;
+//   - kite.join: both operands published one after the other, each result
+//     register read from the one its last coordinate names; kite.split:
+//     the operand published, each half gathered at last coordinate 0 or 1;
 //   - kite.reshape: the same linear index in both shapes, so the registers
 //     are forwarded when both layouts place elements alike (linear layouts
 //     depend only on the element count), else exchanged through shared
@@ -122,11 +125,75 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   const KiteLoweringState &state;
 };
 
+/// Pattern: kite.join => both operands published side by side, then each
+/// result register read from the one its last coordinate names.
+struct JoinLowering : OpConversionPattern<JoinOp> {
+  JoinLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+               MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(JoinOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType part = op.getLhs().getType(), type = op.getType();
+    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    // rhs right after lhs: element i of the pair k is at k * n + i.
+    int64_t n = part.getNumElements();
+    s.barrier();
+    s.store(adaptor.getLhs(), part, conv.getLayout(op.getLhs()), 0);
+    s.store(adaptor.getRhs(), part, conv.getLayout(op.getRhs()),
+            n * elementBytes(part.getElementType()));
+    s.barrier();
+    Value result = gather(
+        s, conv, type, conv.getLayout(op.getResult()), part.getElementType(),
+        [&](ArrayRef<Value> c) {
+          Value k = c.back();
+          Value i = s.linear(c.drop_back(), part.getShape());
+          return arith::AddIOp::create(
+              rewriter, op.getLoc(), i,
+              arith::MulIOp::create(rewriter, op.getLoc(), k, s.i32(n)));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// Pattern: kite.split => the operand published, each half gathered.
+struct SplitLowering : OpConversionPattern<SplitOp> {
+  SplitLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType srcType = op.getSrc().getType(),
+                     part = op.getLhs().getType();
+    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
+    SmallVector<Value> results;
+    for (int half = 0; half < 2; ++half) {
+      Value r = half ? op.getRhs() : op.getLhs();
+      results.push_back(gather(
+          s, conv, part, conv.getLayout(r), srcType.getElementType(),
+          [&](ArrayRef<Value> c) {
+            SmallVector<Value> src(c);
+            src.push_back(s.i32(half));
+            return s.linear(src, srcType.getShape());
+          }));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
 } // namespace
 
 void mlir::kite::populateShapeOpPatterns(KiteTypeConverter &converter,
                                          const KiteLoweringState &state,
                                          RewritePatternSet &patterns) {
-  patterns.add<TransLowering, FlipLowering, ReshapeLowering>(converter, state,
-                                               patterns.getContext());
+  patterns.add<TransLowering, FlipLowering, ReshapeLowering, JoinLowering,
+               SplitLowering>(converter, state, patterns.getContext());
 }

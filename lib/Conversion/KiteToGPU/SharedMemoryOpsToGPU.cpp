@@ -80,6 +80,10 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(t.getSrc().getType());
   if (auto f = dyn_cast<FlipOp>(op))
     return bytesOf(f.getSrc().getType());
+  if (auto j = dyn_cast<JoinOp>(op))
+    return bytesOf(j.getType());
+  if (auto sp = dyn_cast<SplitOp>(op))
+    return bytesOf(sp.getSrc().getType());
   if (auto r = dyn_cast<ReshapeOp>(op))
     return bytesOf(r.getSrc().getType());
   if (auto c = dyn_cast<ConvertLayoutOp>(op))

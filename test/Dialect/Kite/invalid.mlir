@@ -589,3 +589,19 @@ func.func @flip_dim(%x: tensor<4xf32>) {
   %0 = kite.flip %x dim 1 : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @join_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{needs 'tensor<4x3xf32>' to be 'tensor<4xf32>''s shape with a last dimension of 2}}
+  %0 = kite.join %a, %a : tensor<4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @split_shape(%x: tensor<4x2xf32>) {
+  // expected-error @+1 {{needs 'tensor<4x2xf32>' to be 'tensor<2xf32>''s shape with a last dimension of 2}}
+  %a, %b = kite.split %x : tensor<4x2xf32> -> tensor<2xf32>
+  return
+}

@@ -28,6 +28,10 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
   %sf = kite.splat %f : f32 -> tensor<4x8xf32>
   // CHECK: kite.convert_layout %{{.*}} : tensor<4x8xf32>
   %cl = kite.convert_layout %sf : tensor<4x8xf32>
+  // CHECK: kite.join %{{.*}}, %{{.*}} : tensor<4x8xf32> -> tensor<4x8x2xf32>
+  %jn = kite.join %sf, %cl : tensor<4x8xf32> -> tensor<4x8x2xf32>
+  // CHECK: kite.split %{{.*}} : tensor<4x8x2xf32> -> tensor<4x8xf32>
+  %sa, %sb = kite.split %jn : tensor<4x8x2xf32> -> tensor<4x8xf32>
   // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>

@@ -179,6 +179,27 @@ LogicalResult FlipOp::verify() {
   return success();
 }
 
+/// Whether `joined` is `part`'s shape with a trailing 2, same element type.
+static LogicalResult verifyJoined(Operation *op, RankedTensorType part,
+                                  RankedTensorType joined) {
+  SmallVector<int64_t> want(part.getShape());
+  want.push_back(2);
+  if (joined.getShape() != ArrayRef<int64_t>(want) ||
+      joined.getElementType() != part.getElementType())
+    return op->emitOpError()
+           << "needs " << joined << " to be " << part
+           << "'s shape with a last dimension of 2 (same element type)";
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  return verifyJoined(*this, getLhs().getType(), getType());
+}
+
+LogicalResult SplitOp::verify() {
+  return verifyJoined(*this, getLhs().getType(), getSrc().getType());
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   auto resultType = getType();

@@ -171,6 +171,41 @@ def Kite_ConvertLayoutOp : Kite_Op<"convert_layout",
   let assemblyFormat = "$src attr-dict `:` type($src)";
 }
 
+def Kite_JoinOp : Kite_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "Two blocks side by side along a new last dimension of 2";
+  let description = [{
+    Triton's tl.join: result[..., 0] = lhs[...], result[..., 1] = rhs[...]
+    (the operands have one shape and type; the result that shape with a
+    trailing 2). On the GPU the elements move through shared memory.
+
+    ```mlir
+    %r = kite.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$lhs, Kite_Block:$rhs);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_SplitOp : Kite_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "A block's last dimension of 2 taken apart";
+  let description = [{
+    Triton's tl.split, join's inverse: lhs[...] = src[..., 0],
+    rhs[...] = src[..., 1] (the operand's last dimension has size 2). On the
+    GPU the elements move through shared memory.
+
+    ```mlir
+    %a, %b = kite.split %x : tensor<64x2xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src);
+  let results = (outs Kite_Block:$lhs, Kite_Block:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
+  let hasVerifier = 1;
+}
+
 def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
   let summary = "The same elements in row-major order, another shape";
   let description = [{

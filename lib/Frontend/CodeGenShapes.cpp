@@ -1,0 +1,85 @@
+//===- CodeGenShapes.cpp - join, split, interleave, broadcast_to ----------===//
+//
+// Triton's shape builtins beyond trans/reshape/flip (CodeGenBuiltins.cpp):
+//   join(a, b)        a new last dimension of 2 (kite.join; a and b
+//                     broadcast and promoted to one shape and type first),
+//   split(x)          its inverse: two blocks (kite.split),
+//   interleave(a, b)  join then reshape to (..., 2 * n): a0 b0 a1 b1 ...,
+//   broadcast_to(x, shape)  x broadcast to shape (numpy's rules).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+bool CodeGen::isShapeBuiltin(StringRef n) {
+  return n == "join" || n == "split" || n == "interleave" ||
+         n == "broadcast_to";
+}
+
+Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
+  Location lc = loc(e.loc);
+  auto block = [&](const Val &v, Loc l, const char *what) {
+    if (v.kind != Val::Runtime || !isa<RankedTensorType>(v.v.getType()))
+      fail(l, n + "() needs a block" + (what ? std::string(" ") + what : "") +
+                  ", got " + describe(v));
+    return llvm::cast<RankedTensorType>(v.v.getType());
+  };
+  if (n == "broadcast_to") {
+    Args a = bindArgs(e, n, {"input", "shape"}, 2);
+    SmallVector<int64_t> shape = shapeArg(a.values[1], a.locs[1]);
+    const Val &x = a.values[0];
+    if (x.kind != Val::Runtime)
+      fail(a.locs[0], "broadcast_to() needs a block or a scalar value, got " +
+                          describe(x));
+    ArrayRef<int64_t> have = shapeOf(x.v.getType());
+    // numpy's rule: each of x's dimensions (aligned at the end) is 1 or the
+    // target's.
+    bool ok = have.size() <= shape.size();
+    for (size_t k = 0; ok && k < have.size(); ++k) {
+      int64_t h = have[have.size() - 1 - k], s = shape[shape.size() - 1 - k];
+      ok = h == 1 || h == s;
+    }
+    if (!ok)
+      fail(e.loc, "broadcast_to(): a " + describe(x) +
+                      " cannot be broadcast to " + shapeText(shape));
+    return Val::runtime(broadcastTo(x.v, shape, e.loc));
+  }
+  if (n == "join" || n == "interleave") {
+    Args a = bindArgs(e, n, {"a", "b"}, 2);
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    if (!isa<RankedTensorType>(x.getType()))
+      fail(e.loc, n + "() of two scalars: make blocks of them first");
+    auto part = llvm::cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> joined(part.getShape());
+    joined.push_back(2);
+    mlir::Value j = kd::JoinOp::create(
+        b, lc, withShape(part.getElementType(), joined), x, y);
+    if (n == "join")
+      return Val::runtime(j);
+    SmallVector<int64_t> flat(part.getShape());
+    flat.back() *= 2;
+    return Val::runtime(kd::ReshapeOp::create(
+        b, lc, withShape(part.getElementType(), flat), j));
+  }
+  // split(x): x's last dimension must be 2.
+  Args a = bindArgs(e, n, {"a"}, 1);
+  RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
+  if (t.getShape().back() != 2)
+    fail(a.locs[0], "split() needs a block whose last dimension is 2, got " +
+                        describe(a.values[0]));
+  SmallVector<int64_t> part(t.getShape().drop_back());
+  if (part.empty())
+    fail(a.locs[0], "split() of a 2-element block: its halves would be "
+                    "scalars; index it instead");
+  Type pt = withShape(t.getElementType(), part);
+  auto sp = kd::SplitOp::create(b, lc, pt, pt, a.values[0].v);
+  Val out;
+  out.kind = Val::Tuple;
+  out.elems.push_back(Val::runtime(sp.getLhs()));
+  out.elems.push_back(Val::runtime(sp.getRhs()));
+  return out;
+}
+
+} // namespace kite::frontend
