@@ -216,6 +216,8 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// inline_asm_elementwise (CodeGenAtomics.cpp).
+  Val inlineAsm(const Expr &e);
   /// join, split, interleave, broadcast_to (CodeGenShapes.cpp).
   static bool isShapeBuiltin(StringRef n);
   Val shapeBuiltin(const std::string &n, const Expr &e);

@@ -1,11 +1,12 @@
-//===- CodeGenAtomics.cpp - Atomics and device debugging builtins ----------===//
+//===- CodeGenAtomics.cpp - Atomics, debugging, inline PTX ------------------===//
 //
 // atomic_add/max/min/and/or/xor/xchg(pointer, val, mask=None, sem=None,
 // scope=None) and atomic_cas(pointer, cmp, val, sem=None, scope=None):
 // values converted to the pointee type and broadcast with the pointers and
 // the mask; sem in relaxed/acquire/release/acq_rel, scope in gpu/cta/sys.
 // device_print(prefix, *values, hex=False) and device_assert(cond, msg=""):
-// the side effects that run on the device.
+// the side effects that run on the device. inline_asm_elementwise(asm,
+// constraints, args, dtype, is_pure, pack=1): PTX once per element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +157,81 @@ Val CodeGen::deviceDebug(const std::string &n, const Expr &e) {
   }
   kd::AssertOp::create(b, lc, cond, b.getStringAttr(message));
   return Val();
+}
+
+Val CodeGen::inlineAsm(const Expr &e) {
+  const std::string n = "inline_asm_elementwise";
+  Args a = bindArgs(e, n, {"asm", "constraints", "args", "dtype", "is_pure",
+                           "pack"},
+                    5);
+  if (a.values[0].kind != Val::Str)
+    fail(a.locs[0], n + "()'s asm must be a string (the PTX)");
+  if (a.values[1].kind != Val::Str)
+    fail(a.locs[1], n + "()'s constraints must be a string, e.g. \"=r,r\"");
+  // The arguments: values, broadcast to one shape (scalars stay scalars).
+  std::vector<Val> args = a.values[2].kind == Val::Tuple
+                              ? a.values[2].elems
+                              : std::vector<Val>{a.values[2]};
+  SmallVector<mlir::Value> operands;
+  SmallVector<int64_t> shape;
+  for (const Val &v : args) {
+    if (v.kind != Val::Runtime && !v.isConst())
+      fail(a.locs[2], n + "()'s args must be numbers or blocks, got " +
+                          describe(v));
+    mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[2]);
+    if (isPtr(x.getType()))
+      fail(a.locs[2], n + "() does not take pointers; load the values "
+                          "first");
+    shape = broadcastShape(shape, shapeOf(x.getType()), a.locs[2]);
+    operands.push_back(x);
+  }
+  for (mlir::Value &x : operands)
+    if (isa<RankedTensorType>(x.getType()))
+      x = broadcastTo(x, shape, e.loc);
+  // The result types: one dtype or a tuple of them.
+  std::vector<Val> dtypes = a.values[3].kind == Val::Tuple
+                                ? a.values[3].elems
+                                : std::vector<Val>{a.values[3]};
+  SmallVector<Type> results;
+  for (const Val &d : dtypes) {
+    Type t = dtypeArg(d, a.locs[3]);
+    if (isa<kd::PointerType>(t) || t.isInteger(1))
+      fail(a.locs[3], n + "() results are numbers (not pointers or i1)");
+    results.push_back(shape.empty() ? t : withShape(t, shape));
+  }
+  const Val &pure = a.values[4];
+  if (pure.kind != Val::Bool && pure.kind != Val::Int)
+    fail(a.locs[4], n + "()'s is_pure must be True or False");
+  int64_t pack = 1;
+  if (a.given[5])
+    pack = constInt(a.values[5], a.locs[5], "pack");
+  if (pack != 1)
+    fail(a.locs[5], n + "() with pack=" + std::to_string(pack) +
+                        " is not supported yet (pack=1: one element a call)");
+  // "=..." outputs, then one input per argument (LLVM would crash on a
+  // mismatch).
+  SmallVector<StringRef> parts;
+  StringRef(a.values[1].s).split(parts, ',', -1, /*KeepEmpty=*/false);
+  size_t outputs = llvm::count_if(
+      parts, [](StringRef p) { return p.trim().starts_with("="); });
+  if (outputs != results.size() || parts.size() != outputs + operands.size())
+    fail(a.locs[1], n + "()'s constraints \"" + a.values[1].s + "\" name " +
+                        std::to_string(outputs) + " outputs and " +
+                        std::to_string(parts.size() - outputs) +
+                        " inputs; the call has " +
+                        std::to_string(results.size()) + " results (dtype) and " +
+                        std::to_string(operands.size()) + " arguments");
+  auto op = kd::InlineAsmOp::create(
+      b, loc(e.loc), results, b.getStringAttr(a.values[0].s),
+      b.getStringAttr(a.values[1].s), pure.i ? b.getUnitAttr() : UnitAttr(),
+      b.getI32IntegerAttr(1), operands);
+  if (results.size() == 1)
+    return Val::runtime(op.getResult(0));
+  Val out;
+  out.kind = Val::Tuple;
+  for (mlir::Value r : op.getResults())
+    out.elems.push_back(Val::runtime(r));
+  return out;
 }
 
 } // namespace kite::frontend

@@ -82,6 +82,8 @@ Val CodeGen::call(const Expr &e) {
     return deviceDebug(n, e);
   if (isShapeBuiltin(n))
     return shapeBuiltin(n, e);
+  if (n == "inline_asm_elementwise")
+    return inlineAsm(e);
   if (n == "program_id" || n == "num_programs") {
     Args a = bindArgs(e, n, {"axis"}, 1);
     int64_t axis = constInt(a.values[0], a.locs[0], "the axis");

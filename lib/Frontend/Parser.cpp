@@ -614,6 +614,12 @@ private:
       next();
       auto e = std::make_unique<Expr>(Expr::Str, t.loc);
       e->name = t.text;
+      // Adjacent literals concatenate, as in Python ("a" "b" is "ab"):
+      // multi-line PTX for inline_asm_elementwise.
+      while (peek().kind == Tok::Str) {
+        e->name += peek().text;
+        next();
+      }
       return e;
     }
     case Tok::Op:

@@ -54,6 +54,9 @@ void Interpreter::kiteOp(Operation *op) {
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
+  if (isa<kd::InlineAsmOp>(op))
+    fail(op, "inline_asm_elementwise runs PTX, which only the GPU can run; "
+             "the interpreter cannot execute this kernel");
   if (auto j = dyn_cast<kd::JoinOp>(op)) {
     // result[..., k] = (k ? rhs : lhs)[...]
     ArrayRef_ l = get(j.getLhs()), r = get(j.getRhs());

@@ -100,3 +100,39 @@ def k(x: *f32, total: *f32, lock: *i32, n: i32, BLOCK: constexpr = 128):
   EXPECT_NEAR(dt.toHost().value()[0], want, 1e-2);
   EXPECT_EQ(dl.toHost().value()[0], 0);
 }
+
+// inline_asm_elementwise on the GPU: a rotate (shf.l.wrap) with a scalar
+// argument, and two results from one call, against the host.
+TEST(GPU, InlineAsmElementwise) {
+  REQUIRE_GPU();
+  const char *src = R"(@kernel
+def k(x: *i32, y: *i32, z: *f32, n: i32):
+    i = program_id(0) * 256 + arange(0, 256)
+    m = i < n
+    v = load(x + i, mask=m)
+    r = inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, $2;", "=r,r,r",
+                               [v, 8], dtype=i32, is_pure=True, pack=1)
+    store(y + i, r, mask=m)
+    lo, hi = inline_asm_elementwise(
+        "{ mov.b32 $0, $2;"
+        " add.f32 $1, $3, $3; }", "=r,=f,r,f",
+        [v, v.to(f32)], dtype=(i32, f32), is_pure=True)
+    store(z + i, hi + lo.to(f32), mask=m)
+)";
+  auto k = compileKite(src, {}, "asm.kite").value();
+  int n = 1000;
+  std::vector<int32_t> x(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = int32_t(uint32_t(i) * 2654435761u);
+  auto dx = DeviceBuffer<int32_t>::fromHost(x).value();
+  auto dy = DeviceBuffer<int32_t>::allocate(n).value();
+  auto dz = DeviceBuffer<float>::allocate(n).value();
+  ASSERT_TRUE(k.launch(cdiv(n, 256), {dx, dy, dz, int32_t(n)}).ok());
+  auto y = dy.toHost().value();
+  auto z = dz.toHost().value();
+  for (int i = 0; i < n; ++i) {
+    uint32_t u = uint32_t(x[i]);
+    ASSERT_EQ(uint32_t(y[i]), (u << 8) | (u >> 24)) << i;
+    ASSERT_EQ(z[i], 2.0f * float(x[i]) + float(x[i])) << i;
+  }
+}

@@ -83,10 +83,66 @@ struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
 
 } // namespace
 
+/// Pattern: kite.inline_asm => one llvm.inline_asm per register (the
+/// operands' and results' layouts agree: LayoutAssignment joins them);
+/// several results come back as a struct.
+struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(InlineAsmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Type> resultTypes, elemTypes;
+    for (Type t : op.getResultTypes()) {
+      Type c = getTypeConverter()->convertType(t);
+      if (!c)
+        return rewriter.notifyMatchFailure(op, "unconvertible result");
+      resultTypes.push_back(c);
+      elemTypes.push_back(getElementTypeOrSelf(c));
+    }
+    int64_t regs = 1;
+    for (Type t : resultTypes)
+      if (auto v = dyn_cast<VectorType>(t))
+        regs = v.getNumElements();
+    Type asmResult =
+        elemTypes.size() == 1
+            ? elemTypes[0]
+            : Type(LLVM::LLVMStructType::getLiteral(getContext(), elemTypes));
+    SmallVector<Value> results;
+    for (Type t : resultTypes)
+      results.push_back(isa<VectorType>(t) ? constantOf(rewriter, loc, t, 0)
+                                           : Value());
+    for (int64_t e = 0; e < regs; ++e) {
+      SmallVector<Value> args;
+      for (Value a : adaptor.getArgs())
+        args.push_back(extractRegister(rewriter, loc, a, e));
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, asmResult, args, op.getAsmString(),
+          op.getConstraints(), /*has_side_effects=*/!op.getPure(),
+          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+          /*asm_dialect=*/LLVM::AsmDialectAttr(),
+          /*operand_attrs=*/ArrayAttr());
+      for (size_t r = 0; r < resultTypes.size(); ++r) {
+        Value v = asmOp.getResult(0);
+        if (elemTypes.size() > 1)
+          v = LLVM::ExtractValueOp::create(rewriter, loc, v, r);
+        results[r] = isa<VectorType>(resultTypes[r])
+                         ? vector::InsertOp::create(rewriter, loc, v,
+                                                    results[r], e)
+                               .getResult()
+                         : v;
+      }
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering>(converter, patterns.getContext());
+  patterns.add<ElementwiseLowering, InlineAsmLowering>(converter,
+                                                       patterns.getContext());
   if (!state.ieeeDivision)
     patterns.add<ApproxDivLowering>(converter, patterns.getContext(),
                                     /*benefit=*/2);

@@ -192,6 +192,50 @@ static LogicalResult verifyJoined(Operation *op, RankedTensorType part,
   return success();
 }
 
+LogicalResult InlineAsmOp::verify() {
+  if (getPack() != 1)
+    return emitOpError() << "pack " << getPack()
+                         << " is not supported yet (only 1: one element a call)";
+  if (getResults().empty())
+    return emitOpError() << "needs at least one result";
+  // One shape for every block operand and result.
+  std::optional<ArrayRef<int64_t>> shape;
+  for (Type t : llvm::concat<Type>(getArgs().getTypes(), getResultTypes())) {
+    auto block = dyn_cast<RankedTensorType>(t);
+    if (!block)
+      continue;
+    if (shape && *shape != block.getShape())
+      return emitOpError() << "blocks of different shapes: " << t;
+    shape = block.getShape();
+  }
+  for (Type t : getResultTypes())
+    if (shape && !isa<RankedTensorType>(t))
+      return emitOpError() << "a scalar result " << t
+                           << " beside block operands";
+  // "=..." outputs, then one input per argument.
+  StringRef c = getConstraints();
+  SmallVector<StringRef> parts;
+  c.split(parts, ',', -1, /*KeepEmpty=*/false);
+  size_t outputs = llvm::count_if(
+      parts, [](StringRef p) { return p.trim().starts_with("="); });
+  if (outputs != getResults().size() ||
+      parts.size() != outputs + getArgs().size())
+    return emitOpError() << "constraints \"" << c << "\" name " << outputs
+                         << " outputs and " << parts.size() - outputs
+                         << " inputs; the op has " << getResults().size()
+                         << " results and " << getArgs().size() << " arguments";
+  return success();
+}
+
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
 LogicalResult JoinOp::verify() {
   return verifyJoined(*this, getLhs().getType(), getType());
 }

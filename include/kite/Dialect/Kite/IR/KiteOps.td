@@ -206,6 +206,32 @@ def Kite_SplitOp : Kite_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
+def Kite_InlineAsmOp : Kite_Op<"inline_asm", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "PTX run once per element (Triton's inline_asm_elementwise)";
+  let description = [{
+    Runs `asm` (PTX, operands numbered as in CUDA's asm(): results first,
+    then the arguments) with the LLVM `constraints` ("=r,r,r": one result,
+    two 32-bit inputs) once per element of its operands, which are blocks of
+    one shape or scalars; each result has that shape. `pure`: no side
+    effects (it may be moved or removed); otherwise it runs as written.
+    `pack` elements per call: only 1 for now. The interpreter cannot run it.
+
+    ```mlir
+    %r = kite.inline_asm "shf.l.wrap.b32 $0, $1, $2, $3;" "=r,r,r,r"
+           pure (%a, %b, %c) : (tensor<128xi32>, tensor<128xi32>, i32)
+           -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints,
+                       UnitAttr:$pure, DefaultValuedAttr<I32Attr, "1">:$pack,
+                       Variadic<Kite_ScalarOrBlock>:$args);
+  let results = (outs Variadic<Kite_ScalarOrBlock>:$results);
+  let assemblyFormat = "$asm_string $constraints (`pure` $pure^)? "
+                       "`(` $args `)` attr-dict `:` functional-type($args, $results)";
+  let hasVerifier = 1;
+}
+
 def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
   let summary = "The same elements in row-major order, another shape";
   let description = [{
