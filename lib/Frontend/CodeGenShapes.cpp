@@ -1,11 +1,13 @@
-//===- CodeGenShapes.cpp - join, split, interleave, broadcast_to ----------===//
+//===- CodeGenShapes.cpp - join, split, interleave, broadcast_to, sort ----===//
 //
 // Triton's shape builtins beyond trans/reshape/flip (CodeGenBuiltins.cpp):
 //   join(a, b)        a new last dimension of 2 (kite.join; a and b
 //                     broadcast and promoted to one shape and type first),
 //   split(x)          its inverse: two blocks (kite.split),
 //   interleave(a, b)  join then reshape to (..., 2 * n): a0 b0 a1 b1 ...,
-//   broadcast_to(x, shape)  x broadcast to shape (numpy's rules).
+//   broadcast_to(x, shape)  x broadcast to shape (numpy's rules),
+//   sort(x, dim=None, descending=False)  along the last dimension
+//                     (kite.sort: a bitonic network on the GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,7 @@ namespace kite::frontend {
 
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
-         n == "broadcast_to";
+         n == "broadcast_to" || n == "sort";
 }
 
 Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
@@ -26,6 +28,37 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
                   ", got " + describe(v));
     return llvm::cast<RankedTensorType>(v.v.getType());
   };
+  if (n == "sort") {
+    // sort(x, dim=None, descending=False): along the last dimension.
+    Args a = bindArgs(e, n, {"x", "dim", "descending"}, 1);
+    RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
+    int64_t rank = t.getRank(), dim = rank - 1;
+    if (a.given[1] && a.values[1].kind != Val::None) {
+      dim = constInt(a.values[1], a.locs[1], "sort()'s dim");
+      if (dim < 0)
+        dim += rank;
+      if (dim != rank - 1)
+        fail(a.locs[1], "sort() sorts along the last dimension only (as "
+                        "Triton's); transpose the block first");
+    }
+    int64_t len = t.getShape().back();
+    if (len & (len - 1))
+      fail(a.locs[0], "sort() needs a power-of-two length, got " +
+                          std::to_string(len));
+    Type el = t.getElementType();
+    if (el.isInteger(1) || isa<kd::PointerType>(el))
+      fail(a.locs[0], "sort() sorts numbers, got " + describe(a.values[0]));
+    bool desc = false;
+    if (a.given[2]) {
+      const Val &d = a.values[2];
+      if (d.kind != Val::Bool && d.kind != Val::Int)
+        fail(a.locs[2], "sort()'s descending must be True or False");
+      desc = d.i != 0;
+    }
+    return Val::runtime(kd::SortOp::create(b, lc, t, a.values[0].v,
+                                           b.getI32IntegerAttr(dim),
+                                           desc ? b.getUnitAttr() : UnitAttr()));
+  }
   if (n == "broadcast_to") {
     Args a = bindArgs(e, n, {"input", "shape"}, 2);
     SmallVector<int64_t> shape = shapeArg(a.values[1], a.locs[1]);

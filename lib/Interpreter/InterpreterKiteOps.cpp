@@ -7,6 +7,9 @@
 
 #include "InterpreterImpl.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace kite::interp::detail {
 
 void Interpreter::kiteOp(Operation *op) {
@@ -54,6 +57,35 @@ void Interpreter::kiteOp(Operation *op) {
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
+  if (auto so = dyn_cast<kd::SortOp>(op)) {
+    // The GPU's total order (SortToGPU.cpp): NaNs last, -0.0 before 0.0.
+    auto r = std::make_shared<Array>(*get(so.getSrc()));
+    int64_t n = r->shape.back();
+    bool desc = so.getDescending();
+    for (size_t row = 0; row < r->size() / size_t(n); ++row) {
+      if (r->kind == Kind::Float) {
+        auto first = r->fv.begin() + row * n;
+        std::sort(first, first + n, [](double a, double b) {
+          if (std::isnan(a))
+            return false;
+          if (std::isnan(b))
+            return true;
+          if (a != b)
+            return a < b;
+          return std::signbit(a) && !std::signbit(b);
+        });
+        if (desc)
+          std::reverse(first, first + n);
+      } else {
+        auto first = r->iv.begin() + row * n;
+        std::sort(first, first + n);
+        if (desc)
+          std::reverse(first, first + n);
+      }
+    }
+    values[so.getResult()] = r;
+    return;
+  }
   if (isa<kd::InlineAsmOp>(op))
     fail(op, "inline_asm_elementwise runs PTX, which only the GPU can run; "
              "the interpreter cannot execute this kernel");

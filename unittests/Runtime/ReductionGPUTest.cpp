@@ -345,3 +345,54 @@ def f(x: *f32, y: *f32, z: *f32):
     EXPECT_EQ(hy[1], 3.0f * x[0]);
   }
 }
+
+// sort on the GPU (a bitonic network through shared memory) against the
+// interpreter: rows of 1024 on 4 warps (several pairs a thread), 8 rows of
+// 64 on 1 warp, ascending and descending, with NaNs, zeros of both signs
+// and repeated values; and i32.
+TEST(GPU, SortAgreesWithTheInterpreter) {
+  REQUIRE_GPU();
+  struct Case { int rows, cols, warps; };
+  for (Case c : {Case{1, 1024, 4}, Case{8, 64, 1}, Case{4, 32, 4}}) {
+    std::string src = "@kernel\ndef f(x: *f32, y: *f32, z: *f32, xi: *i32, yi: *i32):\n"
+                      "    i = arange(0, " + std::to_string(c.rows) + ")[:, None] * " +
+                      std::to_string(c.cols) + " + arange(0, " +
+                      std::to_string(c.cols) + ")[None, :]\n"
+                      "    v = load(x + i)\n"
+                      "    store(y + i, sort(v))\n"
+                      "    store(z + i, sort(v, descending=True))\n"
+                      "    store(yi + i, sort(load(xi + i), descending=True))\n";
+    CompileOptions o;
+    o.overrideNumWarps = c.warps;
+    auto k = compileKite(src, o, "sort.kite").value();
+    size_t n = size_t(c.rows) * c.cols;
+    auto x = randomVector(n, 41);
+    std::vector<int32_t> xi(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = std::round(x[i] * 4) / 4; // repeats
+      xi[i] = int32_t(x[i] * 8);
+    }
+    x[3] = std::nanf("");
+    x[5] = -0.0f;
+    x[6] = 0.0f;
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dxi = DeviceBuffer<int32_t>::fromHost(xi).value();
+    auto dy = DeviceBuffer<float>::allocate(n).value();
+    auto dz = DeviceBuffer<float>::allocate(n).value();
+    auto dyi = DeviceBuffer<int32_t>::allocate(n).value();
+    std::vector<float> hy(n), hz(n);
+    std::vector<int32_t> hyi(n);
+    ASSERT_TRUE(k.launch(1, {dx, dy, dz, dxi, dyi}).ok());
+    ASSERT_TRUE(k.interpret(1, {x, hy, hz, xi, hyi}).ok());
+    auto gy = dy.toHost().value(), gz = dz.toHost().value();
+    auto bits = [](const std::vector<float> &v) {
+      std::vector<uint32_t> b(v.size());
+      std::memcpy(b.data(), v.data(), v.size() * 4);
+      return b;
+    };
+    EXPECT_EQ(bits(gy), bits(hy)) << c.rows << "x" << c.cols;
+    EXPECT_EQ(bits(gz), bits(hz)) << c.rows << "x" << c.cols;
+    EXPECT_EQ(dyi.toHost().value(), hyi) << c.rows << "x" << c.cols;
+    EXPECT_TRUE(std::isnan(hy[c.cols - 1])); // NaN last in row 0
+  }
+}

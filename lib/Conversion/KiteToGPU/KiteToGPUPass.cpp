@@ -245,6 +245,7 @@ struct ConvertKiteToGPUPass
     populateDebugOpPatterns(converter, patterns);
     populateShapeOpPatterns(converter, state, patterns);
     populateConvertLayoutPatterns(converter, state, patterns);
+    populateSortPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);
     populateMmaPatterns(converter, state, patterns);

@@ -50,7 +50,8 @@ bool isBlock(Value v) { return isa<RankedTensorType>(v.getType()); }
 /// Ops whose block operands and results need not share a layout.
 bool joinsNothing(Operation *op) {
   return isa<BroadcastOp, ExpandDimsOp, ReduceOp, SplatOp, ArangeOp, TransOp,
-             ReshapeOp, ScanOp, ConvertLayoutOp, JoinOp, SplitOp>(op);
+             ReshapeOp, ScanOp, ConvertLayoutOp, JoinOp, SplitOp,
+             SortOp>(op);
 }
 
 /// Ops that separateLayoutLeaves copies per use.

@@ -80,6 +80,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(t.getSrc().getType());
   if (auto f = dyn_cast<FlipOp>(op))
     return bytesOf(f.getSrc().getType());
+  if (auto so = dyn_cast<SortOp>(op))
+    return bytesOf(so.getType());
   if (auto j = dyn_cast<JoinOp>(op))
     return bytesOf(j.getType());
   if (auto sp = dyn_cast<SplitOp>(op))

@@ -605,3 +605,19 @@ func.func @split_shape(%x: tensor<4x2xf32>) {
   %a, %b = kite.split %x : tensor<4x2xf32> -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @sort_dim(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{sorts along the last dimension only (1), not 0}}
+  %0 = kite.sort %x dim 0 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @sort_length(%x: tensor<6xi32>) {
+  // expected-error @+1 {{needs a power-of-two length to sort, got 6}}
+  %0 = kite.sort %x dim 0 : tensor<6xi32>
+  return
+}

@@ -32,6 +32,8 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
   %jn = kite.join %sf, %cl : tensor<4x8xf32> -> tensor<4x8x2xf32>
   // CHECK: kite.split %{{.*}} : tensor<4x8x2xf32> -> tensor<4x8xf32>
   %sa, %sb = kite.split %jn : tensor<4x8x2xf32> -> tensor<4x8xf32>
+  // CHECK: kite.sort %{{.*}} dim 1 descending : tensor<4x8xf32>
+  %so = kite.sort %sa dim 1 descending : tensor<4x8xf32>
   // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>

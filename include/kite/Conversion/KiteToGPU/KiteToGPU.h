@@ -456,6 +456,9 @@ void populateWgmmaPatterns(KiteTypeConverter &converter,
                            const KiteLoweringState &state,
                            RewritePatternSet &patterns);
 /// trans and reshape: elements moved between threads (ShapeOpsToGPU.cpp).
+void populateSortPatterns(KiteTypeConverter &converter,
+                          const KiteLoweringState &state,
+                          RewritePatternSet &patterns);
 void populateConvertLayoutPatterns(KiteTypeConverter &converter,
                                    const KiteLoweringState &state,
                                    RewritePatternSet &patterns);

@@ -171,6 +171,21 @@ LogicalResult ScanOp::verify() {
   return success();
 }
 
+LogicalResult SortOp::verify() {
+  auto type = getSrc().getType();
+  int64_t rank = type.getRank(), dim = getDim();
+  if (dim != rank - 1)
+    return emitOpError() << "sorts along the last dimension only (" << rank - 1
+                         << "), not " << dim;
+  int64_t n = type.getShape().back();
+  if (n < 1 || (n & (n - 1)))
+    return emitOpError() << "needs a power-of-two length to sort, got " << n;
+  Type e = type.getElementType();
+  if (isa<PointerType>(e) || e.isInteger(1))
+    return emitOpError() << "sorts numbers, not " << e;
+  return success();
+}
+
 LogicalResult FlipOp::verify() {
   int64_t rank = getSrc().getType().getRank(), dim = getDim();
   if (dim < 0 || dim >= rank)

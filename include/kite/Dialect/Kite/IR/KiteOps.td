@@ -130,6 +130,25 @@ def Kite_TransOp : Kite_Op<"trans", [Pure]> {
   let hasFolder = 1;
 }
 
+def Kite_SortOp : Kite_Op<"sort", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "A block sorted along its last dimension (Triton's tl.sort)";
+  let description = [{
+    Each row (along the last dimension, a power of two long) sorted in
+    ascending order, or descending with `descending`. Floats in a total
+    order: NaNs after every number (first when descending), -0.0 and 0.0
+    equal. On the GPU a bitonic network over shared memory.
+
+    ```mlir
+    %r = kite.sort %x dim 1 descending : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, I32Attr:$dim, UnitAttr:$descending);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src `dim` $dim (`descending` $descending^)? attr-dict "
+                       "`:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Kite_FlipOp : Kite_Op<"flip", [Pure, AllTypesMatch<["src", "result"]>]> {
   let summary = "Reverse a block along one dimension (Triton's tl.flip)";
   let description = [{
