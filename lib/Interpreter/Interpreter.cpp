@@ -114,6 +114,16 @@ SmallVector<ArrayRef_> Interpreter::runBlock(Block &block) {
 }
 
 void Interpreter::execute(Operation *op) {
+  if (launch.maxWork) {
+    uint64_t cost = 1;
+    for (mlir::Value r : op->getResults())
+      if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+        cost = std::max<uint64_t>(cost, uint64_t(t.getNumElements()));
+    work += cost;
+    if (work > launch.maxWork)
+      fail(op, "the kernel ran past its work limit (" +
+                   std::to_string(launch.maxWork) + " element operations)");
+  }
   if (auto f = dyn_cast<scf::ForOp>(op))
     return forOp(f);
   if (auto i = dyn_cast<scf::IfOp>(op))

@@ -101,6 +101,7 @@ inline double roundTo(double x, Type t) {
 class Interpreter {
 public:
   Interpreter(const ::kite::interp::Launch &launch) : launch(launch) {}
+  uint64_t work = 0; ///< element operations so far (Launch::maxWork)
 
   void runKernel(func::FuncOp kernel);
 

@@ -2,9 +2,10 @@
 //
 // LLVMFuzzerTestOneInput feeds arbitrary bytes to the MLIR parser as kite
 // dialect IR (what kite-opt, kitec on .mlir files and compileMLIR take);
-// what parses and verifies is lowered to PTX (compileToPTX: every pass of
-// the pipeline). Each step may fail with diagnostics, but must never crash,
-// hang or abort.
+// what parses and verifies runs in the interpreter (each kernel on zeroed
+// buffers and small scalars, under a work limit) and is lowered to PTX
+// (compileToPTX: every pass of the pipeline). Each step may fail with
+// diagnostics or an error, but must never crash, hang or abort.
 //
 // Run by ctest with unittests/Fuzz/MutationDriver.h over the kite-dialect
 // tests and examples (split at "// -----"), briefly; KITE_LIBFUZZER builds it
@@ -12,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Interpreter/Interpreter.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
 
@@ -28,7 +31,7 @@
 namespace kite {
 /// How far the inputs got (printed by the driver at the end).
 struct FuzzStats {
-  long verified = 0, compiled = 0;
+  long verified = 0, compiled = 0, interpreted = 0;
 };
 inline FuzzStats &fuzzStats() {
   static FuzzStats s;
@@ -55,6 +58,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
   ++kite::fuzzStats().verified;
+  // The interpreter first (the lowering rewrites the module): each kernel
+  // on two programs, 64 KB zeroed buffers, small scalars, a work limit.
+  module->walk([&](mlir::func::FuncOp f) {
+    if (!f->hasAttr(mlir::kite::KiteDialect::getKernelAttrName()) ||
+        f.isExternal())
+      return;
+    kite::interp::Launch launch;
+    launch.grid[0] = 2;
+    launch.maxWork = uint64_t(1) << 22;
+    std::vector<std::vector<uint8_t>> memory;
+    for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+      if (f.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+        return; // bound by a caller; not a fuzz case
+      kite::interp::Value v;
+      if (llvm::isa<mlir::kite::PointerType>(arg.getType())) {
+        memory.emplace_back(1 << 16, 0);
+        v.i = int64_t(reinterpret_cast<uintptr_t>(memory.back().data()));
+        launch.buffers.push_back(
+            {uint64_t(v.i), uint64_t(memory.back().size()), "p" + std::to_string(i)});
+      } else if (llvm::isa<mlir::FloatType>(arg.getType())) {
+        v.isFloat = true;
+        v.f = 0.5;
+      } else {
+        v.i = 7;
+      }
+      launch.args.push_back(v);
+    }
+    (void)kite::interp::run(f, launch);
+    ++kite::fuzzStats().interpreted;
+  });
   kite::TargetOptions options;
   options.chip = size % 2 ? "sm_90a" : "sm_80"; // both tensor-core paths
   if (llvm::Error e = kite::validateTargetOptions(options)) {
@@ -92,7 +125,8 @@ int main(int argc, char **argv) {
   // and what gets past it is what exercises the passes.
   int rc = kite::fuzz::runMutations(argc, argv, tokens, "crash-input.mlir",
                                     "// -----", /*maxEdits=*/2);
-  std::printf("%ld verified, %ld lowered to PTX\n", kite::fuzzStats().verified,
+  std::printf("%ld verified, %ld kernels interpreted, %ld lowered to PTX\n",
+              kite::fuzzStats().verified, kite::fuzzStats().interpreted,
               kite::fuzzStats().compiled);
   return rc;
 }

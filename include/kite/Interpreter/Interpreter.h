@@ -42,6 +42,10 @@ struct Launch {
   uint32_t grid[3] = {1, 1, 1};
   std::vector<Value> args; ///< one per non-constexpr parameter
   std::vector<Buffer> buffers;
+  /// Stop with an error once the kernel has done this much work (element
+  /// operations summed over its ops); 0: no limit. For untrusted kernels
+  /// (the fuzzer) that may loop for billions of iterations.
+  uint64_t maxWork = 0;
 };
 
 /// Runs `kernel` on every program of the grid. Returns an empty string, or
