@@ -1,0 +1,74 @@
+//===- KiteOpsUtils.h - Helpers of the op verifiers -------------*- C++ -*-===//
+//
+// Shared by KiteOps.cpp and KiteShapeOps.cpp (the verifiers and folds of the
+// ops that move elements).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_DIALECT_KITE_IR_KITEOPSUTILS_H
+#define KITE_LIB_DIALECT_KITE_IR_KITEOPSUTILS_H
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mlir::kite::detail {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The shape of a block type, or the empty shape of a scalar.
+inline ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+/// Prints a shape as `[a, b]`, or `scalar` for a rank-0 shape.
+inline std::string shapeString(Type type) {
+  if (!isa<RankedTensorType>(type))
+    return "scalar";
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shapeOf(type), os);
+  os << "]";
+  return s;
+}
+
+inline bool sameShape(Type a, Type b) {
+  return isa<RankedTensorType>(a) == isa<RankedTensorType>(b) &&
+         shapeOf(a) == shapeOf(b);
+}
+
+/// The pointee type of a pointer or block-of-pointers type.
+inline Type pointeeOf(Type ptrLike) {
+  return cast<PointerType>(getElementTypeOrSelf(ptrLike)).getPointeeType();
+}
+
+/// Whether `v` is a constant i1 (scalar or splat block) equal to `value`.
+inline bool isConstantBool(Value v, bool value) {
+  return value ? matchPattern(v, m_One()) : matchPattern(v, m_Zero());
+}
+
+inline bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Operand and result of a block op that moves elements keep their type.
+inline LogicalResult verifySameElementType(Operation *op,
+                                           RankedTensorType srcType,
+                                           RankedTensorType resultType) {
+  if (srcType.getElementType() == resultType.getElementType())
+    return success();
+  return op->emitOpError() << "result element type "
+                           << resultType.getElementType()
+                           << " does not match the operand element type "
+                           << srcType.getElementType();
+}
+
+} // namespace mlir::kite::detail
+
+#endif

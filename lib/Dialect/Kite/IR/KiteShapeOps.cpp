@@ -1,0 +1,302 @@
+//===- KiteShapeOps.cpp - Ops that move elements: verifiers, folds --------===//
+//
+// hint, scan, sort, flip, join, split, inline_asm, trans, reshape, broadcast
+// and expand_dims (split from KiteOps.cpp along this seam).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KiteOpsUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+LogicalResult HintOp::verify() {
+  int64_t n = 1;
+  if (auto type = dyn_cast<RankedTensorType>(getSrc().getType()))
+    n = type.getNumElements();
+  auto check = [&](const char *name,
+                   std::optional<uint64_t> raw) -> LogicalResult {
+    if (!raw)
+      return success();
+    int64_t value = int64_t(*raw);
+    if (value < 1)
+      return emitOpError() << name << " must be positive, got " << value;
+    if (std::string(name) != "divisibility" && (value > n || n % value))
+      return emitOpError() << name << " " << value
+                           << " must divide the block's " << n << " elements";
+    return success();
+  };
+  if (failed(check("divisibility", getDivisibility())) ||
+      failed(check("contiguity", getContiguity())) ||
+      failed(check("constancy", getConstancy())))
+    return failure();
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  auto type = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << type.getRank() << " block";
+  Type element = type.getElementType();
+  if (isa<PointerType>(element) || element.isInteger(1))
+    return emitOpError() << "cannot scan a block of " << element;
+  return success();
+}
+
+LogicalResult SortOp::verify() {
+  auto type = getSrc().getType();
+  int64_t rank = type.getRank(), dim = getDim();
+  if (dim != rank - 1)
+    return emitOpError() << "sorts along the last dimension only (" << rank - 1
+                         << "), not " << dim;
+  int64_t n = type.getShape().back();
+  if (n < 1 || (n & (n - 1)))
+    return emitOpError() << "needs a power-of-two length to sort, got " << n;
+  Type e = type.getElementType();
+  if (isa<PointerType>(e) || e.isInteger(1))
+    return emitOpError() << "sorts numbers, not " << e;
+  return success();
+}
+
+LogicalResult FlipOp::verify() {
+  int64_t rank = getSrc().getType().getRank(), dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for a rank-"
+                         << rank << " block";
+  return success();
+}
+
+/// Whether `joined` is `part`'s shape with a trailing 2, same element type.
+static LogicalResult verifyJoined(Operation *op, RankedTensorType part,
+                                  RankedTensorType joined) {
+  SmallVector<int64_t> want(part.getShape());
+  want.push_back(2);
+  if (joined.getShape() != ArrayRef<int64_t>(want) ||
+      joined.getElementType() != part.getElementType())
+    return op->emitOpError()
+           << "needs " << joined << " to be " << part
+           << "'s shape with a last dimension of 2 (same element type)";
+  return success();
+}
+
+LogicalResult InlineAsmOp::verify() {
+  if (getPack() != 1)
+    return emitOpError() << "pack " << getPack()
+                         << " is not supported yet (only 1: one element a call)";
+  if (getResults().empty())
+    return emitOpError() << "needs at least one result";
+  // One shape for every block operand and result.
+  std::optional<ArrayRef<int64_t>> shape;
+  for (Type t : llvm::concat<Type>(getArgs().getTypes(), getResultTypes())) {
+    auto block = dyn_cast<RankedTensorType>(t);
+    if (!block)
+      continue;
+    if (shape && *shape != block.getShape())
+      return emitOpError() << "blocks of different shapes: " << t;
+    shape = block.getShape();
+  }
+  for (Type t : getResultTypes())
+    if (shape && !isa<RankedTensorType>(t))
+      return emitOpError() << "a scalar result " << t
+                           << " beside block operands";
+  // "=..." outputs, then one input per argument.
+  StringRef c = getConstraints();
+  SmallVector<StringRef> parts;
+  c.split(parts, ',', -1, /*KeepEmpty=*/false);
+  size_t outputs = llvm::count_if(
+      parts, [](StringRef p) { return p.trim().starts_with("="); });
+  if (outputs != getResults().size() ||
+      parts.size() != outputs + getArgs().size())
+    return emitOpError() << "constraints \"" << c << "\" name " << outputs
+                         << " outputs and " << parts.size() - outputs
+                         << " inputs; the op has " << getResults().size()
+                         << " results and " << getArgs().size() << " arguments";
+  return success();
+}
+
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
+LogicalResult JoinOp::verify() {
+  return verifyJoined(*this, getLhs().getType(), getType());
+}
+
+LogicalResult SplitOp::verify() {
+  return verifyJoined(*this, getLhs().getType(), getSrc().getType());
+}
+
+LogicalResult TransOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
+  ArrayRef<int32_t> order = getOrder();
+  int64_t rank = srcType.getRank();
+  SmallVector<bool> seen(rank, false);
+  if (int64_t(order.size()) != rank)
+    return emitOpError() << "order has " << order.size()
+                         << " entries for a rank-" << rank << " operand";
+  for (int32_t d : order) {
+    if (d < 0 || d >= rank || seen[d])
+      return emitOpError() << "order must be a permutation of [0, " << rank
+                           << ")";
+    seen[d] = true;
+  }
+  if (resultType.getRank() != rank)
+    return emitOpError() << "result rank differs from the operand's";
+  for (int64_t i = 0; i < rank; ++i)
+    if (resultType.getDimSize(i) != srcType.getDimSize(order[i]))
+      return emitOpError() << "result dimension " << i << " is "
+                           << resultType.getDimSize(i)
+                           << " but operand dimension " << order[i] << " is "
+                           << srcType.getDimSize(order[i]);
+  return success();
+}
+
+// trans with the identity order -> its operand; trans(trans(x)) that
+// composes to the identity -> x.
+OpFoldResult TransOp::fold(FoldAdaptor) {
+  ArrayRef<int32_t> order = getOrder();
+  auto identity = [](ArrayRef<int32_t> o) {
+    for (size_t i = 0; i < o.size(); ++i)
+      if (o[i] != int32_t(i))
+        return false;
+    return true;
+  };
+  if (identity(order))
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<TransOp>()) {
+    ArrayRef<int32_t> first = inner.getOrder();
+    SmallVector<int32_t> composed;
+    for (int32_t d : order)
+      composed.push_back(first[d]);
+    if (identity(composed))
+      return inner.getSrc();
+  }
+  return {};
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
+  if (srcType.getNumElements() != resultType.getNumElements())
+    return emitOpError() << "operand has " << srcType.getNumElements()
+                         << " elements but the result "
+                         << resultType.getNumElements();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
+  if (srcType.getRank() != resultType.getRank())
+    return emitOpError() << "operand rank " << srcType.getRank()
+                         << " differs from result rank "
+                         << resultType.getRank()
+                         << "; use kite.expand_dims to add dimensions";
+  for (auto [i, from, to] : llvm::enumerate(srcType.getShape(),
+                                            resultType.getShape()))
+    if (from != to && from != 1)
+      return emitOpError() << "cannot broadcast dimension " << i << " of size "
+                           << from << " to " << to
+                           << "; only size-1 dimensions broadcast";
+  return success();
+}
+
+// broadcast(x : T -> T) -> x; broadcast(dense splat) -> dense splat
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto dense = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+namespace {
+/// Pattern: broadcast(splat(x)) => splat(x)
+struct BroadcastOfSplat : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+
+/// Pattern: expand_dims(splat(x)) => splat(x)
+struct ExpandDimsOfSplat : OpRewritePattern<ExpandDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<BroadcastOfSplat>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// expand_dims
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resultType = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, "
+                         << srcType.getRank() << "] for a rank-"
+                         << srcType.getRank() << " operand";
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  auto expectedType =
+      RankedTensorType::get(expected, srcType.getElementType());
+  if (resultType != expectedType)
+    return emitOpError() << "result type " << resultType << " should be "
+                         << expectedType;
+  return success();
+}
+
+// expand_dims(dense splat) -> dense splat
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  if (auto dense = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ExpandDimsOfSplat>(context);
+}
+
