@@ -216,6 +216,8 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// reduce / associative_scan with a combine function (CodeGenCombine.cpp).
+  Val combineBuiltin(const std::string &n, const Expr &e);
   /// inline_asm_elementwise (CodeGenAtomics.cpp).
   Val inlineAsm(const Expr &e);
   /// join, split, interleave, broadcast_to (CodeGenShapes.cpp).
@@ -246,6 +248,10 @@ private:
   //===--------------------------------------------------------------------===//
 
   Val inlineHelper(const Function &f, const Expr &call);
+  /// `f` inlined with its parameters bound to `values` (a combine function
+  /// of reduce/associative_scan).
+  Val inlineHelperWith(const Function &f, const std::vector<Val> &values,
+                       Loc callLoc);
 
   //===--------------------------------------------------------------------===//
   // Statements

@@ -274,7 +274,8 @@ bool CodeGen::isBuiltin(StringRef n) {
       "multiple_of", "max_contiguous", "max_constancy", "atomic_add",
       "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
       "atomic_xchg", "atomic_cas", "device_print", "device_assert", "randint4x",
-      "rand4x", "flip", "inline_asm_elementwise"};
+      "rand4x", "flip", "inline_asm_elementwise", "reduce",
+      "associative_scan"};
   for (const char *b : names)
     if (n == b)
       return true;

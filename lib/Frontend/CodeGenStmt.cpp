@@ -11,8 +11,6 @@
 namespace kite::frontend {
 
 Val CodeGen::inlineHelper(const Function &f, const Expr &call) {
-  if (++inlineDepth > 64)
-    fail(call.loc, "helper calls nested more than 64 deep (recursion?)");
   std::vector<const char *> names;
   for (const Param &p : f.params)
     names.push_back(p.name.c_str());
@@ -20,10 +18,19 @@ Val CodeGen::inlineHelper(const Function &f, const Expr &call) {
   while (required < f.params.size() && !f.params[required].deflt)
     ++required;
   Args a = bindArgs(call, f.name, names, required);
-  Scope inner;
+  std::vector<Val> values;
   for (size_t k = 0; k < f.params.size(); ++k)
-    inner[f.params[k].name] =
-        a.given[k] ? a.values[k] : expr(*f.params[k].deflt);
+    values.push_back(a.given[k] ? a.values[k] : expr(*f.params[k].deflt));
+  return inlineHelperWith(f, values, call.loc);
+}
+
+Val CodeGen::inlineHelperWith(const Function &f, const std::vector<Val> &values,
+                              Loc callLoc) {
+  if (++inlineDepth > 64)
+    fail(callLoc, "helper calls nested more than 64 deep (recursion?)");
+  Scope inner;
+  for (size_t k = 0; k < f.params.size() && k < values.size(); ++k)
+    inner[f.params[k].name] = values[k];
   Scope *saved = scope;
   scope = &inner;
   std::optional<Val> result;
@@ -41,7 +48,7 @@ Val CodeGen::inlineHelper(const Function &f, const Expr &call) {
   } catch (CodeGenError &) {
     scope = saved;
     --inlineDepth;
-    emitError(loc(call.loc)) << "note: in the call of '" << f.name << "'";
+    emitError(loc(callLoc)) << "note: in the call of '" << f.name << "'";
     throw;
   }
   scope = saved;

@@ -127,6 +127,10 @@ private:
   /// Runs the ops of `block`; returns the operands of its terminator.
   SmallVector<ArrayRef_> runBlock(Block &block);
 
+  /// A custom reduce/scan's combine region applied to elements `a` and `b`
+  /// (scalar arrays of the element type).
+  ArrayRef_ combine(Region &region, ArrayRef_ a, ArrayRef_ b);
+
   void execute(Operation *op);
 
   void forOp(scf::ForOp loop);

@@ -12,6 +12,18 @@
 
 namespace kite::interp::detail {
 
+/// Element `at` of `src` as a scalar array.
+static ArrayRef_ elementOf(const Array &src, size_t at) {
+  auto e = std::make_shared<Array>();
+  e->kind = src.kind;
+  e->elem = src.elem;
+  if (src.kind == Kind::Float)
+    e->fv.assign(1, src.fv[at]);
+  else
+    e->iv.assign(1, src.iv[at]);
+  return e;
+}
+
 void Interpreter::kiteOp(Operation *op) {
   if (auto p = dyn_cast<kd::ProgramIdOp>(op)) {
     auto r = make(p.getType());
@@ -220,6 +232,26 @@ void Interpreter::scan(kd::ScanOp op) {
   bool sum = op.getKind() == kd::ScanKind::Sum, rev = op.getReverse();
   bool fl = src->kind == Kind::Float;
   unsigned w = widthOf(src->elem);
+  if (op.getKind() == kd::ScanKind::Custom) {
+    // In index order: acc op x going forward, x op acc going backward.
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        ArrayRef_ acc;
+        for (int64_t s = 0; s < len; ++s) {
+          int64_t k = rev ? len - 1 - s : s;
+          size_t at = size_t((o * len + k) * inner + i);
+          ArrayRef_ x = elementOf(*src, at);
+          acc = !acc ? x : rev ? combine(op.getCombiner(), x, acc)
+                               : combine(op.getCombiner(), acc, x);
+          if (fl)
+            r->fv[at] = acc->fv[0];
+          else
+            r->iv[at] = acc->iv[0];
+        }
+      }
+    values[op.getResult()] = r;
+    return;
+  }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       double fa = sum ? 0 : 1;
@@ -239,6 +271,13 @@ void Interpreter::scan(kd::ScanOp op) {
       }
     }
   values[op.getResult()] = r;
+}
+
+ArrayRef_ Interpreter::combine(Region &region, ArrayRef_ a, ArrayRef_ b) {
+  Block &block = region.front();
+  values[block.getArgument(0)] = std::move(a);
+  values[block.getArgument(1)] = std::move(b);
+  return runBlock(block)[0];
 }
 
 void Interpreter::gatherStrided(const Array &src, Array &r,
@@ -648,6 +687,24 @@ void Interpreter::reduce(kd::ReduceOp op) {
   auto kind = op.getKind();
   bool fl = src->kind == Kind::Float;
   unsigned w = widthOf(src->elem);
+  if (kind == kd::ReduceKind::Custom) {
+    // In index order (the GPU combines in a tree: the function must be
+    // associative and commutative, as Triton asks).
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        ArrayRef_ acc = elementOf(*src, size_t(o * len * inner + i));
+        for (int64_t k = 1; k < len; ++k)
+          acc = combine(op.getCombiner(), acc,
+                        elementOf(*src, size_t((o * len + k) * inner + i)));
+        size_t out = size_t(o * inner + i);
+        if (fl)
+          r->fv[out] = acc->fv[0];
+        else
+          r->iv[out] = acc->iv[0];
+      }
+    values[op.getResult()] = r;
+    return;
+  }
   if (kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin) {
     // The first index of the largest (smallest) value; a NaN wins, as
     // NaN propagates through max/min.

@@ -396,3 +396,55 @@ TEST(GPU, SortAgreesWithTheInterpreter) {
     EXPECT_TRUE(std::isnan(hy[c.cols - 1])); // NaN last in row 0
   }
 }
+
+// reduce / associative_scan with a combine function on the GPU (the helper
+// inlined into the op's region, applied at every tree step) against the
+// interpreter: integer products and xor (exact in any order), max of
+// absolute values, both axes, reverse scans, 1 and 4 warps.
+TEST(GPU, CombineFunctionsAgreeWithTheInterpreter) {
+  REQUIRE_GPU();
+  const char *src = R"(def mul(a, b):
+    return a * b
+
+def mix(a, b):
+    return a ^ b
+
+def maxabs(a, b):
+    return maximum(abs(a), abs(b))
+
+@kernel
+def f(x: *i32, g: *f32, p: *i32, q: *i32, s: *i32, t: *i32, m: *f32):
+    i = arange(0, 16)[:, None] * 64 + arange(0, 64)[None, :]
+    v = load(x + i)
+    store(p + arange(0, 16), reduce(v, 1, mul))
+    store(q + arange(0, 64), reduce(v, 0, mix))
+    store(s + i, associative_scan(v, 1, mul))
+    store(t + i, associative_scan(v, 0, mix, reverse=True))
+    store(m + arange(0, 64), reduce(load(g + i), 0, maxabs))
+)";
+  for (int warps : {1, 4}) {
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "combine.kite").value();
+    std::vector<int32_t> x(1024);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = int32_t((i * 2654435761u) >> 20) % 7 - 3;
+    auto g = randomVector(1024, 43);
+    auto dx = DeviceBuffer<int32_t>::fromHost(x).value();
+    auto dg = DeviceBuffer<float>::fromHost(g).value();
+    auto dp = DeviceBuffer<int32_t>::allocate(16).value();
+    auto dq = DeviceBuffer<int32_t>::allocate(64).value();
+    auto ds = DeviceBuffer<int32_t>::allocate(1024).value();
+    auto dt = DeviceBuffer<int32_t>::allocate(1024).value();
+    auto dm = DeviceBuffer<float>::allocate(64).value();
+    std::vector<int32_t> hp(16), hq(64), hs(1024), ht(1024);
+    std::vector<float> hm(64);
+    ASSERT_TRUE(k.launch(1, {dx, dg, dp, dq, ds, dt, dm}).ok());
+    ASSERT_TRUE(k.interpret(1, {x, g, hp, hq, hs, ht, hm}).ok());
+    EXPECT_EQ(dp.toHost().value(), hp) << warps << " warps";
+    EXPECT_EQ(dq.toHost().value(), hq) << warps << " warps";
+    EXPECT_EQ(ds.toHost().value(), hs) << warps << " warps";
+    EXPECT_EQ(dt.toHost().value(), ht) << warps << " warps";
+    EXPECT_EQ(dm.toHost().value(), hm) << warps << " warps";
+  }
+}

@@ -44,6 +44,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -53,12 +54,26 @@ using namespace mlir::kite::detail;
 
 namespace {
 
+/// A custom combine region's body applied to (acc, x): its ops cloned at
+/// the builder with the two block arguments mapped (scalar arith: already
+/// legal for the conversion).
+Value applyCombineRegion(OpBuilder &b, Region &region, Value acc, Value x) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArgument(0), acc);
+  map.map(block.getArgument(1), x);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  return map.lookup(cast<YieldOp>(block.getTerminator()).getValue());
+}
+
 /// How two elements of a reduction combine.
 struct Combiner {
   OpBuilder &b;
   Location loc;
   ReduceKind kind;
   bool isFloat;
+  Region *custom = nullptr; ///< kind Custom: the combine region
 
   bool isArg() const {
     return kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
@@ -77,6 +92,8 @@ struct Combiner {
                      : arith::MinSIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::Custom:
+      return applyCombineRegion(b, *custom, acc, x);
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
       break;
@@ -225,7 +242,8 @@ private:
     RankedTensorType srcType = op.getSrc().getType();
     Type kiteElem = srcType.getElementType();
     Type elem = conv.convertType(kiteElem);
-    Combiner comb{b, loc, op.getKind(), isa<FloatType>(elem)};
+    Combiner comb{b, loc, op.getKind(), isa<FloatType>(elem),
+                  &op.getCombiner()};
     bool arg = comb.isArg();
 
     // The axis as a field of the row-major index's bits.
@@ -412,8 +430,11 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     Type kiteElem = type.getElementType();
     Type elem = conv.convertType(kiteElem);
     bool isFloat = isa<FloatType>(elem), sum = op.getKind() == ScanKind::Sum;
+    bool custom = op.getKind() == ScanKind::Custom;
     bool reverse = op.getReverse();
     auto combine = [&](Value a, Value x) -> Value {
+      if (custom)
+        return applyCombineRegion(b, op.getCombiner(), a, x);
       if (sum)
         return isFloat ? arith::AddFOp::create(b, loc, a, x).getResult()
                        : arith::AddIOp::create(b, loc, a, x).getResult();

@@ -356,7 +356,7 @@ func.func @reduce_result(%x: tensor<8x16xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin, custom]}}
   %0 = kite.reduce prod %x axis 0 : tensor<8xf32> -> f32
   return
 }
@@ -619,5 +619,35 @@ func.func @sort_dim(%x: tensor<4x8xf32>) {
 func.func @sort_length(%x: tensor<6xi32>) {
   // expected-error @+1 {{needs a power-of-two length to sort, got 6}}
   %0 = kite.sort %x dim 0 : tensor<6xi32>
+  return
+}
+
+// -----
+
+func.func @custom_without_region(%x: tensor<8xi32>) {
+  // expected-error @+1 {{custom needs a combine region (one block)}}
+  %0 = kite.reduce custom %x axis 0 : tensor<8xi32> -> i32
+  return
+}
+
+// -----
+
+func.func @combine_types(%x: tensor<8xi32>) {
+  // expected-error @+1 {{the combine region takes two 'i32' arguments}}
+  %0 = kite.scan custom %x axis 0 : tensor<8xi32> combine {
+  ^bb0(%a: f32, %b: f32):
+    kite.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @region_not_custom(%x: tensor<8xi32>) {
+  // expected-error @+1 {{has a combine region but is not custom}}
+  %0 = kite.reduce sum %x axis 0 : tensor<8xi32> -> i32 combine {
+  ^bb0(%a: i32, %b: i32):
+    kite.yield %a : i32
+  }
   return
 }

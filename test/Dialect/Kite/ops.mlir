@@ -34,6 +34,13 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
   %sa, %sb = kite.split %jn : tensor<4x8x2xf32> -> tensor<4x8xf32>
   // CHECK: kite.sort %{{.*}} dim 1 descending : tensor<4x8xf32>
   %so = kite.sort %sa dim 1 descending : tensor<4x8xf32>
+  // CHECK: kite.reduce custom %{{.*}} axis 1 : tensor<4x8xf32> -> tensor<4xf32> combine {
+  // CHECK: kite.yield %{{.*}} : f32
+  %rc = kite.reduce custom %so axis 1 : tensor<4x8xf32> -> tensor<4xf32> combine {
+  ^bb0(%ca: f32, %cb: f32):
+    %cm = arith.maximumf %ca, %cb : f32
+    kite.yield %cm : f32
+  }
   // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>

@@ -454,7 +454,8 @@ LogicalResult ReduceOp::verify() {
   if (getType() != expected)
     return emitOpError() << "result type " << getType() << " should be "
                          << expected;
-  return success();
+  return verifyCombiner(*this, getCombiner(), kind == ReduceKind::Custom,
+                        element);
 }
 
 #define GET_OP_CLASSES

@@ -69,6 +69,30 @@ inline LogicalResult verifySameElementType(Operation *op,
                            << srcType.getElementType();
 }
 
+/// A custom reduce/scan's `combine` region: one block of two `element`
+/// arguments ending in a kite.yield of an `element`; other kinds: empty.
+inline LogicalResult verifyCombiner(Operation *op, Region &region,
+                                    bool custom, Type element) {
+  if (!custom) {
+    if (!region.empty())
+      return op->emitOpError() << "has a combine region but is not custom";
+    return success();
+  }
+  if (!region.hasOneBlock())
+    return op->emitOpError() << "custom needs a combine region (one block)";
+  Block &block = region.front();
+  if (block.getNumArguments() != 2 ||
+      block.getArgument(0).getType() != element ||
+      block.getArgument(1).getType() != element)
+    return op->emitOpError() << "the combine region takes two " << element
+                             << " arguments";
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValue().getType() != element)
+    return op->emitOpError() << "the combine region must yield one "
+                             << element;
+  return success();
+}
+
 } // namespace mlir::kite::detail
 
 #endif

@@ -51,7 +51,8 @@ LogicalResult ScanOp::verify() {
   Type element = type.getElementType();
   if (isa<PointerType>(element) || element.isInteger(1))
     return emitOpError() << "cannot scan a block of " << element;
-  return success();
+  return verifyCombiner(*this, getCombiner(), getKind() == ScanKind::Custom,
+                        element);
 }
 
 LogicalResult SortOp::verify() {

@@ -16,13 +16,15 @@ def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Min", 2, "min">,
     I32EnumAttrCase<"Xor", 3, "xor">,
     I32EnumAttrCase<"ArgMax", 4, "argmax">,
-    I32EnumAttrCase<"ArgMin", 5, "argmin">]> {
+    I32EnumAttrCase<"ArgMin", 5, "argmin">,
+    I32EnumAttrCase<"Custom", 6, "custom">]> {
   let cppNamespace = "::mlir::kite";
 }
 
 def Kite_ScanKindAttr : I32EnumAttr<"ScanKind", "scan combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
-    I32EnumAttrCase<"Prod", 1, "prod">]> {
+    I32EnumAttrCase<"Prod", 1, "prod">,
+    I32EnumAttrCase<"Custom", 2, "custom">]> {
   let cppNamespace = "::mlir::kite";
 }
 

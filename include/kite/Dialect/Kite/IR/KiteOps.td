@@ -531,21 +531,37 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
   let summary = "Reduce a block along one axis";
   let description = [{
     Combines the elements of a block along `axis` with `sum`, `max` or `min`
-    (Triton's `tl.sum`/`tl.max`/`tl.min`). The result drops that dimension; a
-    1-D block reduces to a scalar. Floats and integers (not i1) are accepted;
-    integer max/min are signed. Float max/min propagate NaN.
+    (Triton's `tl.sum`/`tl.max`/`tl.min`), `xor`, `argmax`/`argmin`, or
+    `custom`: the `combine` region's function of two elements (Triton's
+    `tl.reduce` with a combine function), which must be associative and
+    commutative (the GPU combines in a tree). The result drops that
+    dimension; a 1-D block reduces to a scalar. Floats and integers (not i1)
+    are accepted; integer max/min are signed. Float max/min propagate NaN.
 
     ```mlir
     %s = kite.reduce sum %x axis 1 : tensor<64x128xf32> -> tensor<64xf32>
     %m = kite.reduce max %v axis 0 : tensor<1024xf32> -> f32
+    %p = kite.reduce custom %v axis 0 : tensor<16xi32> -> i32 combine {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.muli %a, %b : i32
+      kite.yield %c : i32
+    }
     ```
   }];
   let arguments = (ins Kite_Block:$src, Kite_ReduceKindAttr:$kind,
                        I32Attr:$axis);
   let results = (outs Kite_ScalarOrBlock:$result);
+  let regions = (region AnyRegion:$combiner);
   let assemblyFormat = "$kind $src `axis` $axis attr-dict `:` type($src) "
-                       "`->` type($result)";
+                       "`->` type($result) (`combine` $combiner^)?";
   let hasVerifier = 1;
+}
+
+def Kite_YieldOp : Kite_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+  let summary = "The value of a combine region";
+  let arguments = (ins Kite_Scalar:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 def Kite_HintOp : Kite_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
@@ -576,6 +592,8 @@ def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
   let description = [{
     Triton's `tl.cumsum` / `tl.cumprod`: element i along `axis` is the sum
     (product) of elements 0..i (with `reverse`, i..end). Integers wrap.
+    `custom`: the `combine` region's function of two elements (Triton's
+    `tl.associative_scan`), which must be associative.
     Floats accumulate in the element type: the interpreter in order, the GPU
     in a tree over the bits of the index (within rounding of each other;
     equal when the sums are exact).
@@ -588,8 +606,9 @@ def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
   let arguments = (ins Kite_Block:$src, Kite_ScanKindAttr:$kind,
                        I32Attr:$axis, UnitAttr:$reverse);
   let results = (outs Kite_Block:$result);
+  let regions = (region AnyRegion:$combiner);
   let assemblyFormat = "$kind $src `axis` $axis (`reverse` $reverse^)? "
-                       "attr-dict `:` type($src)";
+                       "attr-dict `:` type($src) (`combine` $combiner^)?";
   let hasVerifier = 1;
 }
 
