@@ -5,8 +5,10 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/stat.h>
 
@@ -40,6 +42,19 @@ inline bool haveGPU() {
               count ? "the driver reports 0 devices"
                     : kite::errorCodeName(count.error().code()));
   return false;
+}
+
+/// f32 to the bits of an f16 (round to nearest even), and back.
+inline uint16_t toHalf(float f) {
+  _Float16 h = _Float16(f);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+inline float fromHalf(uint16_t u) {
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return float(h);
 }
 
 } // namespace examples

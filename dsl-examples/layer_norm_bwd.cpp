@@ -14,17 +14,8 @@
 #include <random>
 #include <vector>
 
-static uint16_t toHalf(float f) {
-  _Float16 h = _Float16(f);
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
-static float fromHalf(uint16_t u) {
-  _Float16 h;
-  std::memcpy(&h, &u, 2);
-  return float(h);
-}
+using examples::fromHalf;
+using examples::toHalf;
 
 int main(int argc, char **argv) {
   bool gpu = examples::haveGPU();

@@ -210,14 +210,11 @@ Val CodeGen::inlineAsm(const Expr &e) {
                         " is not supported yet (pack=1: one element a call)");
   // "=..." outputs, then one input per argument (LLVM would crash on a
   // mismatch).
-  SmallVector<StringRef> parts;
-  StringRef(a.values[1].s).split(parts, ',', -1, /*KeepEmpty=*/false);
-  size_t outputs = llvm::count_if(
-      parts, [](StringRef p) { return p.trim().starts_with("="); });
-  if (outputs != results.size() || parts.size() != outputs + operands.size())
+  auto [outputs, inputs] = kd::InlineAsmOp::countConstraints(a.values[1].s);
+  if (outputs != results.size() || inputs != operands.size())
     fail(a.locs[1], n + "()'s constraints \"" + a.values[1].s + "\" name " +
                         std::to_string(outputs) + " outputs and " +
-                        std::to_string(parts.size() - outputs) +
+                        std::to_string(inputs) +
                         " inputs; the call has " +
                         std::to_string(results.size()) + " results (dtype) and " +
                         std::to_string(operands.size()) + " arguments");

@@ -216,6 +216,23 @@ struct Scratch {
     return v;
   }
 
+  /// A block of `type` in layout `out` read from the published buffer:
+  /// each register at the linear index `sourceIndex` gives for its
+  /// coordinates (elements stored as `kiteElem`).
+  template <typename F>
+  Value gather(const TypeConverter &conv, RankedTensorType type,
+               const BlockedLayout &out, Type kiteElem, F sourceIndex) {
+    auto resultType = cast<VectorType>(conv.convertType(type));
+    Value result = constantOf(b, loc, resultType, 0);
+    auto coords = registerCoordinates(out, type.getShape());
+    for (int64_t e = 0; e < out.perThread; ++e) {
+      Value v = load(0, sourceIndex(coords[e]), resultType.getElementType(),
+                     kiteElem);
+      result = vector::InsertOp::create(b, loc, v, result, e);
+    }
+    return result;
+  }
+
   /// Coordinates (i32) of linear index `lin` in `shape`.
   SmallVector<Value> coordinates(Value lin, ArrayRef<int64_t> shape) {
     SmallVector<Value> c(shape.size());

@@ -25,23 +25,6 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// Reads each register of the result (layout `out`, shape `shape`) from the
-/// published operand at the linear index `sourceIndex` gives for its
-/// coordinates.
-template <typename F>
-Value gather(Scratch &s, const KiteTypeConverter &conv, RankedTensorType type,
-             const BlockedLayout &out, Type kiteElem, F sourceIndex) {
-  auto resultType = cast<VectorType>(conv.convertType(type));
-  Value result = constantOf(s.b, s.loc, resultType, 0);
-  auto coords = s.registerCoordinates(out, type.getShape());
-  for (int64_t e = 0; e < out.perThread; ++e) {
-    Value v = s.load(0, sourceIndex(coords[e]), resultType.getElementType(),
-                     kiteElem);
-    result = vector::InsertOp::create(s.b, s.loc, v, result, e);
-  }
-  return result;
-}
-
 /// Pattern: kite.trans => through shared memory.
 struct TransLowering : OpConversionPattern<TransOp> {
   TransLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -55,9 +38,9 @@ struct TransLowering : OpConversionPattern<TransOp> {
     Scratch s(rewriter, op.getLoc(), state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
     ArrayRef<int32_t> order = op.getOrder();
-    Value result = gather(
-        s, conv, type, conv.getLayout(op.getResult()),
-        srcType.getElementType(), [&](ArrayRef<Value> c) {
+    Value result = s.gather(
+        conv, type, conv.getLayout(op.getResult()), srcType.getElementType(),
+        [&](ArrayRef<Value> c) {
           SmallVector<Value> src(c.size());
           for (size_t i = 0; i < c.size(); ++i)
             src[order[i]] = c[i];
@@ -83,8 +66,8 @@ struct FlipLowering : OpConversionPattern<FlipOp> {
     Scratch s(rewriter, op.getLoc(), state.sharedMemory);
     s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
     int64_t dim = op.getDim(), n = type.getDimSize(dim);
-    Value result = gather(
-        s, conv, type, conv.getLayout(op.getResult()), type.getElementType(),
+    Value result = s.gather(
+        conv, type, conv.getLayout(op.getResult()), type.getElementType(),
         [&](ArrayRef<Value> c) {
           SmallVector<Value> src(c);
           src[dim] = arith::SubIOp::create(rewriter, op.getLoc(),
@@ -115,10 +98,10 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
     Scratch s(rewriter, op.getLoc(), state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, in);
-    Value result = gather(s, conv, type, out, srcType.getElementType(),
-                          [&](ArrayRef<Value> c) {
-                            return s.linear(c, type.getShape());
-                          });
+    Value result = s.gather(conv, type, out, srcType.getElementType(),
+                            [&](ArrayRef<Value> c) {
+                              return s.linear(c, type.getShape());
+                            });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -144,8 +127,8 @@ struct JoinLowering : OpConversionPattern<JoinOp> {
     s.store(adaptor.getRhs(), part, conv.getLayout(op.getRhs()),
             n * elementBytes(part.getElementType()));
     s.barrier();
-    Value result = gather(
-        s, conv, type, conv.getLayout(op.getResult()), part.getElementType(),
+    Value result = s.gather(
+        conv, type, conv.getLayout(op.getResult()), part.getElementType(),
         [&](ArrayRef<Value> c) {
           Value k = c.back();
           Value i = s.linear(c.drop_back(), part.getShape());
@@ -175,8 +158,8 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     SmallVector<Value> results;
     for (int half = 0; half < 2; ++half) {
       Value r = half ? op.getRhs() : op.getLhs();
-      results.push_back(gather(
-          s, conv, part, conv.getLayout(r), srcType.getElementType(),
+      results.push_back(s.gather(
+          conv, part, conv.getLayout(r), srcType.getElementType(),
           [&](ArrayRef<Value> c) {
             SmallVector<Value> src(c);
             src.push_back(s.i32(half));

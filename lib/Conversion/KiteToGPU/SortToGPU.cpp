@@ -157,13 +157,10 @@ struct SortLowering : OpConversionPattern<SortOp> {
     }
 
     // Each result register from its linear index.
-    BlockedLayout out = conv.getLayout(op.getResult());
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto coords = s.registerCoordinates(out, type.getShape());
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      Value v = s.load(0, s.linear(coords[e], type.getShape()), elem, kiteElem);
-      result = vector::InsertOp::create(rewriter, loc, v, result, e);
-    }
+    Value result = s.gather(conv, type, conv.getLayout(op.getResult()),
+                            kiteElem, [&](ArrayRef<Value> c) {
+                              return s.linear(c, type.getShape());
+                            });
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -113,17 +113,21 @@ LogicalResult InlineAsmOp::verify() {
                            << " beside block operands";
   // "=..." outputs, then one input per argument.
   StringRef c = getConstraints();
+  auto [outputs, inputs] = countConstraints(c);
+  if (outputs != getResults().size() || inputs != getArgs().size())
+    return emitOpError() << "constraints \"" << c << "\" name " << outputs
+                         << " outputs and " << inputs
+                         << " inputs; the op has " << getResults().size()
+                         << " results and " << getArgs().size() << " arguments";
+  return success();
+}
+
+std::pair<size_t, size_t> InlineAsmOp::countConstraints(StringRef c) {
   SmallVector<StringRef> parts;
   c.split(parts, ',', -1, /*KeepEmpty=*/false);
   size_t outputs = llvm::count_if(
       parts, [](StringRef p) { return p.trim().starts_with("="); });
-  if (outputs != getResults().size() ||
-      parts.size() != outputs + getArgs().size())
-    return emitOpError() << "constraints \"" << c << "\" name " << outputs
-                         << " outputs and " << parts.size() - outputs
-                         << " inputs; the op has " << getResults().size()
-                         << " results and " << getArgs().size() << " arguments";
-  return success();
+  return {outputs, parts.size() - outputs};
 }
 
 void InlineAsmOp::getEffects(

@@ -249,6 +249,11 @@ def Kite_InlineAsmOp : Kite_Op<"inline_asm", [
   let assemblyFormat = "$asm_string $constraints (`pure` $pure^)? "
                        "`(` $args `)` attr-dict `:` functional-type($args, $results)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The outputs ("=..." entries) and inputs an LLVM constraint string
+    /// names (the verifier and the frontend check them alike).
+    static std::pair<size_t, size_t> countConstraints(::llvm::StringRef c);
+  }];
 }
 
 def Kite_ReshapeOp : Kite_Op<"reshape", [Pure]> {
