@@ -233,7 +233,8 @@ struct StageDotOperands
     // The body: wait for this iteration's block, start iteration k + D's,
     // compute on this one.
     rewriter.setInsertionPoint(dot);
-    kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/wgmma);
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1,
+                            /*async_proxy=*/wgmma && proxyFence);
     Value index = arith::DivSIOp::create(
         rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
         loop.getStep());

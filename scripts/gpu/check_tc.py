@@ -36,6 +36,8 @@ TIME = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
         (4096, 4096, 512)]
 if os.environ.get("TC_QUICK"):
     TIME = [(4096, 4096, 4096)]
+if os.environ.get("TC_TIME"):  # e.g. TC_TIME="4096,4096,512 1024,1024,1024"
+    TIME = [tuple(int(x) for x in t.split(",")) for t in os.environ["TC_TIME"].split()]
 if os.environ.get("TC_NO_TIMING"):
     TIME = []
 
@@ -137,6 +139,7 @@ def main():
             grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
             runs["Triton"] = lambda: matmul_kernel[grid](a, b, ct, M, N, K, K, 1, N, 1, N, 1, IEEE=False)
             runs["Triton"]()
+            print(f"Triton's pick for {dtype} {M}x{N}x{K}: {matmul_kernel.best_config}", flush=True)
             for v in variants:
                 if v["dtype"] == dtype and v["kind"] == "spec":
                     c = torch.empty(M, N, device="cuda")

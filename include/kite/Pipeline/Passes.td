@@ -101,10 +101,14 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     wgmma (chip sm_90a; f16/bf16 operands; M % 64, N % 16, K % 16 = 0; warps
     in warpgroups of 4; operands copyable in groups of >= 4 bytes): the
     copies and the dot say `engine = wgmma` (swizzled staging), there are
-    S + 1 slots (the running dot reads one more), the wait fences the
-    async proxy, and the dot is followed by kite.dot_wait: pending 1 when
+    S + 1 slots (the running dot reads one more), and the dot is followed
+    by kite.dot_wait: pending 1 when
     the accumulator only goes around the loop (plus a kite.dot_wait 0 on
-    the loop's result), else 0.
+    the loop's result), else 0. The wait does not fence the async proxy:
+    like Triton (which fences only after stores from registers, not after
+    cp.async) the completed copies and the barrier order the copies before
+    wgmma's reads; `proxy-fence` adds a fence.proxy.async to the wait
+    (docs/lowering.md, "wgmma and the async proxy").
 
     mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
     or f32 ones whose dot says `precision = tf32`; M and N split into
@@ -120,6 +124,9 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip: sm_90a stages f16/bf16 dots for wgmma, sm_80+ "
            "for mma.sync">,
+    Option<"proxyFence", "proxy-fence", "bool", /*default=*/"false",
+           "Fence the async proxy (fence.proxy.async) in each wait before a "
+           "wgmma (a cost on every K step; off by default, as in Triton)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
