@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Runtime/Runtime.h"
+#include "kite/Pipeline/Pipeline.h"
 #include "kite/Support/InputFile.h"
 
 #include "Compile.h"
@@ -162,7 +163,8 @@ public:
 
   std::string keyText(Specialization spec, const std::string &chip) const {
     std::ostringstream os;
-    os << "compiler=" << detail::compilerVersion() << "\nchip=" << chip
+    os << "compiler=" << detail::compilerVersion()
+       << "\nllvm=" << ::kite::llvmCodegenSettings() << "\nchip=" << chip
        << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
        << "\nieee_div=" << options.ieeeDivision
        << "\nspec=" << spec.str() << "\nsource=\n"

@@ -129,7 +129,64 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     int64_t panelElems = swz / eb;
     // Rows of a panel: M for A (K-major), K for B (N-major).
     int64_t panelBytes = (operand == 0 ? staging.M : staging.K) * swz;
+    // The byte offset of linear index `lin` in the slot, as the IR below
+    // computes it.
+    auto offsetOf = [&](int64_t lin) {
+      int64_t row = lin / cols, col = lin % cols;
+      int64_t within = row * swz + col % panelElems * eb;
+      within ^= ((within >> 7) & (swz / 16 - 1)) << 4;
+      return col / panelElems * panelBytes + within;
+    };
+    // Groups whose offset is the first group's plus the same constant in
+    // every thread (rows a multiple of the swizzle's period apart, say)
+    // take that constant, which PTX folds into the address: one address
+    // computation a thread instead of one a group.
+    auto constantDelta = [&](int64_t e) -> std::optional<int64_t> {
+      std::optional<int64_t> delta;
+      for (int64_t t = 0; t < l.numThreads; ++t) {
+        int64_t tb = l.threadOffset(t);
+        int64_t d = offsetOf(tb + l.registerOffset(e)) -
+                    offsetOf(tb + l.registerOffset(0));
+        if (delta && *delta != d)
+          return std::nullopt;
+        delta = d;
+      }
+      return delta;
+    };
+    Value first;
     for (int64_t e = 0; e < l.perThread; e += width) {
+      std::optional<int64_t> delta = e ? constantDelta(e) : std::nullopt;
+      auto copy = [&](Value dst) {
+        Value src = LLVM::IntToPtrOp::create(
+            rewriter, loc, globalPtr,
+            extractRegister(rewriter, loc, adaptor.getPtr(), e));
+        // Source bytes: the whole group or nothing (uniform mask), or the
+        // enabled prefix.
+        Value size;
+        if (uniform) {
+          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
+          size = arith::SelectOp::create(rewriter, loc, on, c(width * eb),
+                                         c(0));
+        } else {
+          size = c(0);
+          for (int64_t i = 0; i < width; ++i) {
+            Value on =
+                extractRegister(rewriter, loc, adaptor.getMask(), e + i);
+            size = arith::AddIOp::create(
+                rewriter, loc, size,
+                arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
+          }
+        }
+        NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
+                                rewriter.getI32IntegerAttr(width * eb), cache,
+                                size);
+      };
+      if (delta) {
+        copy(LLVM::GEPOp::create(rewriter, loc, slot.getType(),
+                                 rewriter.getI8Type(), first,
+                                 ArrayRef<LLVM::GEPArg>{int32_t(*delta)}));
+        continue;
+      }
       Value lin = arith::AddIOp::create(rewriter, loc, base,
                                         c(l.registerOffset(e)));
       Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
@@ -153,28 +210,9 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
       Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
                                       rewriter.getI8Type(), slot,
                                       ValueRange{offset});
-      Value src = LLVM::IntToPtrOp::create(
-          rewriter, loc, globalPtr,
-          extractRegister(rewriter, loc, adaptor.getPtr(), e));
-      // Source bytes: the whole group or nothing (uniform mask), or the
-      // enabled prefix.
-      Value size;
-      if (uniform) {
-        Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
-        size = arith::SelectOp::create(rewriter, loc, on, c(width * eb),
-                                       c(0));
-      } else {
-        size = c(0);
-        for (int64_t i = 0; i < width; ++i) {
-          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e + i);
-          size = arith::AddIOp::create(
-              rewriter, loc, size,
-              arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
-        }
-      }
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
-                              rewriter.getI32IntegerAttr(width * eb), cache,
-                              size);
+      if (e == 0)
+        first = dst;
+      copy(dst);
     }
     rewriter.eraseOp(op);
     return success();
