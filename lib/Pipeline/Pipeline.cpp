@@ -149,11 +149,12 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 static constexpr Stage kStages[] = {Stage::Kite, Stage::GPU, Stage::LLVM,
                                     Stage::PTX};
 
-/// Sets a boolean LLVM command-line option (a no-op if LLVM lacks it).
+/// Sets a boolean LLVM command-line option, unless it is absent or was
+/// given on the command line (kitec --disable-lsr=false).
 static void setLLVMFlag(llvm::StringRef name, bool value) {
   auto &options = llvm::cl::getRegisteredOptions();
   auto it = options.find(name);
-  if (it != options.end())
+  if (it != options.end() && it->second->getNumOccurrences() == 0)
     *static_cast<llvm::cl::opt<bool> *>(it->second) = value;
 }
 
