@@ -155,13 +155,28 @@ private:
 };
 
 /// The median milliseconds of `kernel` on grid(config) over a few runs,
-/// each after flushing the L2 (a write of `flush`).
+/// each after flushing the L2 (a write of `flush`). Warm-up runs first, for
+/// at least kWarmMs (and at most kMaxWarmRuns): right after heavy kernels
+/// the H100 runs the next ones up to 25% slower for a few hundred
+/// milliseconds, which would penalize the first configurations timed (as
+/// Triton's autotuner, whose do_bench warms up for 25 ms).
+constexpr double kWarmMs = 50;
+constexpr int kMaxWarmRuns = 1000;
 Expected<double> timeOnDevice(const Kernel &kernel, Grid grid,
                               const std::vector<Arg> &args,
                               const LaunchOptions &options, uint64_t flush,
                               size_t flushBytes) {
-  if (auto ok = kernel.launch(grid, args, options); !ok) // warm-up, load
-    return ok.error();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int w = 0; w < kMaxWarmRuns; ++w) {
+    if (auto ok = kernel.launch(grid, args, options); !ok) // the first loads
+      return ok.error();
+    if (auto ok = synchronize(options.device); !ok)
+      return ok.error();
+    if (std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - t0)
+            .count() >= kWarmMs)
+      break;
+  }
   auto start = Event::create(options.device);
   auto stop = Event::create(options.device);
   if (!start)
