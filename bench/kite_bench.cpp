@@ -28,6 +28,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace kite;
@@ -50,34 +51,38 @@ static uint64_t filled(const Kernel &fill, size_t n, size_t bytes,
 
 static uint64_t flushBuffer;
 static const size_t kFlushBytes = size_t(256) << 20;
-/// Warm-up of each matmul measurement (timeMs), as bench_triton.py's.
-static const double kMatmulWarmMs = 200;
 
 /// Median milliseconds of `run`, each run after an L2 flush.
-/// The median of `reps` timed runs, each after an L2 flush. First three
-/// warm-up runs, then (warmMs > 0) more, flushed like the timed ones, for
-/// at least warmMs of wall time: after a heavy kernel (the 8192^3 matmuls)
-/// the H100 runs the next ones up to 25% slower for a few hundred
-/// milliseconds (4096x4096x512 f16: 63.8 us instead of 50.8 right after
-/// 8 s of 8192^3 matmuls, back within half a second), which a 1 ms
-/// measurement would take for the kernel's speed. bench_triton.py warms
-/// Triton's and cuBLAS's matmuls up for as long.
+/// The median of at least `reps` timed runs, each after an L2 flush. With
+/// `settle` (the matmul rows, as bench_triton.py's Triton and cuBLAS rows):
+/// 300 ms idle first, warm-up runs for 25 ms and timed runs for at least
+/// 100 ms (Triton's do_bench defaults). Right after heavy kernels (the
+/// 8192^3 matmuls) the H100 runs the next ones up to 25% slower for a few
+/// hundred milliseconds (4096x4096x512 f16: 63.8 us instead of 50.8 after
+/// 8 s of 8192^3 matmuls), which a 1 ms measurement took for the kernel's
+/// speed; longer warm-ups instead let sustained power limits lower the
+/// clocks of the large shapes.
 static double timeMs(const std::function<void()> &run, int reps,
-                     double warmMs = 0) {
+                     bool settle = false) {
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
   Event start = Event::create().value(), stop = Event::create().value();
-  for (int w = 0; w < 3; ++w)
-    run();
-  auto t0 = std::chrono::steady_clock::now();
-  while (warmMs > 0 &&
-         std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - t0)
-                 .count() < warmMs) {
-    memsetDevice(flushBuffer, 0, kFlushBytes).value();
+  if (settle) {
+    synchronize().value();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  auto t0 = clock::now();
+  for (int w = 0; w < 3 || (settle && since(t0) < 25); ++w) {
+    if (settle)
+      memsetDevice(flushBuffer, 0, kFlushBytes).value();
     run();
     synchronize().value();
   }
+  t0 = clock::now();
   std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
+  for (int r = 0; r < reps || (settle && since(t0) < 100 && r < 1000); ++r) {
     memsetDevice(flushBuffer, uint8_t(r), kFlushBytes).value();
     start.record().value();
     run();
@@ -219,7 +224,56 @@ int main(int argc, char **argv) {
                   "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
                   rows, cols, ms * 1e3, 4.0 * n / ms / 1e6, 4.0 * n / copy / 1e6);
       std::fflush(stdout);
-      for (uint64_t p : {hx, hw, hb, hy, mean, rstd})
+
+      // Layer norm backward (tutorial 05's two kernels, with the forward's
+      // mean and rstd): dx fused with the lock-guarded partial dw/db sums of
+      // GROUP_SIZE_M groups, then their reduction; the tutorial's block,
+      // warps and groups. Timed with the locks' reset, as Triton's side.
+      int bwdBlock = std::min(block, 32768);
+      int group = cols <= 1024   ? 256
+                  : cols <= 4096 ? 128
+                  : cols <= 8192 ? 96
+                                 : 64;
+      CompileOptions dxo;
+      dxo.constants = {{"BLOCK_SIZE_N", bwdBlock}, {"GROUP_SIZE_M", group}};
+      dxo.overrideNumWarps = std::clamp(bwdBlock / 256, 1, 8);
+      Kernel dxk = load("dsl-examples/layer_norm_bwd.kite",
+                        "_layer_norm_bwd_dx_fused", dxo);
+      Kernel dwdb = load("dsl-examples/layer_norm_bwd.kite",
+                         "_layer_norm_bwd_dwdb");
+      uint64_t hdy = filled(fillF16, n, 2, 10);
+      uint64_t hdx = deviceAlloc(n * 2).value();
+      uint64_t pdw = deviceAlloc(size_t(group) * cols * 2).value(),
+               pdb = deviceAlloc(size_t(group) * cols * 2).value();
+      uint64_t locks = deviceAlloc(size_t(group) * 2 * 4).value();
+      uint64_t fdw = deviceAlloc(size_t(cols) * 2).value(),
+               fdb = deviceAlloc(size_t(cols) * 2).value();
+      synchronize().value();
+      ms = timeMs(
+          [&] {
+            memsetDevice(locks, 0, size_t(group) * 2 * 4).value();
+            dxk.launch(rows, {Arg::pointer(hdx), Arg::pointer(hdy),
+                              Arg::pointer(pdw), Arg::pointer(pdb),
+                              Arg::pointer(hx), Arg::pointer(hw),
+                              Arg::pointer(mean), Arg::pointer(rstd),
+                              Arg::pointer(locks), cols, cols})
+                .value();
+            dwdb.launch(cdiv(cols, 128),
+                        {Arg::pointer(pdw), Arg::pointer(pdb),
+                         Arg::pointer(fdw), Arg::pointer(fdb),
+                         std::min(group, rows), cols})
+                .value();
+          },
+          25);
+      // Bytes: x and dy read, dx written (the tutorial's figure).
+      copy = timeMs([&] { copyDeviceToDevice(hdx, hx, n * 2).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"layer_norm_bwd\", "
+                  "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, "
+                  "\"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 6.0 * n / ms / 1e6, 4.0 * n / copy / 1e6);
+      std::fflush(stdout);
+      for (uint64_t p : {hx, hw, hb, hy, mean, rstd, hdy, hdx, pdw, pdb, locks,
+                         fdw, fdb})
         deviceFree(p);
     }
   }
@@ -274,7 +328,7 @@ int main(int argc, char **argv) {
                              s.M, s.N, s.K, s.K, 1, s.N, 1, s.N, 1})
                 .value();
           },
-          10, kMatmulWarmMs);
+          10, /*settle=*/true);
       double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
       std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
                   "\"blocks\": \"%dx%dx%d\", "
@@ -286,12 +340,12 @@ int main(int argc, char **argv) {
         deviceFree(p);
     }
   }
-  // Autotuned f16 (bench/kernels/matmul_f16_tuned.kite): the runtime times
-  // its configurations on the first launch of each shape (outside the
-  // timing: the warm-up runs) and launches the fastest.
-  {
-    Kernel mm = load("bench/matmul_f16_tuned.kite");
-    Kernel fill = load("bench/fill.kite", "fill_f16");
+  // Autotuned f16 and bf16 (bench/kernels/matmul_{f16,bf16}_tuned.kite):
+  // the runtime times their configurations on the first launch of each
+  // shape (outside the timing) and launches the fastest.
+  for (const char *dtype : {"f16", "bf16"}) {
+    Kernel mm = load(std::string("bench/matmul_") + dtype + "_tuned.kite");
+    Kernel fill = load("bench/fill.kite", std::string("fill_") + dtype);
     for (Shape s : shapes) {
       uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
       uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
@@ -317,13 +371,14 @@ int main(int argc, char **argv) {
                           std::chrono::steady_clock::now() - t0)
                           .count();
       double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
-                         kMatmulWarmMs);
+                         /*settle=*/true);
       double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
-      std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"f16\", "
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
                   "\"blocks\": \"tuned\", \"config\": \"%s\", \"tune_ms\": %.1f, "
                   "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
                   "\"tflops\": %.2f}\n",
-                  chosen.str().c_str(), tuneMs, s.M, s.N, s.K, ms * 1e3, tflops);
+                  dtype, chosen.str().c_str(), tuneMs, s.M, s.N, s.K, ms * 1e3,
+                  tflops);
       std::fflush(stdout);
       for (uint64_t p : {a, b, c})
         deviceFree(p);

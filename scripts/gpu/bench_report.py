@@ -37,7 +37,7 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
 # Row reductions: ref = torch; "copy" = Kite over a device copy of the
 # same bytes.
-for kernel, elem in (("softmax", 4), ("layer_norm", 2)):
+for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == kernel]:
         t = find(impl="triton", kernel=kernel, rows=r["rows"], cols=r["cols"])
         c = find(impl="torch", kernel=kernel, rows=r["rows"], cols=r["cols"])

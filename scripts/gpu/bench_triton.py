@@ -7,11 +7,14 @@ import sys
 
 import torch
 import triton
+import time
+
 import triton.language as tl
 from triton.testing import do_bench
 
 from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_kernel,
-                            layer_norm_fwd_kernel)
+                            layer_norm_fwd_kernel, layer_norm_bwd_dx_fused_kernel,
+                            layer_norm_bwd_dwdb_kernel)
 
 quick = "--quick" in sys.argv
 # KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
@@ -138,6 +141,42 @@ def rows_reductions():
         emit(impl="torch", kernel="layer_norm", rows=rows, cols=cols, us=ms * 1e3,
              GBps=4 * rows * cols / ms / 1e6)
 
+        # Layer norm backward, the tutorial's two kernels with its block,
+        # warps and lock groups, the forward's mean and rstd (above); timed
+        # with the locks' reset. GB/s: x and dy read, dx written.
+        dy = (0.1 * torch.randn(rows, cols, device="cuda")).half()
+        dx = torch.empty_like(xh)
+        group = 64
+        if cols <= 8192: group = 96
+        if cols <= 4096: group = 128
+        if cols <= 1024: group = 256
+        pdw = torch.empty((group, cols), device="cuda", dtype=torch.float16)
+        pdb = torch.empty_like(pdw)
+        locks = torch.zeros(2 * group, device="cuda", dtype=torch.int32)
+        fdw = torch.empty(cols, device="cuda", dtype=torch.float16)
+        fdb = torch.empty_like(fdw)
+
+        def bwd():
+            locks.zero_()
+            layer_norm_bwd_dx_fused_kernel[(rows,)](dx, dy, pdw, pdb, xh, w, mean, rstd, locks,
+                                                    xh.stride(0), cols, GROUP_SIZE_M=group,
+                                                    BLOCK_SIZE_N=lblock, num_warps=lwarps)
+            layer_norm_bwd_dwdb_kernel[(triton.cdiv(cols, 128),)](pdw, pdb, fdw, fdb,
+                                                                  min(group, rows), cols,
+                                                                  BLOCK_SIZE_M=32, BLOCK_SIZE_N=128)
+        bwd()
+        ms = do_bench(bwd, warmup=25, rep=200, return_mode="median")
+        emit(impl="triton", kernel="layer_norm_bwd", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=6 * rows * cols / ms / 1e6)
+        xg = xh.detach().clone().requires_grad_(True)
+        wg = w.detach().clone().requires_grad_(True)
+        bg = b.detach().clone().requires_grad_(True)
+        yg = torch.nn.functional.layer_norm(xg, (cols,), wg, bg, 1e-5)
+        ms = do_bench(lambda: yg.backward(dy, retain_graph=True), warmup=25, rep=200,
+                      return_mode="median", grad_to_none=[xg, wg, bg])
+        emit(impl="torch", kernel="layer_norm_bwd", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=6 * rows * cols / ms / 1e6)
+
 
 def main():
     # (log2 n, extra): n = 2^log2n + extra, as kite_bench.cpp
@@ -179,12 +218,15 @@ def main():
                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                                              IEEE=dtype == "f32")
             fn()
-            # 200 ms of warm-up, as kite-bench's matmul rows: after the
-            # heavy 8192^3 runs the GPU runs slower for a few hundred ms.
-            ms = do_bench(fn, warmup=200, rep=100, return_mode="median")
+            # 300 ms idle before each measurement, as kite-bench's matmul
+            # rows: right after heavy runs (8192^3) the GPU runs the next
+            # kernels slower for a few hundred ms.
+            torch.cuda.synchronize(); time.sleep(0.3)
+            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
             emit(impl="triton", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
-            ms = do_bench(lambda: torch.matmul(a, b), warmup=200, rep=100, return_mode="median")
+            torch.cuda.synchronize(); time.sleep(0.3)
+            ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median")
             emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
 
