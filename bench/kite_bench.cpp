@@ -340,15 +340,16 @@ int main(int argc, char **argv) {
         deviceFree(p);
     }
   }
-  // Autotuned f16 and bf16 (bench/kernels/matmul_{f16,bf16}_tuned.kite):
+  // Autotuned f32 (exact), f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
   // the runtime times their configurations on the first launch of each
   // shape (outside the timing) and launches the fastest.
-  for (const char *dtype : {"f16", "bf16"}) {
+  for (const char *dtype : {"f32", "f16", "bf16"}) {
     Kernel mm = load(std::string("bench/matmul_") + dtype + "_tuned.kite");
     Kernel fill = load("bench/fill.kite", std::string("fill_") + dtype);
+    size_t bytes = std::strcmp(dtype, "f32") == 0 ? 4 : 2;
     for (Shape s : shapes) {
-      uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
-      uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
+      uint64_t a = filled(fill, size_t(s.M) * s.K, bytes, 4);
+      uint64_t b = filled(fill, size_t(s.K) * s.N, bytes, 5);
       uint64_t c = deviceAlloc(size_t(s.M) * s.N * 4).value();
       synchronize().value();
       std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b), Arg::pointer(c),
