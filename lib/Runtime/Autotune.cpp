@@ -238,8 +238,28 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
                                          const std::vector<Arg> &args,
                                          const LaunchOptions &options) {
   int n = int(tuning.configs.size());
+  // The user's predicate (Kernel::pruneConfigs): pruned configurations are
+  // neither compiled nor timed. Asked only when a choice is made.
+  std::vector<bool> kept(n, true);
+  auto applyFilter = [&]() -> Expected<int> {
+    Kernel::ConfigFilter keep;
+    {
+      std::lock_guard<std::mutex> lock(tuning.mutex);
+      keep = tuning.keep;
+    }
+    if (keep)
+      for (int i = 0; i < n; ++i)
+        kept[i] = keep(tuning.configs[i], args);
+    int first = int(std::find(kept.begin(), kept.end(), true) - kept.begin());
+    if (first == n)
+      return Error(ErrorCode::InvalidArgument,
+                   "every autotune configuration of " + tuning.sourceName +
+                       " was pruned by the kernel's configuration filter for "
+                       "these arguments");
+    return first;
+  };
   if (const char *e = std::getenv("KITE_AUTOTUNE"); e && std::strcmp(e, "0") == 0)
-    return 0;
+    return applyFilter();
   std::string keyValues;
   for (int k : tuning.key)
     keyValues += (keyValues.empty() ? "" : ",") + argText(args[k]);
@@ -249,6 +269,8 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
     if (it != tuning.chosen.end())
       return it->second;
   }
+  if (auto first = applyFilter(); !first)
+    return first.error();
   auto device = deviceIdentity(options.device);
   if (!device)
     return device.error();
@@ -258,6 +280,11 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
   std::vector<std::optional<Error>> errors(n);
   std::vector<std::string> entryKeys(n);
   auto prepare = [&](int i) {
+    if (!kept[i]) {
+      errors[i] = Error(ErrorCode::InvalidArgument,
+                        "pruned by the kernel's configuration filter");
+      return;
+    }
     auto k = configKernel(tuning, i);
     if (!k) {
       errors[i] = k.error();

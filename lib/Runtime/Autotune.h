@@ -32,6 +32,7 @@ struct Tuning {
   std::mutex mutex;
   std::vector<std::optional<Kernel>> kernels; ///< per config, compiled once
   std::map<std::string, int> chosen;          ///< key values -> config
+  Kernel::ConfigFilter keep;                  ///< Kernel::pruneConfigs
 };
 
 /// The configuration index for `args` (see the file comment).

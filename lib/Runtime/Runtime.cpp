@@ -409,6 +409,16 @@ Expected<TuningConfig> Kernel::tune(const GridFn &grid,
   return impl_->tuning->configs[*index];
 }
 
+Expected<void> Kernel::pruneConfigs(ConfigFilter keep) const {
+  if (!impl_->tuning)
+    return Error(ErrorCode::InvalidArgument,
+                 "pruneConfigs: the kernel has no autotune configurations");
+  std::lock_guard<std::mutex> lock(impl_->tuning->mutex);
+  impl_->tuning->keep = std::move(keep);
+  impl_->tuning->chosen.clear();
+  return Success{};
+}
+
 Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
                               const LaunchOptions &options) const {
   if (!impl_->tuning)

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -170,6 +171,48 @@ TEST_F(AutotuneTest, DisabledTakesTheFirstConfig) {
   EXPECT_EQ(tuneBlock(k, 100000), 1024);
   EXPECT_TRUE(calls.empty());
   unsetenv("KITE_AUTOTUNE");
+}
+
+TEST_F(AutotuneTest, APredicatePrunesConfigsBeforeTiming) {
+  Kernel k = compile(kSource);
+  times["BLOCK=1024, num_warps=4"] = 1.0; // the fastest, but pruned below
+  times["BLOCK=256, num_warps=2"] = 3.0;
+  times["BLOCK=512, num_warps=4, num_stages=2"] = 2.0;
+  // Keep blocks no larger than n / 64 (here 512 and 256).
+  std::vector<int> seen;
+  ASSERT_TRUE(k.pruneConfigs([&](const TuningConfig &c,
+                                 const std::vector<Arg> &a) {
+                  seen.push_back(int(c.constants.at("BLOCK")));
+                  return c.constants.at("BLOCK") <= 40000 / 64;
+                }).ok());
+  EXPECT_EQ(tuneBlock(k, 40000), 512);
+  EXPECT_EQ(seen.size(), 3u); // asked once per configuration
+  std::sort(calls.begin(), calls.end());
+  EXPECT_EQ(calls, (std::vector<int>{1, 2})) << "a pruned config was timed";
+  // KITE_AUTOTUNE=0 takes the first configuration kept.
+  setenv("KITE_AUTOTUNE", "0", 1);
+  EXPECT_EQ(tuneBlock(k, 40000), 256);
+  unsetenv("KITE_AUTOTUNE");
+  // Everything pruned: a clear error, not a launch.
+  ASSERT_TRUE(k.pruneConfigs([](const TuningConfig &, const std::vector<Arg> &) {
+                  return false;
+                }).ok());
+  auto none = k.tune(grid, args(40000));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(none.error().message().find("was pruned"), std::string::npos)
+      << none.error().str();
+  // Clearing the filter: the fastest of all (its time was never stored, so
+  // it is timed now).
+  ASSERT_TRUE(k.pruneConfigs({}).ok());
+  calls.clear();
+  EXPECT_EQ(tuneBlock(k, 40000), 1024);
+  EXPECT_EQ(calls, (std::vector<int>{0}));
+  // A kernel without configurations has nothing to prune.
+  auto plain = compileKite("@kernel\ndef f(x: *f32):\n    store(x, 1.0)\n",
+                           options, "plain.kite");
+  ASSERT_TRUE(plain.ok()) << plain.error().str();
+  EXPECT_FALSE(plain->pruneConfigs({}).ok());
 }
 
 TEST_F(AutotuneTest, OneConfigCompilesAsAPlainKernel) {

@@ -259,6 +259,18 @@ public:
   /// KITE_AUTOTUNE=0: the first configuration, untimed.
   Expected<TuningConfig> tune(const GridFn &grid, const std::vector<Arg> &args,
                               const LaunchOptions &options = {}) const;
+  /// A predicate over the configurations (true: keep), applied before any
+  /// is compiled or timed, e.g. to drop blocks larger than the problem or
+  /// shapes a device cannot hold (Triton's prune_configs_by). It sees the
+  /// launch's arguments and should depend only on the key parameters'
+  /// values: choices are remembered per key. Setting (or clearing, with an
+  /// empty function) forgets the choices this process made; it applies to
+  /// every handle of the kernel. A kernel without configurations: an
+  /// InvalidArgument error. Every configuration pruned: tune() and launch()
+  /// fail with InvalidArgument.
+  using ConfigFilter =
+      std::function<bool(const TuningConfig &, const std::vector<Arg> &)>;
+  Expected<void> pruneConfigs(ConfigFilter keep) const;
   /// Launches the configuration tune() gives for `args` on grid(config); a
   /// kernel without configurations launches itself on grid({}).
   Expected<void> launch(const GridFn &grid, const std::vector<Arg> &args,
