@@ -62,5 +62,11 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
   cp "$root"/bench/kernels/*.mlir "$root"/bench/kernels/*.kite "$rt/bench/"
   xz -T0 -3 -f "$rt/lib/libkite.so" # carried compressed; run.sh unpacks
 fi
+# Ahead-of-time export (kitec --emit=c) and a C consumer, built and run
+# there by run.sh (no Kite, no CUDA headers needed).
+mkdir -p "$out/aot"
+"$kitec" "$root/dsl-examples/vector_add.kite" --emit=c --chip=sm_80,sm_90a \
+  --specialize=x_ptr=div16,y_ptr=div16,output_ptr=div16,n=div16 -o "$out/aot/vector_add"
+cp "$root/test/AOT/vector_add_consumer.c" "$out/aot/"
 du -sh "$out"
 ls "$out"

@@ -38,6 +38,11 @@ if [ -d .gpu/rt ]; then
       (cd $rt && ./examples/$p) || status=1
     done
   fi
+  if want programs && [ -d .gpu/aot ]; then
+    echo "== ahead-of-time C export (kitec --emit=c) with a C consumer"
+    cc -std=c99 -O2 -I.gpu/aot .gpu/aot/vector_add.c .gpu/aot/vector_add_consumer.c -ldl \
+      -o .gpu/aot/consumer && ./.gpu/aot/consumer || status=1
+  fi
   want bench || exit $status
   echo "== runtime benchmarks"
   bench="$rt/bin/kite-bench-runtime"

@@ -18,7 +18,7 @@
 // FEAT: unsupported PTX features 'bogus'; expected +ptxNN
 // STAGE: unknown stage 'asm'; expected kite, gpu, llvm or ptx
 // WARPS: num_warps must be a power of two in 1..32, got 3
-// EMIT: unknown --emit=asm; expected mlir, kite, gpu, llvm, ptx, cubin or metadata
+// EMIT: unknown --emit=asm; expected mlir, kite, gpu, llvm, ptx, cubin, metadata or c
 // OPT: optimization level must be 0..3, got 7
 // KITE: func.func @k
 // KITE: kite.store

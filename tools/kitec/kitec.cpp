@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kite/AOT/ExportC.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Frontend/Frontend.h"
 #include "kite/Pipeline/Pipeline.h"
@@ -49,7 +50,10 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file (- for stdout)"),
 cl::opt<std::string> emit("emit",
                           cl::desc("What to produce: mlir (the input as the "
                                    "kite dialect), kite, gpu, llvm (the IR "
-                                   "after that stage), ptx, cubin, metadata"),
+                                   "after that stage), ptx, cubin, metadata, "
+                                   "c (-o DIR/NAME writes NAME.h and NAME.c: "
+                                   "the kernel ahead of time, for the CUDA "
+                                   "driver alone; --chip may list chips)"),
                           cl::init("ptx"), cl::cat(category));
 cl::list<std::string> defines("D", cl::Prefix,
                                cl::desc("Value of a constexpr parameter "
@@ -70,7 +74,8 @@ cl::opt<std::string> language("x",
                                        "(default: from the file name; stdin "
                                        "is mlir)"),
                               cl::init(""), cl::cat(category));
-cl::opt<std::string> chip("chip", cl::desc("Target chip (sm_70 .. sm_120a)"),
+cl::opt<std::string> chip("chip", cl::desc("Target chip (sm_70 .. sm_120a); "
+                                           "--emit=c: a comma-separated list"),
                           cl::init("sm_90"), cl::cat(category));
 cl::opt<std::string> features("features",
                               cl::desc("PTX features, e.g. +ptx80 (default: "
@@ -132,40 +137,12 @@ static int writeOutput(StringRef path, StringRef text) {
 }
 
 static int runPtxas(StringRef ptx) {
-  auto program = sys::findProgramByName(ptxasPath);
-  if (!program) {
-    errs() << "kitec: error: --emit=cubin needs ptxas (the CUDA toolkit); '"
-           << ptxasPath << "' was not found\n";
-    return IOError;
-  }
-  SmallString<128> ptxFile, cubinFile;
-  if (sys::fs::createTemporaryFile("kitec", "ptx", ptxFile) ||
-      sys::fs::createTemporaryFile("kitec", "cubin", cubinFile)) {
-    errs() << "kitec: error: cannot create temporary files\n";
-    return IOError;
-  }
-  if (int rc = writeOutput(ptxFile, ptx))
-    return rc;
-  std::string message;
-  int rc = sys::ExecuteAndWait(*program,
-                               {*program, "-arch=" + chip.getValue(),
-                                std::string(ptxFile), "-o",
-                                std::string(cubinFile)},
-                               std::nullopt, {}, 0, 0, &message);
-  sys::fs::remove(ptxFile);
-  if (rc != 0) {
-    errs() << "kitec: error: ptxas failed"
-           << (message.empty() ? "" : ": " + message) << "\n";
-    sys::fs::remove(cubinFile);
-    return IOError;
-  }
-  auto cubin = MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
-  sys::fs::remove(cubinFile);
+  auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath);
   if (!cubin) {
-    errs() << "kitec: error: cannot read ptxas output\n";
+    errs() << "kitec: error: " << toString(cubin.takeError()) << "\n";
     return IOError;
   }
-  return writeOutput(outputFile, (*cubin)->getBuffer());
+  return writeOutput(outputFile, *cubin);
 }
 
 static int compile();
@@ -250,11 +227,56 @@ int main(int argc, char **argv) {
   return Success;
 }
 
+/// --emit=c: OUT.h and OUT.c for -o OUT.
+static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
+                   const std::vector<std::pair<unsigned, kite::ParamFact>> &facts,
+                   const std::vector<std::string> &chips,
+                   const kite::TargetOptions &options) {
+  StringRef base = outputFile;
+  std::string stem = sys::path::stem(base).str();
+  auto kernel = kite::aot::exportKernel(
+      generic, specialized, facts, chips, options, ptxasPath,
+      inputFile == "-" ? "<stdin>" : sys::path::filename(inputFile.getValue()),
+      stem);
+  if (!kernel) {
+    errs() << "kitec: error: " << toString(kernel.takeError()) << "\n";
+    return InvalidInput;
+  }
+  auto files = kite::aot::emitC(*kernel, stem + ".h");
+  if (!files) {
+    errs() << "kitec: error: " << toString(files.takeError()) << "\n";
+    return InvalidInput;
+  }
+  if (int rc = writeOutput((base + ".h").str(), files->first))
+    return rc;
+  return writeOutput((base + ".c").str(), files->second);
+}
+
 /// One compile of the input with the options as set.
 static int compile() {
 
   kite::TargetOptions options;
   options.chip = chip;
+  // --emit=c: the chips to export for; the first validates the options.
+  std::vector<std::string> chips;
+  if (emit == "c") {
+    SmallVector<StringRef> parts;
+    StringRef(chip).split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef p : parts)
+      chips.push_back(p.trim().str());
+    if (chips.empty()) {
+      errs() << "kitec: error: --emit=c: --chip names no chip\n";
+      return BadUsage;
+    }
+    options.chip = chips.front();
+    if (outputFile == "-") {
+      errs() << "kitec: error: --emit=c writes two files: give -o DIR/NAME\n";
+      return BadUsage;
+    }
+  } else if (StringRef(chip).contains(',')) {
+    errs() << "kitec: error: --chip lists several chips only with --emit=c\n";
+    return BadUsage;
+  }
   options.features = features;
   options.numWarps = numWarps;
   options.optLevel = optLevel;
@@ -264,11 +286,12 @@ static int compile() {
     return BadUsage;
   }
   std::optional<kite::Stage> stage = kite::parseStage(emit);
-  bool wantsBinary = emit == "ptx" || emit == "cubin" || emit == "metadata";
+  bool wantsBinary = emit == "ptx" || emit == "cubin" || emit == "metadata" ||
+                     emit == "c";
   bool wantsSource = emit == "mlir";
   if (!wantsBinary && !wantsSource && !stage) {
     errs() << "kitec: error: unknown --emit=" << emit
-           << "; expected mlir, kite, gpu, llvm, ptx, cubin or metadata\n";
+           << "; expected mlir, kite, gpu, llvm, ptx, cubin, metadata or c\n";
     return BadUsage;
   }
   bool isKite = language.empty()
@@ -396,6 +419,12 @@ static int compile() {
     }
   }
 
+  // --emit=c exports the kernel as written (generic) beside its
+  // specialization.
+  mlir::OwningOpRef<mlir::ModuleOp> generic;
+  std::vector<std::pair<unsigned, kite::ParamFact>> facts;
+  if (emit == "c")
+    generic = module->clone();
   // --specialize: the facts the runtime derives from launch arguments.
   for (const std::string &item : specializations) {
     size_t eq = item.find('=');
@@ -429,9 +458,10 @@ static int compile() {
                  << "\n";
           return BadUsage;
         }
-        kite::specializeArgument(f, i,
-                                 fact == "1" ? kite::ParamFact::EqualToOne
-                                             : kite::ParamFact::DivisibleBy16);
+        kite::ParamFact pf = fact == "1" ? kite::ParamFact::EqualToOne
+                                         : kite::ParamFact::DivisibleBy16;
+        kite::specializeArgument(f, i, pf);
+        facts.push_back({i, pf});
       }
     }
     if (!found) {
@@ -460,6 +490,9 @@ static int compile() {
     module->print(os);
     return writeOutput(outputFile, text);
   }
+
+  if (emit == "c")
+    return exportC(*generic, *module, facts, chips, options);
 
   auto compiled = kite::compileToPTX(*module, options, {}, timing);
   if (!compiled) {

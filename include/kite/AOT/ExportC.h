@@ -1,0 +1,88 @@
+//===- ExportC.h - Ahead-of-time export of a kernel to C --------*- C++ -*-===//
+//
+// `kitec --emit=c`: a kernel compiled ahead of time into a C header and
+// source that need only the CUDA driver (loaded with dlopen at run time):
+// cubins for the requested chips and their PTX embedded, typed functions to
+// load, launch and unload it, and a dispatcher that launches the
+// specialized variant when the arguments have its facts (16-byte aligned
+// pointers, integers divisible by 16 or equal to 1), else the generic one.
+// docs/runtime.md, "Ahead of time: C".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_AOT_EXPORTC_H
+#define KITE_AOT_EXPORTC_H
+
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kite::aot {
+
+/// One compiled image of a variant: a cubin for `chip`, or its PTX (which
+/// the driver compiles for newer GPUs).
+struct Image {
+  std::string chip; ///< sm_80, sm_90a, ...
+  bool ptx = false;
+  std::string bytes;
+  int dynamicSharedBytes = 0; ///< what a launch of this image passes
+};
+
+/// One compilation of the kernel: the facts it assumes of the arguments
+/// (none for the generic variant) and its images.
+struct Variant {
+  std::string name; ///< a C identifier: "spec", "generic"
+  std::vector<std::pair<unsigned, ParamFact>> facts;
+  std::vector<Image> images;
+};
+
+struct ExportedKernel {
+  std::string prefix;     ///< of the C functions: <prefix>_load, ...
+  std::string entry;      ///< the PTX entry (the kernel's name)
+  std::string sourceName; ///< where it came from, for the comments
+  std::vector<std::string> paramNames;
+  std::vector<KernelParam> params;
+  int threads = 128;
+  /// Tried in order at launch: the first whose facts the arguments have;
+  /// the last must have none.
+  std::vector<Variant> variants;
+};
+
+/// `name` as a C identifier (other characters become '_'; a leading digit
+/// gets a '_').
+std::string cIdentifier(llvm::StringRef name);
+
+/// The header and the source of `kernel` (header first). Errors: a variant
+/// list that does not end in a generic variant, an image-less variant, a
+/// parameter type C cannot take.
+llvm::Expected<std::pair<std::string, std::string>>
+emitC(const ExportedKernel &kernel, llvm::StringRef headerName);
+
+/// Compiles `kernel`'s module ahead of time: the generic variant from
+/// `generic` (no argument facts) and, when `facts` is not empty, the
+/// specialized one from `specialized` (the same kernel with `facts`
+/// applied), each for every chip of `chips` (a cubin through ptxas, and the
+/// PTX). The modules hold one kernel; they are cloned, not changed.
+llvm::Expected<ExportedKernel>
+exportKernel(mlir::ModuleOp generic, mlir::ModuleOp specialized,
+             const std::vector<std::pair<unsigned, ParamFact>> &facts,
+             const std::vector<std::string> &chips, TargetOptions options,
+             llvm::StringRef ptxas, llvm::StringRef sourceName,
+             llvm::StringRef prefix);
+
+/// Compiles PTX to a cubin for `chip` with the ptxas at `ptxas` (a path or
+/// a name looked up in PATH).
+llvm::Expected<std::string> compileWithPtxas(llvm::StringRef ptx,
+                                             llvm::StringRef chip,
+                                             llvm::StringRef ptxas);
+
+} // namespace kite::aot
+
+#endif // KITE_AOT_EXPORTC_H
