@@ -6,6 +6,7 @@
 #   P/bin/{kitec,kite-opt,kite-run}            the tools
 #   P/lib/cmake/Kite/                          find_package(Kite): the
 #                                              imported target Kite::kite
+#                                              and kite_add_kernels()
 # A consumer: find_package(Kite REQUIRED) and
 # target_link_libraries(app PRIVATE Kite::kite); test/install/ builds one
 # against an installed prefix in the test suite.
@@ -49,4 +50,5 @@ write_basic_package_version_file(
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/KiteConfig.cmake
               ${PROJECT_BINARY_DIR}/KiteConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/KiteAddKernels.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Kite)

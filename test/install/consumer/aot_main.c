@@ -1,0 +1,26 @@
+/* Uses vector_add compiled at build time by kite_add_kernels(): loads it
+ * (on a machine without the CUDA driver the load reports why, which is the
+ * expected outcome there) and, where a GPU is present, launches it once on
+ * a null stream with zero elements (nothing is read or written). */
+#include "vector_add.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+  if (vector_add_load()) {
+    const char *e = vector_add_error();
+    printf("aot_consumer: no GPU here: %s\n", e);
+    return strstr(e, "libcuda.so.1") || strstr(e, "cuInit") ||
+                   strstr(e, "cuDeviceGet")
+               ? 0
+               : 1;
+  }
+  if (vector_add_launch(0, 1, 1, 1, 0, 0, 0, 0)) {
+    printf("aot_consumer: %s\n", vector_add_error());
+    return 1;
+  }
+  printf("aot_consumer: vector_add (%d threads a program) loaded and launched\n",
+         vector_add_THREADS);
+  return vector_add_unload();
+}
