@@ -67,6 +67,6 @@ fi
 mkdir -p "$out/aot"
 "$kitec" "$root/dsl-examples/vector_add.kite" --emit=c --chip=sm_80,sm_90a \
   --specialize=x_ptr=div16,y_ptr=div16,output_ptr=div16,n=div16 -o "$out/aot/vector_add"
-cp "$root/test/AOT/vector_add_consumer.c" "$out/aot/"
+cp "$root/dsl-examples/vector_add_aot.c" "$out/aot/"
 du -sh "$out"
 ls "$out"

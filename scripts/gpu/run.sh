@@ -40,7 +40,7 @@ if [ -d .gpu/rt ]; then
   fi
   if want programs && [ -d .gpu/aot ]; then
     echo "== ahead-of-time C export (kitec --emit=c) with a C consumer"
-    cc -std=c99 -O2 -I.gpu/aot .gpu/aot/vector_add.c .gpu/aot/vector_add_consumer.c -ldl \
+    cc -std=c99 -O2 -I.gpu/aot .gpu/aot/vector_add.c .gpu/aot/vector_add_aot.c -ldl \
       -o .gpu/aot/consumer && ./.gpu/aot/consumer || status=1
   fi
   want bench || exit $status

@@ -1,4 +1,8 @@
-/* A C program using a kernel exported with kitec --emit=c (vector_add.h/.c):
+/* Tutorial 01's vector add from plain C, compiled ahead of time:
+ *   kitec vector_add.kite --emit=c --chip=sm_80,sm_90a \
+ *     --specialize=x_ptr=div16,y_ptr=div16,output_ptr=div16,n=div16 -o out/vector_add
+ *   cc -I out out/vector_add.c vector_add_aot.c -ldl
+ * (or kite_add_kernels() in CMake; docs/runtime.md, "Ahead of time: C"):
  * no Kite, no MLIR/LLVM, no CUDA toolkit headers; the CUDA driver is opened
  * at run time, here for memory as in the generated code. With a GPU it adds
  * two vectors with both variants (n divisible by 16: the specialized one;
