@@ -323,6 +323,11 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
     }
     c << ")\n    v = " << vi << ";\n";
   }
+  for (auto [i, p] : llvm::enumerate(k.params))
+    if (p.kind == KernelParam::Kind::Pointer)
+      c << "  if (!" << cIdentifier(k.paramNames[i]) << ")\n"
+        << "    return fail(-1, \"argument '" << k.paramNames[i]
+        << "' is a null pointer\");\n";
   c << "  if (!functions[v])\n"
     << "    return fail(-1, \"not loaded (call " << P << "_load first)\");\n"
     << "  if (!gx || !gy || !gz || gy > 65535 || gz > 65535)\n"

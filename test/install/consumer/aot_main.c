@@ -1,7 +1,8 @@
 /* Uses vector_add compiled at build time by kite_add_kernels(): loads it
  * (on a machine without the CUDA driver the load reports why, which is the
- * expected outcome there) and, where a GPU is present, launches it once on
- * a null stream with zero elements (nothing is read or written). */
+ * expected outcome there) and, where a GPU is present, checks that a null
+ * pointer is refused and launches it once with zero elements (nothing is
+ * read or written). */
 #include "vector_add.h"
 
 #include <stdio.h>
@@ -16,7 +17,13 @@ int main(void) {
                ? 0
                : 1;
   }
-  if (vector_add_launch(0, 1, 1, 1, 0, 0, 0, 0)) {
+  if (!vector_add_launch(0, 1, 1, 1, 0, 16, 16, 0) ||
+      !strstr(vector_add_error(), "'x_ptr' is a null pointer")) {
+    printf("aot_consumer: a null pointer was not refused (%s)\n",
+           vector_add_error());
+    return 1;
+  }
+  if (vector_add_launch(0, 1, 1, 1, 16, 16, 16, 0)) {
     printf("aot_consumer: %s\n", vector_add_error());
     return 1;
   }
