@@ -85,73 +85,123 @@ for kernel in dict.fromkeys(r["kernel"] for r in compiles):
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
 print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 
+def plot_bandwidth():
+    """bandwidth.png: the 1-D kernels against the device copy."""
+    if not any("log2n" in r and "GBps" in r for r in rows):
+        print("plot: bandwidth.png skipped (no 1-D rows)")
+        return
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
+        for ax, kernel in zip(axes, ("vector_add", "dropout", "seeded_dropout")):
+            for impl, style in (("kite", "o-"), ("triton", "s--")):
+                pts = sorted((r["log2n"], r["GBps"]) for r in rows
+                             if r.get("impl") == impl and r.get("kernel") == kernel and not r.get("extra"))
+                if pts:
+                    ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], style, label=impl)
+            pts = sorted((r["log2n"], r["GBps"]) for r in rows
+                         if r.get("kernel") == "copy" and r.get("impl") == "copy" and not r.get("extra"))
+            ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], "k:", label="device copy")
+            ax.set_xscale("log", base=2)
+            ax.set_title(kernel)
+            ax.set_xlabel("elements")
+            ax.grid(True, alpha=0.3)
+        axes[0].set_ylabel("GB/s")
+        axes[0].legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "bandwidth.png"), dpi=110)
+        print("plot: bandwidth.png")
+    except ImportError:
+        # No matplotlib: a plain PNG written by hand (three panels, log2 x axis,
+        # GB/s y axis from 0; Kite blue, Triton orange, device copy grey).
+        import math
+        import struct
+        import zlib
+
+        W, H, PAD = 360, 260, 30
+        img = [[(255, 255, 255)] * (3 * W) for _ in range(H)]
+
+        def line(x0, y0, x1, y1, color):
+            steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
+            for i in range(steps + 1):
+                x = round(x0 + (x1 - x0) * i / steps)
+                y = round(y0 + (y1 - y0) * i / steps)
+                for dx in (0, 1):
+                    if 0 <= x + dx < 3 * W and 0 <= y < H:
+                        img[y][x + dx] = color
+
+        mem = [r for r in rows if "log2n" in r and "GBps" in r]
+        ymax = max(r["GBps"] for r in mem) * 1.1
+        logs = sorted({r["log2n"] for r in mem})
+        for panel, kernel in enumerate(("vector_add", "dropout", "seeded_dropout")):
+            ox = panel * W
+            def xy(lg, g):
+                x = ox + PAD + (lg - logs[0]) / max(1, logs[-1] - logs[0]) * (W - 2 * PAD)
+                y = H - PAD - g / ymax * (H - 2 * PAD)
+                return x, y
+            line(ox + PAD, H - PAD, ox + W - PAD, H - PAD, (0, 0, 0))
+            line(ox + PAD, PAD, ox + PAD, H - PAD, (0, 0, 0))
+            for g in range(0, int(ymax), 500):  # grid every 500 GB/s
+                _, y = xy(logs[0], g)
+                line(ox + PAD, y, ox + W - PAD, y, (225, 225, 225))
+            for impl, kname, color in (("copy", "copy", (150, 150, 150)), ("triton", kernel, (230, 140, 30)),
+                                       ("kite", kernel, (30, 90, 200))):
+                pts = sorted((r["log2n"], r["GBps"]) for r in mem if r["impl"] == impl and r["kernel"] == kname)
+                for (a, ga), (b, gb) in zip(pts, pts[1:]):
+                    line(*xy(a, ga), *xy(b, gb), color)
+        raw = b"".join(b"\0" + bytes(c for px in row for c in px) for row in img)
+        def chunk(tag, data):
+            return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+        png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3 * W, H, 8, 2, 0, 0, 0)) +
+               chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+        open(os.path.join(out_dir, "bandwidth.png"), "wb").write(png)
+        print("plot: bandwidth.png (matplotlib not installed: plain rendering; panels vector_add, dropout, "
+              "seeded_dropout; x = log2 n from %d to %d; y = GB/s from 0, grid every 500; blue Kite, orange Triton, "
+              "grey device copy)" % (logs[0], logs[-1]))
+
+
+
+plot_bandwidth()
+
+# Matmul: TFLOP/s per shape and dtype, Kite (its tuned kernel, else its
+# best fixed block shape), Triton's autotuned tutorial kernel and cuBLAS,
+# like Triton's perf_report. Needs matplotlib (the GPU machine has it);
+# a failure here never fails the benchmark.
 try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=True)
-    for ax, kernel in zip(axes, ("vector_add", "dropout", "seeded_dropout")):
-        for impl, style in (("kite", "o-"), ("triton", "s--")):
-            pts = sorted((r["log2n"], r["GBps"]) for r in rows
-                         if r.get("impl") == impl and r.get("kernel") == kernel and not r.get("extra"))
-            if pts:
-                ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], style, label=impl)
-        pts = sorted((r["log2n"], r["GBps"]) for r in rows
-                     if r.get("kernel") == "copy" and r.get("impl") == "copy" and not r.get("extra"))
-        ax.plot([2 ** p for p, _ in pts], [g for _, g in pts], "k:", label="device copy")
-        ax.set_xscale("log", base=2)
-        ax.set_title(kernel)
-        ax.set_xlabel("elements")
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("GB/s")
-    axes[0].legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "bandwidth.png"), dpi=110)
-    print("plot: bandwidth.png")
+    mm = [r for r in rows if r.get("kernel") == "matmul" and "tflops" in r]
+    dtypes = [d for d in ("f32", "tf32", "f16", "bf16") if any(r["dtype"] == d for r in mm)]
+    shapes = sorted({(r["M"], r["N"], r["K"]) for r in mm},
+                    key=lambda s: (s[2] != s[0], s[0] * s[1] * s[2]))
+    if dtypes and shapes:
+        fig, axes = plt.subplots(1, len(dtypes), figsize=(4.5 * len(dtypes), 4), squeeze=False)
+        for ax, dtype in zip(axes[0], dtypes):
+            def best(impl, shape):
+                rs = [r for r in mm if r["impl"] == impl and r["dtype"] == dtype and
+                      (r["M"], r["N"], r["K"]) == shape]
+                tuned = [r for r in rs if r.get("blocks") == "tuned"]
+                rs = tuned or rs
+                return max((r["tflops"] for r in rs), default=0.0)
+            width = 0.27
+            for i, (impl, label) in enumerate((("kite", "Kite"), ("triton", "Triton"),
+                                               ("cublas", "cuBLAS"))):
+                ax.bar([x + (i - 1) * width for x in range(len(shapes))],
+                       [best(impl, s) for s in shapes], width, label=label)
+            ax.set_xticks(range(len(shapes)))
+            ax.set_xticklabels([f"{m}^3" if m == n == k else f"{m}x{n}x{k}" for m, n, k in shapes],
+                               rotation=20)
+            ax.set_title(f"matmul {dtype}")
+            ax.grid(True, axis="y", alpha=0.3)
+        axes[0][0].set_ylabel("TFLOP/s")
+        axes[0][0].legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "matmul.png"), dpi=110)
+        print("plot: matmul.png")
 except ImportError:
-    # No matplotlib: a plain PNG written by hand (three panels, log2 x axis,
-    # GB/s y axis from 0; Kite blue, Triton orange, device copy grey).
-    import math
-    import struct
-    import zlib
-
-    W, H, PAD = 360, 260, 30
-    img = [[(255, 255, 255)] * (3 * W) for _ in range(H)]
-
-    def line(x0, y0, x1, y1, color):
-        steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
-        for i in range(steps + 1):
-            x = round(x0 + (x1 - x0) * i / steps)
-            y = round(y0 + (y1 - y0) * i / steps)
-            for dx in (0, 1):
-                if 0 <= x + dx < 3 * W and 0 <= y < H:
-                    img[y][x + dx] = color
-
-    mem = [r for r in rows if "log2n" in r and "GBps" in r]
-    ymax = max(r["GBps"] for r in mem) * 1.1
-    logs = sorted({r["log2n"] for r in mem})
-    for panel, kernel in enumerate(("vector_add", "dropout", "seeded_dropout")):
-        ox = panel * W
-        def xy(lg, g):
-            x = ox + PAD + (lg - logs[0]) / max(1, logs[-1] - logs[0]) * (W - 2 * PAD)
-            y = H - PAD - g / ymax * (H - 2 * PAD)
-            return x, y
-        line(ox + PAD, H - PAD, ox + W - PAD, H - PAD, (0, 0, 0))
-        line(ox + PAD, PAD, ox + PAD, H - PAD, (0, 0, 0))
-        for g in range(0, int(ymax), 500):  # grid every 500 GB/s
-            _, y = xy(logs[0], g)
-            line(ox + PAD, y, ox + W - PAD, y, (225, 225, 225))
-        for impl, kname, color in (("copy", "copy", (150, 150, 150)), ("triton", kernel, (230, 140, 30)),
-                                   ("kite", kernel, (30, 90, 200))):
-            pts = sorted((r["log2n"], r["GBps"]) for r in mem if r["impl"] == impl and r["kernel"] == kname)
-            for (a, ga), (b, gb) in zip(pts, pts[1:]):
-                line(*xy(a, ga), *xy(b, gb), color)
-    raw = b"".join(b"\0" + bytes(c for px in row for c in px) for row in img)
-    def chunk(tag, data):
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3 * W, H, 8, 2, 0, 0, 0)) +
-           chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
-    open(os.path.join(out_dir, "bandwidth.png"), "wb").write(png)
-    print("plot: bandwidth.png (matplotlib not installed: plain rendering; panels vector_add, dropout, "
-          "seeded_dropout; x = log2 n from %d to %d; y = GB/s from 0, grid every 500; blue Kite, orange Triton, "
-          "grey device copy)" % (logs[0], logs[-1]))
+    print("plot: matmul.png skipped (no matplotlib)")
+except Exception as e:  # noqa: BLE001 - a plot never fails the benchmark
+    print(f"plot: matmul.png failed: {e}")
