@@ -1,40 +1,69 @@
 #!/usr/bin/env bash
-#===- scripts/fuzz.sh - Coverage-guided fuzzing of the Kite frontend ------===#
+#===- scripts/fuzz.sh - Coverage-guided fuzzing with libFuzzer ------------===#
 #
-# Builds unittests/Frontend/FrontendFuzzer.cpp with clang's libFuzzer and
-# AddressSanitizer (the frontend sources compiled in, instrumented) and
-# runs it for SECONDS (default 60) from the seed corpus (dsl-examples and
-# test/Frontend). Installs clang-22 and its runtime if missing. Crashing
-# inputs are left as build/fuzz/crash-*.
+# Builds the fuzz targets with clang's libFuzzer and AddressSanitizer (the
+# code under test compiled in, instrumented) and runs each for SECONDS
+# (default 60) from its seed corpus. Installs clang-22 and its runtime if
+# missing. Crashing inputs are left as build/fuzz/<target>/crash-*.
+#   frontend: unittests/Frontend/FrontendFuzzer.cpp over .kite sources
+#             (seeds: dsl-examples, test/Frontend); lib/Frontend instrumented;
+#   dialect:  unittests/Fuzz/DialectFuzzer.cpp over kite-dialect IR (parse,
+#             verify, interpret, lower to PTX; seeds: the dialect's tests and
+#             the examples' .mlir); the dialect and the interpreter
+#             instrumented.
 #
-#   bash scripts/fuzz.sh [SECONDS]
+#   bash scripts/fuzz.sh [SECONDS] [frontend|dialect|all]   (default all)
 #
-# ctest runs the same target briefly with its own mutation driver
-# (FrontendFuzzShort); this script is the deeper, coverage-guided run.
+# ctest runs both targets briefly with their own mutation driver
+# (FrontendFuzzShort, DialectFuzzShort); this script is the deeper,
+# coverage-guided run.
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${KITE_BUILD_DIR:-$root/build}"
 secs="${1:-60}"
+which="${2:-all}"
+case "$which" in frontend|dialect|all) ;; *)
+  echo "fuzz.sh: unknown target '$which' (frontend, dialect or all)" >&2; exit 2;;
+esac
 bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev >/dev/null
-bash "$root/scripts/build.sh" KiteRegistration >/dev/null
-out="$build/fuzz"
-mkdir -p "$out/corpus"
-cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite "$out/corpus/"
+bash "$root/scripts/build.sh" KiteRegistration KiteInterpreter >/dev/null
 # Definitions as the project build uses them (LLVM's -D flags).
 defs="$(llvm-config-22 --cppflags 2>/dev/null | tr ' ' '\n' | grep '^-D' | tr '\n' ' ')"
-clang++-22 -std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs \
-  -I"$root/include" -I"$build/include" -isystem /usr/lib/llvm-22/include \
-  "$root"/lib/Frontend/*.cpp \
-  "$root/unittests/Frontend/FrontendFuzzer.cpp" \
-  "$build/lib/Registration/libKiteRegistration.a" \
-  "$build/lib/Pipeline/libKitePipeline.a" \
-  "$build/lib/Conversion/KiteToGPU/libKiteToGPU.a" \
-  "$build/lib/Analysis/libKiteAnalysis.a" \
-  "$build/lib/Dialect/Kite/IR/libKiteDialect.a" \
-  -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib -lMLIR -lLLVM \
-  -o "$out/kite-frontend-libfuzzer"
-cd "$out"
-./kite-frontend-libfuzzer -max_total_time="$secs" -max_len=8192 \
-  -rss_limit_mb=4096 -print_final_stats=1 corpus 2>&1 | tail -15
+flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs
+       -I"$root/include" -I"$build/include" -isystem /usr/lib/llvm-22/include)
+libs=("$build/lib/Registration/libKiteRegistration.a"
+      "$build/lib/Pipeline/libKitePipeline.a"
+      "$build/lib/Conversion/KiteToGPU/libKiteToGPU.a"
+      "$build/lib/Analysis/libKiteAnalysis.a"
+      "$build/lib/Dialect/Kite/IR/libKiteDialect.a"
+      -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib -lMLIR -lLLVM)
+status=0
+run() { # name, binary, corpus dir
+  echo "-- $1 (libFuzzer + ASan, $secs s)"
+  (cd "$(dirname "$2")" &&
+   "$2" -max_total_time="$secs" -max_len=8192 -rss_limit_mb=4096 \
+        -print_final_stats=1 "$3" 2>&1 | tail -15) || status=1
+}
+if [ "$which" != dialect ]; then
+  out="$build/fuzz"
+  mkdir -p "$out/corpus"
+  cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite "$out/corpus/"
+  clang++-22 "${flags[@]}" "$root"/lib/Frontend/*.cpp \
+    "$root/unittests/Frontend/FrontendFuzzer.cpp" "${libs[@]}" \
+    -o "$out/kite-frontend-libfuzzer"
+  run frontend "$out/kite-frontend-libfuzzer" corpus
+fi
+if [ "$which" != frontend ]; then
+  out="$build/fuzz/dialect"
+  mkdir -p "$out/corpus"
+  cp "$root"/dsl-examples/*.mlir "$root"/test/Dialect/Kite/*.mlir \
+     "$root"/test/GPU/kernels/*.mlir "$out/corpus/"
+  clang++-22 "${flags[@]}" "$root"/lib/Dialect/Kite/IR/*.cpp \
+    "$root"/lib/Interpreter/*.cpp "$root/unittests/Fuzz/DialectFuzzer.cpp" \
+    "$build/lib/Frontend/libKiteFrontend.a" "${libs[@]}" \
+    -o "$out/kite-dialect-libfuzzer"
+  run dialect "$out/kite-dialect-libfuzzer" corpus
+fi
+exit $status
