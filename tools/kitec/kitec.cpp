@@ -233,7 +233,9 @@ static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
                    const std::vector<std::string> &chips,
                    const kite::TargetOptions &options) {
   StringRef base = outputFile;
-  std::string stem = sys::path::stem(base).str();
+  // -o DIR/NAME: NAME.h, NAME.c, functions NAME_... (NAME made a C
+  // identifier: --all-configs' NAME.3 gives NAME_3_load, ...).
+  std::string stem = sys::path::filename(base).str();
   auto kernel = kite::aot::exportKernel(
       generic, specialized, facts, chips, options, ptxasPath,
       inputFile == "-" ? "<stdin>" : sys::path::filename(inputFile.getValue()),
