@@ -367,6 +367,8 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
 Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
                                                   StringRef ptxas) {
   auto program = sys::findProgramByName(ptxas);
+  if (program && !sys::fs::can_execute(*program))
+    program = std::make_error_code(std::errc::no_such_file_or_directory);
   if (!program)
     return createStringError("ptxas ('" + ptxas.str() +
                              "') was not found: compiling cubins needs the "
