@@ -28,6 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/CommandLine.h"
 #include <chrono>
+#include <map>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -227,14 +228,16 @@ int main(int argc, char **argv) {
   return Success;
 }
 
-/// --emit=c: OUT.h and OUT.c for -o OUT.
-static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
-                   const std::vector<std::pair<unsigned, kite::ParamFact>> &facts,
-                   const std::vector<std::string> &chips,
-                   const kite::TargetOptions &options) {
-  StringRef base = outputFile;
-  // -o DIR/NAME: NAME.h, NAME.c, functions NAME_... (NAME made a C
-  // identifier: --all-configs' NAME.3 gives NAME_3_load, ...).
+/// The facts --specialize gave each kernel (argument index, fact).
+using KernelFacts =
+    std::map<std::string, std::vector<std::pair<unsigned, kite::ParamFact>>>;
+
+/// --emit=c of one kernel: BASE.h and BASE.c, functions named after BASE's
+/// file name (made a C identifier: --all-configs' NAME.3 gives NAME_3_load).
+static int exportOne(mlir::ModuleOp generic, mlir::ModuleOp specialized,
+                     const std::vector<std::pair<unsigned, kite::ParamFact>> &facts,
+                     const std::vector<std::string> &chips,
+                     const kite::TargetOptions &options, StringRef base) {
   std::string stem = sys::path::filename(base).str();
   auto kernel = kite::aot::exportKernel(
       generic, specialized, facts, chips, options, ptxasPath,
@@ -252,6 +255,49 @@ static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
   if (int rc = writeOutput((base + ".h").str(), files->first))
     return rc;
   return writeOutput((base + ".c").str(), files->second);
+}
+
+/// --emit=c -o OUT: OUT.h and OUT.c for a module of one kernel; for several
+/// (no --kernel), OUT_<kernel>.h and .c for each.
+static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
+                   const KernelFacts &facts,
+                   const std::vector<std::string> &chips,
+                   const kite::TargetOptions &options) {
+  std::vector<std::string> kernels;
+  for (auto f : generic.getOps<mlir::func::FuncOp>())
+    if (mlir::kite::isKernel(f))
+      kernels.push_back(f.getSymName().str());
+  if (kernels.empty()) {
+    errs() << "kitec: error: --emit=c: the input has no kernel\n";
+    return InvalidInput;
+  }
+  auto factsOf = [&](const std::string &k) {
+    auto it = facts.find(k);
+    return it == facts.end()
+               ? std::vector<std::pair<unsigned, kite::ParamFact>>{}
+               : it->second;
+  };
+  if (kernels.size() == 1)
+    return exportOne(generic, specialized, factsOf(kernels[0]), chips, options,
+                     outputFile);
+  for (const std::string &k : kernels) {
+    // The module with only kernel `k` (helpers stay for the inliner).
+    auto only = [&](mlir::ModuleOp m) {
+      mlir::OwningOpRef<mlir::ModuleOp> copy = m.clone();
+      SmallVector<mlir::func::FuncOp> others;
+      for (auto f : copy->getOps<mlir::func::FuncOp>())
+        if (mlir::kite::isKernel(f) && f.getSymName() != k)
+          others.push_back(f);
+      for (auto f : others)
+        f.erase();
+      return copy;
+    };
+    auto g = only(generic), sp = only(specialized);
+    if (int rc = exportOne(*g, *sp, factsOf(k), chips, options,
+                           outputFile + "_" + k))
+      return rc;
+  }
+  return Success;
 }
 
 /// One compile of the input with the options as set.
@@ -424,7 +470,7 @@ static int compile() {
   // --emit=c exports the kernel as written (generic) beside its
   // specialization.
   mlir::OwningOpRef<mlir::ModuleOp> generic;
-  std::vector<std::pair<unsigned, kite::ParamFact>> facts;
+  KernelFacts facts;
   if (emit == "c")
     generic = module->clone();
   // --specialize: the facts the runtime derives from launch arguments.
@@ -463,7 +509,7 @@ static int compile() {
         kite::ParamFact pf = fact == "1" ? kite::ParamFact::EqualToOne
                                          : kite::ParamFact::DivisibleBy16;
         kite::specializeArgument(f, i, pf);
-        facts.push_back({i, pf});
+        facts[f.getSymName().str()].push_back({i, pf});
       }
     }
     if (!found) {
