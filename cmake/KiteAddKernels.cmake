@@ -12,7 +12,9 @@
 # building needs kitec (Kite_KITEC, set by find_package(Kite)) and ptxas
 # (KITE_PTXAS, else found in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH).
 # CHIPS default to sm_80 and sm_90a. The project must enable C. Each file
-# exports one kernel (KERNEL chooses one); <stem>_load(), <stem>_launch(),
+# exports one kernel: a file with several needs KERNEL (one call per
+# kernel; a second call for the same file gets a separate output name only
+# through a copy of the file). <stem>_load(), <stem>_launch(),
 # <stem>_unload() and <stem>_error() are its C functions (docs/runtime.md,
 # "Ahead of time: C").
 #
