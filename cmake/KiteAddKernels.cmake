@@ -2,7 +2,8 @@
 #
 # kite_add_kernels(<target> FILES a.kite [b.kite ...]
 #                  [CHIPS sm_80 sm_90a ...] [SPECIALIZE NAME=div16|NAME=1 ...]
-#                  [DEFINES NAME=VALUE ...] [KERNEL name] [CONFIG n])
+#                  [DEFINES NAME=VALUE ...] [KERNEL name | KERNELS k1 k2 ...]
+#                  [CONFIG n])
 #
 # Compiles each .kite file ahead of time with `kitec --emit=c` (at build
 # time, again when the file changes) into <binary dir>/kite/<stem>.h and
@@ -11,17 +12,19 @@
 # The target needs neither libkite nor the CUDA toolkit at run time;
 # building needs kitec (Kite_KITEC, set by find_package(Kite)) and ptxas
 # (KITE_PTXAS, else found in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH).
-# CHIPS default to sm_80 and sm_90a. The project must enable C. Each file
-# exports one kernel: a file with several needs KERNEL (one call per
-# kernel; a second call for the same file gets a separate output name only
-# through a copy of the file). <stem>_load(), <stem>_launch(),
-# <stem>_unload() and <stem>_error() are its C functions (docs/runtime.md,
-# "Ahead of time: C").
+# CHIPS default to sm_80 and sm_90a. The project must enable C. A file of
+# one kernel (or KERNEL, choosing one) gives <stem>.h/.c with functions
+# <stem>_load(), <stem>_launch(), <stem>_unload() and <stem>_error(); a file
+# of several gives <stem>_<kernel>.h/.c for each, and KERNELS names them
+# (docs/runtime.md, "Ahead of time: C").
 #
 #===-----------------------------------------------------------------------===#
 function(kite_add_kernels target)
   cmake_parse_arguments(ARG "" "KERNEL;CONFIG"
-                        "FILES;CHIPS;SPECIALIZE;DEFINES" ${ARGN})
+                        "FILES;CHIPS;SPECIALIZE;DEFINES;KERNELS" ${ARGN})
+  if(ARG_KERNEL AND ARG_KERNELS)
+    message(FATAL_ERROR "kite_add_kernels(${target}): KERNEL or KERNELS, not both")
+  endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "kite_add_kernels: '${target}' is not a target")
   endif()
@@ -65,13 +68,21 @@ function(kite_add_kernels target)
   foreach(file ${ARG_FILES})
     get_filename_component(path ${file} ABSOLUTE)
     get_filename_component(stem ${file} NAME_WE)
+    set(outputs)
+    if(ARG_KERNELS)
+      foreach(k ${ARG_KERNELS})
+        list(APPEND outputs ${dir}/${stem}_${k}.h ${dir}/${stem}_${k}.c)
+      endforeach()
+    else()
+      set(outputs ${dir}/${stem}.h ${dir}/${stem}.c)
+    endif()
     add_custom_command(
-      OUTPUT ${dir}/${stem}.h ${dir}/${stem}.c
+      OUTPUT ${outputs}
       COMMAND ${Kite_KITEC} ${path} ${options} -o ${dir}/${stem}
       DEPENDS ${path} ${Kite_KITEC}
       COMMENT "kitec --emit=c ${file}"
       VERBATIM)
-    target_sources(${target} PRIVATE ${dir}/${stem}.c ${dir}/${stem}.h)
+    target_sources(${target} PRIVATE ${outputs})
   endforeach()
   target_include_directories(${target} PRIVATE ${dir})
   target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})

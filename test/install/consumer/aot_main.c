@@ -3,12 +3,17 @@
  * expected outcome there) and, where a GPU is present, checks that a null
  * pointer is refused and launches it once with zero elements (nothing is
  * read or written). */
+#include "layer_norm_bwd__layer_norm_bwd_dwdb.h"
+#include "layer_norm_bwd__layer_norm_bwd_dx_fused.h"
 #include "vector_add.h"
 
 #include <stdio.h>
 #include <string.h>
 
 int main(void) {
+  /* Both layer-norm backward kernels link beside vector_add. */
+  (void)&layer_norm_bwd__layer_norm_bwd_dx_fused_launch;
+  (void)&layer_norm_bwd__layer_norm_bwd_dwdb_launch;
   if (vector_add_load()) {
     const char *e = vector_add_error();
     printf("aot_consumer: no GPU here: %s\n", e);
@@ -29,5 +34,11 @@ int main(void) {
   }
   printf("aot_consumer: vector_add (%d threads a program) loaded and launched\n",
          vector_add_THREADS);
+  if (layer_norm_bwd__layer_norm_bwd_dx_fused_load() ||
+      layer_norm_bwd__layer_norm_bwd_dwdb_load()) {
+    printf("aot_consumer: layer_norm_bwd: %s\n",
+           layer_norm_bwd__layer_norm_bwd_dx_fused_error());
+    return 1;
+  }
   return vector_add_unload();
 }
