@@ -81,6 +81,8 @@ std::string CodeGen::describe(const Val &v) {
     return "tuple";
   case Val::Helper:
     return "function '" + v.fn->name + "'";
+  case Val::Desc:
+    return "tensor descriptor";
   }
   return "?";
 }

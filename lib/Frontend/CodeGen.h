@@ -50,14 +50,16 @@ struct CodeGenError {};
 
 /// A value during code generation.
 struct Val {
-  enum Kind { None, Runtime, Int, Float, Bool, Str, DType, Tuple, Helper };
+  enum Kind { None, Runtime, Int, Float, Bool, Str, DType, Tuple, Helper,
+              Desc };
   Kind kind = None;
   mlir::Value v;        ///< Runtime
   mlir::Type dtype;     ///< DType
   int64_t i = 0;        ///< Int, Bool
   double f = 0;         ///< Float
   std::string s;        ///< Str
-  std::vector<Val> elems;
+  std::vector<Val> elems;       ///< Tuple; Desc: base, shape..., strides...
+  std::vector<int64_t> block;   ///< Desc: the block shape
   const Function *fn = nullptr;
 
   static Val runtime(mlir::Value v) {
@@ -220,6 +222,13 @@ private:
   Val combineBuiltin(const std::string &n, const Expr &e);
   /// inline_asm_elementwise (CodeGenAtomics.cpp).
   Val inlineAsm(const Expr &e);
+
+  /// make_tensor_descriptor(base, shape, strides, block_shape), and a
+  /// descriptor's methods (.load(offsets), .store(offsets, value)):
+  /// CodeGenDescriptors.cpp.
+  Val makeDescriptor(const Expr &e);
+  Val descriptorMethod(const Val &desc, const std::string &name,
+                       const Expr &e);
   /// join, split, interleave, broadcast_to (CodeGenShapes.cpp).
   static bool isShapeBuiltin(StringRef n);
   Val shapeBuiltin(const std::string &n, const Expr &e);

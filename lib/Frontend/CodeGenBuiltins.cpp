@@ -16,6 +16,8 @@ Val CodeGen::call(const Expr &e) {
   // Methods: x.to(dtype)
   if (callee.kind == Expr::Attribute) {
     Val self = expr(*callee.args[0]);
+    if (self.kind == Val::Desc)
+      return descriptorMethod(self, callee.name, e);
     if (callee.name == "reshape" || callee.name == "view") {
       Args a = bindArgs(e, callee.name, {"shape"}, 1);
       return reshapeTo(self, shapeArg(a.values[0], a.locs[0]), e.loc,
@@ -84,6 +86,8 @@ Val CodeGen::call(const Expr &e) {
     return shapeBuiltin(n, e);
   if (n == "inline_asm_elementwise")
     return inlineAsm(e);
+  if (n == "make_tensor_descriptor")
+    return makeDescriptor(e);
   if (n == "reduce" || n == "associative_scan")
     return combineBuiltin(n, e);
   if (n == "program_id" || n == "num_programs") {

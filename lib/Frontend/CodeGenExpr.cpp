@@ -275,7 +275,7 @@ bool CodeGen::isBuiltin(StringRef n) {
       "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
       "atomic_xchg", "atomic_cas", "device_print", "device_assert", "randint4x",
       "rand4x", "flip", "inline_asm_elementwise", "reduce",
-      "associative_scan"};
+      "associative_scan", "make_tensor_descriptor"};
   for (const char *b : names)
     if (n == b)
       return true;
