@@ -5,12 +5,15 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
+#include <utility>
+#include <vector>
 
 namespace examples {
 
@@ -55,6 +58,21 @@ inline float fromHalf(uint16_t u) {
   _Float16 h;
   std::memcpy(&h, &u, 2);
   return float(h);
+}
+
+/// Mean and 1/sqrt(variance + eps) of row `r` (`cols` f16 values), in
+/// float64: the layer-norm examples' reference statistics.
+inline std::pair<double, double> rowStats(const std::vector<uint16_t> &x,
+                                          int r, int cols, double eps) {
+  double m = 0, v = 0;
+  for (int c = 0; c < cols; ++c)
+    m += fromHalf(x[size_t(r) * cols + c]);
+  m /= cols;
+  for (int c = 0; c < cols; ++c) {
+    double d = fromHalf(x[size_t(r) * cols + c]) - m;
+    v += d * d;
+  }
+  return {m, 1 / std::sqrt(v / cols + eps)};
 }
 
 } // namespace examples

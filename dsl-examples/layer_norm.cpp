@@ -65,16 +65,7 @@ int main(int argc, char **argv) {
   // f16 output: allow its rounding (2^-11 relative) on |y| up to a few.
   double maxErr = 0, statErr = 0;
   for (int r = 0; r < rows; ++r) {
-    double m = 0, v = 0;
-    for (int c = 0; c < cols; ++c)
-      m += fromHalf(x[size_t(r) * cols + c]);
-    m /= cols;
-    for (int c = 0; c < cols; ++c) {
-      double d = fromHalf(x[size_t(r) * cols + c]) - m;
-      v += d * d;
-    }
-    v /= cols;
-    double rs = 1 / std::sqrt(v + eps);
+    auto [m, rs] = examples::rowStats(x, r, cols, eps);
     statErr = std::fmax(statErr, std::fabs(mean[r] - m) +
                                      std::fabs(rstd[r] - rs) / rs);
     for (int c = 0; c < cols; ++c) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 using examples::fromHalf;
@@ -57,17 +58,8 @@ int main(int argc, char **argv) {
   std::vector<float> mean(rows), rstd(rows);
   std::vector<double> meanD(rows), rstdD(rows);
   for (int r = 0; r < rows; ++r) {
-    double m = 0, v = 0;
-    for (int c = 0; c < cols; ++c)
-      m += fromHalf(x[size_t(r) * cols + c]);
-    m /= cols;
-    for (int c = 0; c < cols; ++c) {
-      double d = fromHalf(x[size_t(r) * cols + c]) - m;
-      v += d * d;
-    }
-    meanD[r] = m;
-    rstdD[r] = 1 / std::sqrt(v / cols + eps);
-    mean[r] = float(m);
+    std::tie(meanD[r], rstdD[r]) = examples::rowStats(x, r, cols, eps);
+    mean[r] = float(meanD[r]);
     rstd[r] = float(rstdD[r]);
   }
 

@@ -26,6 +26,14 @@ const std::vector<Val> *listOf(const Val &v) {
 }
 } // namespace
 
+/// Whether `v` is an integer scalar (a constant or a runtime value): what
+/// shapes, strides and offsets must be.
+static bool isScalarInt(const Val &v) {
+  return v.kind == Val::Int ||
+         (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()) &&
+          getElementTypeOrSelf(v.v.getType()).isSignlessInteger());
+}
+
 Val CodeGen::makeDescriptor(const Expr &e) {
   Args a = bindArgs(e, "make_tensor_descriptor",
                     {"base", "shape", "strides", "block_shape", "padding_option"},
@@ -60,9 +68,7 @@ Val CodeGen::makeDescriptor(const Expr &e) {
   d.elems.push_back(base);
   for (const std::vector<Val> *list : {shape, strides})
     for (const Val &v : *list) {
-      if (!(v.kind == Val::Int ||
-            (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()) &&
-             isInt(v.v.getType()))))
+      if (!isScalarInt(v))
         fail(e.loc, std::string("make_tensor_descriptor's ") +
                         (list == shape ? "shape" : "strides") +
                         " must be integers, got " + describe(v));
@@ -103,9 +109,7 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
   Val ptr = base, mask;
   for (size_t k = 0; k < rank; ++k) {
     const Val &off = (*offsets)[k];
-    if (!(off.kind == Val::Int ||
-          (off.kind == Val::Runtime && !isa<RankedTensorType>(off.v.getType()) &&
-           isInt(off.v.getType()))))
+    if (!isScalarInt(off))
       fail(a.locs[0], "descriptor offsets must be integers, got " +
                           describe(off));
     // offs_k = offset + arange(0, block[k]), expanded to rank dimensions

@@ -239,25 +239,14 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 namespace {
-/// Pattern: broadcast(splat(x)) => splat(x)
-struct BroadcastOfSplat : OpRewritePattern<BroadcastOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BroadcastOp op,
+/// Pattern: shape_op(splat(x)) => splat(x) of the result's shape, for a
+/// shape op that only places its elements (broadcast, expand_dims).
+template <typename ShapeOp>
+struct ShapeOfSplat : OpRewritePattern<ShapeOp> {
+  using OpRewritePattern<ShapeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShapeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto splat = op.getSrc().getDefiningOp<SplatOp>();
-    if (!splat)
-      return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
-    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
-    return success();
-  }
-};
-
-/// Pattern: expand_dims(splat(x)) => splat(x)
-struct ExpandDimsOfSplat : OpRewritePattern<ExpandDimsOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ExpandDimsOp op,
-                                PatternRewriter &rewriter) const override {
-    auto splat = op.getSrc().getDefiningOp<SplatOp>();
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
     if (!splat)
       return rewriter.notifyMatchFailure(op, "operand is not a kite.splat");
     rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
@@ -268,7 +257,7 @@ struct ExpandDimsOfSplat : OpRewritePattern<ExpandDimsOp> {
 
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<BroadcastOfSplat>(context);
+  results.add<ShapeOfSplat<BroadcastOp>>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -302,6 +291,6 @@ OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
 
 void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                MLIRContext *context) {
-  results.add<ExpandDimsOfSplat>(context);
+  results.add<ShapeOfSplat<ExpandDimsOp>>(context);
 }
 
