@@ -296,10 +296,13 @@ int main(int argc, char **argv) {
   // with 64x128x64 on 4 warps and 4 stages (small problems) and 256x128x64
   // on 8 warps and 3 stages (large ones). Warps and stages 0: the kernel's
   // own.
+  // "tma": the same matmul with its operands read through tensor
+  // descriptors (bench/kernels/matmul_*_tma.kite: TMA on sm_90a).
   struct Variant {
     const char *dtype, *kernel, *fill;
     size_t bytes;
     int bm, bn, bk, warps, stages;
+    const char *suffix = "";
   };
   for (Variant v :
        {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
@@ -308,7 +311,9 @@ int main(int argc, char **argv) {
         Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 64, 128, 64, 4, 4},
         Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 256, 128, 64, 8, 3},
         Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64, 128, 64, 4, 4},
-        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256, 128, 64, 8, 3}}) {
+        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256, 128, 64, 8, 3},
+        Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128, 256, 64, 8, 3, " TMA"},
+        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA"}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};
@@ -331,10 +336,11 @@ int main(int argc, char **argv) {
           10, /*settle=*/true);
       double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
       std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
-                  "\"blocks\": \"%dx%dx%d\", "
+                  "\"blocks\": \"%dx%dx%d%s\", "
                   "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
                   "\"tflops\": %.2f}\n",
-                  v.dtype, v.bm, v.bn, v.bk, s.M, s.N, s.K, ms * 1e3, tflops);
+                  v.dtype, v.bm, v.bn, v.bk, v.suffix, s.M, s.N, s.K, ms * 1e3,
+                  tflops);
       std::fflush(stdout);
       for (uint64_t p : {a, b, c})
         deviceFree(p);

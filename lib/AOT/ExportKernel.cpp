@@ -71,6 +71,9 @@ Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
       TargetOptions o = options;
       o.chip = chip;
       o.features.clear();
+      // The C launcher passes the kernel's own parameters only: no TMA
+      // tensor maps (descriptor-fed dots take cp.async instead).
+      o.tma = false;
       if (Error err = validateTargetOptions(o))
         return std::move(err);
       mlir::OwningOpRef<mlir::ModuleOp> copy = src.module.clone();

@@ -58,8 +58,8 @@ struct Val {
   int64_t i = 0;        ///< Int, Bool
   double f = 0;         ///< Float
   std::string s;        ///< Str
-  std::vector<Val> elems;       ///< Tuple; Desc: base, shape..., strides...
-  std::vector<int64_t> block;   ///< Desc: the block shape
+  std::vector<Val> elems;       ///< Tuple
+  std::vector<int64_t> block;   ///< Desc: the block shape (v: the descriptor)
   const Function *fn = nullptr;
 
   static Val runtime(mlir::Value v) {

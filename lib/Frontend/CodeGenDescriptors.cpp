@@ -6,12 +6,11 @@
 //   x = desc.load([i, j])          # the BM x BN block at (i, j); rows and
 //                                  # columns past the shape read as zero
 //   desc.store([i, j], x)          # elements past the shape not written
-// A descriptor is a compile-time value of the frontend (base pointer, shape
-// and strides as values, the block shape as constants). Its loads and
-// stores become the masked pointer blocks a Triton kernel writes by hand
-// (offsets + arange per dimension, `offs < shape` masks), so every
-// lowering that takes those (vectorized accesses, the cp.async staging of
-// a dot's operands) takes them; TMA is a later step (issue 19).
+// A descriptor is a kite.make_tensor_descriptor value; its loads and stores
+// are kite.descriptor_load / descriptor_store. The pipeline stages a K
+// loop's descriptor-fed dot with TMA on sm_90a (kite-stage-dot-operands)
+// and lowers every other descriptor access to the masked pointer blocks a
+// Triton kernel writes by hand (kite-lower-descriptors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,17 +62,20 @@ Val CodeGen::makeDescriptor(const Expr &e) {
       fail(a.locs[4], "make_tensor_descriptor's padding_option must be "
                       "\"zero\" (out-of-bounds elements read as 0)");
   }
-  Val d;
-  d.kind = Val::Desc;
-  d.elems.push_back(base);
-  for (const std::vector<Val> *list : {shape, strides})
-    for (const Val &v : *list) {
+  Location lc = loc(e.loc);
+  SmallVector<mlir::Value> dims[2];
+  const std::vector<Val> *lists[2] = {shape, strides};
+  for (int k = 0; k < 2; ++k)
+    for (const Val &v : *lists[k]) {
       if (!isScalarInt(v))
         fail(e.loc, std::string("make_tensor_descriptor's ") +
-                        (list == shape ? "shape" : "strides") +
+                        (k == 0 ? "shape" : "strides") +
                         " must be integers, got " + describe(v));
-      d.elems.push_back(v);
+      dims[k].push_back(v.kind == Val::Runtime
+                            ? v.v
+                            : materialize(v, b.getI32Type(), e.loc));
     }
+  SmallVector<int64_t> blockShape;
   int64_t elements = 1;
   for (const Val &v : *block) {
     int64_t n = constInt(v, a.locs[3], "a block_shape dimension");
@@ -81,11 +83,19 @@ Val CodeGen::makeDescriptor(const Expr &e) {
       fail(a.locs[3], "block_shape dimensions must be powers of two, got " +
                           std::to_string(n));
     elements *= n;
-    d.block.push_back(n);
+    blockShape.push_back(n);
   }
   if (elements > (1 << 20))
     fail(a.locs[3], "block_shape has " + std::to_string(elements) +
                         " elements; a block has at most 2^20");
+  Type pointee =
+      llvm::cast<kd::PointerType>(base.v.getType()).getPointeeType();
+  auto type = kd::TensorDescType::get(
+      b.getContext(), RankedTensorType::get(blockShape, pointee));
+  Val d;
+  d.kind = Val::Desc;
+  d.v = kd::MakeTensorDescOp::create(b, lc, type, base.v, dims[0], dims[1]);
+  d.block.assign(blockShape.begin(), blockShape.end());
   return d;
 }
 
@@ -105,55 +115,24 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
                         " dimensions takes a list of " + std::to_string(rank) +
                         " offsets");
   Location lc = loc(e.loc);
-  const Val &base = desc.elems[0];
-  Val ptr = base, mask;
-  for (size_t k = 0; k < rank; ++k) {
-    const Val &off = (*offsets)[k];
+  SmallVector<mlir::Value> offs;
+  for (const Val &off : *offsets) {
     if (!isScalarInt(off))
       fail(a.locs[0], "descriptor offsets must be integers, got " +
                           describe(off));
-    // offs_k = offset + arange(0, block[k]), expanded to rank dimensions
-    // with its own along dimension k.
-    int64_t n = desc.block[k];
-    Val range = Val::runtime(kd::ArangeOp::create(
-        b, lc, RankedTensorType::get({n}, b.getI32Type()),
-        b.getI32IntegerAttr(0), b.getI32IntegerAttr(n)));
-    Val offs = binary("+", off, range, e.loc);
-    mlir::Value v = offs.v;
-    for (size_t axis = 0; axis < rank; ++axis) {
-      if (axis == k)
-        continue;
-      SmallVector<int64_t> s(shapeOf(v.getType()));
-      s.insert(s.begin() + axis, 1);
-      v = kd::ExpandDimsOp::create(b, lc, withShape(elemOf(v.getType()), s), v,
-                                   b.getI32IntegerAttr(axis));
-    }
-    Val expanded = Val::runtime(v);
-    Val inBounds = compare("<", expanded, desc.elems[1 + k], e.loc);
-    Val inRange =
-        compare(">=", expanded, Val::integer(0), e.loc); // negative offsets
-    Val both = binary("&", inBounds, inRange, e.loc);
-    mask = k == 0 ? both : binary("&", mask, both, e.loc);
-    ptr = binary("+", ptr,
-                 binary("*", expanded, desc.elems[1 + rank + k], e.loc),
-                 e.loc);
+    offs.push_back(off.kind == Val::Runtime
+                       ? cast(off.v, b.getI32Type(), a.locs[0])
+                       : materialize(off, b.getI32Type(), a.locs[0]));
   }
-  // Full blocks: broadcast the pointers and the mask to the block shape.
-  mlir::Value p = broadcastTo(ptr.v, desc.block, e.loc);
-  mlir::Value m = broadcastTo(mask.v, desc.block, e.loc);
-  Type pointee =
-      llvm::cast<kd::PointerType>(elemOf(p.getType())).getPointeeType();
-  if (isLoad) {
-    mlir::Value zero = broadcastTo(
-        materialize(isa<FloatType>(pointee) ? Val::floating(0)
-                                            : Val::integer(0),
-                    pointee, e.loc),
-        desc.block, e.loc);
-    return Val::runtime(kd::LoadOp::create(b, lc, p, m, zero));
-  }
+  auto type = llvm::cast<kd::TensorDescType>(desc.v.getType());
+  RankedTensorType blockType = type.getBlockType();
+  Type element = blockType.getElementType();
+  if (isLoad)
+    return Val::runtime(
+        kd::DescriptorLoadOp::create(b, lc, blockType, desc.v, offs));
   const Val &v = a.values[1];
-  mlir::Value value = v.kind == Val::Runtime ? cast(v.v, pointee, a.locs[1])
-                                             : materialize(v, pointee, a.locs[1]);
+  mlir::Value value = v.kind == Val::Runtime ? cast(v.v, element, a.locs[1])
+                                             : materialize(v, element, a.locs[1]);
   if (shapeOf(value.getType()) != ArrayRef<int64_t>(desc.block)) {
     if (!isa<RankedTensorType>(value.getType()))
       value = broadcastTo(value, desc.block, a.locs[1]);
@@ -163,7 +142,7 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
                           ", the descriptor's block_shape " +
                           shapeText(desc.block));
   }
-  kd::StoreOp::create(b, lc, p, value, m);
+  kd::DescriptorStoreOp::create(b, lc, desc.v, offs, value);
   return Val();
 }
 

@@ -72,13 +72,18 @@ struct LoadSlices {
   /// or regions.
   static std::optional<LoadSlices> get(scf::ForOp loop,
                                        ArrayRef<kd::LoadOp> loads) {
+    SmallVector<Operation *> ops(loads.begin(), loads.end());
+    return get(loop, ArrayRef<Operation *>(ops));
+  }
+  static std::optional<LoadSlices> get(scf::ForOp loop,
+                                       ArrayRef<Operation *> loads) {
     Block *body = loop.getBody();
     llvm::SmallPtrSet<Operation *, 8> forbidden;
     for (Operation &op : *body)
       if (!isMemoryEffectFree(&op) || op.getNumRegions())
         forbidden.insert(&op);
     LoadSlices s;
-    for (kd::LoadOp load : loads)
+    for (Operation *load : loads)
       for (Value operand : load->getOperands())
         if (!collectSlice(operand, body, s.slice, forbidden))
           return std::nullopt;
@@ -86,7 +91,7 @@ struct LoadSlices {
       for (Operation *op : s.slice)
         if (llvm::is_contained(op->getOperands(), arg))
           return true;
-      for (kd::LoadOp load : loads)
+      for (Operation *load : loads)
         if (llvm::is_contained(load->getOperands(), arg))
           return true;
       return false;

@@ -45,6 +45,8 @@ namespace kite {
 #define GEN_PASS_DECL_CARRYPOINTEROFFSETS
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
+#define GEN_PASS_DECL_LOWERDESCRIPTORS
+#define GEN_PASS_DECL_TENSORMAPPARAMS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -91,6 +93,16 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    {
+      // Descriptor accesses become pointer blocks here, except the dot
+      // operands TMA will stage (on sm_90a); the interpreter runs this
+      // stage's output.
+      LowerDescriptorsOptions lower;
+      lower.keepTma = options.tma;
+      lower.chip = options.chip;
+      lower.numWarps = options.numWarps;
+      pm.addPass(createLowerDescriptors(lower));
+    }
     return;
 
   case Stage::GPU: {
@@ -105,6 +117,8 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       stage.chip = options.chip;
       pm.addPass(createStageDotOperands(stage));
     }
+    // What the staging did not take after all (none expected).
+    pm.addPass(createLowerDescriptors());
     pm.addPass(createPipelineLoads());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -134,6 +148,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     gpu.addPass(createCanonicalizerPass());
     gpu.addPass(createCSEPass());
     gpu.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createTensorMapParams());
     pm.addPass(createDropUnusedDeviceLibraries());
     return;
   }
@@ -408,6 +423,16 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
           k.dynamicSharedBytes = int(bytes);
         }
     }
+    result.ptx = header + result.ptx;
+  }
+  // Tensor maps the launch encodes (kite-stage-dot-operands' TMA staging),
+  // also in comment lines.
+  if (auto maps = module->getAttrOfType<DictionaryAttr>(
+          mlir::kite::KiteDialect::getTensorMapsAttrName())) {
+    std::string header;
+    for (NamedAttribute entry : maps)
+      for (Attribute line : cast<ArrayAttr>(entry.getValue()))
+        header += cast<StringAttr>(line).getValue().str() + "\n";
     result.ptx = header + result.ptx;
   }
   result.warnings = warnings;

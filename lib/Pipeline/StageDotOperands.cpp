@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopSlices.h"
+#include "TmaOperands.h"
 
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -27,6 +28,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+
+#include <map>
 
 namespace kite {
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
@@ -176,6 +179,10 @@ struct StageDotOperands
     if (dots.size() != 1)
       return;
     kd::DotOp dot = dots.front();
+    if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
+      stageWithTma(func, loop, dot, *tma, stages);
+      return;
+    }
     Type element = dot.getA().getType().getElementType();
     kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body, element),
                            stageableLoad(dot.getB(), body, element)};
@@ -260,15 +267,8 @@ struct StageDotOperands
     // waits for dot k - 1 only (pending 1) and the loop's result for the
     // last one; otherwise each dot is waited for at once.
     std::optional<unsigned> carried;
-    if (wgmma) {
-      auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-      if (arg && arg.getOwner() == body && arg.getArgNumber() > 0 &&
-          arg.hasOneUse() && dot->hasOneUse() &&
-          isa<scf::YieldOp>(*dot->getUsers().begin()) &&
-          dot->getUses().begin()->getOperandNumber() ==
-              arg.getArgNumber() - 1)
-        carried = arg.getArgNumber() - 1;
-    }
+    if (wgmma)
+      carried = carriedAccumulator(dot, body);
     auto staged = kd::DotStagedOp::create(
         rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
         aType.getDimSize(1), slots, engine,
@@ -285,49 +285,225 @@ struct StageDotOperands
     // Nothing may still be writing the slots after the loop.
     rewriter.setInsertionPointAfter(loop);
     kd::AsyncWaitOp::create(rewriter, loc, 0);
-    if (carried) {
-      Value out = loop.getResult(*carried);
-      auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
-      out.replaceAllUsesExcept(done.getResult(), done);
-      // The initial accumulator also passes through a (no-op) wait before
-      // the loop: its registers then have one definition that dominates
-      // both the loop and the path that skips it. Otherwise LLVM
-      // materializes the initial constant on each edge, the skipping path
-      // defines the registers the loop's wgmmas accumulate into with plain
-      // moves, and ptxas serializes every wgmma of the kernel (C7515).
-      rewriter.setInsertionPoint(loop);
-      OpOperand &init = loop.getInitArgsMutable()[*carried];
-      init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
-                                     init.get(), 0));
-    }
-    carrySlots(rewriter, loop, slot, aheadSlot, D, slots);
+    if (carried)
+      waitAroundLoop(rewriter, loop, *carried);
+    carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   }
+
+  /// The iteration argument (its index among the loop's results) of an
+  /// accumulator that only goes around the loop (iteration argument -> dot
+  /// -> yield): its wgmma is waited for one iteration later.
+  static std::optional<unsigned> carriedAccumulator(kd::DotOp dot,
+                                                    Block *body) {
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    if (arg && arg.getOwner() == body && arg.getArgNumber() > 0 &&
+        arg.hasOneUse() && dot->hasOneUse() &&
+        isa<scf::YieldOp>(*dot->getUsers().begin()) &&
+        dot->getUses().begin()->getOperandNumber() == arg.getArgNumber() - 1)
+      return arg.getArgNumber() - 1;
+    return std::nullopt;
+  }
+
+  /// A carried wgmma accumulator: the loop's result passes through a wait
+  /// for the last dot (at the rewriter's insertion point, after the loop).
+  static void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop,
+                             unsigned carried) {
+    Location loc = loop.getLoc();
+    Value out = loop.getResult(carried);
+    auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
+    out.replaceAllUsesExcept(done.getResult(), done);
+    // The initial accumulator also passes through a (no-op) wait before
+    // the loop: its registers then have one definition that dominates
+    // both the loop and the path that skips it. Otherwise LLVM
+    // materializes the initial constant on each edge, the skipping path
+    // defines the registers the loop's wgmmas accumulate into with plain
+    // moves, and ptxas serializes every wgmma of the kernel (C7515).
+    rewriter.setInsertionPoint(loop);
+    OpOperand &init = loop.getInitArgsMutable()[carried];
+    init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
+                                   init.get(), 0));
+  }
+
+  /// The kernel parameter (a CUtensorMap the runtime encodes at launch)
+  /// standing for `make` as operand `operand` of a dot staged as `staging`:
+  /// appended to `func`'s parameters with a kite.tensor_map attribute that
+  /// says how to encode it from the other parameters (docs/lowering.md).
+  Value tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
+                       int operand, const kd::SwizzledStaging &staging) {
+    auto key = std::make_pair(make.getOperation(), operand);
+    if (auto it = tensorMaps.find(key); it != tensorMaps.end())
+      return it->second;
+    MLIRContext *ctx = func.getContext();
+    Builder b(ctx);
+    // A parameter's index, or -(c + 1) for a constant c.
+    auto encode = [&](Value v) -> int64_t {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return arg.getArgNumber();
+      APInt c;
+      (void)matchPattern(v, m_ConstantInt(&c));
+      return -c.getSExtValue() - 1;
+    };
+    SmallVector<int64_t> shape, strides;
+    for (Value v : make.getShape())
+      shape.push_back(encode(v));
+    for (Value v : make.getStrides())
+      strides.push_back(encode(v));
+    RankedTensorType block = make.getType().getBlockType();
+    int64_t swizzle = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
+    SmallVector<int64_t> box = {block.getDimSize(0),
+                                swizzle / staging.elemBytes};
+    NamedAttrList attrs;
+    attrs.set("base", b.getI64IntegerAttr(encode(make.getBase())));
+    attrs.set("shape", b.getDenseI64ArrayAttr(shape));
+    attrs.set("strides", b.getDenseI64ArrayAttr(strides));
+    attrs.set("box", b.getDenseI64ArrayAttr(box));
+    attrs.set("swizzle", b.getI64IntegerAttr(swizzle));
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(
+        index, make.getType(),
+        b.getDictionaryAttr({b.getNamedAttr(
+            kd::KiteDialect::getTensorMapAttrName(),
+            attrs.getDictionary(ctx))}),
+        make.getLoc());
+    Value param = func.getArgument(index);
+    tensorMaps[key] = param;
+    return param;
+  }
+
+  /// Stages `dot`'s operands (`loads`, descriptor loads) with TMA, as the
+  /// cp.async path does (S + 1 slots, S - 1 blocks in flight, the dot
+  /// waited for one iteration later), with an mbarrier per slot:
+  ///   before:   tma_init (the barriers); tma_stage(0..D-1) -> slots 0..D-1
+  ///   loop k:   tma_wait slot k % S', phase (k / S') & 1  (then a barrier)
+  ///             acc = dot_staged slot k % S'
+  ///             tma_stage(k + D) -> slot (k + D) % S'      (one thread)
+  ///             dot_wait 1
+  /// The stages past the loop's end are predicated off, never waited for.
+  void stageWithTma(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
+                    std::array<kd::DescriptorLoadOp, 2> loads,
+                    int64_t stages) {
+    Block *body = loop.getBody();
+    SmallVector<Operation *> ops = {loads[0], loads[1]};
+    auto slices = ::kite::detail::LoadSlices::get(loop, ops);
+    if (!slices)
+      return; // kite-lower-descriptors lowers them to pointer blocks
+    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type element = aType.getElementType();
+    SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
+                                     aType.getDimSize(1)};
+    auto staging = kd::SwizzledStaging::get(dotShape[0], dotShape[1],
+                                            dotShape[2], 2);
+    Value maps[2];
+    for (int operand = 0; operand < 2; ++operand)
+      maps[operand] = tensorMapParam(
+          func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+          operand, staging);
+
+    IRRewriter rewriter(loop.getContext());
+    Location loc = loop.getLoc();
+    const int64_t S = stages, D = S - 1, slots = S + 1;
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+    };
+    Value iv = loop.getInductionVar();
+    auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
+      for (Operation *op : slices->slice)
+        rewriter.clone(*op, map);
+      Value more = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::slt, ivAt,
+                                         loop.getUpperBound());
+      for (auto [operand, load] : llvm::enumerate(loads)) {
+        SmallVector<Value> offsets;
+        for (Value o : load.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand],
+                               offsets, more, slot, int32_t(operand),
+                               dotShape);
+      }
+    };
+    rewriter.setInsertionPoint(loop);
+    kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2);
+    for (int64_t d = 0; d < D; ++d) {
+      auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
+                                       slices->initialArgs(loop), d);
+      stageAt(map, ivAt, constant(d));
+    }
+    rewriter.setInsertionPoint(dot);
+    Value index = arith::DivSIOp::create(
+        rewriter, loc,
+        arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
+        loop.getStep());
+    Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+    Value phase = arith::AndIOp::create(
+        rewriter, loc,
+        arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
+        constant(1));
+    kd::TmaWaitOp::create(rewriter, loc, slot, phase);
+    std::optional<unsigned> carried = carriedAccumulator(dot, body);
+    auto staged = kd::DotStagedOp::create(
+        rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
+        aType.getDimSize(1), slots, kd::DotEngine::WGMMA,
+        TypeAttr::get(element));
+    auto [map, ivAt] =
+        slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
+    Value aheadSlot = arith::RemSIOp::create(
+        rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
+        constant(slots));
+    stageAt(map, ivAt, aheadSlot);
+    Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(),
+                                         dot.getType(), staged.getResult(),
+                                         carried ? 1 : 0);
+    rewriter.replaceOp(dot, result);
+    for (kd::DescriptorLoadOp load : loads)
+      rewriter.eraseOp(load);
+    if (carried) {
+      rewriter.setInsertionPointAfter(loop);
+      waitAroundLoop(rewriter, loop, *carried);
+    }
+    carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+  }
+
+  /// The descriptors made parameters so far, by descriptor and operand.
+  std::map<std::pair<Operation *, int>, Value> tensorMaps;
 
   /// Replaces the slot of this iteration (`slot`, k mod S) and the one D
   /// ahead (`ahead`) by iteration arguments that step by one and wrap
   /// around at S: no division or remainder in the loop (S is 3 or 5 as
   /// often as a power of two), and no per-address arithmetic LLVM derives
   /// from one.
+  /// With `phase` (TMA: the parity of slot's barrier, (k / S) & 1), a
+  /// third argument that flips whenever this iteration's slot wraps.
   static void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
-                         Value ahead, int64_t D, int64_t slots) {
+                         Value ahead, Value phase, int64_t D, int64_t slots) {
     Location loc = loop.getLoc();
     Type i32 = rewriter.getI32Type();
     rewriter.setInsertionPoint(loop);
     SmallVector<Value> inits = {
         arith::ConstantIntOp::create(rewriter, loc, i32, 0),
         arith::ConstantIntOp::create(rewriter, loc, i32, D % slots)};
+    if (phase)
+      inits.push_back(arith::ConstantIntOp::create(rewriter, loc, i32, 0));
     auto grown = loop.replaceWithAdditionalYields(
         rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {
           SmallVector<Value> next;
-          for (BlockArgument arg : args) {
-            Value one = arith::ConstantIntOp::create(b, l, i32, 1);
-            Value zero = arith::ConstantIntOp::create(b, l, i32, 0);
-            Value end = arith::ConstantIntOp::create(b, l, i32, slots);
+          Value one = arith::ConstantIntOp::create(b, l, i32, 1);
+          Value zero = arith::ConstantIntOp::create(b, l, i32, 0);
+          Value end = arith::ConstantIntOp::create(b, l, i32, slots);
+          Value firstWraps;
+          for (BlockArgument arg : args.take_front(2)) {
             Value n = arith::AddIOp::create(b, l, arg, one);
             Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                                n, end);
+            if (!firstWraps)
+              firstWraps = wrap;
             next.push_back(arith::SelectOp::create(b, l, wrap, zero, n));
+          }
+          if (phase) {
+            Value flipped = arith::XOrIOp::create(b, l, args[2], one);
+            next.push_back(
+                arith::SelectOp::create(b, l, firstWraps, flipped, args[2]));
           }
           return next;
         });
@@ -335,8 +511,11 @@ struct StageDotOperands
       return; // the remainders stay: correct, slower
     auto forOp = cast<scf::ForOp>(grown->getOperation());
     auto args = forOp.getRegionIterArgs();
-    rewriter.replaceAllUsesWith(slot, args[args.size() - 2]);
-    rewriter.replaceAllUsesWith(ahead, args.back());
+    size_t first = args.size() - (phase ? 3 : 2);
+    rewriter.replaceAllUsesWith(slot, args[first]);
+    rewriter.replaceAllUsesWith(ahead, args[first + 1]);
+    if (phase)
+      rewriter.replaceAllUsesWith(phase, args[first + 2]);
   }
 };
 

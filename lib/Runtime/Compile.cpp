@@ -390,6 +390,7 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   target.numWarps = options.numWarps;
   target.optLevel = options.optLevel;
   target.ieeeDivision = options.ieeeDivision;
+  target.tma = ::kite::detail::tmaEnabled(options);
   ::kite::StageCallback callback;
   if (onStage)
     callback = [&](::kite::Stage s, ModuleOp m) {
@@ -509,4 +510,9 @@ std::string (::kite::detail::interpret)(const std::string &canonical,
     launch.args.push_back(v);
   }
   return ::kite::interp::run(kernel, launch);
+}
+
+bool (::kite::detail::tmaEnabled)(const ::kite::CompileOptions &options) {
+  const char *env = std::getenv("KITE_TMA");
+  return options.tma && !(env && std::string_view(env) == "0");
 }

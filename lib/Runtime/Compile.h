@@ -59,6 +59,9 @@ std::string interpret(const std::string &canonical, const Grid &grid,
 /// Identifies the compiler in cache keys.
 const char *compilerVersion();
 
+/// Whether TMA staging is on: CompileOptions::tma, unless KITE_TMA=0.
+bool tmaEnabled(const ::kite::CompileOptions &options);
+
 /// KITE_TRACE=1 (read once): one line on stderr per compile, cache lookup,
 /// cubin compile, module load and autotuning trial, with its duration.
 bool tracing();

@@ -98,6 +98,9 @@ static Loaded load() {
   bind(d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
   bind(d.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   bind(d.cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+  d.cuTensorMapEncodeTiled =
+      reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
+          dlsym(handle, "cuTensorMapEncodeTiled"));
   bind(d.cuMemsetD8, "cuMemsetD8_v2");
   bind(d.cuEventCreate, "cuEventCreate");
   bind(d.cuEventRecord, "cuEventRecord");

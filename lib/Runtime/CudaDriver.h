@@ -69,6 +69,15 @@ struct Driver {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  /// Optional (null on drivers before CUDA 12): encodes a TMA descriptor.
+  CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType,
+                                     unsigned rank, void *globalAddress,
+                                     const uint64_t *globalDim,
+                                     const uint64_t *globalStrides,
+                                     const unsigned *boxDim,
+                                     const unsigned *elementStrides,
+                                     int interleave, int swizzle,
+                                     int l2Promotion, int oobFill);
 
   /// "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)".
   std::string describe(const char *call, CUresult result) const;

@@ -16,6 +16,7 @@
 
 #include "Compile.h"
 #include "CudaDriver.h"
+#include "TensorMaps.h"
 #include "AnalysisCache.h"
 #include "Autotune.h"
 #include "DiskCache.h"
@@ -149,6 +150,8 @@ public:
     int device;
     CUfunction function;
     unsigned dynamicShared;
+    /// The tensor maps its launch encodes (TensorMaps.h).
+    std::shared_ptr<const std::vector<detail::TensorMapRecipe>> tensorMaps;
   };
   std::vector<Launchable> launchables; ///< guarded by `mutex`
 
@@ -167,6 +170,7 @@ public:
        << "\nllvm=" << ::kite::llvmCodegenSettings() << "\nchip=" << chip
        << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
        << "\nieee_div=" << options.ieeeDivision
+       << "\ntma=" << detail::tmaEnabled(options)
        << "\nspec=" << spec.str() << "\nsource=\n"
        << source.keySource;
     return os.str();
@@ -565,9 +569,11 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   Specialization spec = specializationFor(args);
   CUfunction function = nullptr;
   unsigned dynamicShared = 0;
+  std::shared_ptr<const std::vector<detail::TensorMapRecipe>> tensorMaps;
   if (auto l = impl_->findLaunchable(spec, options.device)) {
     function = l->function;
     dynamicShared = l->dynamicShared;
+    tensorMaps = l->tensorMaps;
   } else {
     auto chip = impl_->chipFor(options.device);
     if (!chip)
@@ -580,15 +586,43 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
       return f.error();
     function = *f;
     dynamicShared = (*v)->dynamicShared.load();
+    auto recipes = detail::parseTensorMaps((*v)->ptx, name());
+    if (!recipes)
+      return recipes.error();
+    if (!recipes->empty())
+      tensorMaps = std::make_shared<const std::vector<detail::TensorMapRecipe>>(
+          std::move(*recipes));
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
     impl_->launchables.push_back(
-        {spec, options.device, function, dynamicShared});
+        {spec, options.device, function, dynamicShared, tensorMaps});
   }
   void *params[64];
   for (size_t i = 0; i < args.size(); ++i)
     params[i] = const_cast<void *>(args[i].storage());
   const Driver &d = **drv;
   const auto &sig = impl_->source.signature;
+  // TMA descriptors, after the kernel's own parameters (by value: the
+  // launch copies them).
+  std::array<detail::TensorMap, 4> maps;
+  if (tensorMaps) {
+    if (tensorMaps->size() > maps.size() ||
+        args.size() + tensorMaps->size() > 64)
+      return Error(ErrorCode::CompileError,
+                   "kernel '" + sig.name + "' needs too many tensor maps");
+    for (size_t j = 0; j < tensorMaps->size(); ++j) {
+      const detail::TensorMapRecipe &r = (*tensorMaps)[j];
+      if (r.param != args.size() + j)
+        return Error(ErrorCode::CompileError,
+                     "kernel '" + sig.name + "': tensor map " +
+                         std::to_string(j) + " is parameter " +
+                         std::to_string(r.param) + ", expected " +
+                         std::to_string(args.size() + j));
+      if (auto ok = detail::encodeTensorMap(d, r, args, sig.name, maps[j]);
+          !ok)
+        return ok;
+      params[args.size() + j] = maps[j].bytes.data();
+    }
+  }
   cuda::noteLaunch(sig.name);
   return d.check("cuLaunchKernel",
                  d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,

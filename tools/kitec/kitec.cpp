@@ -96,6 +96,10 @@ cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
 cl::opt<bool> ieeeDiv("ieee-div",
                       cl::desc("IEEE f32 division instead of div.full.f32"),
                       cl::init(false), cl::cat(category));
+cl::opt<bool> tma("tma",
+                  cl::desc("On sm_90a, read a descriptor-fed dot's operands "
+                           "with TMA (default; --tma=false: cp.async)"),
+                  cl::init(true), cl::cat(category));
 cl::opt<int> autotuneConfig(
     "config",
     cl::desc("Compile @autotune configuration N of the kernel (its constexpr "
@@ -329,6 +333,7 @@ static int compile() {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.ieeeDivision = ieeeDiv;
+  options.tma = tma;
   if (Error err = kite::validateTargetOptions(options)) {
     errs() << "kitec: error: " << toString(std::move(err)) << "\n";
     return BadUsage;

@@ -31,6 +31,31 @@ def CheckTarget : Pass<"kite-check-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerDescriptors : Pass<"kite-lower-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Tensor descriptor loads and stores as masked pointer blocks";
+  let description = [{
+    Replaces each kite.descriptor_load / descriptor_store by the masked
+    kite.load / kite.store of the pointer block it addresses (offsets plus
+    arange along each dimension times the strides; elements outside
+    [0, shape) masked off, loads filling them with zero), and erases the
+    descriptors no access reads any more. With `keep-tma`, the loads that a
+    K loop's dot reads through TMA on `chip` (sm_90a; see
+    kite-stage-dot-operands) are kept for the staging. The pipeline runs it
+    with keep-tma at the end of its first stage and without after the
+    staging.
+  }];
+  let options = [
+    Option<"keepTma", "keep-tma", "bool", /*default=*/"false",
+           "Keep the descriptor loads that kite-stage-dot-operands will "
+           "stage with TMA">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip (TMA needs sm_90a)">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Warps per program for kernels without kite.num_warps">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PipelineLoads : Pass<"kite-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "Issue the loads that feed a dot one loop iteration early";
   let description = [{
@@ -130,6 +155,19 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def TensorMapParams : Pass<"kite-tensor-map-params", "::mlir::ModuleOp"> {
+  let summary = "Pass tensor maps as __grid_constant__ .param kernel arguments";
+  let description = [{
+    Runs after the lowering to the LLVM dialect. A kernel parameter that
+    kite-to-gpu marked as a tensor map (a generic pointer with llvm.align 64
+    and llvm.dereferenceable 128; the GPU to NVVM conversion drops byval)
+    becomes `llvm.byval = !llvm.array<128 x i8>` with `nvvm.grid_constant`:
+    PTX `.param .align 64 .b8 p[128]`, read in place through its generic
+    address (cvta.param) by the TMA copies, as nvcc passes a
+    `const __grid_constant__ CUtensorMap`.
+  }];
 }
 
 def DropUnusedDeviceLibraries

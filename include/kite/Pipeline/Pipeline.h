@@ -39,6 +39,9 @@ struct TargetOptions {
   int optLevel = 3;           ///< LLVM optimization level 0..3
   bool ieeeDivision = false;  ///< f32 `/` as div.rn.f32 (default: div.full)
   std::string libdevice;      ///< libdevice.10.bc; empty: searched for
+  /// Descriptor-fed dots on sm_90a read their operands with TMA (tensor
+  /// maps the launch encodes); off: cp.async, as for pointer blocks.
+  bool tma = true;
 };
 
 /// Checks the chip, PTX features and levels before LLVM sees them (LLVM

@@ -52,6 +52,9 @@ struct CompileOptions {
   std::string chip;
   int optLevel = 3;          ///< LLVM optimization level 0..3
   bool ieeeDivision = false; ///< f32 `/` as IEEE div.rn (default div.full)
+  /// On sm_90a, a K loop's dot fed by tensor descriptors reads them with
+  /// TMA (tensor maps encoded at launch); false (or KITE_TMA=0): cp.async.
+  bool tma = true;
   /// How `.kite` f32 dots without `input_precision=` multiply: "tf32"
   /// (Triton's default: tensor cores on sm_80+), "ieee" (exact f32
   /// products) or "tf32x3"; empty: $KITE_F32_DEFAULT, else tf32. Read when

@@ -153,6 +153,7 @@ struct ConvertKiteToGPUPass
       return failure();
     }
     state.stagingOffset = kernelStagingOffset(func);
+    state.barrierOffset = kernelBarrierOffset(func);
     bool tensorCores = kernelUsesTensorCores(func);
     if (smemBytes > 0) {
       OpBuilder gb(context);
@@ -193,6 +194,48 @@ struct ConvertKiteToGPUPass
                   "lowering";
       constexprArgs.set(i);
     }
+    // Tensor-map parameters (kite.tensor_map): what the runtime encodes,
+    // in the numbering of the parameters that remain.
+    SmallVector<std::pair<unsigned, std::string>> tensorMaps;
+    auto erasedBefore = [&](int64_t index) {
+      int64_t n = 0;
+      for (int64_t k = 0; k < index; ++k)
+        n += constexprArgs.test(k);
+      return n;
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto map = func.getArgAttrOfType<DictionaryAttr>(
+          i, KiteDialect::getTensorMapAttrName());
+      if (!map)
+        continue;
+      auto remaining = [&](int64_t v) -> std::string {
+        if (v < 0)
+          return std::to_string(-v - 1);
+        return "a" + std::to_string(v - erasedBefore(v));
+      };
+      auto list = [&](StringRef key, bool params) {
+        std::string text;
+        for (int64_t v : cast<DenseI64ArrayAttr>(map.get(key)).asArrayRef())
+          text += (text.empty() ? "" : ",") +
+                  (params ? remaining(v) : std::to_string(v));
+        return text;
+      };
+      Type element = cast<TensorDescType>(func.getArgumentTypes()[i])
+                         .getBlockType()
+                         .getElementType();
+      std::string dtype;
+      llvm::raw_string_ostream(dtype) << element;
+      unsigned param = i - erasedBefore(i);
+      tensorMaps.push_back(
+          {param, "// kite.tensor_map " + func.getSymName().str() + " " +
+                      std::to_string(param) + " " + dtype + " base=" +
+                      remaining(cast<IntegerAttr>(map.get("base")).getInt()) +
+                      " shape=" + list("shape", true) +
+                      " strides=" + list("strides", true) +
+                      " box=" + list("box", false) + " swizzle=" +
+                      std::to_string(
+                          cast<IntegerAttr>(map.get("swizzle")).getInt())});
+    }
     func.getBody().front().eraseArguments(constexprArgs);
     auto kernelType = FunctionType::get(
         context, func.getBody().front().getArgumentTypes(), {});
@@ -206,6 +249,29 @@ struct ConvertKiteToGPUPass
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(
         builder.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    // A tensor map is a 128-byte, 64-byte-aligned .param the kernel reads
+    // through its address (__grid_constant__): marked here (the GPU to
+    // NVVM conversion keeps llvm.* argument attributes, not byval);
+    // kite-tensor-map-params makes it byval and grid_constant.
+    if (!tensorMaps.empty()) {
+      SmallVector<Attribute> lines;
+      for (auto &[param, line] : tensorMaps) {
+        gpuFunc.setArgAttr(param, LLVM::LLVMDialect::getAlignAttrName(),
+                           builder.getI64IntegerAttr(64));
+        gpuFunc.setArgAttr(param,
+                           LLVM::LLVMDialect::getDereferenceableAttrName(),
+                           builder.getI64IntegerAttr(128));
+        lines.push_back(builder.getStringAttr(line));
+      }
+      ModuleOp module = getOperation();
+      NamedAttrList all;
+      if (auto old = module->getAttrOfType<DictionaryAttr>(
+              KiteDialect::getTensorMapsAttrName()))
+        all.append(old.getValue());
+      all.set(func.getSymName(), builder.getArrayAttr(lines));
+      module->setAttr(KiteDialect::getTensorMapsAttrName(),
+                      all.getDictionary(context));
+    }
     Region &body = gpuFunc.getBody();
     body.getBlocks().clear();
     body.takeBody(func.getBody());
@@ -249,6 +315,7 @@ struct ConvertKiteToGPUPass
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);
     populateMmaPatterns(converter, state, patterns);
+    populateTmaPatterns(converter, state, patterns);
     // Whatever is left illegal is reported by the driver with its location.
     if (failed(applyPartialConversion(gpuFunc, target, std::move(patterns))))
       return failure();

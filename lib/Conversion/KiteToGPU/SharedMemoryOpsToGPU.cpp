@@ -138,7 +138,29 @@ int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
                        kernelUsesTensorCores(kernel) ? 1024 : 16);
 }
 
+int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
+  int64_t count = 0;
+  kernel->walk([&](TmaInitOp op) {
+    count = std::max<int64_t>(count, op.getSlots());
+  });
+  return count;
+}
+
+/// The buffer without the mbarriers.
+static int64_t dataBytes(Operation *kernel);
+
+int64_t mlir::kite::kernelBarrierOffset(Operation *kernel) {
+  return llvm::alignTo(dataBytes(kernel), 8);
+}
+
 int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
+  int64_t barriers = kernelBarrierCount(kernel);
+  if (!barriers)
+    return dataBytes(kernel);
+  return kernelBarrierOffset(kernel) + 8 * barriers;
+}
+
+static int64_t dataBytes(Operation *kernel) {
   int64_t staging = 0;
   kernel->walk([&](DotStagedOp op) {
     auto type = op.getType();
@@ -155,7 +177,8 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
     if (reusesStagingMemory(op))
       reuse = std::max(reuse, convertLayoutBytes(op));
   });
-  return std::max(reuse, staging ? kernelStagingOffset(kernel) + staging
+  return std::max(reuse, staging ? mlir::kite::kernelStagingOffset(kernel) +
+                                       staging
                                  : scratchBytes(kernel));
 }
 

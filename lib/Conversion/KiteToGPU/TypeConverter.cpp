@@ -332,6 +332,11 @@ void KiteTypeConverter::addConversions(MLIRContext *context) {
   addConversion([context](PointerType) -> Type {
     return LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
   });
+  // A tensor map parameter: the generic address of the kernel's 128-byte
+  // .param (a __grid_constant__ CUtensorMap).
+  addConversion([context](TensorDescType) -> Type {
+    return LLVM::LLVMPointerType::get(context);
+  });
   addConversion([this, context](RankedTensorType type) -> Type {
     Type element = type.getElementType();
     if (isa<PointerType>(element))

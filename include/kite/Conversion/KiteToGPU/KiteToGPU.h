@@ -302,6 +302,8 @@ struct KiteLoweringState {
   std::string sharedMemory;
   /// Byte offset of the dot staging slots in that buffer.
   int64_t stagingOffset = 0;
+  /// Byte offset of the TMA staging slots' mbarriers (8 bytes each).
+  int64_t barrierOffset = 0;
 };
 
 /// Bytes of shared memory `op` needs to exchange data between threads
@@ -369,6 +371,10 @@ SwizzledStaging stagingOf(DotStagedOp op);
 SwizzledStaging stagingOf(AsyncStageOp op);
 /// The byte offset of the staging slots in the kernel's shared memory.
 int64_t kernelStagingOffset(Operation *kernel);
+/// Byte offset of the TMA staging's mbarriers (after everything else in
+/// the buffer), and their number (0: the kernel has none).
+int64_t kernelBarrierOffset(Operation *kernel);
+int64_t kernelBarrierCount(Operation *kernel);
 
 /// Static shared memory a kernel may declare; beyond it the buffer is
 /// dynamic (the launch passes its size).
@@ -465,6 +471,10 @@ void populateConvertLayoutPatterns(KiteTypeConverter &converter,
 void populateShapeOpPatterns(KiteTypeConverter &converter,
                              const KiteLoweringState &state,
                              RewritePatternSet &patterns);
+/// TMA staging: kite.tma_init, tma_stage, tma_wait (TmaToGPU.cpp).
+void populateTmaPatterns(KiteTypeConverter &converter,
+                         const KiteLoweringState &state,
+                         RewritePatternSet &patterns);
 /// The mma.sync engine: kite.dot_staged with engine = mma (MmaToGPU.cpp).
 void populateMmaPatterns(KiteTypeConverter &converter,
                          const KiteLoweringState &state,

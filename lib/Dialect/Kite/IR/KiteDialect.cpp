@@ -225,6 +225,22 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a dictionary of integers on a module";
     return success();
   }
+  if (name == getTensorMapsAttrName()) {
+    // Set by the GPU lowering on the module: kernel name -> the lines that
+    // tell the runtime how to encode its tensor maps.
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<ModuleOp>(op) ||
+        !llvm::all_of(dict, [](NamedAttribute a) {
+          auto lines = dyn_cast<ArrayAttr>(a.getValue());
+          return lines && llvm::all_of(lines, [](Attribute line) {
+                   return isa<StringAttr>(line);
+                 });
+        }))
+      return op->emitError() << "'" << name
+                             << "' must be a dictionary of arrays of strings "
+                                "on a module";
+    return success();
+  }
   return op->emitError() << "unknown Kite attribute '" << name << "'";
 }
 
@@ -266,6 +282,22 @@ LogicalResult KiteDialect::verifyRegionArgAttribute(Operation *op,
     if (!value || value.getValue().empty())
       return op->emitError() << "'" << name << "' of argument #" << argIndex
                              << " must be a non-empty string";
+    return success();
+  }
+  if (name == getTensorMapAttrName()) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<TensorDescType>(argType))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be a dictionary on a !kite.tensordesc "
+                                "argument";
+    for (StringRef key : {"shape", "strides", "box"})
+      if (!dyn_cast_or_null<DenseI64ArrayAttr>(dict.get(key)))
+        return op->emitError() << "'" << name << "' of argument #" << argIndex
+                               << " needs an array<i64> '" << key << "'";
+    for (StringRef key : {"base", "swizzle"})
+      if (!dyn_cast_or_null<IntegerAttr>(dict.get(key)))
+        return op->emitError() << "'" << name << "' of argument #" << argIndex
+                               << " needs an integer '" << key << "'";
     return success();
   }
   return op->emitError() << "unknown Kite argument attribute '" << name << "'";

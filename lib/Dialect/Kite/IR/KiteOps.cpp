@@ -527,3 +527,44 @@ LogicalResult DotStagedOp::verify() {
     return emitOpError() << "needs at least one slot, got " << getStages();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeTensorDescOp::verify() {
+  RankedTensorType block = getType().getBlockType();
+  size_t rank = block.getRank();
+  if (getShape().size() != rank || getStrides().size() != rank)
+    return emitOpError() << "takes one shape and one stride a dimension of "
+                         << shapeString(block) << ", got "
+                         << getShape().size() << " and "
+                         << getStrides().size();
+  if (getBase().getType().getPointeeType() != block.getElementType())
+    return emitOpError() << "base points to "
+                         << getBase().getType().getPointeeType()
+                         << ", the blocks hold " << block.getElementType();
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  RankedTensorType block = getDesc().getType().getBlockType();
+  if (getOffsets().size() != size_t(block.getRank()))
+    return emitOpError() << "takes " << block.getRank() << " offsets, got "
+                         << getOffsets().size();
+  if (getType() != block)
+    return emitOpError() << "result " << getType()
+                         << " is not the descriptor's block " << block;
+  return success();
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  RankedTensorType block = getDesc().getType().getBlockType();
+  if (getOffsets().size() != size_t(block.getRank()))
+    return emitOpError() << "takes " << block.getRank() << " offsets, got "
+                         << getOffsets().size();
+  if (getValue().getType() != block)
+    return emitOpError() << "value " << getValue().getType()
+                         << " is not the descriptor's block " << block;
+  return success();
+}

@@ -52,6 +52,14 @@ def Kite_Dialect : Dialect {
     /// binding constexpr values by name.
     static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
     static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
+    /// Argument attribute of a !kite.tensordesc kernel parameter that the
+    /// runtime encodes as a CUtensorMap (made by kite-stage-dot-operands):
+    /// {base, shape, strides, box, swizzle}; base, shape and strides give a
+    /// parameter's index, or -(c + 1) for a constant c.
+    static constexpr ::llvm::StringLiteral getTensorMapAttrName() { return "kite.tensor_map"; }
+    /// On the module after lowering: kernel name -> array of the tensor-map
+    /// lines the PTX carries ("// kite.tensor_map ...", docs/lowering.md).
+    static constexpr ::llvm::StringLiteral getTensorMapsAttrName() { return "kite.tensor_maps"; }
     /// On a kernel: its autotuning configurations, an array of dictionaries
     /// (constexpr name -> integer or float; `num_warps`, `num_stages` ->
     /// i32); the runtime compiles and times each.

@@ -618,6 +618,114 @@ def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+def Kite_MakeTensorDescOp : Kite_Op<"make_tensor_descriptor",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "A tensor descriptor from a base pointer, shape and strides";
+  let description = [{
+    Describes the tensor at `base` with `shape` and `strides` (in elements,
+    one each per dimension of the result's block type), read and written in
+    blocks of the block type's shape. The pointee is the block's element
+    type.
+
+    ```mlir
+    %d = kite.make_tensor_descriptor %a, [%M, %K], [%sm, %c1] : !kite.ptr<f16>, [i32, i32], [i32, i64] -> !kite.tensordesc<tensor<128x64xf16>>
+    ```
+  }];
+  let arguments = (ins Kite_PointerType:$base, Variadic<Kite_Int>:$shape,
+                       Variadic<Kite_Int>:$strides);
+  let results = (outs Kite_TensorDescType:$result);
+  let assemblyFormat = "$base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict "
+                       "`:` type($base) `,` `[` type($shape) `]` `,` `[` type($strides) `]` "
+                       "`->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_DescriptorLoadOp : Kite_Op<"descriptor_load",
+    [MemoryEffects<[MemRead]>]> {
+  let summary = "Load the block of a tensor descriptor at some offsets";
+  let description = [{
+    The block of the descriptor's block shape whose first element is at
+    `offsets` (i32, one per dimension); elements outside [0, shape) read as
+    zero.
+
+    ```mlir
+    %x = kite.descriptor_load %d[%i, %k] : !kite.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$desc `[` $offsets `]` attr-dict `:` type($desc) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_DescriptorStoreOp : Kite_Op<"descriptor_store",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Store a block through a tensor descriptor at some offsets";
+  let description = [{
+    Writes `value` (of the descriptor's block type) at `offsets`; elements
+    outside [0, shape) are not written.
+
+    ```mlir
+    kite.descriptor_store %d[%i, %j], %v : !kite.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+    ```
+  }];
+  let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
+                       Kite_Block:$value);
+  let assemblyFormat = "$desc `[` $offsets `]` `,` $value attr-dict `:` type($desc) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// TMA staging of dot operands (sm_90a)
+//===----------------------------------------------------------------------===//
+// Made by kite-stage-dot-operands from a K loop whose dot reads two
+// descriptor loads; not meant to be written by hand. The descriptors are
+// kernel parameters the runtime encodes as CUtensorMaps (the kernel's
+// kite.tensor_maps attribute says how); each staging slot has an mbarrier.
+
+def Kite_TmaInitOp : Kite_Op<"tma_init", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Initialize the staging slots' mbarriers";
+  let description = [{
+    One thread initializes `slots` mbarriers, each completing a phase after
+    `arrivals` arrivals and their bytes; then the program synchronizes.
+  }];
+  let arguments = (ins I64Attr:$slots, I64Attr:$arrivals);
+  let assemblyFormat = "`slots` $slots `arrivals` $arrivals attr-dict";
+}
+
+def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Start the TMA copy of a dot operand block into a staging slot";
+  let description = [{
+    When `pred` holds, one thread of the program expects the block's bytes
+    on slot `slot`'s mbarrier (an arrival) and starts TMA copies
+    (cp.async.bulk.tensor) of the descriptor's block at `offsets` into
+    operand `operand` (0: A, 1: B) of the slot, in the swizzled layout
+    wgmma reads (SwizzledStaging of a dot of shape `dot_shape`); elements
+    outside the tensor become zero. `desc` is a kernel parameter (a
+    CUtensorMap).
+  }];
+  let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
+                       I1:$pred, I32:$slot, I32Attr:$operand,
+                       DenseI64ArrayAttr:$dot_shape);
+  let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
+                       "`operand` $operand `dot` $dot_shape attr-dict `:` type($desc)";
+}
+
+def Kite_TmaWaitOp : Kite_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for a staging slot's TMA copies, then synchronize";
+  let description = [{
+    Waits until slot `slot`'s mbarrier has completed the phase of parity
+    `phase` (the slot's copies landed), then synchronizes all threads of the
+    program (everyone is done with the slot about to be refilled).
+  }];
+  let arguments = (ins I32:$slot, I32:$phase);
+  let assemblyFormat = "`slot` $slot `phase` $phase attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous staging of dot operands (GPU scheduling)
 //===----------------------------------------------------------------------===//
 // Made by kite-stage-dot-operands from a K loop's loads and dot; not meant

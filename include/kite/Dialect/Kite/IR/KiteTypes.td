@@ -35,6 +35,25 @@ def Kite_PointerType : Kite_Type<"Pointer", "ptr"> {
   }];
 }
 
+def Kite_TensorDescType : Kite_Type<"TensorDesc", "tensordesc"> {
+  let summary = "Tensor descriptor: a strided tensor in global memory read and written in blocks";
+  let description = [{
+    Triton's tensor descriptor: a base pointer, a shape and strides (in
+    elements) of a tensor in global memory, read and written in blocks of
+    `blockType`'s shape (kite.descriptor_load / descriptor_store); elements
+    outside the shape read as zero and are not written. Made in the kernel
+    (kite.make_tensor_descriptor); on sm_90a a descriptor whose operands are
+    kernel parameters can become a TMA tensor map the runtime encodes
+    (docs/lowering.md).
+
+    ```mlir
+    !kite.tensordesc<tensor<128x64xf16>>
+    ```
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+}
+
 // Scalars a block may hold (besides pointers).
 def Kite_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point (f16, bf16, f32, f64)">;
 def Kite_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer (i1, i8, i16, i32, i64)">;

@@ -1,0 +1,151 @@
+//===- TmaToGPU.cpp - TMA staging of a dot's operands (sm_90a) -------------===//
+//
+// kite.tma_init, tma_stage and tma_wait (made by kite-stage-dot-operands)
+// as mbarriers and cp.async.bulk.tensor: each staging slot (the layout of
+// SwizzledStaging, which wgmma reads) has an mbarrier after the rest of the
+// kernel's shared memory (kernelBarrierOffset). One thread expects each
+// operand's bytes on the slot's barrier and starts one TMA copy per panel
+// of the operand (a box of rows x swizzle bytes, the tensor map's box), in
+// the swizzle mode of the panel; everyone waits on the barrier's phase.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::kite;
+using namespace mlir::kite::detail;
+
+namespace {
+
+/// The mbarrier of staging slot `slot` (i32).
+Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
+                     Value slot) {
+  Value base = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      state.sharedMemory);
+  Value bytes = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slot, i32Const(b, loc, 8)),
+      i32Const(b, loc, state.barrierOffset));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{bytes});
+}
+
+/// Whether this thread is the program's first.
+Value firstThread(OpBuilder &b, Location loc) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               threadId(b, loc), i32Const(b, loc, 0));
+}
+
+struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
+  TmaInitLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                  MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(TmaInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value first = firstThread(rewriter, loc);
+    Value count = i32Const(rewriter, loc, op.getArrivals());
+    for (int64_t s = 0; s < int64_t(op.getSlots()); ++s)
+      NVVM::MBarrierInitOp::create(
+          rewriter, loc,
+          barrierPointer(rewriter, loc, state, i32Const(rewriter, loc, s)),
+          count, first);
+    // The initialized barriers, visible to the async proxy (the TMA's
+    // complete_tx) and to every thread.
+    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
+  TmaStageLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                   MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(TmaStageOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> shape = op.getDotShape();
+    RankedTensorType block = op.getDesc().getType().getBlockType();
+    int64_t eb = block.getElementTypeBitWidth() / 8;
+    SwizzledStaging staging =
+        SwizzledStaging::get(shape[0], shape[1], shape[2], eb);
+    bool isA = op.getOperand() == 0;
+    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
+    int64_t swz = isA ? staging.aSwizzle : staging.bSwizzle;
+    int64_t panelElems = swz / eb, panelBytes = rows * swz;
+    Value on = arith::AndIOp::create(rewriter, loc, adaptor.getPred(),
+                                     firstThread(rewriter, loc));
+    Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, /*res=*/Type(), bar,
+        i32Const(rewriter, loc, rows * cols * eb), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, on);
+    Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
+                             staging.bytes());
+    ValueRange offsets = adaptor.getOffsets();
+    for (int64_t p = 0; p < cols / panelElems; ++p) {
+      int64_t at = (isA ? 0 : staging.bOffset()) + p * panelBytes;
+      Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
+                                      rewriter.getI8Type(), slot,
+                                      ArrayRef<LLVM::GEPArg>{int32_t(at)});
+      // Coordinates innermost first: the panel's column, then the row.
+      Value col = arith::AddIOp::create(rewriter, loc, offsets[1],
+                                        i32Const(rewriter, loc, p * panelElems));
+      // The shared::cluster form (a predicate needs it): this program's
+      // own shared memory, as it runs in a cluster of one.
+      Value clusterDst = LLVM::AddrSpaceCastOp::create(
+          rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 7),
+          dst);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, clusterDst, adaptor.getDesc(), ValueRange{col, offsets[0]},
+          bar, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), on);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+struct TmaWaitLowering : OpConversionPattern<TmaWaitOp> {
+  TmaWaitLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                  MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(TmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
+    NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, bar,
+                                          adaptor.getPhase(),
+                                          i32Const(rewriter, loc, 0x989680));
+    // Everyone is done with the slot the next copies refill (its dot was
+    // waited for in the previous iteration).
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+} // namespace
+
+void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
+                                     const KiteLoweringState &state,
+                                     RewritePatternSet &patterns) {
+  patterns.add<TmaInitLowering, TmaStageLowering, TmaWaitLowering>(
+      converter, state, patterns.getContext());
+}

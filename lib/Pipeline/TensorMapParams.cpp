@@ -1,0 +1,47 @@
+//===- TensorMapParams.cpp - Tensor maps as __grid_constant__ params ------===//
+//
+// kite-tensor-map-params: see Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kite {
+#define GEN_PASS_DECL_TENSORMAPPARAMS
+#define GEN_PASS_DEF_TENSORMAPPARAMS
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace mlir;
+
+namespace {
+struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
+  void runOnOperation() override {
+    getOperation().walk([](LLVM::LLVMFuncOp func) {
+      if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+        return;
+      MLIRContext *ctx = func.getContext();
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto ptr = dyn_cast<LLVM::LLVMPointerType>(func.getArgumentTypes()[i]);
+        auto align = func.getArgAttrOfType<IntegerAttr>(
+            i, LLVM::LLVMDialect::getAlignAttrName());
+        auto size = func.getArgAttrOfType<IntegerAttr>(
+            i, LLVM::LLVMDialect::getDereferenceableAttrName());
+        if (!ptr || ptr.getAddressSpace() != 0 || !align || !size ||
+            align.getInt() != 64 || size.getInt() != 128)
+          continue;
+        func.removeArgAttr(i, LLVM::LLVMDialect::getDereferenceableAttrName());
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            IntegerType::get(ctx, 8), 128)));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        UnitAttr::get(ctx));
+      }
+    });
+  }
+};
+} // namespace

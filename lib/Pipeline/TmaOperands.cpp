@@ -1,0 +1,102 @@
+//===- TmaOperands.cpp - Which descriptor loads feed a dot through TMA ----===//
+
+#include "TmaOperands.h"
+
+#include "kite/Analysis/AxisInfo.h"
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+int64_t ::kite::detail::kernelWarps(func::FuncOp func, int64_t defaultWarps) {
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          kd::KiteDialect::getNumWarpsAttrName()))
+    return attr.getInt();
+  return defaultWarps;
+}
+
+int64_t ::kite::detail::kernelStages(func::FuncOp func) {
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          kd::KiteDialect::getNumStagesAttrName()))
+    return attr.getInt();
+  return kd::kDotStages;
+}
+
+/// Whether `v` is a parameter of the kernel or a constant: what the runtime
+/// can evaluate at launch.
+static bool isLaunchValue(Value v, func::FuncOp func) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &func.getBody().front();
+  return matchPattern(v, m_Constant());
+}
+
+/// Whether `desc` can be a CUtensorMap of rows of `rowBytes` bytes, `rows`
+/// rows a box, made outside `loop`.
+static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
+                          const kd::AxisInfoAnalysis &axisInfo) {
+  auto make = desc.getDefiningOp<kd::MakeTensorDescOp>();
+  if (!make || loop->isAncestor(make))
+    return false;
+  RankedTensorType block = make.getType().getBlockType();
+  if (block.getRank() != 2 || block.getDimSize(0) > 256)
+    return false;
+  int64_t elemBytes = block.getElementTypeBitWidth() / 8;
+  if (block.getDimSize(1) * elemBytes % 32)
+    return false;
+  if (!isLaunchValue(make.getBase(), func))
+    return false;
+  for (Value v : llvm::concat<Value>(make.getShape(), make.getStrides()))
+    if (!isLaunchValue(v, func))
+      return false;
+  APInt inner;
+  if (!matchPattern(make.getStrides()[1], m_ConstantInt(&inner)) ||
+      inner != 1)
+    return false;
+  // TMA: a 16-byte-aligned base and row strides of multiples of 16 bytes.
+  if (axisInfo.get(make.getBase()).divisibility % 16)
+    return false;
+  int64_t strideDiv = axisInfo.get(make.getStrides()[0]).divisibility;
+  return strideDiv * elemBytes % 16 == 0;
+}
+
+namespace kite::detail {
+std::optional<std::array<kd::DescriptorLoadOp, 2>>
+tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
+                          int64_t stages) {
+  if (chip != "sm_90a" || stages < 2)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  if (!loop || dot->getBlock() != loop.getBody())
+    return std::nullopt;
+  int dots = 0;
+  for (Operation &op : *loop.getBody())
+    dots += isa<kd::DotOp>(op);
+  if (dots != 1)
+    return std::nullopt;
+  std::array<kd::DescriptorLoadOp, 2> loads = {
+      dot.getA().getDefiningOp<kd::DescriptorLoadOp>(),
+      dot.getB().getDefiningOp<kd::DescriptorLoadOp>()};
+  for (kd::DescriptorLoadOp load : loads)
+    if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse())
+      return std::nullopt;
+  if (loads[0] == loads[1])
+    return std::nullopt;
+  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  Type element = aType.getElementType();
+  if (!(element.isF16() || element.isBF16()) ||
+      bType.getElementType() != element || aType.getDimSize(1) % 16)
+    return std::nullopt;
+  if (!kd::WgmmaTile::choose(aType.getDimSize(0), bType.getDimSize(1), warps))
+    return std::nullopt;
+  auto func = dot->getParentOfType<func::FuncOp>();
+  kd::AxisInfoAnalysis axisInfo(func);
+  for (kd::DescriptorLoadOp load : loads)
+    if (!tmaDescriptor(load.getDesc(), loop, func, axisInfo))
+      return std::nullopt;
+  return loads;
+}
+} // namespace kite::detail

@@ -1,0 +1,41 @@
+//===- TmaOperands.h - Which descriptor loads feed a dot through TMA -*- C++ -*-===//
+//
+// The one place that decides whether a K loop's dot reads its operands with
+// TMA (sm_90a): kite-lower-descriptors keeps those descriptor loads for
+// kite-stage-dot-operands, which stages them (kite.tma_stage).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_PIPELINE_TMAOPERANDS_H
+#define KITE_LIB_PIPELINE_TMAOPERANDS_H
+
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <array>
+#include <optional>
+
+namespace kite::detail {
+
+/// The two descriptor loads (A, B) of `dot` when the dot runs on wgmma with
+/// TMA-staged operands: `chip` is sm_90a; the dot is the only one of an
+/// scf.for body and reads two distinct descriptor loads of that body, used
+/// only by it; f16/bf16 operands, K % 16 = 0, a wgmma tile on `warps` warps;
+/// each descriptor is 2-D, made outside the loop from kernel parameters or
+/// constants (so the runtime can encode it as a CUtensorMap), with a
+/// constant unit inner stride, a 16-byte-aligned base and a row stride of a
+/// multiple of 16 bytes (known from the launch's specialization), rows of
+/// at least 32 bytes and at most 256 rows in a block.
+std::optional<std::array<mlir::kite::DescriptorLoadOp, 2>>
+tmaOperands(mlir::kite::DotOp dot, llvm::StringRef chip, int64_t warps,
+            int64_t stages);
+
+/// `func`'s warps and stages (kite.num_warps / kite.num_stages, else the
+/// defaults).
+int64_t kernelWarps(mlir::func::FuncOp func, int64_t defaultWarps);
+int64_t kernelStages(mlir::func::FuncOp func);
+
+} // namespace kite::detail
+
+#endif // KITE_LIB_PIPELINE_TMAOPERANDS_H
