@@ -303,6 +303,7 @@ int main(int argc, char **argv) {
     size_t bytes;
     int bm, bn, bk, warps, stages;
     const char *suffix = "";
+    bool ws = false; ///< TMA with a producer warp (warp specialization)
   };
   for (Variant v :
        {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
@@ -313,12 +314,15 @@ int main(int argc, char **argv) {
         Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64, 128, 64, 4, 4},
         Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256, 128, 64, 8, 3},
         Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128, 256, 64, 8, 3, " TMA"},
-        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA"}}) {
+        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA"},
+        Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128, 256, 64, 8, 3, " TMA+WS", true},
+        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA+WS", true}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};
     blocks.overrideNumWarps = v.warps;
     blocks.overrideNumStages = v.stages;
+    blocks.warpSpecialize = v.ws;
     Kernel mm = load(v.kernel, "", blocks);
     Kernel fill = load("bench/fill.kite", v.fill);
     for (Shape s : shapes) {

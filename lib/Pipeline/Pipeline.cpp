@@ -115,6 +115,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       StageDotOperandsOptions stage;
       stage.numWarps = options.numWarps;
       stage.chip = options.chip;
+      stage.warpSpecialize = options.warpSpecialize;
       pm.addPass(createStageDotOperands(stage));
     }
     // What the staging did not take after all (none expected).

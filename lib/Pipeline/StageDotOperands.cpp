@@ -28,6 +28,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <map>
 
@@ -180,7 +181,9 @@ struct StageDotOperands
       return;
     kd::DotOp dot = dots.front();
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
-      stageWithTma(func, loop, dot, *tma, stages);
+      if (!warpSpecialize ||
+          !stageWithProducerWarp(func, loop, dot, *tma, warps, stages))
+        stageWithTma(func, loop, dot, *tma, stages);
       return;
     }
     Type element = dot.getA().getType().getElementType();
@@ -462,6 +465,195 @@ struct StageDotOperands
       waitAroundLoop(rewriter, loop, *carried);
     }
     carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+  }
+
+  /// The values `values` (defined outside `loop`) depend on, as ops of the
+  /// kernel's entry block to clone (in block order), or none when one
+  /// depends on an op with side effects or regions, or the loop is nested.
+  static std::optional<SmallVector<Operation *>>
+  entryDependencies(func::FuncOp func, scf::ForOp loop,
+                    ArrayRef<Value> values) {
+    Block *entry = &func.getBody().front();
+    if (loop->getBlock() != entry)
+      return std::nullopt;
+    llvm::SetVector<Operation *> deps;
+    SmallVector<Value> work(values.begin(), values.end());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == loop.getBody())
+          continue; // the induction variable: the producer's own
+        if (arg.getOwner() != entry)
+          return std::nullopt;
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (loop->isAncestor(def))
+        continue; // the slice's own ops, cloned with the induction variable
+      if (def->getBlock() != entry || def->getNumRegions() ||
+          !isMemoryEffectFree(def))
+        return std::nullopt;
+      if (deps.insert(def))
+        for (Value operand : def->getOperands())
+          work.push_back(operand);
+    }
+    SmallVector<Operation *> ordered(deps.begin(), deps.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    return ordered;
+  }
+
+  /// Warp specialization of a TMA-staged loop (option warp-specialize): a
+  /// producer warp beyond the num_warps runs the loop's copies alone,
+  ///   kernel entry:  tma_init (full and empty barriers)
+  ///                  if warp_is_producer: for k: wait empty[k % S'] (its
+  ///                    previous use released), tma_stage A, B -> k % S'
+  ///                    (producer); exit
+  ///   loop k:        tma_wait full[k % S'] (no barrier); dot_staged;
+  ///                  dot_wait 1; tma_release slot of dot k - 1 (k > 0)
+  /// so the warps computing blocks never wait for each other in the loop
+  /// and never compute an address. False (nothing changed) when the copies'
+  /// offsets depend on loop-carried values or on ops that cannot be
+  /// repeated at the kernel's entry.
+  bool stageWithProducerWarp(func::FuncOp func, scf::ForOp loop,
+                             kd::DotOp dot,
+                             std::array<kd::DescriptorLoadOp, 2> loads,
+                             int64_t warps, int64_t stages) {
+    Block *body = loop.getBody();
+    SmallVector<Operation *> ops = {loads[0], loads[1]};
+    auto slices = ::kite::detail::LoadSlices::get(loop, ops);
+    if (!slices || !slices->usedArgs.empty())
+      return false;
+    SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
+                                 loop.getStep()};
+    for (Operation *op : slices->slice)
+      llvm::append_range(needed, op->getOperands());
+    for (kd::DescriptorLoadOp load : loads)
+      llvm::append_range(needed, load.getOffsets());
+    auto deps = entryDependencies(func, loop, needed);
+    if (!deps)
+      return false;
+
+    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type element = aType.getElementType();
+    SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
+                                     aType.getDimSize(1)};
+    auto staging = kd::SwizzledStaging::get(dotShape[0], dotShape[1],
+                                            dotShape[2], 2);
+    Value maps[2];
+    for (int operand = 0; operand < 2; ++operand)
+      maps[operand] = tensorMapParam(
+          func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+          operand, staging);
+    const int64_t slots = stages + 1;
+    IRRewriter rewriter(loop.getContext());
+    Location loc = loop.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+    };
+    // The producer, at the kernel's entry.
+    Block *entry = &func.getBody().front();
+    rewriter.setInsertionPointToStart(entry);
+    kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2,
+                          /*consumer_arrivals=*/warps);
+    Value isProducer =
+        kd::WarpIsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+    auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                    /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+    IRMapping outside;
+    for (Operation *op : *deps)
+      rewriter.clone(*op, outside);
+    auto producer = scf::ForOp::create(
+        rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
+        outside.lookupOrDefault(loop.getUpperBound()),
+        outside.lookupOrDefault(loop.getStep()),
+        ValueRange{constant(0), constant(0)});
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(producer.getBody());
+      Value slot = producer.getRegionIterArgs()[0];
+      Value phase = producer.getRegionIterArgs()[1];
+      // The slot's previous use released (a fresh barrier passes parity 1).
+      kd::TmaWaitOp::create(
+          rewriter, loc, slot,
+          arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+          /*empty=*/true, /*nosync=*/true);
+      IRMapping map = outside;
+      map.map(loop.getInductionVar(), producer.getInductionVar());
+      for (Operation *op : slices->slice)
+        rewriter.clone(*op, map);
+      Value yes = arith::ConstantIntOp::create(rewriter, loc,
+                                               rewriter.getI1Type(), 1);
+      for (auto [operand, load] : llvm::enumerate(loads)) {
+        SmallVector<Value> offsets;
+        for (Value o : load.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        auto stage = kd::TmaStageOp::create(
+            rewriter, load.getLoc(), maps[operand], offsets, yes, slot,
+            int32_t(operand), dotShape);
+        stage.setProducer(true);
+      }
+      Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+      Value wrap = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::eq, next,
+                                         constant(slots));
+      scf::YieldOp::create(
+          rewriter, loc,
+          ValueRange{arith::SelectOp::create(rewriter, loc, wrap, constant(0),
+                                             next),
+                     arith::SelectOp::create(
+                         rewriter, loc, wrap,
+                         arith::XOrIOp::create(rewriter, loc, phase,
+                                               constant(1)),
+                         phase)});
+    }
+    kd::ExitOp::create(rewriter, loc);
+
+    // The consumers' loop.
+    rewriter.setInsertionPoint(dot);
+    Value now = constant(0), phase = constant(0);
+    kd::TmaWaitOp::create(rewriter, loc, now, phase, /*empty=*/false,
+                          /*nosync=*/true);
+    std::optional<unsigned> carried = carriedAccumulator(dot, body);
+    auto staged = kd::DotStagedOp::create(
+        rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), now,
+        aType.getDimSize(1), slots, kd::DotEngine::WGMMA,
+        TypeAttr::get(element));
+    Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(),
+                                         dot.getType(), staged.getResult(),
+                                         carried ? 1 : 0);
+    // Dot k - 1 is done (wait 1): its slot goes back to the producer; with
+    // every dot waited for at once, this one's.
+    if (carried) {
+      Value prev = arith::SelectOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, now,
+                                constant(0)),
+          constant(slots - 1),
+          arith::SubIOp::create(rewriter, loc, now, constant(1)));
+      Value notFirst = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne, loop.getInductionVar(),
+          loop.getLowerBound());
+      kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst);
+    } else {
+      Value yes = arith::ConstantIntOp::create(rewriter, loc,
+                                               rewriter.getI1Type(), 1);
+      kd::TmaReleaseOp::create(rewriter, loc, now, yes);
+    }
+    rewriter.replaceOp(dot, result);
+    for (kd::DescriptorLoadOp load : loads)
+      rewriter.eraseOp(load);
+    if (carried) {
+      rewriter.setInsertionPointAfter(loop);
+      waitAroundLoop(rewriter, loop, *carried);
+    }
+    rewriter.setInsertionPoint(loop);
+    Value unused = constant(0);
+    carrySlots(rewriter, loop, now, unused, phase, /*D=*/0, slots);
+    return true;
   }
 
   /// The descriptors made parameters so far, by descriptor and operand.

@@ -391,6 +391,7 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   target.optLevel = options.optLevel;
   target.ieeeDivision = options.ieeeDivision;
   target.tma = ::kite::detail::tmaEnabled(options);
+  target.warpSpecialize = ::kite::detail::warpSpecializeEnabled(options);
   ::kite::StageCallback callback;
   if (onStage)
     callback = [&](::kite::Stage s, ModuleOp m) {
@@ -515,4 +516,12 @@ std::string (::kite::detail::interpret)(const std::string &canonical,
 bool (::kite::detail::tmaEnabled)(const ::kite::CompileOptions &options) {
   const char *env = std::getenv("KITE_TMA");
   return options.tma && !(env && std::string_view(env) == "0");
+}
+
+bool (::kite::detail::warpSpecializeEnabled)(
+    const ::kite::CompileOptions &options) {
+  const char *env = std::getenv("KITE_WS");
+  if (env && (std::string_view(env) == "0" || std::string_view(env) == "1"))
+    return std::string_view(env) == "1";
+  return options.warpSpecialize;
 }

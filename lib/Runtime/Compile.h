@@ -61,6 +61,9 @@ const char *compilerVersion();
 
 /// Whether TMA staging is on: CompileOptions::tma, unless KITE_TMA=0.
 bool tmaEnabled(const ::kite::CompileOptions &options);
+/// Whether warp specialization is on: CompileOptions::warpSpecialize,
+/// unless KITE_WS is 0 or 1.
+bool warpSpecializeEnabled(const ::kite::CompileOptions &options);
 
 /// KITE_TRACE=1 (read once): one line on stderr per compile, cache lookup,
 /// cubin compile, module load and autotuning trial, with its duration.

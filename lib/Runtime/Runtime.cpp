@@ -152,6 +152,9 @@ public:
     unsigned dynamicShared;
     /// The tensor maps its launch encodes (TensorMaps.h).
     std::shared_ptr<const std::vector<detail::TensorMapRecipe>> tensorMaps;
+    /// Threads a program (the PTX's .maxntid: a warp-specialized variant
+    /// has a producer warp beyond num_warps).
+    unsigned threads;
   };
   std::vector<Launchable> launchables; ///< guarded by `mutex`
 
@@ -171,6 +174,7 @@ public:
        << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
        << "\nieee_div=" << options.ieeeDivision
        << "\ntma=" << detail::tmaEnabled(options)
+       << "\nws=" << detail::warpSpecializeEnabled(options)
        << "\nspec=" << spec.str() << "\nsource=\n"
        << source.keySource;
     return os.str();
@@ -547,6 +551,18 @@ Expected<void> Kernel::interpret(Grid grid, const std::vector<Arg> &args) const 
   return Success{};
 }
 
+/// The threads a program of `kernel` in `ptx` (".maxntid N, 1, 1" after its
+/// entry), 0 if not found.
+static unsigned threadsOf(const std::string &ptx, const std::string &kernel) {
+  size_t entry = ptx.find(".entry " + kernel + "(");
+  if (entry == std::string::npos)
+    return 0;
+  size_t at = ptx.find(".maxntid ", entry);
+  if (at == std::string::npos)
+    return 0;
+  return unsigned(std::strtoul(ptx.c_str() + at + 9, nullptr, 10));
+}
+
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
                               const LaunchOptions &options) const {
   if (auto ok = checkArgs(args); !ok)
@@ -570,10 +586,12 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   CUfunction function = nullptr;
   unsigned dynamicShared = 0;
   std::shared_ptr<const std::vector<detail::TensorMapRecipe>> tensorMaps;
+  unsigned threads = impl_->source.signature.threads;
   if (auto l = impl_->findLaunchable(spec, options.device)) {
     function = l->function;
     dynamicShared = l->dynamicShared;
     tensorMaps = l->tensorMaps;
+    threads = l->threads;
   } else {
     auto chip = impl_->chipFor(options.device);
     if (!chip)
@@ -592,9 +610,11 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
     if (!recipes->empty())
       tensorMaps = std::make_shared<const std::vector<detail::TensorMapRecipe>>(
           std::move(*recipes));
+    if (unsigned t = threadsOf((*v)->ptx, name()))
+      threads = t;
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
     impl_->launchables.push_back(
-        {spec, options.device, function, dynamicShared, tensorMaps});
+        {spec, options.device, function, dynamicShared, tensorMaps, threads});
   }
   void *params[64];
   for (size_t i = 0; i < args.size(); ++i)
@@ -625,7 +645,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   }
   cuda::noteLaunch(sig.name);
   return d.check("cuLaunchKernel",
-                 d.cuLaunchKernel(function, grid.x, grid.y, grid.z, sig.threads, 1, 1,
+                 d.cuLaunchKernel(function, grid.x, grid.y, grid.z, threads, 1, 1,
                                   dynamicShared,
                                   static_cast<CUstream>(options.stream), params,
                                   nullptr));

@@ -100,6 +100,10 @@ cl::opt<bool> tma("tma",
                   cl::desc("On sm_90a, read a descriptor-fed dot's operands "
                            "with TMA (default; --tma=false: cp.async)"),
                   cl::init(true), cl::cat(category));
+cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("With TMA, a producer warp issues the K loop's copies"),
+    cl::init(false), cl::cat(category));
 cl::opt<int> autotuneConfig(
     "config",
     cl::desc("Compile @autotune configuration N of the kernel (its constexpr "
@@ -334,6 +338,7 @@ static int compile() {
   options.optLevel = optLevel;
   options.ieeeDivision = ieeeDiv;
   options.tma = tma;
+  options.warpSpecialize = warpSpecialize;
   if (Error err = kite::validateTargetOptions(options)) {
     errs() << "kitec: error: " << toString(std::move(err)) << "\n";
     return BadUsage;

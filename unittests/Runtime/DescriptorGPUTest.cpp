@@ -5,8 +5,9 @@
 // edges, and the descriptor matmul, whose dot reads its operands with TMA on
 // sm_90a (tensor maps the launch encodes) when the arguments are aligned:
 // against a float64 reference on the host and bit for bit against the same
-// kernel compiled with cp.async staging (CompileOptions::tma = false), for
-// shapes with ragged M, N and K tails. Skipped without a GPU.
+// kernel compiled with cp.async staging (CompileOptions::tma = false) and
+// with a producer warp (CompileOptions::warpSpecialize), for shapes with
+// ragged M, N and K tails. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,20 +92,23 @@ TEST(GPU, DescriptorMatmulWithTma) {
   for (const char *dtype : {"f16", "bf16"}) {
     bool bf16 = std::string(dtype) == "bf16";
     for (Config cfg : {Config{128, 4}, Config{256, 8}}) {
-      Expected<Kernel> kernels[2] = {Error(ErrorCode::InvalidArgument, ""),
+      // 0: cp.async, 1: TMA, 2: TMA with a producer warp.
+      Expected<Kernel> kernels[3] = {Error(ErrorCode::InvalidArgument, ""),
+                                     Error(ErrorCode::InvalidArgument, ""),
                                      Error(ErrorCode::InvalidArgument, "")};
-      for (int tma = 0; tma < 2; ++tma) {
+      for (int tma = 0; tma < 3; ++tma) {
         CompileOptions o;
         o.constants = {{"BLOCK_N", cfg.bn}};
         o.overrideNumWarps = cfg.warps;
-        o.tma = tma == 1;
+        o.tma = tma >= 1;
+        o.warpSpecialize = tma == 2;
         kernels[tma] = compileKite(matmulSource(dtype), o, "matmul_desc.kite");
         ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
       }
       // Aligned (TMA on sm_90a), ragged tails in M, N and K; then sizes
       // that are not multiples of 8 (no TMA: the generic path).
       for (Shape sh : {Shape{128, 128, 64}, Shape{1040, 528, 272},
-                       Shape{256, 512, 1024}, Shape{100, 60, 36}}) {
+                       Shape{256, 256, 1024}, Shape{100, 60, 36}}) {
         const int M = sh.M, N = sh.N, K = sh.K;
         auto a = randomValues(size_t(M) * K, 11), b = randomValues(size_t(K) * N, 12);
         std::vector<uint16_t> ha(a.size()), hb(b.size());
@@ -118,8 +122,8 @@ TEST(GPU, DescriptorMatmulWithTma) {
         }
         auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
         auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
-        std::vector<float> results[2];
-        for (int tma = 0; tma < 2; ++tma) {
+        std::vector<float> results[3];
+        for (int tma = 0; tma < 3; ++tma) {
           auto dc = DeviceBuffer<float>::fromHost(
                         std::vector<float>(size_t(M) * N + 1, std::nanf("")))
                         .value();
@@ -133,6 +137,7 @@ TEST(GPU, DescriptorMatmulWithTma) {
                            "x" + std::to_string(N) + "x" + std::to_string(K) +
                            " BLOCK_N=" + std::to_string(cfg.bn);
         EXPECT_TRUE(std::isnan(results[1].back())) << what << ": written past C";
+        EXPECT_TRUE(std::isnan(results[2].back())) << what << ": written past C";
         double worst = 0;
         for (int m = 0; m < M; ++m)
           for (int n = 0; n < N; ++n) {
@@ -145,6 +150,9 @@ TEST(GPU, DescriptorMatmulWithTma) {
             // TMA and cp.async stage the same bytes for the same wgmmas.
             ASSERT_EQ(results[1][i], results[0][i])
                 << what << ": TMA and cp.async differ at (" << m << ", " << n << ")";
+            ASSERT_EQ(results[2][i], results[0][i])
+                << what << ": warp-specialized TMA and cp.async differ at ("
+                << m << ", " << n << ")";
             worst = std::max(worst, std::fabs(results[1][i] - ref) / (mag + 1e-6));
           }
         EXPECT_LT(worst, 2e-4) << what;

@@ -149,6 +149,9 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip: sm_90a stages f16/bf16 dots for wgmma, sm_80+ "
            "for mma.sync">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "A TMA-staged loop gets a producer warp that issues its copies "
+           "(mbarrier full/empty pipeline, no barrier in the loop)">,
     Option<"proxyFence", "proxy-fence", "bool", /*default=*/"false",
            "Fence the async proxy (fence.proxy.async) in each wait before a "
            "wgmma (a cost on every K step; off by default, as in Triton)">,

@@ -42,6 +42,9 @@ struct TargetOptions {
   /// Descriptor-fed dots on sm_90a read their operands with TMA (tensor
   /// maps the launch encodes); off: cp.async, as for pointer blocks.
   bool tma = true;
+  /// A TMA-staged loop gets a producer warp (kite-stage-dot-operands
+  /// warp-specialize): the kernel then runs 32 x (num_warps + 1) threads.
+  bool warpSpecialize = false;
 };
 
 /// Checks the chip, PTX features and levels before LLVM sees them (LLVM

@@ -55,6 +55,10 @@ struct CompileOptions {
   /// On sm_90a, a K loop's dot fed by tensor descriptors reads them with
   /// TMA (tensor maps encoded at launch); false (or KITE_TMA=0): cp.async.
   bool tma = true;
+  /// With TMA, a producer warp issues the K loop's copies (warp
+  /// specialization; the program runs one more warp). KITE_WS=1 / 0
+  /// overrides.
+  bool warpSpecialize = false;
   /// How `.kite` f32 dots without `input_precision=` multiply: "tf32"
   /// (Triton's default: tensor cores on sm_80+), "ieee" (exact f32
   /// products) or "tf32x3"; empty: $KITE_F32_DEFAULT, else tf32. Read when

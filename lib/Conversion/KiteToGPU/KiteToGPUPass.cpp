@@ -154,6 +154,11 @@ struct ConvertKiteToGPUPass
     }
     state.stagingOffset = kernelStagingOffset(func);
     state.barrierOffset = kernelBarrierOffset(func);
+    state.numThreads = numThreads;
+    func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
+    // A warp-specialized K loop: one producer warp beyond the num_warps.
+    bool producerWarp = false;
+    func.walk([&](WarpIsProducerOp) { producerWarp = true; });
     bool tensorCores = kernelUsesTensorCores(func);
     if (smemBytes > 0) {
       OpBuilder gb(context);
@@ -247,8 +252,8 @@ struct ConvertKiteToGPUPass
                                           func.getSymName(), kernelType);
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      builder.getUnitAttr());
-    gpuFunc.setKnownBlockSizeAttr(
-        builder.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
+        {int32_t(numThreads + (producerWarp ? 32 : 0)), 1, 1}));
     // A tensor map is a 128-byte, 64-byte-aligned .param the kernel reads
     // through its address (__grid_constant__): marked here (the GPU to
     // NVVM conversion keeps llvm.* argument attributes, not byval);
@@ -323,6 +328,23 @@ struct ConvertKiteToGPUPass
     // masks are computed register by register where they are used (see
     // ScalarizeExtracts.cpp); other kernels so only their masks.
     scalarizeRegisterExtracts(gpuFunc, /*onlyMasks=*/!tensorCores);
+    // With a producer warp, the block-computing threads synchronize among
+    // themselves (named barrier 1 of numThreads), never waiting for the
+    // producer (which only waits on mbarriers, then exits).
+    if (producerWarp) {
+      SmallVector<gpu::BarrierOp> barriers;
+      gpuFunc.walk([&](gpu::BarrierOp op) { barriers.push_back(op); });
+      for (gpu::BarrierOp op : barriers) {
+        OpBuilder b(op);
+        Location loc = op.getLoc();
+        NVVM::BarrierOp::create(
+            b, loc, Type(),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), numThreads),
+            NVVM::BarrierReductionAttr(), Value());
+        op.erase();
+      }
+    }
     return success();
   }
 };

@@ -141,7 +141,8 @@ int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
 int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
   int64_t count = 0;
   kernel->walk([&](TmaInitOp op) {
-    count = std::max<int64_t>(count, op.getSlots());
+    count = std::max<int64_t>(
+        count, op.getSlots() * (op.getConsumerArrivals() ? 2 : 1));
   });
   return count;
 }

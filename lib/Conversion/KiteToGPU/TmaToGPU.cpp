@@ -17,6 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::kite;
@@ -24,9 +25,12 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// The mbarrier of staging slot `slot` (i32).
+/// The mbarrier of staging slot `slot` (i32): its full one, or its empty one.
 Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
-                     Value slot) {
+                     Value slot, bool empty = false) {
+  if (empty)
+    slot = arith::AddIOp::create(b, loc, slot,
+                                 i32Const(b, loc, state.barrierSlots));
   Value base = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
       state.sharedMemory);
@@ -37,10 +41,10 @@ Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
                              ValueRange{bytes});
 }
 
-/// Whether this thread is the program's first.
-Value firstThread(OpBuilder &b, Location loc) {
+/// Whether this thread is the program's first (or the producer warp's).
+Value firstThread(OpBuilder &b, Location loc, int64_t first = 0) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                               threadId(b, loc), i32Const(b, loc, 0));
+                               threadId(b, loc), i32Const(b, loc, first));
 }
 
 struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
@@ -52,16 +56,23 @@ struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value first = firstThread(rewriter, loc);
-    Value count = i32Const(rewriter, loc, op.getArrivals());
-    for (int64_t s = 0; s < int64_t(op.getSlots()); ++s)
+    auto init = [&](int64_t s, bool empty, int64_t count) {
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
-          barrierPointer(rewriter, loc, state, i32Const(rewriter, loc, s)),
-          count, first);
+          barrierPointer(rewriter, loc, state, i32Const(rewriter, loc, s),
+                         empty),
+          i32Const(rewriter, loc, count), first);
+    };
+    for (int64_t s = 0; s < int64_t(op.getSlots()); ++s) {
+      init(s, false, op.getArrivals());
+      if (op.getConsumerArrivals())
+        init(s, true, op.getConsumerArrivals());
+    }
     // The initialized barriers, visible to the async proxy (the TMA's
-    // complete_tx) and to every thread.
+    // complete_tx) and to every thread, the producer warp's too (bar.sync
+    // 0 of all the program's threads).
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
-    gpu::BarrierOp::create(rewriter, loc);
+    NVVM::Barrier0Op::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -85,8 +96,9 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
     int64_t swz = isA ? staging.aSwizzle : staging.bSwizzle;
     int64_t panelElems = swz / eb, panelBytes = rows * swz;
-    Value on = arith::AndIOp::create(rewriter, loc, adaptor.getPred(),
-                                     firstThread(rewriter, loc));
+    Value on = arith::AndIOp::create(
+        rewriter, loc, adaptor.getPred(),
+        firstThread(rewriter, loc, op.getProducer() ? state.numThreads : 0));
     Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, /*res=*/Type(), bar,
@@ -128,17 +140,75 @@ struct TmaWaitLowering : OpConversionPattern<TmaWaitOp> {
   matchAndRewrite(TmaWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
+    Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot(),
+                               op.getEmpty());
     NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, bar,
                                           adaptor.getPhase(),
                                           i32Const(rewriter, loc, 0x989680));
     // Everyone is done with the slot the next copies refill (its dot was
     // waited for in the previous iteration).
-    gpu::BarrierOp::create(rewriter, loc);
+    if (!op.getNosync())
+      gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
   const KiteLoweringState &state;
+};
+
+/// Lane 0 of each warp arrives on the slot's empty barrier.
+struct TmaReleaseLowering : OpConversionPattern<TmaReleaseOp> {
+  TmaReleaseLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                     MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(TmaReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lane = arith::RemUIOp::create(rewriter, loc, threadId(rewriter, loc),
+                                        i32Const(rewriter, loc, 32));
+    Value on = arith::AndIOp::create(
+        rewriter, loc, adaptor.getPred(),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
+                              i32Const(rewriter, loc, 0)));
+    auto ifOp = scf::IfOp::create(rewriter, loc, on, /*withElse=*/false);
+    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    NVVM::MBarrierArriveOp::create(
+        rewriter, loc, Type(),
+        barrierPointer(rewriter, loc, state, adaptor.getSlot(), true),
+        Value(), NVVM::MemScopeKind::CTA, false);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// kite.warp_is_producer: a thread past the block-computing ones.
+struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
+  WarpIsProducerLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                         MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(WarpIsProducerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOp(op, arith::CmpIOp::create(
+                               rewriter, loc, arith::CmpIPredicate::uge,
+                               threadId(rewriter, loc),
+                               i32Const(rewriter, loc, state.numThreads)));
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+struct ExitLowering : OpConversionPattern<ExitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::Exit::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
 };
 
 } // namespace
@@ -146,6 +216,8 @@ struct TmaWaitLowering : OpConversionPattern<TmaWaitOp> {
 void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
                                      const KiteLoweringState &state,
                                      RewritePatternSet &patterns) {
-  patterns.add<TmaInitLowering, TmaStageLowering, TmaWaitLowering>(
+  patterns.add<TmaInitLowering, TmaStageLowering, TmaWaitLowering,
+               TmaReleaseLowering, WarpIsProducerLowering>(
       converter, state, patterns.getContext());
+  patterns.add<ExitLowering>(converter, patterns.getContext());
 }

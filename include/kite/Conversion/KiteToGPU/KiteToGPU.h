@@ -302,8 +302,13 @@ struct KiteLoweringState {
   std::string sharedMemory;
   /// Byte offset of the dot staging slots in that buffer.
   int64_t stagingOffset = 0;
-  /// Byte offset of the TMA staging slots' mbarriers (8 bytes each).
+  /// Byte offset of the TMA staging slots' mbarriers (8 bytes each): the
+  /// `barrierSlots` full ones, then (warp-specialized) as many empty ones.
   int64_t barrierOffset = 0;
+  int64_t barrierSlots = 0;
+  /// Threads that compute blocks (32 x num_warps); a warp-specialized
+  /// kernel's producer warp comes after them.
+  int64_t numThreads = 0;
 };
 
 /// Bytes of shared memory `op` needs to exchange data between threads

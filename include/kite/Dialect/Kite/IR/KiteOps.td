@@ -689,11 +689,41 @@ def Kite_DescriptorStoreOp : Kite_Op<"descriptor_store",
 def Kite_TmaInitOp : Kite_Op<"tma_init", [MemoryEffects<[MemWrite]>]> {
   let summary = "Initialize the staging slots' mbarriers";
   let description = [{
-    One thread initializes `slots` mbarriers, each completing a phase after
-    `arrivals` arrivals and their bytes; then the program synchronizes.
+    One thread initializes `slots` "full" mbarriers, each completing a
+    phase after `arrivals` arrivals and their bytes, and with
+    `consumer_arrivals` > 0 as many "empty" ones (a warp-specialized loop:
+    each consumer warp arrives when done with a slot); then every thread of
+    the program (the producer warp included) synchronizes.
   }];
-  let arguments = (ins I64Attr:$slots, I64Attr:$arrivals);
+  let arguments = (ins I64Attr:$slots, I64Attr:$arrivals,
+                       DefaultValuedAttr<I64Attr, "0">:$consumer_arrivals);
   let assemblyFormat = "`slots` $slots `arrivals` $arrivals attr-dict";
+}
+
+def Kite_WarpIsProducerOp : Kite_Op<"warp_is_producer", [Pure]> {
+  let summary = "Whether this thread is in the producer warp";
+  let description = [{
+    In a warp-specialized kernel the program has one warp beyond its
+    `num_warps` (which compute the blocks): the producer, which issues the
+    TMA copies of a K loop (kite.tma_stage ... producer) and exits.
+  }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Kite_ExitOp : Kite_Op<"exit", [MemoryEffects<[MemWrite]>]> {
+  let summary = "End this thread (the producer warp, its copies issued)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kite_TmaReleaseOp : Kite_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "A consumer warp is done with a staging slot";
+  let description = [{
+    When `pred` holds, each warp of the program arrives (once) on slot
+    `slot`'s empty mbarrier: the producer may refill it.
+  }];
+  let arguments = (ins I32:$slot, I1:$pred);
+  let assemblyFormat = "`slot` $slot `if` $pred attr-dict";
 }
 
 def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]> {
@@ -705,24 +735,29 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
     operand `operand` (0: A, 1: B) of the slot, in the swizzled layout
     wgmma reads (SwizzledStaging of a dot of shape `dot_shape`); elements
     outside the tensor become zero. `desc` is a kernel parameter (a
-    CUtensorMap).
+    CUtensorMap). With `producer`, the producer warp's first thread issues
+    them (a warp-specialized loop).
   }];
   let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
                        I1:$pred, I32:$slot, I32Attr:$operand,
-                       DenseI64ArrayAttr:$dot_shape);
+                       DenseI64ArrayAttr:$dot_shape, UnitAttr:$producer);
   let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
-                       "`operand` $operand `dot` $dot_shape attr-dict `:` type($desc)";
+                       "`operand` $operand `dot` $dot_shape (`producer` $producer^)? "
+                       "attr-dict `:` type($desc)";
 }
 
 def Kite_TmaWaitOp : Kite_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Wait for a staging slot's TMA copies, then synchronize";
   let description = [{
-    Waits until slot `slot`'s mbarrier has completed the phase of parity
-    `phase` (the slot's copies landed), then synchronizes all threads of the
-    program (everyone is done with the slot about to be refilled).
+    Waits until slot `slot`'s mbarrier (the full one; with `empty`, the
+    empty one) has completed the phase of parity `phase`, then, unless
+    `nosync`, synchronizes all threads of the program (everyone is done with
+    the slot about to be refilled).
   }];
-  let arguments = (ins I32:$slot, I32:$phase);
-  let assemblyFormat = "`slot` $slot `phase` $phase attr-dict";
+  let arguments = (ins I32:$slot, I32:$phase, UnitAttr:$empty,
+                       UnitAttr:$nosync);
+  let assemblyFormat = "`slot` $slot `phase` $phase (`empty` $empty^)? "
+                       "(`nosync` $nosync^)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
