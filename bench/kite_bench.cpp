@@ -353,8 +353,13 @@ int main(int argc, char **argv) {
   // Autotuned f32 (exact), f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
   // the runtime times their configurations on the first launch of each
   // shape (outside the timing) and launches the fastest.
-  for (const char *dtype : {"f32", "f16", "bf16"}) {
-    Kernel mm = load(std::string("bench/matmul_") + dtype + "_tuned.kite");
+  // "TMA tuned": the same configurations reading A and B through tensor
+  // descriptors (bench/kernels/matmul_*_tma_tuned.kite).
+  for (std::string variant : {"f32", "f16", "bf16", "f16_tma", "bf16_tma"}) {
+    bool tma = variant.find("_tma") != std::string::npos;
+    std::string dtypeText = variant.substr(0, variant.find('_'));
+    const char *dtype = dtypeText.c_str();
+    Kernel mm = load("bench/matmul_" + variant + "_tuned.kite");
     Kernel fill = load("bench/fill.kite", std::string("fill_") + dtype);
     size_t bytes = std::strcmp(dtype, "f32") == 0 ? 4 : 2;
     for (Shape s : shapes) {
@@ -385,11 +390,11 @@ int main(int argc, char **argv) {
                          /*settle=*/true);
       double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
       std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
-                  "\"blocks\": \"tuned\", \"config\": \"%s\", \"tune_ms\": %.1f, "
+                  "\"blocks\": \"%s\", \"config\": \"%s\", \"tune_ms\": %.1f, "
                   "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
                   "\"tflops\": %.2f}\n",
-                  dtype, chosen.str().c_str(), tuneMs, s.M, s.N, s.K, ms * 1e3,
-                  tflops);
+                  dtype, tma ? "TMA tuned" : "tuned", chosen.str().c_str(),
+                  tuneMs, s.M, s.N, s.K, ms * 1e3, tflops);
       std::fflush(stdout);
       for (uint64_t p : {a, b, c})
         deviceFree(p);
