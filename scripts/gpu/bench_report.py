@@ -208,3 +208,34 @@ except ImportError:
     print("plot: matmul.png skipped (no matplotlib)")
 except Exception as e:  # noqa: BLE001 - a plot never fails the benchmark
     print(f"plot: matmul.png failed: {e}")
+
+# The row kernels (tutorials 02 and 05): GB/s against the row length, Kite,
+# Triton and torch, one panel each, like Triton's perf_report.
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    kernels = [k for k in ("softmax", "layer_norm", "layer_norm_bwd")
+               if any(r.get("kernel") == k and "cols" in r for r in rows)]
+    if kernels:
+        fig, axes = plt.subplots(1, len(kernels), figsize=(4.5 * len(kernels), 4), squeeze=False)
+        for ax, kernel in zip(axes[0], kernels):
+            for impl, style, label in (("kite", "o-", "Kite"), ("triton", "s--", "Triton"),
+                                       ("torch", "^:", "torch")):
+                pts = sorted((r["cols"], r["GBps"]) for r in rows
+                             if r.get("impl") == impl and r.get("kernel") == kernel and "cols" in r)
+                if pts:
+                    ax.plot([c for c, _ in pts], [g for _, g in pts], style, label=label)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("columns (4096 rows)")
+            ax.set_title(kernel.replace("_", " "))
+            ax.grid(True, alpha=0.3)
+        axes[0][0].set_ylabel("GB/s")
+        axes[0][0].legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "rows.png"), dpi=110)
+        print("plot: rows.png")
+except ImportError:
+    print("plot: rows.png skipped (no matplotlib)")
+except Exception as e:  # noqa: BLE001 - a plot never fails the benchmark
+    print(f"plot: rows.png failed: {e}")

@@ -1,0 +1,137 @@
+//===- kite_torch_ops.cpp - Kite kernels as PyTorch operators ---------------===//
+//
+// A PyTorch C++ extension that registers two Kite kernels as torch
+// operators (TORCH_LIBRARY):
+//   torch.ops.kite.add(x, y)        tutorial 01, f32 (dsl-examples/vector_add.kite)
+//   torch.ops.kite.matmul(a, b)     tutorial 03, f16, autotuned
+//                                   (dsl-examples/matmul_autotune.kite)
+// Each checks its tensors (CUDA, dtype, contiguity, shapes) with a clear
+// message, compiles its kernel once (Kite's runtime: in memory and on
+// disk), and launches on the current CUDA stream of the tensors' device.
+// KITE_EXAMPLES_DIR names the directory of the .kite files.
+//
+// Build (scripts/gpu/torch_op.sh): a shared library linked against
+// libkite.so and libtorch; load with torch.ops.load_library(path).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <torch/library.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace {
+
+std::string examplesDir() {
+  const char *dir = std::getenv("KITE_EXAMPLES_DIR");
+  return dir && *dir ? dir : "dsl-examples";
+}
+
+/// The kernel of `file`, compiled on first use (a compile error is a
+/// Python RuntimeError).
+const kite::Kernel &kernel(const std::string &file) {
+  static std::mutex mutex;
+  static std::map<std::string, kite::Kernel> kernels;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = kernels.find(file);
+  if (it == kernels.end()) {
+    auto k = kite::compileFile(examplesDir() + "/" + file);
+    TORCH_CHECK(k, "kite: cannot compile ", file, ": ", k.error().str());
+    it = kernels.emplace(file, std::move(*k)).first;
+  }
+  return it->second;
+}
+
+void checkTensor(const at::Tensor &t, const char *name, at::ScalarType type) {
+  TORCH_CHECK(t.is_cuda(), "kite: ", name, " must be a CUDA tensor, got one on ",
+              t.device());
+  TORCH_CHECK(t.scalar_type() == type, "kite: ", name, " must be ",
+              c10::toString(type), ", got ", t.scalar_type());
+  TORCH_CHECK(t.is_contiguous(), "kite: ", name,
+              " must be contiguous (call .contiguous())");
+}
+
+kite::LaunchOptions launchOn(const at::Tensor &t) {
+  kite::LaunchOptions o;
+  o.device = t.device().index();
+  o.stream = at::cuda::getCurrentCUDAStream(o.device).stream();
+  return o;
+}
+
+kite::Arg pointer(const at::Tensor &t) {
+  return kite::Arg::pointer(reinterpret_cast<uint64_t>(t.data_ptr()));
+}
+
+void check(const kite::Expected<void> &ran, const char *what) {
+  TORCH_CHECK(ran, "kite: ", what, ": ", ran.error().str());
+}
+
+at::Tensor add(const at::Tensor &x, const at::Tensor &y) {
+  checkTensor(x, "x", at::kFloat);
+  checkTensor(y, "y", at::kFloat);
+  TORCH_CHECK(x.sizes() == y.sizes(), "kite: x and y must have the same shape, got ",
+              x.sizes(), " and ", y.sizes());
+  TORCH_CHECK(x.device() == y.device(), "kite: x and y are on different devices");
+  TORCH_CHECK(x.numel() < (int64_t(1) << 31), "kite: at most 2^31 - 1 elements");
+  at::Tensor out = at::empty_like(x);
+  int32_t n = int32_t(x.numel());
+  if (n == 0)
+    return out;
+  check(kernel("vector_add.kite")
+            .launch(kite::Grid(uint32_t(kite::cdiv(n, 1024))),
+                    {pointer(x), pointer(y), pointer(out), n}, launchOn(x)),
+        "add");
+  return out;
+}
+
+at::Tensor matmul(const at::Tensor &a, const at::Tensor &b) {
+  checkTensor(a, "a", at::kHalf);
+  checkTensor(b, "b", at::kHalf);
+  TORCH_CHECK(a.dim() == 2 && b.dim() == 2, "kite: matmul takes 2-D tensors, got ",
+              a.dim(), "-D and ", b.dim(), "-D");
+  TORCH_CHECK(a.size(1) == b.size(0), "kite: matmul of ", a.sizes(), " and ",
+              b.sizes(), ": inner dimensions differ");
+  TORCH_CHECK(a.device() == b.device(), "kite: a and b are on different devices");
+  int32_t M = int32_t(a.size(0)), K = int32_t(a.size(1)), N = int32_t(b.size(1));
+  at::Tensor c = at::empty({M, N}, a.options());
+  if (M == 0 || N == 0)
+    return c;
+  if (K == 0)
+    return c.zero_();
+  auto grid = [M, N](const kite::TuningConfig &t) {
+    return kite::Grid(uint32_t(kite::cdiv(M, int(t.constants.at("BLOCK_M"))) *
+                               kite::cdiv(N, int(t.constants.at("BLOCK_N")))));
+  };
+  check(kernel("matmul_autotune.kite")
+            .launch(grid,
+                    {pointer(a), pointer(b), pointer(c), M, N, K, K, 1, N, 1, N,
+                     1},
+                    launchOn(a)),
+        "matmul");
+  return c;
+}
+
+} // namespace
+
+TORCH_LIBRARY(kite, m) {
+  m.def("add(Tensor x, Tensor y) -> Tensor");
+  m.def("matmul(Tensor a, Tensor b) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(kite, CUDA, m) {
+  m.impl("add", add);
+  m.impl("matmul", matmul);
+}
+
+// CPU tensors reach the same checks (a clear "must be a CUDA tensor" rather
+// than the dispatcher's list of backends).
+TORCH_LIBRARY_IMPL(kite, CPU, m) {
+  m.impl("add", add);
+  m.impl("matmul", matmul);
+}
