@@ -72,6 +72,12 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
   auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
   if (!loop || dot->getBlock() != loop.getBody())
     return std::nullopt;
+  // The barriers are initialized once, before the loop: a loop nested in
+  // another (a persistent kernel's tile loop) would initialize them again
+  // while their phases go on; such loops keep cp.async for now.
+  auto func = dot->getParentOfType<func::FuncOp>();
+  if (loop->getBlock() != &func.getBody().front())
+    return std::nullopt;
   int dots = 0;
   for (Operation &op : *loop.getBody())
     dots += isa<kd::DotOp>(op);
@@ -92,7 +98,6 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
     return std::nullopt;
   if (!kd::WgmmaTile::choose(aType.getDimSize(0), bType.getDimSize(1), warps))
     return std::nullopt;
-  auto func = dot->getParentOfType<func::FuncOp>();
   kd::AxisInfoAnalysis axisInfo(func);
   for (kd::DescriptorLoadOp load : loads)
     if (!tmaDescriptor(load.getDesc(), loop, func, axisInfo))

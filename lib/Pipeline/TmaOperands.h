@@ -20,8 +20,9 @@ namespace kite::detail {
 
 /// The two descriptor loads (A, B) of `dot` when the dot runs on wgmma with
 /// TMA-staged operands: `chip` is sm_90a; the dot is the only one of an
-/// scf.for body and reads two distinct descriptor loads of that body, used
-/// only by it; f16/bf16 operands, K % 16 = 0, a wgmma tile on `warps` warps;
+/// scf.for body (a loop of the kernel's entry block, not nested) and reads
+/// two distinct descriptor loads of that body, used only by it; f16/bf16
+/// operands, K % 16 = 0, a wgmma tile on `warps` warps;
 /// each descriptor is 2-D, made outside the loop from kernel parameters or
 /// constants (so the runtime can encode it as a CUtensorMap), with a
 /// constant unit inner stride, a 16-byte-aligned base and a row stride of a
