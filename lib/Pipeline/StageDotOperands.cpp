@@ -650,9 +650,7 @@ struct StageDotOperands
       rewriter.setInsertionPointAfter(loop);
       waitAroundLoop(rewriter, loop, *carried);
     }
-    rewriter.setInsertionPoint(loop);
-    Value unused = constant(0);
-    carrySlots(rewriter, loop, now, unused, phase, /*D=*/0, slots);
+    carrySlots(rewriter, loop, now, Value(), phase, /*D=*/0, slots);
     return true;
   }
 
@@ -665,15 +663,18 @@ struct StageDotOperands
   /// often as a power of two), and no per-address arithmetic LLVM derives
   /// from one.
   /// With `phase` (TMA: the parity of slot's barrier, (k / S) & 1), a
-  /// third argument that flips whenever this iteration's slot wraps.
+  /// further argument that flips whenever this iteration's slot wraps;
+  /// without `ahead` (a warp-specialized loop stages nothing ahead), none
+  /// for it.
   static void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
                          Value ahead, Value phase, int64_t D, int64_t slots) {
     Location loc = loop.getLoc();
     Type i32 = rewriter.getI32Type();
     rewriter.setInsertionPoint(loop);
     SmallVector<Value> inits = {
-        arith::ConstantIntOp::create(rewriter, loc, i32, 0),
-        arith::ConstantIntOp::create(rewriter, loc, i32, D % slots)};
+        arith::ConstantIntOp::create(rewriter, loc, i32, 0)};
+    if (ahead)
+      inits.push_back(arith::ConstantIntOp::create(rewriter, loc, i32, D % slots));
     if (phase)
       inits.push_back(arith::ConstantIntOp::create(rewriter, loc, i32, 0));
     auto grown = loop.replaceWithAdditionalYields(
@@ -684,7 +685,7 @@ struct StageDotOperands
           Value zero = arith::ConstantIntOp::create(b, l, i32, 0);
           Value end = arith::ConstantIntOp::create(b, l, i32, slots);
           Value firstWraps;
-          for (BlockArgument arg : args.take_front(2)) {
+          for (BlockArgument arg : args.take_front(ahead ? 2 : 1)) {
             Value n = arith::AddIOp::create(b, l, arg, one);
             Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                                n, end);
@@ -693,9 +694,9 @@ struct StageDotOperands
             next.push_back(arith::SelectOp::create(b, l, wrap, zero, n));
           }
           if (phase) {
-            Value flipped = arith::XOrIOp::create(b, l, args[2], one);
+            Value flipped = arith::XOrIOp::create(b, l, args.back(), one);
             next.push_back(
-                arith::SelectOp::create(b, l, firstWraps, flipped, args[2]));
+                arith::SelectOp::create(b, l, firstWraps, flipped, args.back()));
           }
           return next;
         });
@@ -703,11 +704,12 @@ struct StageDotOperands
       return; // the remainders stay: correct, slower
     auto forOp = cast<scf::ForOp>(grown->getOperation());
     auto args = forOp.getRegionIterArgs();
-    size_t first = args.size() - (phase ? 3 : 2);
-    rewriter.replaceAllUsesWith(slot, args[first]);
-    rewriter.replaceAllUsesWith(ahead, args[first + 1]);
+    size_t at = args.size() - inits.size();
+    rewriter.replaceAllUsesWith(slot, args[at++]);
+    if (ahead)
+      rewriter.replaceAllUsesWith(ahead, args[at++]);
     if (phase)
-      rewriter.replaceAllUsesWith(phase, args[first + 2]);
+      rewriter.replaceAllUsesWith(phase, args[at]);
   }
 };
 
