@@ -651,3 +651,51 @@ func.func @region_not_custom(%x: tensor<8xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @make_tensor_descriptor_rank(%p: !kite.ptr<f16>, %n: i32) {
+  // expected-error @+1 {{takes one shape and one stride a dimension of [64, 64], got 1 and 1}}
+  %d = kite.make_tensor_descriptor %p, [%n], [%n] : !kite.ptr<f16>, [i32], [i32] -> !kite.tensordesc<tensor<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @make_tensor_descriptor_pointee(%p: !kite.ptr<f32>, %n: i32) {
+  // expected-error @+1 {{base points to 'f32', the blocks hold 'f16'}}
+  %d = kite.make_tensor_descriptor %p, [%n], [%n] : !kite.ptr<f32>, [i32], [i32] -> !kite.tensordesc<tensor<64xf16>>
+  return
+}
+
+// -----
+
+func.func @descriptor_load_offsets(%d: !kite.tensordesc<tensor<16x16xf32>>, %i: i32) {
+  // expected-error @+1 {{takes 2 offsets, got 1}}
+  %x = kite.descriptor_load %d[%i] : !kite.tensordesc<tensor<16x16xf32>> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_store_value(%d: !kite.tensordesc<tensor<16xf32>>, %i: i32, %v: tensor<32xf32>) {
+  // expected-error @+1 {{is not the descriptor's block}}
+  kite.descriptor_store %d[%i], %v : !kite.tensordesc<tensor<16xf32>>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @tma_stage_shape(%d: !kite.tensordesc<tensor<64xf16>>, %i: i32, %p: i1) {
+  // expected-error @+1 {{block shape [64] is not the dot's operand 0 shape}}
+  kite.tma_stage %d[%i] if %p slot %i operand 0 dot [64, 64, 64] : !kite.tensordesc<tensor<64xf16>>
+  return
+}
+
+// -----
+
+func.func @tma_init_slots() {
+  // expected-error @+1 {{takes 1 to 16 slots, got 0}}
+  kite.tma_init slots 0 arrivals 2
+  return
+}

@@ -568,3 +568,35 @@ LogicalResult DescriptorStoreOp::verify() {
                          << " is not the descriptor's block " << block;
   return success();
 }
+
+LogicalResult TmaInitOp::verify() {
+  if (getSlots() < 1 || getSlots() > 16)
+    return emitOpError() << "takes 1 to 16 slots, got " << getSlots();
+  if (getArrivals() < 1)
+    return emitOpError() << "needs a positive arrival count";
+  return success();
+}
+
+LogicalResult TmaStageOp::verify() {
+  ArrayRef<int64_t> shape = getDotShape();
+  if (shape.size() != 3)
+    return emitOpError() << "dot shape must be [M, N, K]";
+  int64_t operand = getOperand();
+  if (operand != 0 && operand != 1)
+    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  RankedTensorType block = getDesc().getType().getBlockType();
+  Type element = block.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return emitOpError() << "stages f16 or bf16 blocks, got " << element;
+  SmallVector<int64_t> expected =
+      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
+                   : SmallVector<int64_t>{shape[2], shape[1]};
+  if (block.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "block shape " << shapeString(block)
+                         << " is not the dot's operand " << operand << " shape";
+  if (getOffsets().size() != 2)
+    return emitOpError() << "takes 2 offsets, got " << getOffsets().size();
+  if (block.getDimSize(1) * 2 % 32 || block.getDimSize(0) > 256)
+    return emitOpError() << "blocks of at most 256 rows of 32-byte multiples";
+  return success();
+}

@@ -698,6 +698,7 @@ def Kite_TmaInitOp : Kite_Op<"tma_init", [MemoryEffects<[MemWrite]>]> {
   let arguments = (ins I64Attr:$slots, I64Attr:$arrivals,
                        DefaultValuedAttr<I64Attr, "0">:$consumer_arrivals);
   let assemblyFormat = "`slots` $slots `arrivals` $arrivals attr-dict";
+  let hasVerifier = 1;
 }
 
 def Kite_WarpIsProducerOp : Kite_Op<"warp_is_producer", [Pure]> {
@@ -744,6 +745,7 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
   let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
                        "`operand` $operand `dot` $dot_shape (`producer` $producer^)? "
                        "attr-dict `:` type($desc)";
+  let hasVerifier = 1;
 }
 
 def Kite_TmaWaitOp : Kite_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
