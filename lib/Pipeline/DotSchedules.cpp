@@ -1,0 +1,87 @@
+//===- DotSchedules.cpp - What the staged-dot schedules share
+//--------------===//
+
+#include "DotSchedules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+namespace kite::detail {
+
+std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body) {
+  auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+  if (arg && arg.getOwner() == body && arg.getArgNumber() > 0 &&
+      arg.hasOneUse() && dot->hasOneUse() &&
+      isa<scf::YieldOp>(*dot->getUsers().begin()) &&
+      dot->getUses().begin()->getOperandNumber() == arg.getArgNumber() - 1)
+    return arg.getArgNumber() - 1;
+  return std::nullopt;
+}
+
+void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried) {
+  Location loc = loop.getLoc();
+  Value out = loop.getResult(carried);
+  auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
+  out.replaceAllUsesExcept(done.getResult(), done);
+  // The initial accumulator also passes through a (no-op) wait before
+  // the loop: its registers then have one definition that dominates
+  // both the loop and the path that skips it. Otherwise LLVM
+  // materializes the initial constant on each edge, the skipping path
+  // defines the registers the loop's wgmmas accumulate into with plain
+  // moves, and ptxas serializes every wgmma of the kernel (C7515).
+  rewriter.setInsertionPoint(loop);
+  OpOperand &init = loop.getInitArgsMutable()[carried];
+  init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
+                                 init.get(), 0));
+}
+
+void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
+                Value phase, int64_t D, int64_t slots) {
+  Location loc = loop.getLoc();
+  Type i32 = rewriter.getI32Type();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> inits = {
+      arith::ConstantIntOp::create(rewriter, loc, i32, 0)};
+  if (ahead)
+    inits.push_back(
+        arith::ConstantIntOp::create(rewriter, loc, i32, D % slots));
+  if (phase)
+    inits.push_back(arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+  auto grown = loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {
+        SmallVector<Value> next;
+        Value one = arith::ConstantIntOp::create(b, l, i32, 1);
+        Value zero = arith::ConstantIntOp::create(b, l, i32, 0);
+        Value end = arith::ConstantIntOp::create(b, l, i32, slots);
+        Value firstWraps;
+        for (BlockArgument arg : args.take_front(ahead ? 2 : 1)) {
+          Value n = arith::AddIOp::create(b, l, arg, one);
+          Value wrap =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, n, end);
+          if (!firstWraps)
+            firstWraps = wrap;
+          next.push_back(arith::SelectOp::create(b, l, wrap, zero, n));
+        }
+        if (phase) {
+          Value flipped = arith::XOrIOp::create(b, l, args.back(), one);
+          next.push_back(
+              arith::SelectOp::create(b, l, firstWraps, flipped, args.back()));
+        }
+        return next;
+      });
+  if (failed(grown))
+    return; // the remainders stay: correct, slower
+  auto forOp = cast<scf::ForOp>(grown->getOperation());
+  auto args = forOp.getRegionIterArgs();
+  size_t at = args.size() - inits.size();
+  rewriter.replaceAllUsesWith(slot, args[at++]);
+  if (ahead)
+    rewriter.replaceAllUsesWith(ahead, args[at++]);
+  if (phase)
+    rewriter.replaceAllUsesWith(phase, args[at]);
+}
+
+} // namespace kite::detail

@@ -1,0 +1,67 @@
+//===- DotSchedules.h - The K-loop schedules of a staged dot ----*- C++ -*-===//
+//
+// kite-stage-dot-operands' schedules: the cp.async one (StageDotOperands.cpp)
+// and the TMA ones, with and without a producer warp (TmaSchedules.cpp),
+// and what they share: the carried accumulator's waits and the slot/phase
+// counters carried around the loop (DotSchedules.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KITE_LIB_PIPELINE_DOTSCHEDULES_H
+#define KITE_LIB_PIPELINE_DOTSCHEDULES_H
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <array>
+#include <map>
+#include <optional>
+
+namespace kite::detail {
+using namespace mlir;
+namespace kd = mlir::kite;
+
+/// The iteration argument (its index among the loop's results) of an
+/// accumulator that only goes around the loop (iteration argument -> dot
+/// -> yield): its wgmma is waited for one iteration later.
+std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body);
+
+/// A carried wgmma accumulator: the loop's result passes through a wait
+/// for the last dot (at the rewriter's insertion point, after the loop),
+/// and the initial one through a no-op wait before it.
+void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried);
+
+/// Replaces this iteration's slot (`slot`, k mod S) and the one D ahead
+/// (`ahead`, if any) by iteration arguments that step by one and wrap at S,
+/// and with `phase` (TMA: (k / S) & 1) adds one that flips when the slot
+/// wraps: no division or remainder in the loop.
+void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
+                Value phase, int64_t D, int64_t slots);
+
+/// The TMA schedules of one module (they share the tensor-map parameters
+/// made so far).
+class TmaSchedules {
+public:
+  /// S + 1 slots, S - 1 stages ahead, one thread issuing the copies, an
+  /// mbarrier per slot (docs/lowering.md, "TMA staging").
+  void stageWithTma(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
+                    std::array<kd::DescriptorLoadOp, 2> loads, int64_t stages);
+  /// The same with a producer warp; false (nothing changed) when it does
+  /// not apply.
+  bool stageWithProducerWarp(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
+                             std::array<kd::DescriptorLoadOp, 2> loads,
+                             int64_t warps, int64_t stages);
+
+private:
+  Value tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
+                       int operand, const kd::SwizzledStaging &staging);
+  std::map<std::pair<Operation *, int>, Value> tensorMaps;
+};
+
+} // namespace kite::detail
+
+#endif // KITE_LIB_PIPELINE_DOTSCHEDULES_H

@@ -1,0 +1,341 @@
+//===- TmaSchedules.cpp - TMA staging of a K loop's dot (sm_90a) ----------===//
+//
+// kite-stage-dot-operands' TMA schedules (DotSchedules.h): the operands of a
+// dot read through tensor descriptors (TmaOperands.cpp says which) arrive
+// by TMA into the swizzled staging, with an mbarrier per slot; optionally a
+// producer warp issues the copies alone (docs/lowering.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DotSchedules.h"
+#include "LoopSlices.h"
+
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+namespace kite::detail {
+
+/// The kernel parameter (a CUtensorMap the runtime encodes at launch)
+/// standing for `make` as operand `operand` of a dot staged as `staging`:
+/// appended to `func`'s parameters with a kite.tensor_map attribute that
+/// says how to encode it from the other parameters (docs/lowering.md).
+Value TmaSchedules::tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
+                                   int operand,
+                                   const kd::SwizzledStaging &staging) {
+  auto key = std::make_pair(make.getOperation(), operand);
+  if (auto it = tensorMaps.find(key); it != tensorMaps.end())
+    return it->second;
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  // A parameter's index, or -(c + 1) for a constant c.
+  auto encode = [&](Value v) -> int64_t {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getArgNumber();
+    APInt c;
+    (void)matchPattern(v, m_ConstantInt(&c));
+    return -c.getSExtValue() - 1;
+  };
+  SmallVector<int64_t> shape, strides;
+  for (Value v : make.getShape())
+    shape.push_back(encode(v));
+  for (Value v : make.getStrides())
+    strides.push_back(encode(v));
+  RankedTensorType block = make.getType().getBlockType();
+  int64_t swizzle = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
+  SmallVector<int64_t> box = {block.getDimSize(0), swizzle / staging.elemBytes};
+  NamedAttrList attrs;
+  attrs.set("base", b.getI64IntegerAttr(encode(make.getBase())));
+  attrs.set("shape", b.getDenseI64ArrayAttr(shape));
+  attrs.set("strides", b.getDenseI64ArrayAttr(strides));
+  attrs.set("box", b.getDenseI64ArrayAttr(box));
+  attrs.set("swizzle", b.getI64IntegerAttr(swizzle));
+  unsigned index = func.getNumArguments();
+  (void)func.insertArgument(
+      index, make.getType(),
+      b.getDictionaryAttr({b.getNamedAttr(
+          kd::KiteDialect::getTensorMapAttrName(), attrs.getDictionary(ctx))}),
+      make.getLoc());
+  Value param = func.getArgument(index);
+  tensorMaps[key] = param;
+  return param;
+}
+
+/// Stages `dot`'s operands (`loads`, descriptor loads) with TMA, as the
+/// cp.async path does (S + 1 slots, S - 1 blocks in flight, the dot
+/// waited for one iteration later), with an mbarrier per slot:
+///   before:   tma_init (the barriers); tma_stage(0..D-1) -> slots 0..D-1
+///   loop k:   tma_wait slot k % S', phase (k / S') & 1  (then a barrier)
+///             acc = dot_staged slot k % S'
+///             tma_stage(k + D) -> slot (k + D) % S'      (one thread)
+///             dot_wait 1
+/// The stages past the loop's end are predicated off, never waited for.
+void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
+                                kd::DotOp dot,
+                                std::array<kd::DescriptorLoadOp, 2> loads,
+                                int64_t stages) {
+  Block *body = loop.getBody();
+  SmallVector<Operation *> ops = {loads[0], loads[1]};
+  auto slices = ::kite::detail::LoadSlices::get(loop, ops);
+  if (!slices)
+    return; // kite-lower-descriptors lowers them to pointer blocks
+  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  Type element = aType.getElementType();
+  SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
+                                   aType.getDimSize(1)};
+  auto staging =
+      kd::SwizzledStaging::get(dotShape[0], dotShape[1], dotShape[2], 2);
+  Value maps[2];
+  for (int operand = 0; operand < 2; ++operand)
+    maps[operand] = tensorMapParam(
+        func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+        operand, staging);
+
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  const int64_t S = stages, D = S - 1, slots = S + 1;
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+  };
+  Value iv = loop.getInductionVar();
+  auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
+    for (Operation *op : slices->slice)
+      rewriter.clone(*op, map);
+    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       ivAt, loop.getUpperBound());
+    for (auto [operand, load] : llvm::enumerate(loads)) {
+      SmallVector<Value> offsets;
+      for (Value o : load.getOffsets())
+        offsets.push_back(map.lookupOrDefault(o));
+      kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
+                             more, slot, int32_t(operand), dotShape);
+    }
+  };
+  rewriter.setInsertionPoint(loop);
+  kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2);
+  for (int64_t d = 0; d < D; ++d) {
+    auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
+                                     slices->initialArgs(loop), d);
+    stageAt(map, ivAt, constant(d));
+  }
+  rewriter.setInsertionPoint(dot);
+  Value index = arith::DivSIOp::create(
+      rewriter, loc,
+      arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+  Value phase = arith::AndIOp::create(
+      rewriter, loc,
+      arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
+      constant(1));
+  kd::TmaWaitOp::create(rewriter, loc, slot, phase);
+  std::optional<unsigned> carried = carriedAccumulator(dot, body);
+  auto staged = kd::DotStagedOp::create(
+      rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
+      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
+  auto [map, ivAt] =
+      slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
+  Value aheadSlot = arith::RemSIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
+      constant(slots));
+  stageAt(map, ivAt, aheadSlot);
+  Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
+                                       staged.getResult(), carried ? 1 : 0);
+  rewriter.replaceOp(dot, result);
+  for (kd::DescriptorLoadOp load : loads)
+    rewriter.eraseOp(load);
+  if (carried) {
+    rewriter.setInsertionPointAfter(loop);
+    waitAroundLoop(rewriter, loop, *carried);
+  }
+  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+}
+
+/// The values `values` (defined outside `loop`) depend on, as ops of the
+/// kernel's entry block to clone (in block order), or none when one
+/// depends on an op with side effects or regions, or the loop is nested.
+static std::optional<SmallVector<Operation *>>
+entryDependencies(func::FuncOp func, scf::ForOp loop, ArrayRef<Value> values) {
+  Block *entry = &func.getBody().front();
+  if (loop->getBlock() != entry)
+    return std::nullopt;
+  llvm::SetVector<Operation *> deps;
+  SmallVector<Value> work(values.begin(), values.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == loop.getBody())
+        continue; // the induction variable: the producer's own
+      if (arg.getOwner() != entry)
+        return std::nullopt;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (loop->isAncestor(def))
+      continue; // the slice's own ops, cloned with the induction variable
+    if (def->getBlock() != entry || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return std::nullopt;
+    if (deps.insert(def))
+      for (Value operand : def->getOperands())
+        work.push_back(operand);
+  }
+  SmallVector<Operation *> ordered(deps.begin(), deps.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Warp specialization of a TMA-staged loop (option warp-specialize): a
+/// producer warp beyond the num_warps runs the loop's copies alone,
+///   kernel entry:  tma_init (full and empty barriers)
+///                  if warp_is_producer: for k: wait empty[k % S'] (its
+///                    previous use released), tma_stage A, B -> k % S'
+///                    (producer); exit
+///   loop k:        tma_wait full[k % S'] (no barrier); dot_staged;
+///                  dot_wait 1; tma_release slot of dot k - 1 (k > 0)
+/// so the warps computing blocks never wait for each other in the loop
+/// and never compute an address. False (nothing changed) when the copies'
+/// offsets depend on loop-carried values or on ops that cannot be
+/// repeated at the kernel's entry.
+bool TmaSchedules::stageWithProducerWarp(
+    func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
+    std::array<kd::DescriptorLoadOp, 2> loads, int64_t warps, int64_t stages) {
+  Block *body = loop.getBody();
+  SmallVector<Operation *> ops = {loads[0], loads[1]};
+  auto slices = ::kite::detail::LoadSlices::get(loop, ops);
+  if (!slices || !slices->usedArgs.empty())
+    return false;
+  SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
+                               loop.getStep()};
+  for (Operation *op : slices->slice)
+    llvm::append_range(needed, op->getOperands());
+  for (kd::DescriptorLoadOp load : loads)
+    llvm::append_range(needed, load.getOffsets());
+  auto deps = entryDependencies(func, loop, needed);
+  if (!deps)
+    return false;
+
+  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  Type element = aType.getElementType();
+  SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
+                                   aType.getDimSize(1)};
+  auto staging =
+      kd::SwizzledStaging::get(dotShape[0], dotShape[1], dotShape[2], 2);
+  Value maps[2];
+  for (int operand = 0; operand < 2; ++operand)
+    maps[operand] = tensorMapParam(
+        func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+        operand, staging);
+  const int64_t slots = stages + 1;
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+  };
+  // The producer, at the kernel's entry.
+  Block *entry = &func.getBody().front();
+  rewriter.setInsertionPointToStart(entry);
+  kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2,
+                        /*consumer_arrivals=*/warps);
+  Value isProducer =
+      kd::WarpIsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+  auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                  /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+  IRMapping outside;
+  for (Operation *op : *deps)
+    rewriter.clone(*op, outside);
+  auto producer = scf::ForOp::create(
+      rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
+      outside.lookupOrDefault(loop.getUpperBound()),
+      outside.lookupOrDefault(loop.getStep()),
+      ValueRange{constant(0), constant(0)});
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(producer.getBody());
+    Value slot = producer.getRegionIterArgs()[0];
+    Value phase = producer.getRegionIterArgs()[1];
+    // The slot's previous use released (a fresh barrier passes parity 1).
+    kd::TmaWaitOp::create(
+        rewriter, loc, slot,
+        arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+        /*empty=*/true, /*nosync=*/true);
+    IRMapping map = outside;
+    map.map(loop.getInductionVar(), producer.getInductionVar());
+    for (Operation *op : slices->slice)
+      rewriter.clone(*op, map);
+    Value yes =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
+    for (auto [operand, load] : llvm::enumerate(loads)) {
+      SmallVector<Value> offsets;
+      for (Value o : load.getOffsets())
+        offsets.push_back(map.lookupOrDefault(o));
+      auto stage = kd::TmaStageOp::create(rewriter, load.getLoc(),
+                                          maps[operand], offsets, yes, slot,
+                                          int32_t(operand), dotShape);
+      stage.setProducer(true);
+    }
+    Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+    Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       next, constant(slots));
+    scf::YieldOp::create(
+        rewriter, loc,
+        ValueRange{
+            arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
+            arith::SelectOp::create(
+                rewriter, loc, wrap,
+                arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+                phase)});
+  }
+  kd::ExitOp::create(rewriter, loc);
+
+  // The consumers' loop.
+  rewriter.setInsertionPoint(dot);
+  Value now = constant(0), phase = constant(0);
+  kd::TmaWaitOp::create(rewriter, loc, now, phase, /*empty=*/false,
+                        /*nosync=*/true);
+  std::optional<unsigned> carried = carriedAccumulator(dot, body);
+  auto staged = kd::DotStagedOp::create(
+      rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), now,
+      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
+  Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
+                                       staged.getResult(), carried ? 1 : 0);
+  // Dot k - 1 is done (wait 1): its slot goes back to the producer; with
+  // every dot waited for at once, this one's.
+  if (carried) {
+    Value prev = arith::SelectOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, now,
+                              constant(0)),
+        constant(slots - 1),
+        arith::SubIOp::create(rewriter, loc, now, constant(1)));
+    Value notFirst =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              loop.getInductionVar(), loop.getLowerBound());
+    kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst);
+  } else {
+    Value yes =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
+    kd::TmaReleaseOp::create(rewriter, loc, now, yes);
+  }
+  rewriter.replaceOp(dot, result);
+  for (kd::DescriptorLoadOp load : loads)
+    rewriter.eraseOp(load);
+  if (carried) {
+    rewriter.setInsertionPointAfter(loop);
+    waitAroundLoop(rewriter, loop, *carried);
+  }
+  carrySlots(rewriter, loop, now, Value(), phase, /*D=*/0, slots);
+  return true;
+}
+
+} // namespace kite::detail
