@@ -13,7 +13,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for f in .gpu/*.ptx; do
   /usr/local/cuda/bin/ptxas -arch=sm_90 "$f" -o /dev/null || { echo "ptxas failed on $f"; exit 1; }
 done
-# KITE_GPU_PARTS (default: all) picks parts: ptx, tests, programs, bench.
+# KITE_GPU_PARTS (default: ptx tests programs bench) picks parts; "sanitize"
+# (compute-sanitizer over the host programs and the tensor-core kernels) is
+# asked for by name.
 parts="${KITE_GPU_PARTS:-ptx tests programs bench}"
 want() { [[ " $parts " == *" $1 "* ]]; }
 status=0
@@ -46,6 +48,41 @@ if [ -d .gpu/rt ]; then
     echo "== ahead-of-time C export (kitec --emit=c) with a C consumer"
     cc -std=c99 -O2 -I.gpu/aot .gpu/aot/vector_add.c .gpu/aot/vector_add_aot.c -ldl \
       -o .gpu/aot/consumer && ./.gpu/aot/consumer || status=1
+  fi
+  if want sanitize; then
+    # compute-sanitizer (not in the default parts: slow): memcheck,
+    # racecheck, synccheck and initcheck over every host program at small
+    # sizes and over the tensor-core kernel forms (wgmma with cp.async, TMA,
+    # TMA with a producer warp; the GPU test on two small shapes); a table of
+    # the errors each reports, last.
+    cs=/usr/local/cuda/bin/compute-sanitizer
+    echo "== compute-sanitizer"
+    table="$(printf '%-34s %9s %9s %9s %9s' program memcheck racecheck synccheck initcheck)"
+    for spec in "vector_add" "dropout" "seeded_dropout" "matmul 256 256 128" \
+                "softmax 64 781" "layer_norm 64 1024" "layer_norm_bwd 64 1024" \
+                "matmul_autotune 256 256 128" "tensor-core forms"; do
+      row="$(printf '%-34s' "$spec")"
+      for tool in memcheck racecheck synccheck initcheck; do
+        log="${OUT:-/tmp}/${tool}.log"
+        if [ "$spec" = "tensor-core forms" ]; then
+          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
+             ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.DescriptorMatmulWithTma \
+             > "$log" 2>&1)
+        else
+          (cd $rt && $cs --tool $tool --error-exitcode 1 ./examples/$spec > "$log" 2>&1)
+        fi
+        rc=$?
+        # "ERROR SUMMARY: N errors" (racecheck: "N hazards displayed (E errors").
+        n="$(grep -oE 'ERROR SUMMARY: [0-9]+|\(([0-9]+) errors' "$log" | grep -oE '[0-9]+' | tail -1)"
+        [ -z "$n" ] && n="?"
+        if [ $rc != 0 ] || [ "$n" != 0 ]; then
+          status=1; echo "$tool FAILED on $spec:"; tail -20 "$log"
+        fi
+        row="$row$(printf ' %9s' "$n")"
+      done
+      table="$table"$'\n'"$row"
+    done
+    echo "$table" | tee "${OUT:-/tmp}/sanitizer.txt"
   fi
   want bench || exit $status
   echo "== runtime benchmarks"
