@@ -10,6 +10,11 @@ namespace kd = mlir::kite;
 
 namespace kite::detail {
 
+SmallVector<int64_t> dotShapeOf(kd::DotOp dot) {
+  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  return {aType.getDimSize(0), bType.getDimSize(1), aType.getDimSize(1)};
+}
+
 std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body) {
   auto arg = dyn_cast<BlockArgument>(dot.getAcc());
   if (arg && arg.getOwner() == body && arg.getArgNumber() > 0 &&

@@ -25,6 +25,9 @@ namespace kite::detail {
 using namespace mlir;
 namespace kd = mlir::kite;
 
+/// [M, N, K] of `dot`.
+SmallVector<int64_t> dotShapeOf(kd::DotOp dot);
+
 /// The iteration argument (its index among the loop's results) of an
 /// accumulator that only goes around the loop (iteration argument -> dot
 /// -> yield): its wgmma is waited for one iteration later.
@@ -57,6 +60,10 @@ public:
                              int64_t warps, int64_t stages);
 
 private:
+  /// The tensor-map parameters of `loads` (A, B) staged for `dot`.
+  std::array<Value, 2>
+  tensorMapParams(func::FuncOp func, kd::DotOp dot,
+                  std::array<kd::DescriptorLoadOp, 2> loads);
   Value tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
                        int operand, const kd::SwizzledStaging &staging);
   std::map<std::pair<Operation *, int>, Value> tensorMaps;

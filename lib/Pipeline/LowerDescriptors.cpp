@@ -38,7 +38,6 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc,
   RankedTensorType block = make.getType().getBlockType();
   ArrayRef<int64_t> full = block.getShape();
   int64_t rank = block.getRank();
-  Type i1 = b.getI1Type();
   auto ptrType = [&](ArrayRef<int64_t> shape) {
     return RankedTensorType::get(shape, make.getBase().getType());
   };
@@ -120,7 +119,6 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc,
     mask = arith::AndIOp::create(b, loc, broadcast(mask, common),
                                  broadcast(inside, common));
   }
-  (void)i1;
   return {broadcast(ptrs, full), broadcast(mask, full)};
 }
 

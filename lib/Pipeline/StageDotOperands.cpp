@@ -72,14 +72,8 @@ struct StageDotOperands
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!kd::isKernel(func))
         continue;
-      int64_t warps = numWarps;
-      if (auto attr = func->getAttrOfType<IntegerAttr>(
-              kd::KiteDialect::getNumWarpsAttrName()))
-        warps = attr.getInt();
-      int64_t stages = kd::kDotStages;
-      if (auto attr = func->getAttrOfType<IntegerAttr>(
-              kd::KiteDialect::getNumStagesAttrName()))
-        stages = attr.getInt();
+      int64_t warps = ::kite::detail::kernelWarps(func, numWarps);
+      int64_t stages = ::kite::detail::kernelStages(func);
       if (stages < 2)
         continue; // num_stages = 1: no copies in flight, nothing to stage
       kd::KiteTypeConverter conv(ctx, 32 * warps, func);
@@ -209,9 +203,8 @@ struct StageDotOperands
     // flight plus the one computed on.
     const int64_t S = stages, D = S - 1, slots = wgmma ? S + 1 : S;
     const kd::DotEngine engine = *chosen;
-    RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
-    SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
-                                     aType.getDimSize(1)};
+    RankedTensorType aType = dot.getA().getType();
+    SmallVector<int64_t> dotShape = ::kite::detail::dotShapeOf(dot);
     Type i32 = rewriter.getI32Type();
     auto constant = [&](int64_t v) {
       return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();

@@ -22,6 +22,19 @@ namespace kd = mlir::kite;
 
 namespace kite::detail {
 
+std::array<Value, 2>
+TmaSchedules::tensorMapParams(func::FuncOp func, kd::DotOp dot,
+                              std::array<kd::DescriptorLoadOp, 2> loads) {
+  SmallVector<int64_t> shape = dotShapeOf(dot);
+  auto staging = kd::SwizzledStaging::get(shape[0], shape[1], shape[2], 2);
+  std::array<Value, 2> maps;
+  for (int operand = 0; operand < 2; ++operand)
+    maps[operand] = tensorMapParam(
+        func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+        operand, staging);
+  return maps;
+}
+
 /// The kernel parameter (a CUtensorMap the runtime encodes at launch)
 /// standing for `make` as operand `operand` of a dot staged as `staging`:
 /// appended to `func`'s parameters with a kite.tensor_map attribute that
@@ -85,17 +98,10 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   auto slices = ::kite::detail::LoadSlices::get(loop, ops);
   if (!slices)
     return; // kite-lower-descriptors lowers them to pointer blocks
-  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  RankedTensorType aType = dot.getA().getType();
   Type element = aType.getElementType();
-  SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
-                                   aType.getDimSize(1)};
-  auto staging =
-      kd::SwizzledStaging::get(dotShape[0], dotShape[1], dotShape[2], 2);
-  Value maps[2];
-  for (int operand = 0; operand < 2; ++operand)
-    maps[operand] = tensorMapParam(
-        func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
-        operand, staging);
+  SmallVector<int64_t> dotShape = dotShapeOf(dot);
+  std::array<Value, 2> maps = tensorMapParams(func, dot, loads);
 
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
@@ -223,17 +229,10 @@ bool TmaSchedules::stageWithProducerWarp(
   if (!deps)
     return false;
 
-  RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
+  RankedTensorType aType = dot.getA().getType();
   Type element = aType.getElementType();
-  SmallVector<int64_t> dotShape = {aType.getDimSize(0), bType.getDimSize(1),
-                                   aType.getDimSize(1)};
-  auto staging =
-      kd::SwizzledStaging::get(dotShape[0], dotShape[1], dotShape[2], 2);
-  Value maps[2];
-  for (int operand = 0; operand < 2; ++operand)
-    maps[operand] = tensorMapParam(
-        func, loads[operand].getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
-        operand, staging);
+  SmallVector<int64_t> dotShape = dotShapeOf(dot);
+  std::array<Value, 2> maps = tensorMapParams(func, dot, loads);
   const int64_t slots = stages + 1;
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();

@@ -42,9 +42,10 @@ struct TensorMapRecipe {
 Expected<std::vector<TensorMapRecipe>>
 parseTensorMaps(const std::string &ptx, const std::string &kernel);
 
-/// A CUtensorMap: 128 bytes, 64-byte aligned.
+/// A CUtensorMap: 128 bytes, 64-byte aligned. Left uninitialized (every
+/// launch has room for some on its stack; encodeTensorMap writes them).
 struct alignas(64) TensorMap {
-  std::array<unsigned char, 128> bytes{};
+  std::array<unsigned char, 128> bytes;
 };
 
 /// Encodes `recipe` for `args` into `out`; InvalidArgument naming the TMA

@@ -34,11 +34,9 @@ def configs():
     return out
 
 
-@triton.autotune(configs=configs(), key=["M", "N", "K"])
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                  GROUP_M: tl.constexpr, IEEE: tl.constexpr):
+def grouped_pid(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """The tutorial's grouped program order: (pid_m, pid_n) of this program."""
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -46,8 +44,15 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
     group = pid // num_in_group
     first_m = group * GROUP_M
     gsize = min(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % num_in_group) % gsize)
-    pid_n = (pid % num_in_group) // gsize
+    return first_m + ((pid % num_in_group) % gsize), (pid % num_in_group) // gsize
+
+
+@triton.autotune(configs=configs(), key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr, IEEE: tl.constexpr):
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
@@ -77,15 +82,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
 def matmul_tma_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, scn,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                       GROUP_M: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_in_group = GROUP_M * num_pid_n
-    group = pid // num_in_group
-    first_m = group * GROUP_M
-    gsize = min(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % num_in_group) % gsize)
-    pid_n = (pid % num_in_group) // gsize
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[sam, 1],
                                        block_shape=[BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[sbk, 1],

@@ -547,11 +547,20 @@ LogicalResult MakeTensorDescOp::verify() {
   return success();
 }
 
+/// A descriptor access: one offset a dimension of the block.
+static LogicalResult verifyDescriptorOffsets(Operation *op,
+                                             RankedTensorType block,
+                                             size_t offsets) {
+  if (offsets != size_t(block.getRank()))
+    return op->emitOpError() << "takes " << block.getRank()
+                             << " offsets, got " << offsets;
+  return success();
+}
+
 LogicalResult DescriptorLoadOp::verify() {
   RankedTensorType block = getDesc().getType().getBlockType();
-  if (getOffsets().size() != size_t(block.getRank()))
-    return emitOpError() << "takes " << block.getRank() << " offsets, got "
-                         << getOffsets().size();
+  if (failed(verifyDescriptorOffsets(*this, block, getOffsets().size())))
+    return failure();
   if (getType() != block)
     return emitOpError() << "result " << getType()
                          << " is not the descriptor's block " << block;
@@ -560,9 +569,8 @@ LogicalResult DescriptorLoadOp::verify() {
 
 LogicalResult DescriptorStoreOp::verify() {
   RankedTensorType block = getDesc().getType().getBlockType();
-  if (getOffsets().size() != size_t(block.getRank()))
-    return emitOpError() << "takes " << block.getRank() << " offsets, got "
-                         << getOffsets().size();
+  if (failed(verifyDescriptorOffsets(*this, block, getOffsets().size())))
+    return failure();
   if (getValue().getType() != block)
     return emitOpError() << "value " << getValue().getType()
                          << " is not the descriptor's block " << block;
