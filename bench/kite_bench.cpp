@@ -350,18 +350,21 @@ int main(int argc, char **argv) {
         deviceFree(p);
     }
   }
-  // Autotuned f32 (exact), f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
+  // Autotuned f32 (exact), tf32, f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
   // the runtime times their configurations on the first launch of each
   // shape (outside the timing) and launches the fastest.
   // "TMA tuned": the same configurations reading A and B through tensor
   // descriptors (bench/kernels/matmul_*_tma_tuned.kite).
-  for (std::string variant : {"f32", "f16", "bf16", "f16_tma", "bf16_tma"}) {
+  for (std::string variant : {"f32", "tf32", "f16", "bf16", "f16_tma", "bf16_tma"}) {
     bool tma = variant.find("_tma") != std::string::npos;
     std::string dtypeText = variant.substr(0, variant.find('_'));
     const char *dtype = dtypeText.c_str();
     Kernel mm = load("bench/matmul_" + variant + "_tuned.kite");
-    Kernel fill = load("bench/fill.kite", std::string("fill_") + dtype);
-    size_t bytes = std::strcmp(dtype, "f32") == 0 ? 4 : 2;
+    // tf32: f32 inputs (multiplied as tf32).
+    bool f32Inputs = dtypeText == "f32" || dtypeText == "tf32";
+    Kernel fill = load("bench/fill.kite",
+                       std::string("fill_") + (f32Inputs ? "f32" : dtype));
+    size_t bytes = f32Inputs ? 4 : 2;
     for (Shape s : shapes) {
       uint64_t a = filled(fill, size_t(s.M) * s.K, bytes, 4);
       uint64_t b = filled(fill, size_t(s.K) * s.N, bytes, 5);

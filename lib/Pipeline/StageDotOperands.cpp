@@ -95,32 +95,42 @@ struct StageDotOperands
   }
 
   /// Whether both of `loads` (the operands of `dot`, whose result takes
-  /// `tile`'s layout) can be copied with cp.async into the swizzled staging.
+  /// `tile`'s layout) can be copied with cp.async into the swizzled staging;
+  /// `kMajorB`: B is staged K-major (tf32 on wgmma), one element a copy, in
+  /// the layout LayoutAssignment gives such pointers.
   bool copyable(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
                 const kd::KiteTypeConverter &conv,
-                const kd::BlockedLayout &tile, int64_t elemBytes) {
+                const kd::BlockedLayout &tile, int64_t elemBytes,
+                bool kMajorB = false) {
     kd::AxisInfoAnalysis axisInfo(func);
-    for (kd::LoadOp load : loads) {
+    for (auto [operand, constLoad] : llvm::enumerate(loads)) {
+      kd::LoadOp load = constLoad;
       auto type = cast<RankedTensorType>(load.getPtr().getType());
       // The layout the pointers will have: the accumulator's when they
       // share its layout class (KiteTypeConverter::getLayout(Value)), else
       // the linear one of their shape. (The lowering separates shared
       // leaves first, so its classes are no coarser than these.)
-      kd::BlockedLayout layout =
-          conv.shareLayout(load.getPtr(), dot.getResult())
-              ? tile
-              : conv.getLayout(load.getPtr());
-      if (!kd::swizzledCopyWidth(axisInfo, layout, load.getPtr(),
-                                 load.getMask(), type.getDimSize(1),
-                                 elemBytes))
+      bool kMajor = kMajorB && operand == 1;
+      std::optional<kd::BlockedLayout> layout;
+      if (conv.shareLayout(load.getPtr(), dot.getResult()))
+        layout = tile;
+      else if (kMajor)
+        layout = kd::BlockedLayout::getKMajorCopy(
+            type.getDimSize(0), type.getDimSize(1), conv.getNumThreads());
+      if (!layout)
+        layout = conv.getLayout(load.getPtr());
+      if (!kd::swizzledCopyWidth(axisInfo, *layout, load.getPtr(),
+                                 load.getMask(),
+                                 kMajor ? 1 : type.getDimSize(1), elemBytes))
         return false;
     }
     return true;
   }
 
   /// The engine `dot`, fed by `loads`, runs on:
-  ///   - wgmma: an sm_90a target, f16 or bf16 operands, a shape that splits
-  ///     into m64nNk16 instructions over the warpgroups;
+  ///   - wgmma: an sm_90a target, f16 or bf16 operands or f32 ones
+  ///     multiplied as tf32, a shape that splits into m64nNk16 (tf32: k8)
+  ///     instructions over the warpgroups;
   ///   - mma (mma.sync): an sm_80+ target, f16 or bf16 operands or f32 ones
   ///     multiplied as tf32, a shape that splits into 16x16 blocks of
   ///     m16n8 instructions over the warps;
@@ -138,9 +148,10 @@ struct StageDotOperands
     bool tf32 = element.isF32() &&
                 dot.getPrecision() == kd::InputPrecision::TF32;
     int64_t version = chipVersion();
-    if (chip == "sm_90a" && half && K % 16 == 0)
+    if (chip == "sm_90a" && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
       if (auto tile = kd::WgmmaTile::choose(M, N, warps))
-        if (copyable(func, dot, loads, conv, tile->layout(), 2))
+        if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2,
+                     /*kMajorB=*/tf32))
           return kd::DotEngine::WGMMA;
     if (version >= 80 && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
       if (auto tile = kd::MmaTile::choose(M, N, warps))

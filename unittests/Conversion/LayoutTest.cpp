@@ -374,3 +374,56 @@ TEST(Layout, SwizzledStagingServesLdmatrix) {
         }
     }
 }
+
+// wgmma cannot transpose tf32: its B is staged K-major (bKMajor), each
+// column n of B a row of K elements, in panels like A's. Every element has
+// its own place inside the slot, consecutive k of a column are adjacent
+// within a 16-byte chunk, and the copy layout (getKMajorCopy) covers the
+// block once with warps whose 4-byte writes of one register hit 32
+// distinct banks.
+TEST(Layout, KMajorStagingAndItsCopyLayout) {
+  for (auto [M, N, K, warps] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{128, 128, 32, 8},
+        {64, 64, 32, 4}, {128, 256, 64, 8}, {64, 128, 16, 4},
+        {256, 128, 32, 8}}) {
+    SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + "x" +
+                 std::to_string(K) + " on " + std::to_string(warps) +
+                 " warps");
+    SwizzledStaging s = SwizzledStaging::get(M, N, K, 4, /*bKMajor=*/true);
+    EXPECT_EQ(s.bSwizzle, std::min<int64_t>(128, K * 4));
+    std::set<int64_t> seen;
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t o = s.bByte(k, n);
+        EXPECT_TRUE(seen.insert(o).second);
+        EXPECT_GE(o, s.bOffset());
+        EXPECT_LT(o, s.bytes());
+        if (k % 4) {
+          EXPECT_EQ(o, s.bByte(k - 1, n) + 4);
+        }
+      }
+    std::optional<BlockedLayout> l =
+        BlockedLayout::getKMajorCopy(K, N, 32 * warps);
+    ASSERT_TRUE(l.has_value());
+    EXPECT_EQ(l->perThread * l->numThreads, K * N);
+    std::set<int64_t> covered;
+    for (int64_t t = 0; t < l->numThreads; ++t)
+      for (int64_t e = 0; e < l->perThread; ++e)
+        EXPECT_TRUE(covered.insert(l->threadOffset(t) + l->registerOffset(e))
+                        .second);
+    EXPECT_EQ(int64_t(covered.size()), K * N);
+    EXPECT_EQ(*covered.rbegin(), K * N - 1);
+    for (int64_t w = 0; w < warps; ++w)
+      for (int64_t e = 0; e < l->perThread; ++e) {
+        std::set<int64_t> banks;
+        for (int64_t lane = 0; lane < 32; ++lane) {
+          int64_t lin = l->threadOffset(32 * w + lane) + l->registerOffset(e);
+          banks.insert(s.bByte(lin / N, lin % N) / 4 % 32);
+        }
+        EXPECT_EQ(banks.size(), 32u) << "warp " << w << " register " << e;
+      }
+  }
+  // No split: N not a multiple of 8, or fewer elements than threads.
+  EXPECT_FALSE(BlockedLayout::getKMajorCopy(32, 12, 128).has_value());
+  EXPECT_FALSE(BlockedLayout::getKMajorCopy(4, 8, 128).has_value());
+}

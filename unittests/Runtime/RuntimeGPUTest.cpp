@@ -346,8 +346,9 @@ TEST(GPU, MatmulAllShapes) {
     int bm, bn, bk, group, warps;
   };
   // Each input type on the device's own chip (sm_90a on an H100: wgmma
-  // for f16/bf16, mma.sync for tf32) and on sm_80 (mma.sync; PTX the
-  // driver compiles for the device), through the runtime as a user would.
+  // for f16/bf16 and tf32, tf32's B transposed into a K-major staging) and
+  // on sm_80 (mma.sync; PTX the driver compiles for the device), through
+  // the runtime as a user would.
   for (const char *chip : {"", "sm_80"})
   for (const char *in : {"f32", "tf32", "f16", "bf16"}) {
     bool half = std::string(in) == "f16" || std::string(in) == "bf16",

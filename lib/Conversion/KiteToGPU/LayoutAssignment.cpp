@@ -11,6 +11,8 @@
 //   - the class of a dot's result takes the dot's layout: the wgmma or
 //     mma.sync accumulator (WgmmaTile, MmaTile) or the register-tiled FMA
 //     dot's (DotTile); tensor-core dots first when two dots meet;
+//   - the class of a tf32 B's pointers staged for wgmma (K-major) takes
+//     BlockedLayout::getKMajorCopy (4-byte copies without bank conflicts);
 //   - the class of a kite.convert_layout's result, unless a dot's layout
 //     reached it, takes the linear layout in 16-byte runs of its element
 //     type (the epilogue's stores: ConvertLayoutToGPU.cpp);
@@ -199,6 +201,18 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
     auto type = cast<RankedTensorType>(result.getType());
     if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
       anchor(result, tile->layout());
+  });
+  // The pointers of a tf32 B staged K-major for wgmma: copied one element
+  // at a time, in the layout whose shared-memory writes do not conflict.
+  kernel->walk([&](AsyncStageOp op) {
+    if (op.getEngine() != DotEngine::WGMMA || op.getOperand() != 1)
+      return;
+    RankedTensorType type = op.getPtr().getType();
+    if (!cast<PointerType>(type.getElementType()).getPointeeType().isF32())
+      return;
+    if (auto layout = BlockedLayout::getKMajorCopy(
+            type.getDimSize(0), type.getDimSize(1), numThreads))
+      anchor(op.getPtr(), *layout);
   });
   // A layout conversion's result: the linear layout in 16-byte runs of its
   // own element type (a warp's accesses then cover consecutive bytes),

@@ -121,8 +121,11 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   auto type = op.getType();
   std::optional<Type> operand = op.getOperandType();
   int64_t bytes = operand && operand->isF32() ? 4 : 2;
+  // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major.
   return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
-                              op.getK(), bytes);
+                              op.getK(), bytes,
+                              op.getEngine() == DotEngine::WGMMA &&
+                                  bytes == 4);
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
@@ -130,7 +133,9 @@ SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
   Type element = cast<PointerType>(op.getPtr().getType().getElementType())
                      .getPointeeType();
   return SwizzledStaging::get(shape[0], shape[1], shape[2],
-                              element.isF32() ? 4 : 2);
+                              element.isF32() ? 4 : 2,
+                              op.getEngine() == DotEngine::WGMMA &&
+                                  element.isF32());
 }
 
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {

@@ -72,13 +72,13 @@ bool isPrefixMask(const AxisInfoAnalysis &axisInfo, Value mask,
 
 int64_t mlir::kite::swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
                                       const BlockedLayout &layout, Value ptrs,
-                                      Value mask, int64_t cols,
+                                      Value mask, int64_t maxRun,
                                       int64_t elemBytes) {
   if (layout.isReplicated())
     return 0;
   KiteLoweringState state{axisInfo};
   int64_t width = std::min<int64_t>(
-      planAccess(state, layout, ptrs, mask, elemBytes).width, cols);
+      planAccess(state, layout, ptrs, mask, elemBytes).width, maxRun);
   if (width * elemBytes < 4)
     return 0;
   if (mask && axisInfo.get(mask).constancy < width &&
@@ -108,8 +108,11 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     BlockedLayout l = conv.getLayout(op.getPtr());
     Location loc = op.getLoc();
     int64_t cols = type.getDimSize(1);
+    // A K-major B (tf32 on wgmma) puts consecutive columns (n) in different
+    // staging rows: one element a copy.
+    const bool kMajorB = operand == 1 && staging.bKMajor;
     int64_t width = swizzledCopyWidth(state.axisInfo, l, op.getPtr(),
-                                      op.getMask(), cols, eb);
+                                      op.getMask(), kMajorB ? 1 : cols, eb);
     if (!width)
       return op.emitOpError()
              << "cannot be copied in groups of 4 bytes or more (the operand's "
@@ -127,35 +130,43 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
                                    : NVVM::LoadCacheModifierKind::CA);
     int64_t swz = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
     int64_t panelElems = swz / eb;
-    // Rows of a panel: M for A (K-major), K for B (N-major).
-    int64_t panelBytes = (operand == 0 ? staging.M : staging.K) * swz;
+    // The staging's rows and the position along them: A's rows are M (its
+    // columns K), an N-major B's K (its columns N), a K-major B's N (its
+    // rows K). Panels of panelElems positions, each all rows of swz bytes.
+    int64_t panelBytes =
+        (operand == 0 ? staging.M : kMajorB ? staging.N : staging.K) * swz;
     // The byte offset of linear index `lin` in the slot, as the IR below
     // computes it.
     auto offsetOf = [&](int64_t lin) {
       int64_t row = lin / cols, col = lin % cols;
-      int64_t within = row * swz + col % panelElems * eb;
-      within ^= ((within >> 7) & (swz / 16 - 1)) << 4;
-      return col / panelElems * panelBytes + within;
+      return operand == 0 ? staging.aByte(row, col) : staging.bByte(row, col);
     };
-    // Groups whose offset is the first group's plus the same constant in
+    // Groups whose offset is an earlier group's plus the same constant in
     // every thread (rows a multiple of the swizzle's period apart, say)
     // take that constant, which PTX folds into the address: one address
-    // computation a thread instead of one a group.
-    auto constantDelta = [&](int64_t e) -> std::optional<int64_t> {
+    // computation for several groups.
+    auto constantDelta = [&](int64_t e, int64_t from) -> std::optional<int64_t> {
       std::optional<int64_t> delta;
       for (int64_t t = 0; t < l.numThreads; ++t) {
         int64_t tb = l.threadOffset(t);
         int64_t d = offsetOf(tb + l.registerOffset(e)) -
-                    offsetOf(tb + l.registerOffset(0));
+                    offsetOf(tb + l.registerOffset(from));
         if (delta && *delta != d)
           return std::nullopt;
         delta = d;
       }
       return delta;
     };
-    Value first;
+    // The groups whose address was computed: (register, address).
+    SmallVector<std::pair<int64_t, Value>> computed;
     for (int64_t e = 0; e < l.perThread; e += width) {
-      std::optional<int64_t> delta = e ? constantDelta(e) : std::nullopt;
+      std::optional<int64_t> delta;
+      Value from;
+      for (auto &[f, dst] : computed)
+        if ((delta = constantDelta(e, f))) {
+          from = dst;
+          break;
+        }
       auto copy = [&](Value dst) {
         Value src = LLVM::IntToPtrOp::create(
             rewriter, loc, globalPtr,
@@ -183,7 +194,7 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
       };
       if (delta) {
         copy(LLVM::GEPOp::create(rewriter, loc, slot.getType(),
-                                 rewriter.getI8Type(), first,
+                                 rewriter.getI8Type(), from,
                                  ArrayRef<LLVM::GEPArg>{int32_t(*delta)}));
         continue;
       }
@@ -191,6 +202,8 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
                                         c(l.registerOffset(e)));
       Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
       Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
+      if (kMajorB)
+        std::swap(row, col); // staging row n, position k
       // Byte offset: panel of `col`, then the swizzled row/column offset.
       Value panel = arith::MulIOp::create(
           rewriter, loc,
@@ -210,8 +223,7 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
       Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
                                       rewriter.getI8Type(), slot,
                                       ValueRange{offset});
-      if (e == 0)
-        first = dst;
+      computed.push_back({e, dst});
       copy(dst);
     }
     rewriter.eraseOp(op);

@@ -35,6 +35,29 @@ BlockedLayout BlockedLayout::get(int64_t numel, int64_t numThreads,
   return layout;
 }
 
+std::optional<BlockedLayout>
+BlockedLayout::getKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
+  int64_t warps = numThreads / 32;
+  if (numThreads % 32 || N % 8 || K % 4 || K * N < numThreads)
+    return std::nullopt;
+  // Warps along N as far as N allows, the rest along K.
+  int64_t wn = 1;
+  while (wn * 2 <= warps && warps % (wn * 2) == 0 && N % (16 * wn) == 0)
+    wn *= 2;
+  int64_t wk = warps / wn;
+  if (warps % wn || K % (4 * wk))
+    return std::nullopt;
+  int64_t rn = N / (8 * wn), rk = K / (4 * wk);
+  BlockedLayout layout;
+  layout.numel = K * N;
+  layout.numThreads = numThreads;
+  layout.chunk = 1;
+  layout.perThread = rn * rk;
+  layout.threadDigits = {{8, 1}, {4, N}, {wn, 8}, {wk, 4 * N}};
+  layout.registerDigits = {{rn, 8 * wn}, {rk, 4 * N * wk}};
+  return layout;
+}
+
 /// The value of mixed-radix number `index` in `digits`.
 static int64_t digitsOffset(ArrayRef<LayoutDigit> digits, int64_t index) {
   int64_t offset = 0;

@@ -3,10 +3,13 @@
 // The wgmma engine of a staged dot (kite-stage-dot-operands chose it; its
 // operands were copied into the swizzled staging by TensorCoreStaging.cpp):
 //   - kite.dot_staged engine = wgmma: wgmma.fence, then for each k16 step
-//     and each instruction of the thread's warpgroup (WgmmaTile) one
-//     wgmma.mma_async.m64nNk16 reading A and B through 64-bit shared-memory
-//     descriptors, then wgmma.commit_group. The accumulator registers are the
-//     result's WgmmaTile layout, in the instruction's order;
+//     (k8 for tf32) and each instruction of the thread's warpgroup
+//     (WgmmaTile) one wgmma.mma_async.m64nNk16 (m64nNk8.tf32) reading A and
+//     B through 64-bit shared-memory descriptors, then wgmma.commit_group.
+//     f16/bf16's B is N-major and read transposed; tf32 has no transpose,
+//     so its B is staged K-major (SwizzledStaging::bKMajor). The
+//     accumulator registers are the result's WgmmaTile layout, in the
+//     instruction's order;
 //   - kite.dot_wait n: wgmma.wait_group n as inline asm that takes and
 //     returns the accumulator registers ("+f"), so that LLVM cannot move a
 //     use of them above the wait.
@@ -85,23 +88,29 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     Value slotAddr =
         LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), slot);
     int64_t aW = staging.aSwizzle, bW = staging.bSwizzle;
-    // A: this warpgroup's first row; B: its first column's panel.
+    const int64_t eb = staging.elemBytes;
+    const bool kMajorB = staging.bKMajor;
+    // A: this warpgroup's first row. B: its first column's panel (N-major)
+    // or row (K-major).
     Value aAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
         arith::MulIOp::create(rewriter, loc, wgMIdx,
                               c64(tile->wgRows() * aW)));
+    int64_t bWarpgroupBytes = kMajorB
+                                  ? tile->wgCols() * bW
+                                  : tile->wgCols() / (bW / eb) * K * bW;
     Value bAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
         arith::AddIOp::create(
             rewriter, loc, c64(staging.bOffset()),
-            arith::MulIOp::create(
-                rewriter, loc, wgNIdx,
-                c64(tile->wgCols() / (bW / 2) * K * bW))));
-    // K-major A: the leading offset is unused with swizzling (1); the stride
-    // is 8 rows. N-major B: leading = the next panel of columns, stride = 8
-    // rows of K.
+            arith::MulIOp::create(rewriter, loc, wgNIdx,
+                                  c64(bWarpgroupBytes))));
+    // K-major A (and B for tf32): the leading offset is unused with
+    // swizzling (1); the stride is 8 rows. N-major B: leading = the next
+    // panel of columns, stride = 8 rows of K.
     Value aDesc = descriptor(rewriter, loc, aAddr, 16, 8 * aW, aW);
-    Value bDesc = descriptor(rewriter, loc, bAddr, K * bW, 8 * bW, bW);
+    Value bDesc = kMajorB ? descriptor(rewriter, loc, bAddr, 16, 8 * bW, bW)
+                          : descriptor(rewriter, loc, bAddr, K * bW, 8 * bW, bW);
 
     // The accumulator, one struct per instruction.
     int64_t regs = tile->instRegisters();
@@ -119,28 +128,36 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
       parts.push_back(s);
     }
     Type operandType = *op.getOperandType();
-    auto wgmmaType = operandType.isBF16() ? NVVM::WGMMATypes::bf16
-                                          : NVVM::WGMMATypes::f16;
+    auto wgmmaType = operandType.isBF16()  ? NVVM::WGMMATypes::bf16
+                     : operandType.isF32() ? NVVM::WGMMATypes::tf32
+                                           : NVVM::WGMMATypes::f16;
+    // Each instruction takes 32 bytes of K: k16 of f16/bf16, k8 of tf32.
+    const int64_t kStep = 32 / eb;
+    // tf32 cannot be transposed: B is K-major ("col"), f16/bf16's N-major
+    // B is read transposed ("row").
+    auto bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    int64_t aPanel = aW / 2, bPanel = bW / 2;
-    for (int64_t k = 0; k < K; k += 16) {
+    int64_t aPanel = aW / eb, bPanel = bW / eb;
+    for (int64_t k = 0; k < K; k += kStep) {
       for (int64_t mr = 0; mr < tile->mRep; ++mr) {
         int64_t aOffset = (k / aPanel) * M * aW + mr * 64 * aW +
-                          (k % aPanel) * 2;
+                          (k % aPanel) * eb;
         Value da = arith::AddIOp::create(rewriter, loc, aDesc,
                                          c64(aOffset >> 4));
         for (int64_t nr = 0; nr < tile->nRep; ++nr) {
-          int64_t bOffset = (nr * tile->nInst / bPanel) * K * bW + k * bW;
+          int64_t bOffset =
+              kMajorB ? (k / bPanel) * N * bW + nr * tile->nInst * bW +
+                            (k % bPanel) * eb
+                      : (nr * tile->nInst / bPanel) * K * bW + k * bW;
           Value db = arith::AddIOp::create(rewriter, loc, bDesc,
                                            c64(bOffset >> 4));
           Value &part = parts[mr * tile->nRep + nr];
           part = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, part, da, db,
-              NVVM::MMAShapeAttr::get(ctx, 64, tile->nInst, 16), wgmmaType,
+              NVVM::MMAShapeAttr::get(ctx, 64, tile->nInst, kStep), wgmmaType,
               wgmmaType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              NVVM::MMALayout::row, NVVM::MMALayout::row,
-              NVVM::MMAIntOverflowAttr());
+              NVVM::MMALayout::row, bLayout, NVVM::MMAIntOverflowAttr());
         }
       }
     }

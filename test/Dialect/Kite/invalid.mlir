@@ -410,16 +410,16 @@ func.func @stage_dot_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1
 
 // -----
 
-func.func @stage_wgmma_type(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1>, %s: i32) {
-  // expected-error @+1 {{stages f16 or bf16 blocks only for the wgmma engine, got 'f32'}}
-  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma : tensor<64x32x!kite.ptr<f32>>, tensor<64x32xi1>
+func.func @stage_wgmma_type(%p: tensor<64x32x!kite.ptr<i32>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{stages f16, bf16 or f32 blocks only for the wgmma engine, got 'i32'}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma : tensor<64x32x!kite.ptr<i32>>, tensor<64x32xi1>
   return
 }
 
 // -----
 
 func.func @dot_staged_wgmma_type(%acc: tensor<64x64xf32>, %s: i32) {
-  // expected-error @+1 {{with engine = wgmma needs operand_type f16 or bf16}}
+  // expected-error @+1 {{with engine = wgmma needs operand_type f16, bf16 or f32 (tf32)}}
   %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma : tensor<64x64xf32>
   return
 }
@@ -429,6 +429,14 @@ func.func @dot_staged_wgmma_type(%acc: tensor<64x64xf32>, %s: i32) {
 func.func @dot_staged_wgmma_k(%acc: tensor<64x64xf32>, %s: i32) {
   // expected-error @+1 {{with engine = wgmma needs k a multiple of 16, got 24}}
   %r = kite.dot_staged %acc slot %s of 4 k 24 engine = wgmma {operand_type = bf16} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_wgmma_tf32_k(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = wgmma needs k a multiple of 8, got 12}}
+  %r = kite.dot_staged %acc slot %s of 4 k 12 engine = wgmma {operand_type = f32} : tensor<64x64xf32>
   return
 }
 

@@ -59,6 +59,15 @@ struct BlockedLayout {
 
   static BlockedLayout get(int64_t numel, int64_t numThreads,
                            int64_t vectorWidth);
+  /// The layout in which a K x N operand block is copied one element at a
+  /// time into a K-major staging (SwizzledStaging::bKMajor): the lanes of a
+  /// warp hold 8 consecutive columns of 4 consecutive rows, so that a warp's
+  /// 4-byte shared-memory writes, landing in 8 rows of the swizzle atom at 4
+  /// consecutive k, hit 32 different banks, and its global reads are four
+  /// whole 32-byte sectors; the warps then go along N, then K, and the
+  /// registers likewise. None when N % 8 or K % 4 leaves no such split.
+  static std::optional<BlockedLayout> getKMajorCopy(int64_t K, int64_t N,
+                                                    int64_t numThreads);
   /// Whether several threads hold the same element.
   bool isReplicated() const { return numel < numThreads; }
   /// Linear index of register `e` relative to the thread's base.
@@ -158,6 +167,9 @@ struct WgmmaTile {
 ///     each M rows of aSwizzle bytes;
 ///   - B (K x N) N-major ("transposed" for wgmma): panels of
 ///     `bSwizzle / elemBytes` columns of N, each K rows of bSwizzle bytes;
+///     or, with `bKMajor` (wgmma on tf32, which cannot transpose: its B
+///     must be K-major), like A: panels of `bSwizzle / elemBytes` columns
+///     of K, each N rows of bSwizzle bytes;
 /// each panel swizzled in atoms of 8 rows: the 16-byte chunk c of row r is
 /// stored at chunk c ^ ((r * width / 128) mod (width / 16)), i.e. byte
 /// offset o within the panel becomes o ^ (((o >> 7) & (width/16 - 1)) << 4)
@@ -169,19 +181,25 @@ struct SwizzledStaging {
   int64_t M = 0, N = 0, K = 0;
   int64_t aSwizzle = 128, bSwizzle = 128;
   int64_t elemBytes = 2;
+  bool bKMajor = false;
 
   /// The staging of an M x N x K dot (rows of K and N a multiple of 32
   /// bytes).
   static SwizzledStaging get(int64_t M, int64_t N, int64_t K,
-                             int64_t elemBytes = 2) {
+                             int64_t elemBytes = 2, bool bKMajor = false) {
     auto width = [](int64_t rowBytes) -> int64_t {
       for (int64_t w : {128, 64, 32})
         if (rowBytes % w == 0)
           return w;
       return 0;
     };
-    return SwizzledStaging{M,         N, K, width(K * elemBytes),
-                           width(N * elemBytes), elemBytes};
+    return SwizzledStaging{M,
+                           N,
+                           K,
+                           width(K * elemBytes),
+                           width((bKMajor ? K : N) * elemBytes),
+                           elemBytes,
+                           bKMajor};
   }
   static int64_t swizzle(int64_t offset, int64_t width) {
     return offset ^ (((offset >> 7) & (width / 16 - 1)) << 4);
@@ -197,6 +215,9 @@ struct SwizzledStaging {
   }
   int64_t bByte(int64_t k, int64_t n) const {
     int64_t pe = bPanelElems();
+    if (bKMajor)
+      return bOffset() + (k / pe) * N * bSwizzle +
+             swizzle(n * bSwizzle + (k % pe) * elemBytes, bSwizzle);
     return bOffset() + (n / pe) * K * bSwizzle +
            swizzle(k * bSwizzle + (n % pe) * elemBytes, bSwizzle);
   }
@@ -389,13 +410,14 @@ constexpr int64_t kMaxSharedMemory = 227 * 1024;
 
 /// The group width (elements of `elemBytes`) in which kite.async_stage
 /// with a tensor-core engine copies the block behind `ptrs` (layout
-/// `layout`, `cols` columns) with `mask`, or 0 when it cannot: cp.async
-/// needs groups of at least 4 bytes, contiguous and aligned, and a mask that
-/// is uniform over each group or a prefix of it (`x < bound`: source bytes
-/// cut the tail).
+/// `layout`) with `mask`, or 0 when it cannot: cp.async needs groups of at
+/// least 4 bytes, contiguous and aligned, and a mask that is uniform over
+/// each group or a prefix of it (`x < bound`: source bytes cut the tail).
+/// `maxRun` caps the group: the block's row length, or 1 where consecutive
+/// elements of a row land in different staging rows (a K-major B).
 int64_t swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
                           const BlockedLayout &layout, Value ptrs, Value mask,
-                          int64_t cols, int64_t elemBytes);
+                          int64_t maxRun, int64_t elemBytes);
 
 /// Gives each use of a cheap block of a dot result's shape (a splat,
 /// arange, broadcast, expand_dims or constant, or side-effect-free arith on

@@ -483,9 +483,9 @@ LogicalResult AsyncStageOp::verify() {
                             "engine, got "
                          << pointee;
   if (getEngine() == DotEngine::WGMMA && !pointee.isF16() &&
-      !pointee.isBF16())
-    return emitOpError() << "stages f16 or bf16 blocks only for the wgmma "
-                            "engine, got "
+      !pointee.isBF16() && !pointee.isF32())
+    return emitOpError() << "stages f16, bf16 or f32 blocks only for the "
+                            "wgmma engine, got "
                          << pointee;
   SmallVector<int64_t> expected =
       operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
@@ -503,13 +503,14 @@ LogicalResult AsyncStageOp::verify() {
 LogicalResult DotStagedOp::verify() {
   std::optional<Type> operand = getOperandType();
   if (getEngine() == DotEngine::WGMMA) {
-    if (!operand || !(operand->isF16() || operand->isBF16()))
-      return emitOpError() << "with engine = wgmma needs operand_type f16 or "
-                              "bf16";
-    if (getK() % 16)
-      return emitOpError() << "with engine = wgmma needs k a multiple of 16, "
-                              "got "
-                           << getK();
+    if (!operand ||
+        !(operand->isF16() || operand->isBF16() || operand->isF32()))
+      return emitOpError() << "with engine = wgmma needs operand_type f16, "
+                              "bf16 or f32 (tf32)";
+    int64_t step = operand->isF32() ? 8 : 16;
+    if (getK() % step)
+      return emitOpError() << "with engine = wgmma needs k a multiple of "
+                           << step << ", got " << getK();
   } else if (getEngine() == DotEngine::MMA) {
     if (!operand || !(operand->isF16() || operand->isBF16() ||
                       operand->isF32()))

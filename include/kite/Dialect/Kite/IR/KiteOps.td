@@ -779,8 +779,10 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
     `dot_shape` = [M, N, K]. Masked-off elements (`mask`, same shape) are
     not read and become 0. The copies complete at a later kite.async_wait.
     `engine` says which staging layout the slot has: `fma` (the default:
-    f32 blocks, the register-tiled FMA dot's DotStaging), or `wgmma` (f16 or
-    bf16 blocks in the swizzled layouts wgmma reads, SwizzledStaging).
+    f32 blocks, the register-tiled FMA dot's DotStaging), `wgmma` (f16 or
+    bf16 blocks in the swizzled layouts wgmma reads, SwizzledStaging; f32
+    blocks multiplied as tf32 likewise, but B K-major, as wgmma cannot
+    transpose tf32), or `mma` (the same swizzled layouts, B N-major).
 
     ```mlir
     kite.async_stage %a_ptrs, %mask slot %s operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
@@ -876,8 +878,8 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
   let description = [{
     `result = A * B + acc` with A (MxK) and B (KxN) the operands staged in
     slot `slot` of `stages` (M and N from the accumulator, K = `k`).
-    With `engine = wgmma` the operands are `operand_type` (f16 or bf16) in
-    the swizzled staging and the product is issued as asynchronous warpgroup
+    With `engine = wgmma` the operands are `operand_type` (f16 or bf16, or
+    f32 multiplied as tf32) in the swizzled staging and the product is issued as asynchronous warpgroup
     MMAs: the result may only be read after a kite.dot_wait of it (which
     the loop that carries it also passes through). With `engine = mma` the
     operands are `operand_type` (f16, bf16, or f32 multiplied as tf32) in
