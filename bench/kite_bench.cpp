@@ -350,6 +350,44 @@ int main(int argc, char **argv) {
         deviceFree(p);
     }
   }
+  // Triton tutorial 09 (dsl-examples/persistent_matmul.kite): f16 in and
+  // out, one program per SM looping over the tiles, 128x256x64 on 8 warps,
+  // 3 stages (the tutorial's fp16 configuration); "persistent" reads the
+  // operands through pointer blocks (cp.async), "persistent TMA" through
+  // tensor descriptors.
+  if (!shapes.empty()) {
+    const int sms = deviceMultiprocessors().value();
+    Kernel fill = load("bench/fill.kite", "fill_f16");
+    for (const char *form : {"matmul_persistent", "matmul_descriptor_persistent"}) {
+      bool descriptors = std::strcmp(form, "matmul_descriptor_persistent") == 0;
+      CompileOptions o;
+      o.constants = {{"NUM_SMS", sms}};
+      Kernel mm = load("dsl-examples/persistent_matmul.kite", form, o);
+      for (Shape s : shapes) {
+        uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
+        uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
+        uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
+        synchronize().value();
+        uint32_t grid = std::min<uint32_t>(
+            uint32_t(sms), cdiv(s.M, 128) * cdiv(s.N, 256));
+        std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b),
+                                 Arg::pointer(c), s.M, s.N, s.K};
+        if (!descriptors)
+          args.insert(args.end(), {s.K, 1, s.N, 1, s.N, 1});
+        double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
+                           /*settle=*/true);
+        double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"f16\", "
+                    "\"blocks\": \"128x256x64 persistent%s\", "
+                    "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
+                    "\"tflops\": %.2f}\n",
+                    descriptors ? " TMA" : "", s.M, s.N, s.K, ms * 1e3, tflops);
+        std::fflush(stdout);
+        for (uint64_t p : {a, b, c})
+          deviceFree(p);
+      }
+    }
+  }
   // Autotuned f32 (exact), tf32, f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
   // the runtime times their configurations on the first launch of each
   // shape (outside the timing) and launches the fastest.

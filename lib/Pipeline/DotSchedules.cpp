@@ -43,17 +43,25 @@ void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried) {
 }
 
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
-                Value phase, int64_t D, int64_t slots) {
+                Value phase, int64_t D, int64_t slots, SlotStart start) {
   Location loc = loop.getLoc();
   Type i32 = rewriter.getI32Type();
   rewriter.setInsertionPoint(loop);
-  SmallVector<Value> inits = {
-      arith::ConstantIntOp::create(rewriter, loc, i32, 0)};
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+  };
+  Value first = start.slot ? start.slot : constant(0);
+  SmallVector<Value> inits = {first};
   if (ahead)
     inits.push_back(
-        arith::ConstantIntOp::create(rewriter, loc, i32, D % slots));
+        start.slot ? Value(arith::RemSIOp::create(
+                         rewriter, loc,
+                         arith::AddIOp::create(rewriter, loc, first,
+                                               constant(D)),
+                         constant(slots)))
+                   : constant(D % slots));
   if (phase)
-    inits.push_back(arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+    inits.push_back(start.phase ? start.phase : constant(0));
   auto grown = loop.replaceWithAdditionalYields(
       rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {

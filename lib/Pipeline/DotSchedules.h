@@ -38,12 +38,23 @@ std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body);
 /// and the initial one through a no-op wait before it.
 void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried);
 
+/// Where the slot counters of a loop start: slot 0 and phase 0 (the loop
+/// runs once), or values carried in from an enclosing loop (a persistent
+/// kernel's tile loop: the slots and barrier phases go on from tile to
+/// tile).
+struct SlotStart {
+  Value slot;  ///< null: 0
+  Value phase; ///< null: 0
+};
+
 /// Replaces this iteration's slot (`slot`, k mod S) and the one D ahead
 /// (`ahead`, if any) by iteration arguments that step by one and wrap at S,
 /// and with `phase` (TMA: (k / S) & 1) adds one that flips when the slot
-/// wraps: no division or remainder in the loop.
+/// wraps: no division or remainder in the loop. They start at `start`
+/// (`ahead` at start + D mod S), which must agree with `slot` and `phase`
+/// at the first iteration (they stay where the loop cannot grow).
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
-                Value phase, int64_t D, int64_t slots);
+                Value phase, int64_t D, int64_t slots, SlotStart start = {});
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

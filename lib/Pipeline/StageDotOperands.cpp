@@ -78,7 +78,11 @@ struct StageDotOperands
         continue; // num_stages = 1: no copies in flight, nothing to stage
       kd::KiteTypeConverter conv(ctx, 32 * warps, func);
       SmallVector<scf::ForOp> loops;
-      func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      // Outer loops first: staging a loop nested in another may replace
+      // the outer one (TMA in a persistent kernel's tile loop carries its
+      // slot count there), never the loops inside the staged one.
+      func.walk<WalkOrder::PreOrder>(
+          [&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
         stage(func, loop, conv, warps, stages);
     }

@@ -72,11 +72,14 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
   auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
   if (!loop || dot->getBlock() != loop.getBody())
     return std::nullopt;
-  // The barriers are initialized once, before the loop: a loop nested in
-  // another (a persistent kernel's tile loop) would initialize them again
-  // while their phases go on; such loops keep cp.async for now.
+  // The barriers are initialized once, before the loop, or before the
+  // loop around it (a persistent kernel's tile loop, which then carries the
+  // slots and phases from tile to tile); deeper nests keep cp.async.
   auto func = dot->getParentOfType<func::FuncOp>();
-  if (loop->getBlock() != &func.getBody().front())
+  Block *entry = &func.getBody().front();
+  if (loop->getBlock() != entry &&
+      !(isa<scf::ForOp>(loop->getParentOp()) &&
+        loop->getParentOp()->getBlock() == entry))
     return std::nullopt;
   int dots = 0;
   for (Operation &op : *loop.getBody())

@@ -124,18 +124,75 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
                              more, slot, int32_t(operand), dotShape);
     }
   };
-  rewriter.setInsertionPoint(loop);
+  // A loop nested in a tile loop (a persistent kernel, TmaOperands.cpp):
+  // the barriers are initialized once, before the tile loop, which carries
+  // `count`, the K iterations of the tiles before; each tile's slots and
+  // phases go on from there (every stage that is issued is waited for
+  // once, in order, so barrier b has completed one phase per earlier
+  // iteration k with k % slots == b).
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  Value count;
+  if (outer) {
+    rewriter.setInsertionPoint(outer);
+    Value zero = constant(0);
+    auto grown = outer.replaceWithAdditionalYields(
+        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>{args[0]}; // set below
+        });
+    if (failed(grown))
+      return; // kite-lower-descriptors lowers them to pointer blocks
+    outer = cast<scf::ForOp>(grown->getOperation());
+    count = outer.getRegionIterArgs().back();
+    rewriter.setInsertionPoint(outer);
+  } else {
+    rewriter.setInsertionPoint(loop);
+  }
   kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2);
+  rewriter.setInsertionPoint(loop);
+  // The slot of the loop's iteration `k` (a value), counted from the start
+  // of the kernel.
+  auto globalIndex = [&](Value k) {
+    return count ? arith::AddIOp::create(rewriter, loc, count, k).getResult()
+                 : k;
+  };
+  SlotStart start;
+  if (outer) {
+    start.slot = arith::RemSIOp::create(rewriter, loc, count, constant(slots));
+    start.phase = arith::AndIOp::create(
+        rewriter, loc,
+        arith::DivSIOp::create(rewriter, loc, count, constant(slots)),
+        constant(1));
+    // After this tile: count + the loop's trip count.
+    Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(),
+                                       loop.getLowerBound());
+    Value step = loop.getStep();
+    Value trips = arith::DivSIOp::create(
+        rewriter, loc,
+        arith::AddIOp::create(
+            rewriter, loc, span,
+            arith::SubIOp::create(rewriter, loc, step, constant(1))),
+        step);
+    trips = arith::MaxSIOp::create(rewriter, loc, trips, constant(0));
+    auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+    yield->setOperand(yield->getNumOperands() - 1,
+                      arith::AddIOp::create(rewriter, loc, count, trips));
+  }
   for (int64_t d = 0; d < D; ++d) {
     auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
                                      slices->initialArgs(loop), d);
-    stageAt(map, ivAt, constant(d));
+    Value slot = count ? arith::RemSIOp::create(rewriter, loc,
+                                                globalIndex(constant(d)),
+                                                constant(slots))
+                             .getResult()
+                       : constant(d);
+    stageAt(map, ivAt, slot);
   }
   rewriter.setInsertionPoint(dot);
-  Value index = arith::DivSIOp::create(
+  Value index = globalIndex(arith::DivSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
-      loop.getStep());
+      loop.getStep()));
   Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
   Value phase = arith::AndIOp::create(
       rewriter, loc,
@@ -161,7 +218,7 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
     rewriter.setInsertionPointAfter(loop);
     waitAroundLoop(rewriter, loop, *carried);
   }
-  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots, start);
 }
 
 /// The values `values` (defined outside `loop`) depend on, as ops of the

@@ -181,6 +181,22 @@ Expected<const Driver *> kite::cuda::driverOn(int device) {
   return d;
 }
 
+Expected<int> kite::cuda::attributeOf(int device, int attribute) {
+  auto d = driverOn(device);
+  if (!d)
+    return d.error();
+  const Driver &drv = **d;
+  CUdevice dev;
+  int value = 0;
+  if (auto ok = drv.check("cuDeviceGet", drv.cuDeviceGet(&dev, device)); !ok)
+    return ok.error();
+  if (auto ok = drv.check("cuDeviceGetAttribute",
+                          drv.cuDeviceGetAttribute(&value, attribute, dev));
+      !ok)
+    return ok.error();
+  return value;
+}
+
 Expected<std::string> kite::cuda::chipOf(int device) {
   auto d = driverOn(device);
   if (!d)

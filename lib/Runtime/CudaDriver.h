@@ -29,6 +29,7 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
@@ -105,6 +106,8 @@ Expected<const Driver *> driverOn(int device);
 
 /// "sm_XY" of `device`.
 Expected<std::string> chipOf(int device);
+/// An integer attribute (CU_DEVICE_ATTRIBUTE_*) of a device.
+Expected<int> attributeOf(int device, int attribute);
 
 } // namespace kite::cuda
 

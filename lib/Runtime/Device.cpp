@@ -28,6 +28,10 @@ Expected<int> kite::deviceCount() {
 
 Expected<std::string> kite::deviceChip(int device) { return chipOf(device); }
 
+Expected<int> kite::deviceMultiprocessors(int device) {
+  return cuda::attributeOf(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+}
+
 std::string kite::machineCodeCompiler() {
   const auto &c = detail::findPtxas();
   return c ? c->stamp : std::string();

@@ -54,10 +54,13 @@ for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):
 for dtype in ("f32", "tf32", "f16", "bf16"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
-        # Kite's TMA rows beside Triton's TMA kernel when the run has it.
-        t = ("TMA" in r.get("blocks", "") and
-             find(impl="triton_tma", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])) or \
-            find(impl="triton", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
+        # Kite's TMA rows beside Triton's TMA kernel, its persistent ones
+        # beside Triton's tutorial 09, when the run has them.
+        blocks = r.get("blocks", "")
+        anchor = ("triton_persistent_tma" if "persistent TMA" in blocks else
+                  "triton_persistent" if "persistent" in blocks else
+                  "triton_tma" if "TMA" in blocks else "triton")
+        t = find(impl=anchor, kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
         c = find(impl="cublas", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
         tv = t["tflops"] if t else float("nan")
         cv = c["tflops"] if c else float("nan")

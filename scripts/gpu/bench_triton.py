@@ -77,6 +77,78 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
 # The same with A and B read through in-kernel tensor descriptors (TMA on
 # Hopper; Triton's tutorial 09 without persistence): the anchor of Kite's
 # "TMA" rows.
+# Triton tutorial 09 (persistent matmul, f16 in and out), its two forms with
+# the tutorial's fp16 configuration (128x256x64, 8 warps, 3 stages): the
+# anchors of Kite's "persistent" rows (dsl-examples/persistent_matmul.kite).
+@triton.jit
+def _persistent_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_M: tl.constexpr):
+    group_id = tile_id // num_pid_in_group
+    first_m = group_id * GROUP_M
+    gsize = min(num_pid_m - first_m, GROUP_M)
+    return first_m + (tile_id % gsize), (tile_id % num_pid_in_group) // gsize
+
+
+@triton.jit
+def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                             NUM_SMS: tl.constexpr):
+    start_pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_M * num_pid_n
+    offs_k_for_mask = tl.arange(0, BLOCK_K)
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _persistent_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
+        offs_am = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_bn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_am = tl.where(offs_am < M, offs_am, 0)
+        offs_bn = tl.where(offs_bn < N, offs_bn, 0)
+        offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_M), BLOCK_M)
+        offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_N), BLOCK_N)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_K + tl.arange(0, BLOCK_K)
+            a = tl.load(a_ptr + offs_am[:, None] * sam + offs_k[None, :] * sak,
+                        mask=offs_k_for_mask[None, :] < K - ki * BLOCK_K, other=0.0)
+            b = tl.load(b_ptr + offs_k[:, None] * sbk + offs_bn[None, :] * sbn,
+                        mask=offs_k_for_mask[:, None] < K - ki * BLOCK_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], acc.to(tl.float16),
+                 mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def matmul_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                                        NUM_SMS: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1],
+                                       block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    start_pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _persistent_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])
+            b = b_desc.load([ki * BLOCK_K, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
 @triton.autotune(configs=configs(), key=["M", "N", "K"])
 @triton.jit
 def matmul_tma_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, scn,
@@ -268,6 +340,27 @@ def main():
                          us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
                 except Exception as e:  # an older Triton: no TMA row
                     print(f"triton TMA matmul skipped: {e}", file=sys.stderr)
+            if dtype == "f16":
+                # Tutorial 09: f16 output, a grid of min(#SMs, tiles).
+                sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+                c16 = torch.empty(M, N, device="cuda", dtype=torch.float16)
+                pgrid = (min(sms, triton.cdiv(M, 128) * triton.cdiv(N, 256)),)
+                meta = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, NUM_SMS=sms,
+                            num_warps=8, num_stages=3)
+                forms = (("triton_persistent", lambda: matmul_persistent_kernel[pgrid](
+                              a, b, c16, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                              b.stride(1), c16.stride(0), c16.stride(1), **meta)),
+                         ("triton_persistent_tma", lambda: matmul_descriptor_persistent_kernel[pgrid](
+                              a, b, c16, M, N, K, **meta)))
+                for impl, pfn in forms:
+                    try:
+                        pfn()
+                        torch.cuda.synchronize(); time.sleep(0.3)
+                        ms = do_bench(pfn, warmup=25, rep=100, return_mode="median")
+                        emit(impl=impl, kernel="matmul", dtype=dtype, M=M, N=N, K=K,
+                             us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
+                    except Exception as e:
+                        print(f"{impl} matmul skipped: {e}", file=sys.stderr)
             torch.cuda.synchronize(); time.sleep(0.3)
             ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median")
             emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,

@@ -36,7 +36,7 @@ if [ -d .gpu/rt ]; then
   fi
   if want programs; then
     echo "== host programs"
-    for p in vector_add dropout seeded_dropout matmul softmax layer_norm layer_norm_bwd matmul_autotune; do
+    for p in vector_add dropout seeded_dropout matmul softmax layer_norm layer_norm_bwd matmul_autotune persistent_matmul; do
       (cd $rt && ./examples/$p) || status=1
     done
   fi

@@ -170,3 +170,67 @@ TEST(GPU, DescriptorMatmulWithTma) {
     }
   }
 }
+
+// Tutorial 09's persistent descriptor matmul (dsl-examples/
+// persistent_matmul.kite): a few programs loop over many tiles, so the
+// barrier ring's slots and phases go on from tile to tile, with K loops of
+// 1 (fewer than the 2 stages ahead), 2, 5 and 16 iterations. TMA and
+// cp.async (CompileOptions::tma = false) must agree bit for bit, and both
+// with float64 (f16 output).
+TEST(GPU, PersistentMatmulWithTma) {
+  REQUIRE_GPU();
+  Expected<Kernel> kernels[2] = {Error(ErrorCode::InvalidArgument, ""),
+                                 Error(ErrorCode::InvalidArgument, "")};
+  const int programs = 7;
+  for (int tma = 0; tma < 2; ++tma) {
+    CompileOptions o;
+    o.kernel = "matmul_descriptor_persistent";
+    o.constants = {{"BLOCK_N", 128}, {"NUM_SMS", programs}};
+    o.tma = tma == 1;
+    kernels[tma] = compileKite(source("persistent_matmul.kite"), o,
+                               "persistent_matmul.kite");
+    ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
+  }
+  for (int K : {40, 72, 320, 1024}) {
+    const int M = 1000, N = 520;
+    auto a = randomValues(size_t(M) * K, 21), b = randomValues(size_t(K) * N, 22);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    std::vector<uint16_t> results[2];
+    for (int tma = 0; tma < 2; ++tma) {
+      auto dc = DeviceBuffer<uint16_t>::fromHost(
+                    std::vector<uint16_t>(size_t(M) * N + 1, 0x7e00))
+                    .value();
+      auto ran = kernels[tma]->launch(
+          Grid(programs),
+          {Arg(da), Arg(db), Arg(dc), int32_t(M), int32_t(N), int32_t(K)});
+      ASSERT_TRUE(ran) << ran.error().str();
+      results[tma] = dc.toHost().value();
+    }
+    std::string what = "1000x520x" + std::to_string(K);
+    EXPECT_EQ(results[1].back(), 0x7e00) << what << ": written past C";
+    double worst = 0;
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double ref = 0, mag = 0;
+        for (int kk = 0; kk < K; ++kk) {
+          double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
+          ref += p;
+          mag += std::fabs(p);
+        }
+        size_t i = size_t(m) * N + n;
+        ASSERT_EQ(results[1][i], results[0][i])
+            << what << ": TMA and cp.async differ at (" << m << ", " << n << ")";
+        double got = fromHalfBits(results[1][i], false);
+        // f16 output: half an ulp of the result, beside the products' sum.
+        worst = std::max(worst, std::fabs(got - ref) /
+                                    (mag * 2e-4 + std::fabs(ref) * 1e-3 + 1e-6));
+      }
+    EXPECT_LE(worst, 1.0) << what;
+  }
+}

@@ -144,6 +144,9 @@ TEST_F(RuntimeTest, LaunchWithoutDriverFailsClearly) {
   auto count = deviceCount();
   ASSERT_FALSE(count);
   EXPECT_EQ(count.error().code(), ErrorCode::NoDriver);
+  auto sms = deviceMultiprocessors();
+  ASSERT_FALSE(sms);
+  EXPECT_EQ(sms.error().code(), ErrorCode::NoDriver);
   auto buffer = DeviceBuffer<float>::allocate(16);
   ASSERT_FALSE(buffer);
   EXPECT_EQ(buffer.error().code(), ErrorCode::NoDriver);

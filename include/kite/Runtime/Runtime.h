@@ -340,6 +340,9 @@ KITE_API Expected<std::string> compilePtxToCubin(const std::string &ptx,
 KITE_API Expected<int> deviceCount();
 /// "sm_XY" of a device.
 KITE_API Expected<std::string> deviceChip(int device = 0);
+/// The number of SMs of a device: a persistent kernel's grid (Triton's
+/// NUM_SMS).
+KITE_API Expected<int> deviceMultiprocessors(int device = 0);
 /// Waits for all work on a device.
 KITE_API Expected<void> synchronize(int device = 0);
 
