@@ -89,6 +89,9 @@ Value TmaSchedules::tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
 ///             tma_stage(k + D) -> slot (k + D) % S'      (one thread)
 ///             dot_wait 1
 /// The stages past the loop's end are predicated off, never waited for.
+/// In a tile loop (a persistent kernel) k counts from the kernel's start:
+/// the barriers are initialized before the tile loop, which carries the
+/// count (docs/lowering.md, "Persistent kernels").
 void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
                                 kd::DotOp dot,
                                 std::array<kd::DescriptorLoadOp, 2> loads,
