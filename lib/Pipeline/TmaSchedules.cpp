@@ -153,19 +153,25 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   }
   kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2);
   rewriter.setInsertionPoint(loop);
-  // The slot of the loop's iteration `k` (a value), counted from the start
-  // of the kernel.
+  // The index of the loop's iteration `k` counted from the start of the
+  // kernel, and the slot and barrier phase of an index.
   auto globalIndex = [&](Value k) {
     return count ? arith::AddIOp::create(rewriter, loc, count, k).getResult()
                  : k;
   };
+  auto slotOf = [&](Value index) -> Value {
+    return arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+  };
+  auto phaseOf = [&](Value index) -> Value {
+    return arith::AndIOp::create(
+        rewriter, loc,
+        arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
+        constant(1));
+  };
   SlotStart start;
   if (outer) {
-    start.slot = arith::RemSIOp::create(rewriter, loc, count, constant(slots));
-    start.phase = arith::AndIOp::create(
-        rewriter, loc,
-        arith::DivSIOp::create(rewriter, loc, count, constant(slots)),
-        constant(1));
+    start.slot = slotOf(count);
+    start.phase = phaseOf(count);
     // After this tile: count + the loop's trip count.
     Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(),
                                        loop.getLowerBound());
@@ -184,23 +190,15 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   for (int64_t d = 0; d < D; ++d) {
     auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
                                      slices->initialArgs(loop), d);
-    Value slot = count ? arith::RemSIOp::create(rewriter, loc,
-                                                globalIndex(constant(d)),
-                                                constant(slots))
-                             .getResult()
-                       : constant(d);
-    stageAt(map, ivAt, slot);
+    stageAt(map, ivAt, count ? slotOf(globalIndex(constant(d))) : constant(d));
   }
   rewriter.setInsertionPoint(dot);
   Value index = globalIndex(arith::DivSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
       loop.getStep()));
-  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
-  Value phase = arith::AndIOp::create(
-      rewriter, loc,
-      arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
-      constant(1));
+  Value slot = slotOf(index);
+  Value phase = phaseOf(index);
   kd::TmaWaitOp::create(rewriter, loc, slot, phase);
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   auto staged = kd::DotStagedOp::create(
@@ -208,9 +206,8 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
       aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
   auto [map, ivAt] =
       slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-  Value aheadSlot = arith::RemSIOp::create(
-      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-      constant(slots));
+  Value aheadSlot =
+      slotOf(arith::AddIOp::create(rewriter, loc, index, constant(D)));
   stageAt(map, ivAt, aheadSlot);
   Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                        staged.getResult(), carried ? 1 : 0);
