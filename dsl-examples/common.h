@@ -47,6 +47,19 @@ inline bool haveGPU() {
   return false;
 }
 
+/// Milliseconds of one launch of `kernel` on the GPU, timed with events
+/// after a first launch (which compiles, loads and warms up).
+inline double timedLaunchMs(const kite::Kernel &kernel, kite::Grid grid,
+                            const std::vector<kite::Arg> &args) {
+  kernel.launch(grid, args).value();
+  kite::Event start = kite::Event::create().value();
+  kite::Event end = kite::Event::create().value();
+  start.record().value();
+  kernel.launch(grid, args).value();
+  end.record().value();
+  return kite::Event::elapsedMs(start, end).value();
+}
+
 /// f32 to the bits of an f16 (round to nearest even), and back.
 inline uint16_t toHalf(float f) {
   _Float16 h = _Float16(f);

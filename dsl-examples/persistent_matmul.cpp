@@ -73,13 +73,7 @@ int main(int argc, char **argv) {
       std::vector<kite::Arg> args = {da, db, dc, M, N, K};
       if (!descriptors)
         args.insert(args.end(), {K, 1, N, 1, N, 1});
-      mm.launch(grid, args).value(); // compile, load, warm up
-      kite::Event start = kite::Event::create().value();
-      kite::Event end = kite::Event::create().value();
-      start.record().value();
-      mm.launch(grid, args).value();
-      end.record().value();
-      double ms = kite::Event::elapsedMs(start, end).value();
+      double ms = examples::timedLaunchMs(mm, grid, args);
       tflops = 2.0 * M * double(N) * K / ms / 1e9;
       out = dc.toHost().value();
     } else {
