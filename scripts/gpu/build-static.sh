@@ -12,5 +12,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export KITE_BUILD_DIR="${KITE_STATIC_BUILD_DIR:-$root/build-static}"
 export KITE_CMAKE_ARGS="-DKITE_STATIC_LLVM=ON"
-bash "$root/scripts/build.sh" kite_runtime vector_add dropout seeded_dropout matmul softmax layer_norm layer_norm_bwd matmul_autotune persistent_matmul \
+. "$root/scripts/gpu/programs.sh"
+# shellcheck disable=SC2086
+bash "$root/scripts/build.sh" kite_runtime $KITE_HOST_PROGRAMS \
   KiteRuntimeGPUTests kite-bench-runtime kite-bench "$@"

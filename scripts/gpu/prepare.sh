@@ -52,7 +52,8 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
     readelf -d "$rt/lib/libkite.so" | grep NEEDED >&2
     exit 1
   fi
-  for p in vector_add dropout seeded_dropout matmul softmax layer_norm layer_norm_bwd matmul_autotune persistent_matmul; do
+  . "$root/scripts/gpu/programs.sh"
+  for p in $KITE_HOST_PROGRAMS; do
     strip -o "$rt/examples/$p" "$static/examples/$p"
   done
   strip -o "$rt/unittests/KiteRuntimeGPUTests" "$static/unittests/KiteRuntimeGPUTests"

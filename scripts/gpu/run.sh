@@ -36,7 +36,8 @@ if [ -d .gpu/rt ]; then
   fi
   if want programs; then
     echo "== host programs"
-    for p in vector_add dropout seeded_dropout matmul softmax layer_norm layer_norm_bwd matmul_autotune persistent_matmul; do
+    . scripts/gpu/programs.sh
+    for p in $KITE_HOST_PROGRAMS; do
       (cd $rt && ./examples/$p) || status=1
     done
   fi
