@@ -130,12 +130,13 @@ struct PaddedAddresses {
 };
 
 /// The kite.dot_staged loops of `kernel` and, per loop, the span of its
-/// block where staged operands may be live: from the first kite.async_stage
-/// before it (the prologue) to the last kite.dot_wait after it.
+/// block where staged operands may be live: from the first copy before it
+/// (the prologue: kite.async_stage, or kite.tma_stage) to the last
+/// kite.dot_wait after it.
 SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel) {
   std::set<Operation *> loops;
   kernel->walk([&](Operation *op) {
-    if (!isa<DotStagedOp, AsyncStageOp>(op))
+    if (!isa<DotStagedOp, AsyncStageOp, TmaStageOp>(op))
       return;
     Operation *loop = op->getParentOfType<scf::ForOp>();
     loops.insert(loop ? loop : op);
@@ -144,7 +145,7 @@ SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel)
   for (Operation *loop : loops) {
     Operation *first = loop, *last = loop;
     for (Operation *o = loop->getPrevNode(); o; o = o->getPrevNode())
-      if (isa<AsyncStageOp, AsyncCommitOp>(o))
+      if (isa<AsyncStageOp, AsyncCommitOp, TmaStageOp>(o))
         first = o;
     for (Operation *o = loop->getNextNode(); o; o = o->getNextNode())
       if (isa<DotWaitOp, AsyncWaitOp>(o))
