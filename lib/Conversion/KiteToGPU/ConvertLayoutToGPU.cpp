@@ -20,7 +20,8 @@
 // ends with a barrier, so that a later user may overwrite it.
 //
 // insertEpilogueConversions puts one before each store of a tensor-core
-// dot's result shape where the shared memory it needs leaves as many
+// dot's result shape where the shared memory it needs (none beyond the
+// slots when it reuses them, else scratch of its own) leaves as many
 // programs on an SM as before: the wgmma and mma.sync accumulators hold two consecutive
 // columns of 8 rows a warp (8-byte stores, 8 rows a warp instruction); in
 // the linear layout a warp writes 512 consecutive bytes of one row in
@@ -132,14 +133,14 @@ struct PaddedAddresses {
 /// The kite.dot_staged loops of `kernel` and, per loop, the span of its
 /// block where staged operands may be live: from the first copy before it
 /// (the prologue: kite.async_stage, or kite.tma_stage) to the last
-/// kite.dot_wait after it.
+/// kite.dot_wait after it. (The loop of a prologue's copies is not such a
+/// loop: in a persistent kernel it is the tile loop, whose epilogue comes
+/// after the tile's K loop and its final wait.)
 SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel) {
   std::set<Operation *> loops;
-  kernel->walk([&](Operation *op) {
-    if (!isa<DotStagedOp, AsyncStageOp, TmaStageOp>(op))
-      return;
+  kernel->walk([&](DotStagedOp op) {
     Operation *loop = op->getParentOfType<scf::ForOp>();
-    loops.insert(loop ? loop : op);
+    loops.insert(loop ? loop : op.getOperation());
   });
   SmallVector<std::pair<Operation *, Operation *>> spans;
   for (Operation *loop : loops) {
@@ -169,6 +170,17 @@ bool mlir::kite::reusesStagingMemory(ConvertLayoutOp op) {
   auto kernel = op->getParentOfType<FunctionOpInterface>();
   if (!kernel)
     return false;
+  // A producer warp in a tile loop (a persistent kernel) loads the next
+  // tile into the slots while the others convert this one's result: no
+  // reuse inside a loop around a staged dot.
+  bool producer = false;
+  kernel->walk([&](WarpIsProducerOp) { producer = true; });
+  if (producer)
+    for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+         loop = loop->getParentOfType<scf::ForOp>())
+      if (loop->walk([](DotStagedOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        return false;
   for (auto [first, last] : stagingSpans(kernel)) {
     Operation *at = first->getBlock()->findAncestorOpInBlock(*op);
     if (!at)
@@ -207,9 +219,13 @@ void mlir::kite::insertEpilogueConversions(Operation *kernel) {
     auto convert =
         ConvertLayoutOp::create(b, store.getLoc(), store.getValue().getType(),
                                 store.getValue());
-    int64_t bytes = std::max(now, convertLayoutBytes(convert));
-    if (programsPerSM(bytes) < programsPerSM(before) ||
-        !reusesStagingMemory(convert)) {
+    // Reusing the staging slots it costs nothing beyond its own size;
+    // otherwise (inside a pipelined loop, or beside a producer warp that
+    // runs ahead into the next tile) it takes scratch before the slots.
+    int64_t bytes = reusesStagingMemory(convert)
+                        ? std::max(now, convertLayoutBytes(convert))
+                        : now + convertLayoutBytes(convert);
+    if (programsPerSM(bytes) < programsPerSM(before)) {
       convert->erase();
       continue;
     }
