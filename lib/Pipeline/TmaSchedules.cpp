@@ -80,6 +80,71 @@ Value TmaSchedules::tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
   return param;
 }
 
+/// The slot and the barrier phase of the K iteration with index `index`
+/// (counted from the kernel's start) in a ring of `slots`.
+static Value slotOf(IRRewriter &rewriter, Location loc, Value index,
+                    int64_t slots) {
+  Type i32 = rewriter.getI32Type();
+  return arith::RemSIOp::create(
+      rewriter, loc, index,
+      arith::ConstantIntOp::create(rewriter, loc, i32, slots));
+}
+static Value phaseOf(IRRewriter &rewriter, Location loc, Value index,
+                     int64_t slots) {
+  Type i32 = rewriter.getI32Type();
+  return arith::AndIOp::create(
+      rewriter, loc,
+      arith::DivSIOp::create(
+          rewriter, loc, index,
+          arith::ConstantIntOp::create(rewriter, loc, i32, slots)),
+      arith::ConstantIntOp::create(rewriter, loc, i32, 1));
+}
+
+/// The number of iterations of `loop` (a constant positive step), at the
+/// insertion point.
+static Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop) {
+  Type i32 = rewriter.getI32Type();
+  Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
+  Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(),
+                                     loop.getLowerBound());
+  Value step = loop.getStep();
+  Value trips = arith::DivSIOp::create(
+      rewriter, loc,
+      arith::AddIOp::create(rewriter, loc, span,
+                            arith::SubIOp::create(rewriter, loc, step, one)),
+      step);
+  return arith::MaxSIOp::create(
+      rewriter, loc, trips, arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+}
+
+/// Gives the tile loop `outer` (around a K loop) one more iteration
+/// argument, from 0: the number of K iterations of the tiles before
+/// (`count`, whose yield the caller sets: count + the K loop's trip count).
+/// Returns the new tile loop, or none when it could not grow.
+static std::optional<std::pair<scf::ForOp, Value>>
+carryCount(IRRewriter &rewriter, scf::ForOp outer) {
+  rewriter.setInsertionPoint(outer);
+  Value zero = arith::ConstantIntOp::create(rewriter, outer.getLoc(),
+                                            rewriter.getI32Type(), 0);
+  auto grown = outer.replaceWithAdditionalYields(
+      rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>{args[0]}; // set by the caller
+      });
+  if (failed(grown))
+    return std::nullopt;
+  auto grownFor = cast<scf::ForOp>(grown->getOperation());
+  return std::make_pair(grownFor, Value(grownFor.getRegionIterArgs().back()));
+}
+
+/// Sets the last yield operand of `outer` (its count) to count + `trips`.
+static void yieldCount(IRRewriter &rewriter, Location loc, scf::ForOp outer,
+                       Value count, Value trips) {
+  auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+  yield->setOperand(yield->getNumOperands() - 1,
+                    arith::AddIOp::create(rewriter, loc, count, trips));
+}
+
 /// Stages `dot`'s operands (`loads`, descriptor loads) with TMA, as the
 /// cp.async path does (S + 1 slots, S - 1 blocks in flight, the dot
 /// waited for one iteration later), with an mbarrier per slot:
@@ -136,17 +201,10 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
   Value count;
   if (outer) {
-    rewriter.setInsertionPoint(outer);
-    Value zero = constant(0);
-    auto grown = outer.replaceWithAdditionalYields(
-        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>{args[0]}; // set below
-        });
-    if (failed(grown))
+    auto grown = carryCount(rewriter, outer);
+    if (!grown)
       return; // kite-lower-descriptors lowers them to pointer blocks
-    outer = cast<scf::ForOp>(grown->getOperation());
-    count = outer.getRegionIterArgs().back();
+    std::tie(outer, count) = *grown;
     rewriter.setInsertionPoint(outer);
   } else {
     rewriter.setInsertionPoint(loop);
@@ -154,51 +212,31 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2);
   rewriter.setInsertionPoint(loop);
   // The index of the loop's iteration `k` counted from the start of the
-  // kernel, and the slot and barrier phase of an index.
+  // kernel.
   auto globalIndex = [&](Value k) {
     return count ? arith::AddIOp::create(rewriter, loc, count, k).getResult()
                  : k;
   };
-  auto slotOf = [&](Value index) -> Value {
-    return arith::RemSIOp::create(rewriter, loc, index, constant(slots));
-  };
-  auto phaseOf = [&](Value index) -> Value {
-    return arith::AndIOp::create(
-        rewriter, loc,
-        arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
-        constant(1));
-  };
   SlotStart start;
   if (outer) {
-    start.slot = slotOf(count);
-    start.phase = phaseOf(count);
-    // After this tile: count + the loop's trip count.
-    Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(),
-                                       loop.getLowerBound());
-    Value step = loop.getStep();
-    Value trips = arith::DivSIOp::create(
-        rewriter, loc,
-        arith::AddIOp::create(
-            rewriter, loc, span,
-            arith::SubIOp::create(rewriter, loc, step, constant(1))),
-        step);
-    trips = arith::MaxSIOp::create(rewriter, loc, trips, constant(0));
-    auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
-    yield->setOperand(yield->getNumOperands() - 1,
-                      arith::AddIOp::create(rewriter, loc, count, trips));
+    start.slot = slotOf(rewriter, loc, count, slots);
+    start.phase = phaseOf(rewriter, loc, count, slots);
+    yieldCount(rewriter, loc, outer, count, tripCount(rewriter, loc, loop));
   }
   for (int64_t d = 0; d < D; ++d) {
     auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
                                      slices->initialArgs(loop), d);
-    stageAt(map, ivAt, count ? slotOf(globalIndex(constant(d))) : constant(d));
+    stageAt(map, ivAt,
+            count ? slotOf(rewriter, loc, globalIndex(constant(d)), slots)
+                  : constant(d));
   }
   rewriter.setInsertionPoint(dot);
   Value index = globalIndex(arith::DivSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
       loop.getStep()));
-  Value slot = slotOf(index);
-  Value phase = phaseOf(index);
+  Value slot = slotOf(rewriter, loc, index, slots);
+  Value phase = phaseOf(rewriter, loc, index, slots);
   kd::TmaWaitOp::create(rewriter, loc, slot, phase);
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   auto staged = kd::DotStagedOp::create(
@@ -206,8 +244,9 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
       aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
   auto [map, ivAt] =
       slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-  Value aheadSlot =
-      slotOf(arith::AddIOp::create(rewriter, loc, index, constant(D)));
+  Value aheadSlot = slotOf(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
+      slots);
   stageAt(map, ivAt, aheadSlot);
   Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                        staged.getResult(), carried ? 1 : 0);
@@ -221,21 +260,33 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots, start);
 }
 
-/// The values `values` (defined outside `loop`) depend on, as ops of the
-/// kernel's entry block to clone (in block order), or none when one
-/// depends on an op with side effects or regions, or the loop is nested.
-static std::optional<SmallVector<Operation *>>
-entryDependencies(func::FuncOp func, scf::ForOp loop, ArrayRef<Value> values) {
+/// The ops the producer must repeat to compute `values` (used in `loop`):
+/// pure ops of the kernel's entry block (`entry`, in block order) and, when
+/// `loop` sits in a tile loop `outer` of the entry block, pure ops of the
+/// tile loop's body before `loop` (`tile`, in block order), which may use
+/// the tile loop's induction variable. None when a value depends on
+/// anything else (an op with side effects or regions, a loop-carried
+/// value), or the loop is nested deeper.
+struct ProducerDependencies {
+  SmallVector<Operation *> entry, tile;
+};
+static std::optional<ProducerDependencies>
+producerDependencies(func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
+                     ArrayRef<Value> values) {
   Block *entry = &func.getBody().front();
-  if (loop->getBlock() != entry)
+  Block *tileBody = outer ? outer.getBody() : nullptr;
+  if (loop->getBlock() != (outer ? tileBody : entry) ||
+      (outer && outer->getBlock() != entry))
     return std::nullopt;
   llvm::SetVector<Operation *> deps;
   SmallVector<Value> work(values.begin(), values.end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == loop.getBody())
+      if (arg.getOwner() == loop.getBody() && arg.getArgNumber() == 0)
         continue; // the induction variable: the producer's own
+      if (outer && arg.getOwner() == tileBody && arg.getArgNumber() == 0)
+        continue; // the tile loop's: the producer's tile loop's
       if (arg.getOwner() != entry)
         return std::nullopt;
       continue;
@@ -243,17 +294,22 @@ entryDependencies(func::FuncOp func, scf::ForOp loop, ArrayRef<Value> values) {
     Operation *def = v.getDefiningOp();
     if (loop->isAncestor(def))
       continue; // the slice's own ops, cloned with the induction variable
-    if (def->getBlock() != entry || def->getNumRegions() ||
-        !isMemoryEffectFree(def))
+    if ((def->getBlock() != entry && def->getBlock() != tileBody) ||
+        def->getNumRegions() || !isMemoryEffectFree(def))
       return std::nullopt;
     if (deps.insert(def))
       for (Value operand : def->getOperands())
         work.push_back(operand);
   }
-  SmallVector<Operation *> ordered(deps.begin(), deps.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+  ProducerDependencies out;
+  for (Operation *op : deps)
+    (op->getBlock() == entry ? out.entry : out.tile).push_back(op);
+  auto inOrder = [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  };
+  llvm::sort(out.entry, inOrder);
+  llvm::sort(out.tile, inOrder);
+  return out;
 }
 
 /// Warp specialization of a TMA-staged loop (option warp-specialize): a
@@ -265,9 +321,13 @@ entryDependencies(func::FuncOp func, scf::ForOp loop, ArrayRef<Value> values) {
 ///   loop k:        tma_wait full[k % S'] (no barrier); dot_staged;
 ///                  dot_wait 1; tma_release slot of dot k - 1 (k > 0)
 /// so the warps computing blocks never wait for each other in the loop
-/// and never compute an address. False (nothing changed) when the copies'
-/// offsets depend on loop-carried values or on ops that cannot be
-/// repeated at the kernel's entry.
+/// and never compute an address. In a tile loop (a persistent kernel) the
+/// producer runs the tile loop too, so it loads the next tile while the
+/// others finish this one and store it; k then counts from the kernel's
+/// start (the tile loop carries it), and each tile releases its last slot
+/// after its loop. False (nothing changed) when the copies' offsets depend
+/// on loop-carried values or on ops that cannot be repeated by the
+/// producer.
 bool TmaSchedules::stageWithProducerWarp(
     func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     std::array<kd::DescriptorLoadOp, 2> loads, int64_t warps, int64_t stages) {
@@ -276,15 +336,27 @@ bool TmaSchedules::stageWithProducerWarp(
   auto slices = ::kite::detail::LoadSlices::get(loop, ops);
   if (!slices || !slices->usedArgs.empty())
     return false;
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
   SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
                                loop.getStep()};
+  if (outer)
+    llvm::append_range(needed, ValueRange{outer.getLowerBound(),
+                                          outer.getUpperBound(),
+                                          outer.getStep()});
   for (Operation *op : slices->slice)
     llvm::append_range(needed, op->getOperands());
   for (kd::DescriptorLoadOp load : loads)
     llvm::append_range(needed, load.getOffsets());
-  auto deps = entryDependencies(func, loop, needed);
+  auto deps = producerDependencies(func, loop, outer, needed);
   if (!deps)
     return false;
+  // The tile loop's bounds must not depend on the tile loop itself.
+  if (outer)
+    for (Value v : {outer.getLowerBound(), outer.getUpperBound(),
+                    outer.getStep()})
+      if (Operation *def = v.getDefiningOp();
+          def && def->getBlock() != &func.getBody().front())
+        return false;
 
   RankedTensorType aType = dot.getA().getType();
   Type element = aType.getElementType();
@@ -297,6 +369,18 @@ bool TmaSchedules::stageWithProducerWarp(
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
   };
+  // The (slot, phase) after (slot, phase): the next slot, the phase
+  // flipped when the slot wraps.
+  auto advance = [&](Value slot, Value phase) -> SmallVector<Value> {
+    Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+    Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       next, constant(slots));
+    return {arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
+            arith::SelectOp::create(
+                rewriter, loc, wrap,
+                arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+                phase)};
+  };
   // The producer, at the kernel's entry.
   Block *entry = &func.getBody().front();
   rewriter.setInsertionPointToStart(entry);
@@ -308,14 +392,16 @@ bool TmaSchedules::stageWithProducerWarp(
                                   /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
   IRMapping outside;
-  for (Operation *op : *deps)
+  for (Operation *op : deps->entry)
     rewriter.clone(*op, outside);
-  auto producer = scf::ForOp::create(
-      rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
-      outside.lookupOrDefault(loop.getUpperBound()),
-      outside.lookupOrDefault(loop.getStep()),
-      ValueRange{constant(0), constant(0)});
-  {
+  // The producer's K loop from (slot, phase), in the insertion block;
+  // returns the (slot, phase) after it.
+  auto produce = [&](IRMapping &map, Value slot0,
+                     Value phase0) -> SmallVector<Value> {
+    auto producer = scf::ForOp::create(
+        rewriter, loc, map.lookupOrDefault(loop.getLowerBound()),
+        map.lookupOrDefault(loop.getUpperBound()),
+        map.lookupOrDefault(loop.getStep()), ValueRange{slot0, phase0});
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(producer.getBody());
     Value slot = producer.getRegionIterArgs()[0];
@@ -325,36 +411,59 @@ bool TmaSchedules::stageWithProducerWarp(
         rewriter, loc, slot,
         arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
         /*empty=*/true, /*nosync=*/true);
-    IRMapping map = outside;
-    map.map(loop.getInductionVar(), producer.getInductionVar());
+    IRMapping inner = map;
+    inner.map(loop.getInductionVar(), producer.getInductionVar());
     for (Operation *op : slices->slice)
-      rewriter.clone(*op, map);
+      rewriter.clone(*op, inner);
     Value yes =
         arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
     for (auto [operand, load] : llvm::enumerate(loads)) {
       SmallVector<Value> offsets;
       for (Value o : load.getOffsets())
-        offsets.push_back(map.lookupOrDefault(o));
+        offsets.push_back(inner.lookupOrDefault(o));
       auto stage = kd::TmaStageOp::create(rewriter, load.getLoc(),
                                           maps[operand], offsets, yes, slot,
                                           int32_t(operand), dotShape);
       stage.setProducer(true);
     }
-    Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
-    Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                       next, constant(slots));
-    scf::YieldOp::create(
-        rewriter, loc,
-        ValueRange{
-            arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
-            arith::SelectOp::create(
-                rewriter, loc, wrap,
-                arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
-                phase)});
+    scf::YieldOp::create(rewriter, loc, advance(slot, phase));
+    return SmallVector<Value>(producer.getResults());
+  };
+  if (outer) {
+    auto tiles = scf::ForOp::create(
+        rewriter, loc, outside.lookupOrDefault(outer.getLowerBound()),
+        outside.lookupOrDefault(outer.getUpperBound()),
+        outside.lookupOrDefault(outer.getStep()),
+        ValueRange{constant(0), constant(0)});
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(tiles.getBody());
+    IRMapping map = outside;
+    map.map(outer.getInductionVar(), tiles.getInductionVar());
+    for (Operation *op : deps->tile)
+      rewriter.clone(*op, map);
+    scf::YieldOp::create(rewriter, loc,
+                         produce(map, tiles.getRegionIterArgs()[0],
+                                 tiles.getRegionIterArgs()[1]));
+  } else {
+    produce(outside, constant(0), constant(0));
   }
   kd::ExitOp::create(rewriter, loc);
 
-  // The consumers' loop.
+  // The consumers. In a tile loop, `count` (carried by it) is the number of
+  // K iterations before this tile's.
+  Value count, trips;
+  SlotStart start;
+  if (outer) {
+    auto grown = carryCount(rewriter, outer);
+    if (!grown)
+      return false; // cannot happen for an scf.for; the producer stays dead
+    std::tie(outer, count) = *grown;
+    rewriter.setInsertionPoint(loop);
+    start.slot = slotOf(rewriter, loc, count, slots);
+    start.phase = phaseOf(rewriter, loc, count, slots);
+    trips = tripCount(rewriter, loc, loop);
+    yieldCount(rewriter, loc, outer, count, trips);
+  }
   rewriter.setInsertionPoint(dot);
   Value now = constant(0), phase = constant(0);
   kd::TmaWaitOp::create(rewriter, loc, now, phase, /*empty=*/false,
@@ -389,8 +498,22 @@ bool TmaSchedules::stageWithProducerWarp(
   if (carried) {
     rewriter.setInsertionPointAfter(loop);
     waitAroundLoop(rewriter, loop, *carried);
+    // In a tile loop the producer goes on: the tile's last dot (waited for
+    // right after the loop) releases its slot, count + trips - 1, if the
+    // loop ran.
+    if (outer) {
+      rewriter.setInsertionPointAfter(loop->getNextNode());
+      Value last = arith::AddIOp::create(
+          rewriter, loc, count,
+          arith::SubIOp::create(rewriter, loc, trips, constant(1)));
+      Value ran = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::sgt, trips,
+                                        constant(0));
+      kd::TmaReleaseOp::create(rewriter, loc, slotOf(rewriter, loc, last, slots),
+                               ran);
+    }
   }
-  carrySlots(rewriter, loop, now, Value(), phase, /*D=*/0, slots);
+  carrySlots(rewriter, loop, now, Value(), phase, /*D=*/0, slots, start);
   return true;
 }
 

@@ -174,19 +174,22 @@ TEST(GPU, DescriptorMatmulWithTma) {
 // Tutorial 09's persistent descriptor matmul (dsl-examples/
 // persistent_matmul.kite): a few programs loop over many tiles, so the
 // barrier ring's slots and phases go on from tile to tile, with K loops of
-// 1 (fewer than the 2 stages ahead), 2, 5 and 16 iterations. TMA and
-// cp.async (CompileOptions::tma = false) must agree bit for bit, and both
-// with float64 (f16 output).
+// 1 (fewer than the 2 stages ahead), 2, 5 and 16 iterations. TMA, TMA
+// with a producer warp (which runs ahead into the next tiles) and cp.async
+// (CompileOptions::tma = false) must agree bit for bit, and with float64
+// (f16 output).
 TEST(GPU, PersistentMatmulWithTma) {
   REQUIRE_GPU();
-  Expected<Kernel> kernels[2] = {Error(ErrorCode::InvalidArgument, ""),
+  Expected<Kernel> kernels[3] = {Error(ErrorCode::InvalidArgument, ""),
+                                 Error(ErrorCode::InvalidArgument, ""),
                                  Error(ErrorCode::InvalidArgument, "")};
   const int programs = 7;
-  for (int tma = 0; tma < 2; ++tma) {
+  for (int tma = 0; tma < 3; ++tma) {
     CompileOptions o;
     o.kernel = "matmul_descriptor_persistent";
     o.constants = {{"BLOCK_N", 128}, {"NUM_SMS", programs}};
-    o.tma = tma == 1;
+    o.tma = tma >= 1;
+    o.warpSpecialize = tma == 2;
     kernels[tma] = compileKite(source("persistent_matmul.kite"), o,
                                "persistent_matmul.kite");
     ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
@@ -201,8 +204,8 @@ TEST(GPU, PersistentMatmulWithTma) {
       b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
     auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
     auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
-    std::vector<uint16_t> results[2];
-    for (int tma = 0; tma < 2; ++tma) {
+    std::vector<uint16_t> results[3];
+    for (int tma = 0; tma < 3; ++tma) {
       auto dc = DeviceBuffer<uint16_t>::fromHost(
                     std::vector<uint16_t>(size_t(M) * N + 1, 0x7e00))
                     .value();
@@ -214,6 +217,7 @@ TEST(GPU, PersistentMatmulWithTma) {
     }
     std::string what = "1000x520x" + std::to_string(K);
     EXPECT_EQ(results[1].back(), 0x7e00) << what << ": written past C";
+    EXPECT_EQ(results[2].back(), 0x7e00) << what << ": written past C";
     double worst = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
@@ -226,6 +230,9 @@ TEST(GPU, PersistentMatmulWithTma) {
         size_t i = size_t(m) * N + n;
         ASSERT_EQ(results[1][i], results[0][i])
             << what << ": TMA and cp.async differ at (" << m << ", " << n << ")";
+        ASSERT_EQ(results[2][i], results[0][i])
+            << what << ": warp-specialized TMA and cp.async differ at (" << m
+            << ", " << n << ")";
         double got = fromHalfBits(results[1][i], false);
         // f16 output: half an ulp of the result, beside the products' sum.
         worst = std::max(worst, std::fabs(got - ref) /
