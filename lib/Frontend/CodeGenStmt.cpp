@@ -244,7 +244,14 @@ void CodeGen::forLoop(const Stmt &s) {
       r.args[0]->name != "range")
     fail(r.loc, "for loops iterate over range(...) or static_range(...) "
                 "only");
-  Args a = bindArgs(r, "range", {"start", "stop", "step"}, 1);
+  // Triton's tl.range keywords: num_stages (the loop's dot pipeline depth),
+  // flatten (accepted, no effect: a producer warp is what loads across
+  // tiles), warp_specialize (a producer warp for the copies of the loop's
+  // dot, or of the K loop inside a tile loop).
+  Args a = bindArgs(r, "range",
+                    {"start", "stop", "step", "num_stages", "flatten",
+                     "warp_specialize"},
+                    1);
   Val start = Val::integer(0), stop = a.values[0], step = Val::integer(1);
   if (a.given[1]) {
     start = a.values[0];
@@ -271,6 +278,20 @@ void CodeGen::forLoop(const Stmt &s) {
   SmallVector<mlir::Value> inits;
   loopCarried(s, s.names[0].first, carried, inits);
   auto loop = scf::ForOp::create(b, lc, lo, hi, st, inits);
+  if (a.given[3]) {
+    int64_t stages = constInt(a.values[3], a.locs[3], "range()'s num_stages");
+    if (stages < 1 || stages > 8)
+      fail(a.locs[3], "range()'s num_stages must be in [1, 8], got " +
+                          std::to_string(stages));
+    loop->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
+                  b.getI32IntegerAttr(int32_t(stages)));
+  }
+  if (a.given[4])
+    (void)constInt(a.values[4], a.locs[4], "range()'s flatten");
+  if (a.given[5])
+    loop->setAttr(mlir::kite::KiteDialect::getWarpSpecializeAttrName(),
+                  b.getBoolAttr(constInt(a.values[5], a.locs[5],
+                                         "range()'s warp_specialize") != 0));
   // Without carried values the builder adds an empty scf.yield; the one
   // built below replaces it.
   if (loop.getBody()->mightHaveTerminator())

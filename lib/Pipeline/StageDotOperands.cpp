@@ -74,8 +74,6 @@ struct StageDotOperands
         continue;
       int64_t warps = ::kite::detail::kernelWarps(func, numWarps);
       int64_t stages = ::kite::detail::kernelStages(func);
-      if (stages < 2)
-        continue; // num_stages = 1: no copies in flight, nothing to stage
       kd::KiteTypeConverter conv(ctx, 32 * warps, func);
       SmallVector<scf::ForOp> loops;
       // Outer loops first: staging a loop nested in another may replace
@@ -190,8 +188,26 @@ struct StageDotOperands
     if (dots.size() != 1)
       return;
     kd::DotOp dot = dots.front();
+    // range(..., num_stages=, warp_specialize=) on this loop, else on the
+    // tile loop around it, overrides the kernel's and the option's.
+    auto loopSetting = [&](StringRef name) -> Attribute {
+      for (Operation *at = loop; isa_and_nonnull<scf::ForOp>(at);
+           at = at->getParentOp())
+        if (Attribute attr = at->getAttr(name))
+          return attr;
+      return {};
+    };
+    if (auto attr = dyn_cast_or_null<IntegerAttr>(
+            loopSetting(kd::KiteDialect::getNumStagesAttrName())))
+      stages = attr.getInt();
+    if (stages < 2)
+      return; // num_stages = 1: no copies in flight
+    bool specialize = warpSpecialize;
+    if (auto attr = dyn_cast_or_null<BoolAttr>(
+            loopSetting(kd::KiteDialect::getWarpSpecializeAttrName())))
+      specialize = attr.getValue();
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
-      if (!warpSpecialize ||
+      if (!specialize ||
           !tmaSchedules.stageWithProducerWarp(func, loop, dot, *tma, warps,
                                               stages))
         tmaSchedules.stageWithTma(func, loop, dot, *tma, stages);

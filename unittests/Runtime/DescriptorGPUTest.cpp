@@ -187,9 +187,12 @@ TEST(GPU, PersistentMatmulWithTma) {
   for (int tma = 0; tma < 3; ++tma) {
     CompileOptions o;
     o.kernel = "matmul_descriptor_persistent";
-    o.constants = {{"BLOCK_N", 128}, {"NUM_SMS", programs}};
+    // The producer warp through the kernel's own WARP_SPECIALIZE
+    // (range(..., warp_specialize=)), not the compile option.
+    o.constants = {{"BLOCK_N", 128},
+                   {"NUM_SMS", programs},
+                   {"WARP_SPECIALIZE", tma == 2 ? 1 : 0}};
     o.tma = tma >= 1;
-    o.warpSpecialize = tma == 2;
     kernels[tma] = compileKite(source("persistent_matmul.kite"), o,
                                "persistent_matmul.kite");
     ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();

@@ -707,3 +707,21 @@ func.func @tma_init_slots() {
   kite.tma_init slots 0 arrivals 2
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.warp_specialize' must be a bool attribute on an scf.for}}
+func.func @warp_specialize_on_func() attributes {kite.kernel, kite.warp_specialize = true} {
+  return
+}
+
+// -----
+
+func.func @loop_num_stages(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'kite.num_stages' must be an i32 attribute in [1, 8]}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {kite.num_stages = 9 : i32}
+  return
+}

@@ -159,10 +159,28 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         op, name, attr.getValue(),
         [](int64_t v) { return isPowerOfTwo(v) && v <= 32; },
         "a power of two in [1, 32]");
-  if (name == getNumStagesAttrName())
+  // A loop's own pipeline depth and producer warp (range(..., num_stages=,
+  // warp_specialize=)); the dialect does not depend on SCF, hence the name.
+  bool onLoop = op->getName().getStringRef() == "scf.for";
+  if (name == getNumStagesAttrName()) {
+    if (onLoop) {
+      auto value = dyn_cast<IntegerAttr>(attr.getValue());
+      if (!value || !value.getType().isInteger(32) || value.getInt() < 1 ||
+          value.getInt() > 8)
+        return op->emitError() << "'" << name
+                               << "' must be an i32 attribute in [1, 8]";
+      return success();
+    }
     return verifyKernelI32(
         op, name, attr.getValue(), [](int64_t v) { return v >= 1 && v <= 8; },
         "in [1, 8]");
+  }
+  if (name == getWarpSpecializeAttrName()) {
+    if (!onLoop || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be a bool attribute on an scf.for";
+    return success();
+  }
   if (name == getDotTileAttrName()) {
     auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!value || value.size() != 2 ||

@@ -41,6 +41,10 @@ def Kite_Dialect : Dialect {
     /// i32 attribute: warps (of 32 threads) per program.
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() { return "kite.num_stages"; }
+    /// Bool attribute on an `scf.for` (`range(..., warp_specialize=X)`):
+    /// whether its dot's copies (or, on a tile loop, those of the K loop
+    /// inside) go to a producer warp; overrides the warp-specialize option.
+    static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() { return "kite.warp_specialize"; }
     /// array<i64: rows, cols> on a kernel: the register tile of each thread
     /// in its dots' results (a tuning knob; default chosen by the lowering).
     static constexpr ::llvm::StringLiteral getDotTileAttrName() { return "kite.dot_tile"; }
