@@ -138,7 +138,8 @@ struct LowerDescriptors
         auto func = dot->getParentOfType<func::FuncOp>();
         if (auto loads = ::kite::detail::tmaOperands(
                 dot, chip, ::kite::detail::kernelWarps(func, numWarps),
-                ::kite::detail::kernelStages(func)))
+                ::kite::detail::loopStages(dot->getParentOp(),
+                                           ::kite::detail::kernelStages(func))))
           for (kd::DescriptorLoadOp load : *loads)
             keep.insert(load);
       });

@@ -190,22 +190,11 @@ struct StageDotOperands
     kd::DotOp dot = dots.front();
     // range(..., num_stages=, warp_specialize=) on this loop, else on the
     // tile loop around it, overrides the kernel's and the option's.
-    auto loopSetting = [&](StringRef name) -> Attribute {
-      for (Operation *at = loop; isa_and_nonnull<scf::ForOp>(at);
-           at = at->getParentOp())
-        if (Attribute attr = at->getAttr(name))
-          return attr;
-      return {};
-    };
-    if (auto attr = dyn_cast_or_null<IntegerAttr>(
-            loopSetting(kd::KiteDialect::getNumStagesAttrName())))
-      stages = attr.getInt();
+    stages = ::kite::detail::loopStages(loop, stages);
     if (stages < 2)
       return; // num_stages = 1: no copies in flight
-    bool specialize = warpSpecialize;
-    if (auto attr = dyn_cast_or_null<BoolAttr>(
-            loopSetting(kd::KiteDialect::getWarpSpecializeAttrName())))
-      specialize = attr.getValue();
+    bool specialize =
+        ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
       if (!specialize ||
           !tmaSchedules.stageWithProducerWarp(func, loop, dot, *tma, warps,

@@ -26,6 +26,31 @@ int64_t ::kite::detail::kernelStages(func::FuncOp func) {
   return kd::kDotStages;
 }
 
+/// The attribute `name` on `loop` or the nearest scf.for around it.
+static Attribute loopSetting(Operation *loop, StringRef name) {
+  for (Operation *at = loop; isa_and_nonnull<scf::ForOp>(at);
+       at = at->getParentOp())
+    if (Attribute attr = at->getAttr(name))
+      return attr;
+  return {};
+}
+
+namespace kite::detail {
+int64_t loopStages(Operation *loop, int64_t kernelStages) {
+  if (auto attr = dyn_cast_or_null<IntegerAttr>(
+          loopSetting(loop, kd::KiteDialect::getNumStagesAttrName())))
+    return attr.getInt();
+  return kernelStages;
+}
+
+std::optional<bool> loopWarpSpecialize(Operation *loop) {
+  if (auto attr = dyn_cast_or_null<BoolAttr>(
+          loopSetting(loop, kd::KiteDialect::getWarpSpecializeAttrName())))
+    return attr.getValue();
+  return std::nullopt;
+}
+} // namespace kite::detail
+
 /// Whether `v` is a parameter of the kernel or a constant: what the runtime
 /// can evaluate at launch.
 static bool isLaunchValue(Value v, func::FuncOp func) {

@@ -37,6 +37,13 @@ tmaOperands(mlir::kite::DotOp dot, llvm::StringRef chip, int64_t warps,
 int64_t kernelWarps(mlir::func::FuncOp func, int64_t defaultWarps);
 int64_t kernelStages(mlir::func::FuncOp func);
 
+/// The stages of the dot in `loop` and whether its copies go to a producer
+/// warp: range(..., num_stages=, warp_specialize=) on `loop`, else on a
+/// loop around it (kite.num_stages, kite.warp_specialize), else
+/// `kernelStages` / none.
+int64_t loopStages(mlir::Operation *loop, int64_t kernelStages);
+std::optional<bool> loopWarpSpecialize(mlir::Operation *loop);
+
 } // namespace kite::detail
 
 #endif // KITE_LIB_PIPELINE_TMAOPERANDS_H
