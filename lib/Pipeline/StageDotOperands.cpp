@@ -98,8 +98,9 @@ struct StageDotOperands
 
   /// Whether both of `loads` (the operands of `dot`, whose result takes
   /// `tile`'s layout) can be copied with cp.async into the swizzled staging;
-  /// `kMajorB`: B is staged K-major (tf32 on wgmma), one element a copy, in
-  /// the layout LayoutAssignment gives such pointers.
+  /// `kMajorB`: B is staged K-major from a K x N block (tf32 on wgmma), one
+  /// element a copy, in the layout LayoutAssignment gives such pointers. (A
+  /// B loaded transposed, N x K, is copied like A: rows of K.)
   bool copyable(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
                 const kd::KiteTypeConverter &conv,
                 const kd::BlockedLayout &tile, int64_t elemBytes,
@@ -139,9 +140,12 @@ struct StageDotOperands
   ///   - fma otherwise (f32 operands on the register-tiled path).
   /// The tensor-core engines also need operand blocks that cp.async can
   /// copy in groups of at least 4 bytes into the swizzled staging.
+  /// `transposedB`: B's load is N x K (the dot reads its kite.trans), which
+  /// only wgmma reads (K-major, no transposing copies).
   std::optional<kd::DotEngine>
   chooseEngine(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
-               const kd::KiteTypeConverter &conv, int64_t warps) {
+               const kd::KiteTypeConverter &conv, int64_t warps,
+               bool transposedB) {
     RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
     Type element = aType.getElementType();
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
@@ -153,8 +157,10 @@ struct StageDotOperands
     if (chip == "sm_90a" && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
       if (auto tile = kd::WgmmaTile::choose(M, N, warps))
         if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2,
-                     /*kMajorB=*/tf32))
+                     /*kMajorB=*/tf32 && !transposedB))
           return kd::DotEngine::WGMMA;
+    if (transposedB)
+      return std::nullopt; // mma.sync reads B N-major (ldmatrix.trans)
     if (version >= 80 && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
       if (auto tile = kd::MmaTile::choose(M, N, warps))
         if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2))
@@ -203,12 +209,18 @@ struct StageDotOperands
       return;
     }
     Type element = dot.getA().getType().getElementType();
+    // B may be read through a transposition of an N x K block (Triton's
+    // dot(a, b.T), B given K-contiguous): staged K-major, row for row.
+    Value bLoaded = dot.getB();
+    kd::TransOp trans = ::kite::detail::transposedB(dot);
+    if (trans)
+      bLoaded = trans.getSrc();
     kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body, element),
-                           stageableLoad(dot.getB(), body, element)};
+                           stageableLoad(bLoaded, body, element)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1])
       return;
     std::optional<kd::DotEngine> chosen =
-        chooseEngine(func, dot, loads, conv, warps);
+        chooseEngine(func, dot, loads, conv, warps, bool(trans));
     if (!chosen)
       return;
     const bool wgmma = *chosen == kd::DotEngine::WGMMA;
@@ -244,7 +256,8 @@ struct StageDotOperands
                                     : Value();
         Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
         kd::AsyncStageOp::create(rewriter, load.getLoc(), ptr, guarded, slot,
-                                 int32_t(operand), dotShape, engine);
+                                 int32_t(operand), dotShape, engine,
+                                 /*transposed=*/operand == 1 && trans);
       }
       kd::AsyncCommitOp::create(rewriter, loc);
     };
@@ -290,7 +303,8 @@ struct StageDotOperands
     auto staged = kd::DotStagedOp::create(
         rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
         aType.getDimSize(1), slots, engine,
-        engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr());
+        engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr(),
+        /*b_k_major=*/wgmma && (element.isF32() || trans));
     Value result = staged.getResult();
     if (wgmma) {
       stageAhead();
@@ -298,6 +312,8 @@ struct StageDotOperands
                                      result, carried ? 1 : 0);
     }
     rewriter.replaceOp(dot, result);
+    if (trans)
+      rewriter.eraseOp(trans);
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);
     // Nothing may still be writing the slots after the loop.

@@ -89,6 +89,14 @@ static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
 }
 
 namespace kite::detail {
+kd::TransOp transposedB(kd::DotOp dot) {
+  auto trans = dot.getB().getDefiningOp<kd::TransOp>();
+  if (!trans || trans->getBlock() != dot->getBlock() || !trans->hasOneUse() ||
+      trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  return trans;
+}
+
 std::optional<std::array<kd::DescriptorLoadOp, 2>>
 tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
                           int64_t stages) {
@@ -113,7 +121,8 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
     return std::nullopt;
   std::array<kd::DescriptorLoadOp, 2> loads = {
       dot.getA().getDefiningOp<kd::DescriptorLoadOp>(),
-      dot.getB().getDefiningOp<kd::DescriptorLoadOp>()};
+      (transposedB(dot) ? transposedB(dot).getSrc() : dot.getB())
+          .getDefiningOp<kd::DescriptorLoadOp>()};
   for (kd::DescriptorLoadOp load : loads)
     if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse())
       return std::nullopt;

@@ -18,10 +18,16 @@
 
 namespace kite::detail {
 
+/// The kite.trans [1, 0] through which `dot` reads its B, when B is loaded
+/// as its N x K transpose (Triton's `dot(a, b.T)`) in the dot's block and
+/// read by the dot alone: such a B is staged K-major, row for row.
+mlir::kite::TransOp transposedB(mlir::kite::DotOp dot);
+
 /// The two descriptor loads (A, B) of `dot` when the dot runs on wgmma with
 /// TMA-staged operands: `chip` is sm_90a; the dot is the only one of an
 /// scf.for body (a loop of the kernel's entry block, not nested) and reads
-/// two distinct descriptor loads of that body, used only by it; f16/bf16
+/// two distinct descriptor loads of that body, used only by it (B's
+/// possibly through transposedB); f16/bf16
 /// operands, K % 16 = 0, a wgmma tile on `warps` warps;
 /// each descriptor is 2-D, made outside the loop from kernel parameters or
 /// constants (so the runtime can encode it as a CUtensorMap), with a

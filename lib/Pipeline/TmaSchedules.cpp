@@ -9,6 +9,7 @@
 
 #include "DotSchedules.h"
 #include "LoopSlices.h"
+#include "TmaOperands.h"
 
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
@@ -26,7 +27,8 @@ std::array<Value, 2>
 TmaSchedules::tensorMapParams(func::FuncOp func, kd::DotOp dot,
                               std::array<kd::DescriptorLoadOp, 2> loads) {
   SmallVector<int64_t> shape = dotShapeOf(dot);
-  auto staging = kd::SwizzledStaging::get(shape[0], shape[1], shape[2], 2);
+  auto staging = kd::SwizzledStaging::get(shape[0], shape[1], shape[2], 2,
+                                          /*bKMajor=*/bool(transposedB(dot)));
   std::array<Value, 2> maps;
   for (int operand = 0; operand < 2; ++operand)
     maps[operand] = tensorMapParam(
@@ -162,6 +164,7 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
                                 std::array<kd::DescriptorLoadOp, 2> loads,
                                 int64_t stages) {
   Block *body = loop.getBody();
+  kd::TransOp trans = transposedB(dot); // B loaded N x K: staged K-major
   SmallVector<Operation *> ops = {loads[0], loads[1]};
   auto slices = ::kite::detail::LoadSlices::get(loop, ops);
   if (!slices)
@@ -189,7 +192,9 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
       for (Value o : load.getOffsets())
         offsets.push_back(map.lookupOrDefault(o));
       kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
-                             more, slot, int32_t(operand), dotShape);
+                             more, slot, int32_t(operand), dotShape,
+                             /*producer=*/false,
+                             /*transposed=*/operand == 1 && trans);
     }
   };
   // A loop nested in a tile loop (a persistent kernel, TmaOperands.cpp):
@@ -241,7 +246,8 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   auto staged = kd::DotStagedOp::create(
       rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
-      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
+      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element),
+      /*b_k_major=*/bool(trans));
   auto [map, ivAt] =
       slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
   Value aheadSlot = slotOf(
@@ -251,6 +257,8 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                        staged.getResult(), carried ? 1 : 0);
   rewriter.replaceOp(dot, result);
+  if (trans)
+    rewriter.eraseOp(trans);
   for (kd::DescriptorLoadOp load : loads)
     rewriter.eraseOp(load);
   if (carried) {
@@ -332,6 +340,7 @@ bool TmaSchedules::stageWithProducerWarp(
     func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     std::array<kd::DescriptorLoadOp, 2> loads, int64_t warps, int64_t stages) {
   Block *body = loop.getBody();
+  kd::TransOp trans = transposedB(dot); // B loaded N x K: staged K-major
   SmallVector<Operation *> ops = {loads[0], loads[1]};
   auto slices = ::kite::detail::LoadSlices::get(loop, ops);
   if (!slices || !slices->usedArgs.empty())
@@ -421,10 +430,10 @@ bool TmaSchedules::stageWithProducerWarp(
       SmallVector<Value> offsets;
       for (Value o : load.getOffsets())
         offsets.push_back(inner.lookupOrDefault(o));
-      auto stage = kd::TmaStageOp::create(rewriter, load.getLoc(),
-                                          maps[operand], offsets, yes, slot,
-                                          int32_t(operand), dotShape);
-      stage.setProducer(true);
+      kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
+                             yes, slot, int32_t(operand), dotShape,
+                             /*producer=*/true,
+                             /*transposed=*/operand == 1 && trans);
     }
     scf::YieldOp::create(rewriter, loc, advance(slot, phase));
     return SmallVector<Value>(producer.getResults());
@@ -471,7 +480,8 @@ bool TmaSchedules::stageWithProducerWarp(
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   auto staged = kd::DotStagedOp::create(
       rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), now,
-      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element));
+      aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element),
+      /*b_k_major=*/bool(trans));
   Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                        staged.getResult(), carried ? 1 : 0);
   // Dot k - 1 is done (wait 1): its slot goes back to the producer; with
@@ -493,6 +503,8 @@ bool TmaSchedules::stageWithProducerWarp(
     kd::TmaReleaseOp::create(rewriter, loc, now, yes);
   }
   rewriter.replaceOp(dot, result);
+  if (trans)
+    rewriter.eraseOp(trans);
   for (kd::DescriptorLoadOp load : loads)
     rewriter.eraseOp(load);
   if (carried) {

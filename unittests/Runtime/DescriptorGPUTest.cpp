@@ -32,7 +32,9 @@ def copy2d(src: *f32, dst: *f32, M: i32, N: i32, BM: constexpr = 16, BN: constex
     d.store([i, j], s.load([i, j]) * 2.0 + 1.0)
 )";
 
-std::string matmulSource(const std::string &dtype) {
+/// The descriptor matmul; with `transB`, B is given N x K (K contiguous)
+/// and the dot reads its transpose, as Triton's tutorial 09 passes it.
+std::string matmulSource(const std::string &dtype, bool transB = false) {
   std::string s = R"(
 @kernel(num_warps=4, num_stages=3)
 def matmul_desc(a_ptr: *T, b_ptr: *T, c_ptr: *f32, M: i32, N: i32, K: i32,
@@ -47,6 +49,17 @@ def matmul_desc(a_ptr: *T, b_ptr: *T, c_ptr: *f32, M: i32, N: i32, K: i32,
         acc = dot(a, b, acc)
     c_desc.store([program_id(0) * BLOCK_M, program_id(1) * BLOCK_N], acc)
 )";
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = s.find(from);
+    s.replace(at, from.size(), to);
+  };
+  if (transB) {
+    replace("shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N]",
+            "shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K]");
+    replace("b_desc.load([k * BLOCK_K, program_id(1) * BLOCK_N])",
+            "b_desc.load([program_id(1) * BLOCK_N, k * BLOCK_K])");
+    replace("dot(a, b, acc)", "dot(a, b.T, acc)");
+  }
   for (size_t at = s.find("*T"); at != std::string::npos; at = s.find("*T"))
     s.replace(at, 2, "*" + dtype);
   return s;
@@ -92,6 +105,8 @@ TEST(GPU, DescriptorMatmulWithTma) {
   };
   for (const char *dtype : {"f16", "bf16"}) {
     bool bf16 = std::string(dtype) == "bf16";
+    // transB: B given N x K and read through b.T (staged K-major).
+    for (bool transB : {false, true})
     for (Config cfg : {Config{128, 4}, Config{256, 8}}) {
       // 0: cp.async, 1: TMA, 2: TMA with a producer warp.
       Expected<Kernel> kernels[3] = {Error(ErrorCode::InvalidArgument, ""),
@@ -103,7 +118,8 @@ TEST(GPU, DescriptorMatmulWithTma) {
         o.overrideNumWarps = cfg.warps;
         o.tma = tma >= 1;
         o.warpSpecialize = tma == 2;
-        kernels[tma] = compileKite(matmulSource(dtype), o, "matmul_desc.kite");
+        kernels[tma] =
+            compileKite(matmulSource(dtype, transB), o, "matmul_desc.kite");
         ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
       }
       // Aligned (TMA on sm_90a), ragged tails in M, N and K; then sizes
@@ -130,6 +146,10 @@ TEST(GPU, DescriptorMatmulWithTma) {
           hb[i] = toHalfBits(b[i], bf16);
           b[i] = fromHalfBits(hb[i], bf16);
         }
+        if (transB) // the device gets B^T, N x K
+          for (int kk = 0; kk < K; ++kk)
+            for (int n = 0; n < N; ++n)
+              hb[size_t(n) * K + kk] = toHalfBits(b[size_t(kk) * N + n], bf16);
         auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
         auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
         std::vector<float> results[3];
@@ -145,7 +165,8 @@ TEST(GPU, DescriptorMatmulWithTma) {
         }
         std::string what = std::string(dtype) + " " + std::to_string(M) +
                            "x" + std::to_string(N) + "x" + std::to_string(K) +
-                           " BLOCK_N=" + std::to_string(cfg.bn);
+                           " BLOCK_N=" + std::to_string(cfg.bn) +
+                           (transB ? " B transposed" : "");
         EXPECT_TRUE(std::isnan(results[1].back())) << what << ": written past C";
         EXPECT_TRUE(std::isnan(results[2].back())) << what << ": written past C";
         double worst = 0;

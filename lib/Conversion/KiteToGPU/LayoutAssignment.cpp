@@ -205,7 +205,8 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
   // The pointers of a tf32 B staged K-major for wgmma: copied one element
   // at a time, in the layout whose shared-memory writes do not conflict.
   kernel->walk([&](AsyncStageOp op) {
-    if (op.getEngine() != DotEngine::WGMMA || op.getOperand() != 1)
+    if (op.getEngine() != DotEngine::WGMMA || op.getOperand() != 1 ||
+        op.getTransposed())
       return;
     RankedTensorType type = op.getPtr().getType();
     if (!cast<PointerType>(type.getElementType()).getPointeeType().isF32())

@@ -121,21 +121,21 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   auto type = op.getType();
   std::optional<Type> operand = op.getOperandType();
   int64_t bytes = operand && operand->isF32() ? 4 : 2;
-  // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major.
   return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
-                              op.getK(), bytes,
-                              op.getEngine() == DotEngine::WGMMA &&
-                                  bytes == 4);
+                              op.getK(), bytes, op.getBKMajor());
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
   ArrayRef<int64_t> shape = op.getDotShape();
   Type element = cast<PointerType>(op.getPtr().getType().getElementType())
                      .getPointeeType();
+  // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major,
+  // and so is a B staged from its transpose.
   return SwizzledStaging::get(shape[0], shape[1], shape[2],
                               element.isF32() ? 4 : 2,
-                              op.getEngine() == DotEngine::WGMMA &&
-                                  element.isF32());
+                              op.getTransposed() ||
+                                  (op.getEngine() == DotEngine::WGMMA &&
+                                   element.isF32()));
 }
 
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {

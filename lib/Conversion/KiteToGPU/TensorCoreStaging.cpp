@@ -108,9 +108,11 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     BlockedLayout l = conv.getLayout(op.getPtr());
     Location loc = op.getLoc();
     int64_t cols = type.getDimSize(1);
-    // A K-major B (tf32 on wgmma) puts consecutive columns (n) in different
-    // staging rows: one element a copy.
-    const bool kMajorB = operand == 1 && staging.bKMajor;
+    // A K-major B from a K x N block (tf32 on wgmma) puts consecutive
+    // columns (n) in different staging rows: one element a copy. From an
+    // N x K block (`transposed`) each block row is a staging row, as A's.
+    const bool transposed = op.getTransposed();
+    const bool kMajorB = operand == 1 && staging.bKMajor && !transposed;
     int64_t width = swizzledCopyWidth(state.axisInfo, l, op.getPtr(),
                                       op.getMask(), kMajorB ? 1 : cols, eb);
     if (!width)
@@ -133,13 +135,17 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     // The staging's rows and the position along them: A's rows are M (its
     // columns K), an N-major B's K (its columns N), a K-major B's N (its
     // rows K). Panels of panelElems positions, each all rows of swz bytes.
-    int64_t panelBytes =
-        (operand == 0 ? staging.M : kMajorB ? staging.N : staging.K) * swz;
+    int64_t panelBytes = (operand == 0                   ? staging.M
+                          : kMajorB || transposed ? staging.N
+                                                  : staging.K) *
+                         swz;
     // The byte offset of linear index `lin` in the slot, as the IR below
     // computes it.
     auto offsetOf = [&](int64_t lin) {
       int64_t row = lin / cols, col = lin % cols;
-      return operand == 0 ? staging.aByte(row, col) : staging.bByte(row, col);
+      return operand == 0  ? staging.aByte(row, col)
+             : transposed ? staging.bByte(col, row)
+                          : staging.bByte(row, col);
     };
     // Groups whose offset is an earlier group's plus the same constant in
     // every thread (rows a multiple of the swizzle's period apart, say)

@@ -91,7 +91,8 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     RankedTensorType block = op.getDesc().getType().getBlockType();
     int64_t eb = block.getElementTypeBitWidth() / 8;
     SwizzledStaging staging =
-        SwizzledStaging::get(shape[0], shape[1], shape[2], eb);
+        SwizzledStaging::get(shape[0], shape[1], shape[2], eb,
+                             /*bKMajor=*/op.getTransposed());
     bool isA = op.getOperand() == 0;
     int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
     int64_t swz = isA ? staging.aSwizzle : staging.bSwizzle;

@@ -436,7 +436,39 @@ func.func @dot_staged_wgmma_k(%acc: tensor<64x64xf32>, %s: i32) {
 
 func.func @dot_staged_wgmma_tf32_k(%acc: tensor<64x64xf32>, %s: i32) {
   // expected-error @+1 {{with engine = wgmma needs k a multiple of 8, got 12}}
-  %r = kite.dot_staged %acc slot %s of 4 k 12 engine = wgmma {operand_type = f32} : tensor<64x64xf32>
+  %r = kite.dot_staged %acc slot %s of 4 k 12 engine = wgmma b_k_major {operand_type = f32} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_wgmma_tf32_n_major(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{with engine = wgmma and tf32 operands needs b_k_major (wgmma cannot transpose tf32)}}
+  %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma {operand_type = f32} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_staged_mma_b_k_major(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{b_k_major needs engine = wgmma}}
+  %r = kite.dot_staged %acc slot %s of 3 k 32 engine = mma b_k_major {operand_type = f16} : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @stage_transposed_a(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{stages a transposed block only as B of the wgmma engine}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma transposed : tensor<64x32x!kite.ptr<f16>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @stage_transposed_shape(%p: tensor<32x64x!kite.ptr<f16>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{block shape [32, 64] is not the dot's operand 1 shape (transposed)}}
+  kite.async_stage %p, %m slot %s operand 1 dot [128, 64, 32] engine = wgmma transposed : tensor<32x64x!kite.ptr<f16>>, tensor<32x64xi1>
   return
 }
 

@@ -487,12 +487,17 @@ LogicalResult AsyncStageOp::verify() {
     return emitOpError() << "stages f16, bf16 or f32 blocks only for the "
                             "wgmma engine, got "
                          << pointee;
+  if (getTransposed() && (operand != 1 || getEngine() != DotEngine::WGMMA))
+    return emitOpError() << "stages a transposed block only as B of the "
+                            "wgmma engine";
   SmallVector<int64_t> expected =
-      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
-                   : SmallVector<int64_t>{shape[2], shape[1]};
+      operand == 0      ? SmallVector<int64_t>{shape[0], shape[2]}
+      : getTransposed() ? SmallVector<int64_t>{shape[1], shape[2]}
+                        : SmallVector<int64_t>{shape[2], shape[1]};
   if (type.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "block shape " << shapeString(type)
-                         << " is not the dot's operand " << operand << " shape";
+                         << " is not the dot's operand " << operand
+                         << (getTransposed() ? " shape (transposed)" : " shape");
   if (!sameShape(getMask().getType(), type))
     return emitOpError() << "mask shape " << shapeString(getMask().getType())
                          << " does not match pointer shape "
@@ -511,6 +516,11 @@ LogicalResult DotStagedOp::verify() {
     if (getK() % step)
       return emitOpError() << "with engine = wgmma needs k a multiple of "
                            << step << ", got " << getK();
+    if (operand->isF32() && !getBKMajor())
+      return emitOpError() << "with engine = wgmma and tf32 operands needs "
+                              "b_k_major (wgmma cannot transpose tf32)";
+  } else if (getBKMajor()) {
+    return emitOpError() << "b_k_major needs engine = wgmma";
   } else if (getEngine() == DotEngine::MMA) {
     if (!operand || !(operand->isF16() || operand->isBF16() ||
                       operand->isF32()))
@@ -597,12 +607,16 @@ LogicalResult TmaStageOp::verify() {
   Type element = block.getElementType();
   if (!element.isF16() && !element.isBF16())
     return emitOpError() << "stages f16 or bf16 blocks, got " << element;
+  if (getTransposed() && operand != 1)
+    return emitOpError() << "stages a transposed block only as B";
   SmallVector<int64_t> expected =
-      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
-                   : SmallVector<int64_t>{shape[2], shape[1]};
+      operand == 0      ? SmallVector<int64_t>{shape[0], shape[2]}
+      : getTransposed() ? SmallVector<int64_t>{shape[1], shape[2]}
+                        : SmallVector<int64_t>{shape[2], shape[1]};
   if (block.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "block shape " << shapeString(block)
-                         << " is not the dot's operand " << operand << " shape";
+                         << " is not the dot's operand " << operand
+                         << (getTransposed() ? " shape (transposed)" : " shape");
   if (getOffsets().size() != 2)
     return emitOpError() << "takes 2 offsets, got " << getOffsets().size();
   if (block.getDimSize(1) * 2 % 32 || block.getDimSize(0) > 256)

@@ -737,14 +737,16 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
     wgmma reads (SwizzledStaging of a dot of shape `dot_shape`); elements
     outside the tensor become zero. `desc` is a kernel parameter (a
     CUtensorMap). With `producer`, the producer warp's first thread issues
-    them (a warp-specialized loop).
+    them (a warp-specialized loop). With `transposed` (B only) the block is
+    B's transpose, N x K, staged K-major.
   }];
   let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
                        I1:$pred, I32:$slot, I32Attr:$operand,
-                       DenseI64ArrayAttr:$dot_shape, UnitAttr:$producer);
+                       DenseI64ArrayAttr:$dot_shape, UnitAttr:$producer,
+                       UnitAttr:$transposed);
   let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
                        "`operand` $operand `dot` $dot_shape (`producer` $producer^)? "
-                       "attr-dict `:` type($desc)";
+                       "(`transposed` $transposed^)? attr-dict `:` type($desc)";
   let hasVerifier = 1;
 }
 
@@ -783,6 +785,9 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
     bf16 blocks in the swizzled layouts wgmma reads, SwizzledStaging; f32
     blocks multiplied as tf32 likewise, but B K-major, as wgmma cannot
     transpose tf32), or `mma` (the same swizzled layouts, B N-major).
+    With `transposed` (B, wgmma only) the block is B's transpose, N x K
+    with K contiguous (`dot(a, trans(b))`): it is staged K-major, each row
+    of the block a row of the staging.
 
     ```mlir
     kite.async_stage %a_ptrs, %mask slot %s operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
@@ -793,9 +798,11 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
                        RankedTensorOf<[I1]>:$mask, I32:$slot,
                        I32Attr:$operand, DenseI64ArrayAttr:$dot_shape,
                        DefaultValuedAttr<Kite_DotEngineAttr,
-                           "::mlir::kite::DotEngine::FMA">:$engine);
+                           "::mlir::kite::DotEngine::FMA">:$engine,
+                       UnitAttr:$transposed);
   let assemblyFormat = "$ptr `,` $mask `slot` $slot `operand` $operand "
-                       "`dot` $dot_shape (`engine` `=` $engine^)? attr-dict "
+                       "`dot` $dot_shape (`engine` `=` $engine^)? "
+                       "(`transposed` $transposed^)? attr-dict "
                        "`:` type($ptr) `,` type($mask)";
   let hasVerifier = 1;
 }
@@ -885,16 +892,20 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
     operands are `operand_type` (f16, bf16, or f32 multiplied as tf32) in
     the same swizzled staging, read with ldmatrix (and ld.shared for tf32's
     B) into the fragments of warp-synchronous mma.sync instructions; the
-    result is complete when the op returns.
+    result is complete when the op returns. `b_k_major` (wgmma only): the
+    slot's B is K-major (tf32, which wgmma cannot transpose, and a B staged
+    from its transpose); otherwise N-major.
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k,
                        I64Attr:$stages,
                        DefaultValuedAttr<Kite_DotEngineAttr,
                            "::mlir::kite::DotEngine::FMA">:$engine,
-                       OptionalAttr<TypeAttr>:$operand_type);
+                       OptionalAttr<TypeAttr>:$operand_type,
+                       UnitAttr:$b_k_major);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = "$acc `slot` $slot `of` $stages `k` $k "
-                       "(`engine` `=` $engine^)? attr-dict `:` type($acc)";
+                       "(`engine` `=` $engine^)? (`b_k_major` $b_k_major^)? "
+                       "attr-dict `:` type($acc)";
   let hasVerifier = 1;
 }
 
