@@ -98,6 +98,11 @@ std::optional<Type> CodeGen::dtypeNamed(StringRef n) {
     return b.getI32Type();
   if (n == "i64" || n == "int64")
     return b.getI64Type();
+  // fp8 (Triton's float8e4nv and float8e5): storage, .to(), dot.
+  if (n == "f8e4m3" || n == "float8e4nv")
+    return b.getType<Float8E4M3FNType>();
+  if (n == "f8e5m2" || n == "float8e5")
+    return b.getType<Float8E5M2Type>();
   if (n == "f16" || n == "float16")
     return b.getF16Type();
   if (n == "bf16" || n == "bfloat16")
@@ -191,6 +196,28 @@ mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
     fail(l, "cannot convert " + typeName(x.getType()) + " to " +
                 typeName(elem));
   bool ff = isa<FloatType>(from), ft = isa<FloatType>(elem);
+  // fp8 goes through f32 both ways (the hardware converts f32 and f16);
+  // to fp8: round to nearest even, saturating to the largest finite value
+  // (Triton's, and the hardware's .satfinite), NaN staying NaN.
+  if (isFp8(elem) && !from.isF32()) {
+    if (!ff && !isa<IntegerType>(from))
+      fail(l, "cannot convert " + typeName(x.getType()) + " to " +
+                  typeName(elem));
+    return cast(cast(x, b.getF32Type(), l), elem, l);
+  }
+  if (isFp8(from) && !elem.isF32() && !elem.isF16())
+    return cast(cast(x, b.getF32Type(), l), elem, l);
+  if (isFp8(elem)) {
+    auto fe = llvm::cast<FloatType>(elem);
+    double max = APFloat::getLargest(fe.getFloatSemantics()).convertToDouble();
+    mlir::Value hi = splatTo(materialize(Val::floating(max), from, l),
+                             x.getType(), l);
+    mlir::Value lo = splatTo(materialize(Val::floating(-max), from, l),
+                             x.getType(), l);
+    mlir::Value clamped = arith::MaximumFOp::create(
+        b, lc, arith::MinimumFOp::create(b, lc, x, hi), lo);
+    return arith::TruncFOp::create(b, lc, to, clamped);
+  }
   if (ff && ft) {
     if (from.getIntOrFloatBitWidth() < elem.getIntOrFloatBitWidth())
       return arith::ExtFOp::create(b, lc, to, x);

@@ -121,6 +121,11 @@ Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
   }
   auto [x, y] = unify(a, c, l);
   Type elem = elemOf(x.getType());
+  if (isFp8(elem)) { // fp8 is a storage type: arithmetic in f32
+    elem = b.getF32Type();
+    x = cast(x, elem, l);
+    y = cast(y, elem, l);
+  }
   bool fl = isa<FloatType>(elem);
   if (op == "/") {
     if (!fl) { // true division of integers
@@ -178,6 +183,10 @@ Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
   }
   auto [x, y] = unify(a, c, l);
   Location lc = loc(l);
+  if (isFp8(elemOf(x.getType()))) { // compared as f32 (exact)
+    x = cast(x, b.getF32Type(), l);
+    y = cast(y, b.getF32Type(), l);
+  }
   if (isFloat(x.getType())) {
     using P = arith::CmpFPredicate;
     P p = op == "<"    ? P::OLT

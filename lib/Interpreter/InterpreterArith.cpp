@@ -340,6 +340,8 @@ uint64_t Interpreter::bitsOf(const Array &a, size_t k) {
     std::memcpy(&u, &h, 2);
     return u;
   }
+  if (!t.isBF16()) // fp8
+    return apFloatBits(v, cast<FloatType>(t));
   float f = float(v); // bf16: the high half of the (already rounded) f32
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -364,6 +366,8 @@ void Interpreter::setBits(Array &a, size_t k, uint64_t u) {
     _Float16 h;
     std::memcpy(&h, &v, 2);
     a.fv[k] = double(float(h));
+  } else if (!t.isBF16()) { // fp8
+    a.fv[k] = apFloatValue(u, cast<FloatType>(t));
   } else {
     uint32_t v = uint32_t(u & 0xffff) << 16;
     float f;

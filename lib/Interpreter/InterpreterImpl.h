@@ -95,7 +95,28 @@ inline double roundTo(double x, Type t) {
     return double(float(_Float16(float(x))));
   if (t.isBF16())
     return roundBF16(x);
+  if (auto ft = dyn_cast<FloatType>(t)) { // fp8: round to nearest even
+    llvm::APFloat v(x);
+    bool lost;
+    v.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return v.convertToDouble();
+  }
   return x;
+}
+
+/// The bits of `x` (already a value of the float type `t`) for the types
+/// without a C++ counterpart (fp8), and back.
+inline uint64_t apFloatBits(double x, FloatType t) {
+  llvm::APFloat v(x);
+  bool lost;
+  v.convert(t.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return v.bitcastToAPInt().getZExtValue();
+}
+inline double apFloatValue(uint64_t bits, FloatType t) {
+  llvm::APFloat v(t.getFloatSemantics(),
+                  llvm::APInt(t.getWidth(), bits & ((1u << t.getWidth()) - 1)));
+  return v.convertToDouble();
 }
 
 class Interpreter {

@@ -153,10 +153,14 @@ struct StageDotOperands
     bool half = element.isF16() || element.isBF16();
     bool tf32 = element.isF32() &&
                 dot.getPrecision() == kd::InputPrecision::TF32;
+    // fp8 has no transposing copy (1-byte elements) and wgmma reads it
+    // K-major only: its B must come transposed.
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element) && transposedB;
+    int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
     int64_t version = chipVersion();
-    if (chip == "sm_90a" && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
+    if (chip == "sm_90a" && (half || tf32 || fp8) && K * eb % 32 == 0)
       if (auto tile = kd::WgmmaTile::choose(M, N, warps))
-        if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2,
+        if (copyable(func, dot, loads, conv, tile->layout(), eb,
                      /*kMajorB=*/tf32 && !transposedB))
           return kd::DotEngine::WGMMA;
     if (transposedB)
@@ -305,6 +309,7 @@ struct StageDotOperands
         aType.getDimSize(1), slots, engine,
         engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr(),
         /*b_k_major=*/wgmma && (element.isF32() || trans));
+    // (fp8 reaches wgmma only with a transposed B: b_k_major.)
     Value result = staged.getResult();
     if (wgmma) {
       stageAhead();

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/STLExtras.h"
@@ -104,6 +107,29 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
       getOperation().emitError() << "kite-to-ptx: "
                                  << llvm::toString(std::move(err));
       return signalPassFailure();
+    }
+    // fp8 conversions (cvt ... e4m3x2/e5m2x2) need sm_89 or later, as in
+    // Triton.
+    llvm::StringRef name = chip;
+    unsigned version = 0;
+    if (name.consume_front("sm_") &&
+        !name.take_while(llvm::isDigit).getAsInteger(10, version) &&
+        version < 89) {
+      mlir::WalkResult found = getOperation()->walk([&](mlir::Operation *op) {
+        for (mlir::Type t : op->getResultTypes()) {
+          mlir::Type e = mlir::getElementTypeOrSelf(t);
+          if (auto p = llvm::dyn_cast<mlir::kite::PointerType>(e))
+            e = p.getPointeeType();
+          if (llvm::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(e)) {
+            op->emitError() << "fp8 (" << e << ") needs sm_89 or later; the "
+                            << "target is " << chip;
+            return mlir::WalkResult::interrupt();
+          }
+        }
+        return mlir::WalkResult::advance();
+      });
+      if (found.wasInterrupted())
+        return signalPassFailure();
     }
     if (!parseStage(stage)) {
       getOperation().emitError()

@@ -130,8 +130,11 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
     return std::nullopt;
   RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
   Type element = aType.getElementType();
-  if (!(element.isF16() || element.isBF16()) ||
-      bType.getElementType() != element || aType.getDimSize(1) % 16)
+  // fp8: wgmma reads it K-major only, so its B must come transposed.
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  if (!(element.isF16() || element.isBF16() || (fp8 && transposedB(dot))) ||
+      bType.getElementType() != element ||
+      aType.getDimSize(1) % (fp8 ? 32 : 16))
     return std::nullopt;
   if (!kd::WgmmaTile::choose(aType.getDimSize(0), bType.getDimSize(1), warps))
     return std::nullopt;

@@ -27,8 +27,10 @@ std::array<Value, 2>
 TmaSchedules::tensorMapParams(func::FuncOp func, kd::DotOp dot,
                               std::array<kd::DescriptorLoadOp, 2> loads) {
   SmallVector<int64_t> shape = dotShapeOf(dot);
-  auto staging = kd::SwizzledStaging::get(shape[0], shape[1], shape[2], 2,
-                                          /*bKMajor=*/bool(transposedB(dot)));
+  auto staging = kd::SwizzledStaging::get(
+      shape[0], shape[1], shape[2],
+      dot.getA().getType().getElementTypeBitWidth() / 8,
+      /*bKMajor=*/bool(transposedB(dot)));
   std::array<Value, 2> maps;
   for (int operand = 0; operand < 2; ++operand)
     maps[operand] = tensorMapParam(

@@ -104,6 +104,10 @@ struct DiagnosticCollector {
     return ScalarType::F32;
   if (t.isF64())
     return ScalarType::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return ScalarType::F8E4M3;
+  if (isa<Float8E5M2Type>(t))
+    return ScalarType::F8E5M2;
   return ScalarType::Any;
 }
 
@@ -506,6 +510,15 @@ std::string (::kite::detail::interpret)(const std::string &canonical,
         v.f = f;
         break;
       }
+      case ST::F8E4M3:
+      case ST::F8E5M2:
+        v.isFloat = true;
+        v.f = llvm::APFloat(a.type() == ST::F8E4M3
+                                ? llvm::APFloat::Float8E4M3FN()
+                                : llvm::APFloat::Float8E5M2(),
+                            llvm::APInt(8, b & 0xff))
+                  .convertToDouble();
+        break;
       }
     }
     launch.args.push_back(v);

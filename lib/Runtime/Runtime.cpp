@@ -60,8 +60,9 @@ const char *kite::errorCodeName(ErrorCode code) {
 }
 
 const char *kite::scalarTypeName(ScalarType type) {
-  static const char *names[] = {"i1",  "i8",   "i16", "i32", "i64",
-                                "f16", "bf16", "f32", "f64", "any"};
+  static const char *names[] = {"i1",     "i8",     "i16", "i32",
+                                "i64",    "f16",    "bf16", "f32",
+                                "f64",    "f8e4m3", "f8e5m2", "any"};
   return names[unsigned(type)];
 }
 
@@ -481,7 +482,9 @@ Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
       if (a.type() != ScalarType::Any && a.type() != p.type &&
           !(p.type == ScalarType::I1 && a.type() == ScalarType::I8) &&
           !((p.type == ScalarType::F16 || p.type == ScalarType::BF16) &&
-            a.type() == ScalarType::I16))
+            a.type() == ScalarType::I16) &&
+          !((p.type == ScalarType::F8E4M3 || p.type == ScalarType::F8E5M2) &&
+            a.type() == ScalarType::I8))
         return bad(std::string("a pointer to ") + scalarTypeName(a.type()));
     } else if (a.type() != p.type) {
       return bad(std::string("a scalar ") + scalarTypeName(a.type()));

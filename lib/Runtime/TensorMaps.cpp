@@ -113,6 +113,9 @@ Expected<void> kite::detail::encodeTensorMap(const cuda::Driver &driver,
   } else if (r.dtype == "bf16") {
     dataType = 9; // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
     elemBytes = 2;
+  } else if (r.dtype == "f8E4M3FN" || r.dtype == "f8E5M2") {
+    dataType = 0; // CU_TENSOR_MAP_DATA_TYPE_UINT8: the bits
+    elemBytes = 1;
   } else if (r.dtype == "f32") {
     dataType = 7; // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
     elemBytes = 4;

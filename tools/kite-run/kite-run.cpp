@@ -54,10 +54,52 @@ void help() {
       "--save NAME=FILE writes it as raw elements.\n");
 }
 
+/// fp8 (f8E4M3FN: 4 exponent bits, bias 7, no infinities, S.1111.111
+/// NaN; f8E5M2: 5 bits, bias 15, IEEE-like) from its bits.
+double fp8Value(uint8_t bits, ScalarType t) {
+  bool e4 = t == ScalarType::F8E4M3;
+  int mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, emax = e4 ? 15 : 31;
+  int sign = bits >> 7, exp = (bits >> mbits) & emax,
+      mant = bits & ((1 << mbits) - 1);
+  double v;
+  if (e4 && exp == 15 && mant == 7)
+    v = NAN;
+  else if (!e4 && exp == 31)
+    v = mant ? NAN : INFINITY;
+  else if (exp == 0)
+    v = std::ldexp(double(mant), 1 - bias - mbits);
+  else
+    v = std::ldexp(double(mant | (1 << mbits)), exp - bias - mbits);
+  return sign ? -v : v;
+}
+
+/// The nearest fp8 value to `v` (ties to an even mantissa), saturating to
+/// the largest finite one like the language's .to(); NaN stays NaN.
+uint8_t fp8Bits(double v, ScalarType t) {
+  if (std::isnan(v))
+    return t == ScalarType::F8E4M3 ? 0x7f : 0x7f;
+  int best = -1;
+  double bestErr = INFINITY;
+  for (int c = 0; c < 256; ++c) {
+    double x = fp8Value(uint8_t(c), t);
+    if (!std::isfinite(x))
+      continue;
+    double err = std::fabs(x - v);
+    if (err < bestErr || (err == bestErr && (c & 1) == 0 && best >= 0 &&
+                          (best & 1))) {
+      best = c;
+      bestErr = err;
+    }
+  }
+  return uint8_t(best);
+}
+
 size_t elemBytes(ScalarType t) {
   switch (t) {
   case ScalarType::I1:
   case ScalarType::I8:
+  case ScalarType::F8E4M3:
+  case ScalarType::F8E5M2:
     return 1;
   case ScalarType::I16:
   case ScalarType::F16:
@@ -118,6 +160,10 @@ void put(std::vector<uint8_t> &buf, ScalarType t, size_t i, double v) {
   case ScalarType::F64:
     std::memcpy(p, &v, 8);
     break;
+  case ScalarType::F8E4M3:
+  case ScalarType::F8E5M2:
+    p[0] = fp8Bits(v, t);
+    break;
   }
 }
 
@@ -164,13 +210,17 @@ double get(const std::vector<uint8_t> &buf, ScalarType t, size_t i) {
     std::memcpy(&x, p, 8);
     return x;
   }
+  case ScalarType::F8E4M3:
+  case ScalarType::F8E5M2:
+    return fp8Value(p[0], t);
   }
   return 0;
 }
 
 bool isFloat(ScalarType t) {
   return t == ScalarType::F16 || t == ScalarType::BF16 ||
-         t == ScalarType::F32 || t == ScalarType::F64;
+         t == ScalarType::F32 || t == ScalarType::F64 ||
+         t == ScalarType::F8E4M3 || t == ScalarType::F8E5M2;
 }
 
 double number(const std::string &name, const std::string &text) {

@@ -269,3 +269,52 @@ TEST(Interpreter, TutorialMatmul) {
     }
   }
 }
+
+// fp8 (Triton's float8e4nv and float8e5) as a storage type: .to() rounds to
+// nearest even and saturates, loads and stores move the bits, arithmetic
+// happens in f32. Against the formats' definitions (TestHelpers.h) and a
+// few values by hand.
+const char *kFp8Round = R"(
+@kernel
+def fp8_round(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK: constexpr = 32):
+    offs = arange(0, BLOCK)
+    m = offs < n
+    x = load(x_ptr + offs, mask=m)
+    store(q4 + offs, x.to(f8e4m3), mask=m)
+    store(q5 + offs, x.to(tl.float8e5), mask=m)
+    a = load(q4 + offs, mask=m, other=0.0)
+    b = load(q5 + offs, mask=m, other=0.0)
+    store(out + offs, a + b.to(f32), mask=m)
+)";
+
+std::vector<float> fp8Inputs() {
+  return {0.1f,   -0.1f,  1.0f,    448.f,  500.f,   1e6f,    -1e6f,
+          0.0f,   3.14159f, 1.f / 1024, 1e-9f, 57344.f, 60000.f, 0.3f,
+          240.f,  -17.25f, 0.0009765625f, 0.001953125f, 2.5f, 6.5f};
+}
+
+TEST(Interpreter, Fp8RoundsLikeTheFormat) {
+  auto k = compileKite(kFp8Round, CompileOptions{}, "fp8_round.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  auto x = fp8Inputs();
+  size_t n = x.size();
+  std::vector<uint8_t> q4(n + 1, 0xaa), q5(n + 1, 0xaa);
+  std::vector<float> out(n + 1, NAN);
+  auto ok = k->interpret(1, {x, q4, q5, out, int32_t(n)});
+  ASSERT_TRUE(ok) << ok.error().str();
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(q4[i], fp8Bits(x[i], false)) << "e4m3 of " << x[i];
+    EXPECT_EQ(q5[i], fp8Bits(x[i], true)) << "e5m2 of " << x[i];
+    EXPECT_EQ(out[i], float(fp8Value(q4[i], false) + fp8Value(q5[i], true)))
+        << "at " << x[i];
+  }
+  EXPECT_EQ(q4[n], 0xaa) << "written past the end";
+  // By hand: 0.1 -> 0.1015625 (e4m3) and 0.09375 (e5m2); 500 and 1e6
+  // saturate to 448 (0x7e) and 57344 (0x7b); -1e6 to -448 (0xfe).
+  EXPECT_EQ(fp8Value(q4[0], false), 0.1015625);
+  EXPECT_EQ(fp8Value(q5[0], true), 0.09375);
+  EXPECT_EQ(q4[4], 0x7e);
+  EXPECT_EQ(q4[5], 0x7e);
+  EXPECT_EQ(q4[6], 0xfe);
+  EXPECT_EQ(q5[5], 0x7b);
+}

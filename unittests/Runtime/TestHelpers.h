@@ -72,6 +72,42 @@ inline double relError(const std::vector<float> &c,
   return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
 }
 
+/// fp8 from its bits, computed from the formats' definitions: f8E4M3FN (4
+/// exponent bits, bias 7, no infinities, S.1111.111 NaN) and f8E5M2 (5
+/// bits, bias 15, IEEE-like).
+inline double fp8Value(uint8_t bits, bool e5m2) {
+  int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, emax = e5m2 ? 31 : 15;
+  int exp = (bits >> mbits) & emax, mant = bits & ((1 << mbits) - 1);
+  double v;
+  if (!e5m2 && exp == 15 && mant == 7)
+    v = NAN;
+  else if (e5m2 && exp == 31)
+    v = mant ? NAN : INFINITY;
+  else if (exp == 0)
+    v = std::ldexp(double(mant), 1 - bias - mbits);
+  else
+    v = std::ldexp(double(mant | (1 << mbits)), exp - bias - mbits);
+  return (bits >> 7) ? -v : v;
+}
+
+/// The language's .to(fp8) by exhaustive search: the nearest finite value,
+/// ties to the even code, saturating at the largest (448 / 57344).
+inline uint8_t fp8Bits(double v, bool e5m2) {
+  int best = -1;
+  double bestErr = INFINITY;
+  for (int c = 0; c < 256; ++c) {
+    double x = fp8Value(uint8_t(c), e5m2);
+    if (!std::isfinite(x) || (x == 0 && std::signbit(x) != std::signbit(v)))
+      continue;
+    double err = std::fabs(x - v);
+    if (err < bestErr || (err == bestErr && !(c & 1))) {
+      best = c;
+      bestErr = err;
+    }
+  }
+  return uint8_t(best);
+}
+
 } // namespace kite::test
 
 #endif // KITE_UNITTESTS_RUNTIME_TESTHELPERS_H

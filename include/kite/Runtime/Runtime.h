@@ -82,7 +82,11 @@ struct TuningConfig {
 };
 
 /// Scalar and pointee types of kernel parameters.
-enum class ScalarType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, Any };
+/// F8E4M3 and F8E5M2: Triton's float8e4nv and float8e5 (pointees only: a
+/// DeviceBuffer<uint8_t> of their bits passes for them).
+enum class ScalarType : uint8_t {
+  I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3, F8E5M2, Any
+};
 KITE_API const char *scalarTypeName(ScalarType type);
 
 /// One kernel parameter, as the GPU sees it (constexprs excluded).

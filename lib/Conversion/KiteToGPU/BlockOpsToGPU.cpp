@@ -170,9 +170,20 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
   LogicalResult
   matchAndRewrite(arith::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto fp8Bits = [](const APFloat &v) {
+      return v.bitcastToAPInt().trunc(8);
+    };
     auto tensorType = dyn_cast<RankedTensorType>(op.getType());
-    if (!tensorType)
-      return rewriter.notifyMatchFailure(op, "not a block constant");
+    if (!tensorType) {
+      // An fp8 scalar: its bits.
+      auto attr = dyn_cast<FloatAttr>(op.getValue());
+      if (!attr || !isa<Float8E4M3FNType, Float8E5M2Type>(attr.getType()))
+        return rewriter.notifyMatchFailure(op, "not a block constant");
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, rewriter.getIntegerAttr(rewriter.getI8Type(),
+                                      fp8Bits(attr.getValue())));
+      return success();
+    }
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
     if (!dense || !dense.isSplat())
       return op.emitOpError()
@@ -180,6 +191,13 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
                 "lowering, got " << op.getValue();
     auto vecType =
         cast<VectorType>(getTypeConverter()->convertType(tensorType));
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(tensorType.getElementType())) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, vecType,
+          DenseElementsAttr::get(vecType,
+                                 fp8Bits(dense.getSplatValue<APFloat>())));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, vecType,
                                                    dense.resizeSplat(vecType));
     return success();

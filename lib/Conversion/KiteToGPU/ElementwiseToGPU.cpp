@@ -13,6 +13,7 @@
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -138,11 +139,126 @@ struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
   }
 };
 
+/// fp8 (f8E4M3FN, f8E5M2) values in registers are their bits (i8).
+static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// `n` elements of `v` (a vector, or a scalar for n = 1).
+static SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value v,
+                                     int64_t n) {
+  SmallVector<Value> out;
+  for (int64_t e = 0; e < n; ++e)
+    out.push_back(extractRegister(b, loc, v, e));
+  return out;
+}
+
+/// The inverse: a vector of `type`, or the scalar.
+static Value fromElements(OpBuilder &b, Location loc, ArrayRef<Value> elems,
+                          Type type) {
+  auto vec = dyn_cast<VectorType>(type);
+  if (!vec)
+    return elems.front();
+  Value out = LLVM::UndefOp::create(b, loc, vec);
+  for (auto [e, v] : llvm::enumerate(elems))
+    out = vector::InsertOp::create(b, loc, v, out, int64_t(e));
+  return out;
+}
+
+Value mlir::kite::detail::fp8ToF32(OpBuilder &b, Location loc, Value bits,
+                                   Type fp8) {
+  return fp8PairToF32(b, loc, bits, bits, fp8).first;
+}
+
+std::pair<Value, Value> mlir::kite::detail::fp8PairToF32(OpBuilder &b,
+                                                         Location loc, Value lo,
+                                                         Value hi, Type fp8) {
+  auto i8x2 = VectorType::get({2}, b.getI8Type());
+  Value pair = LLVM::UndefOp::create(b, loc, i8x2);
+  pair = vector::InsertOp::create(b, loc, lo, pair, int64_t(0));
+  pair = vector::InsertOp::create(b, loc, hi, pair, int64_t(1));
+  // cvt.rn.f16x2.e4m3x2 / .e5m2x2 (sm_89+; exact), then f16 -> f32.
+  Value halves = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, loc, VectorType::get({2}, b.getF16Type()), pair, b.getBoolAttr(false),
+      TypeAttr::get(fp8));
+  auto f32 = b.getF32Type();
+  auto half = [&](int64_t i) -> Value {
+    return LLVM::FPExtOp::create(
+        b, loc, f32, vector::ExtractOp::create(b, loc, halves, i));
+  };
+  return {half(0), half(1)};
+}
+
+namespace {
+
+/// Pattern: arith.extf from fp8 and arith.truncf to fp8, two elements at a
+/// time through the hardware's paired conversions (sm_89+): to fp8,
+/// cvt.rn.satfinite.{e4m3,e5m2}x2.f32 (round to nearest even, saturating;
+/// the frontend clamps first, so the saturation never decides); from fp8,
+/// cvt.rn.f16x2.{e4m3,e5m2}x2 (exact) and a widening to f32 where asked.
+struct Fp8ConvertLowering : ConversionPattern {
+  Fp8ConvertLowering(TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2,
+                          context) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return failure();
+    Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type to = getElementTypeOrSelf(op->getResult(0).getType());
+    if (!isFp8(from) && !isFp8(to))
+      return failure();
+    Type resultType = getTypeConverter()->convertType(op->getResult(0).getType());
+    Location loc = op->getLoc();
+    int64_t n = 1;
+    if (auto vec = dyn_cast<VectorType>(operands[0].getType()))
+      n = vec.getNumElements();
+    SmallVector<Value> in = elementsOf(rewriter, loc, operands[0], n), out;
+    auto f32 = rewriter.getF32Type();
+    if (isFp8(to)) {
+      if (!from.isF32())
+        return op->emitOpError() << "converts " << from << " to " << to
+                                 << "; only f32 converts to fp8 directly";
+      auto i8x2 = VectorType::get({2}, rewriter.getI8Type());
+      for (int64_t e = 0; e < n; e += 2) {
+        Value lo = in[e], hi = e + 1 < n ? in[e + 1] : in[e];
+        // The first operand lands in the upper byte (element 1).
+        Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+            rewriter, loc, i8x2, hi, lo, NVVM::FPRoundingMode::RN,
+            NVVM::SaturationMode::SATFINITE, /*relu=*/false, to);
+        out.push_back(vector::ExtractOp::create(rewriter, loc, pair, 0));
+        if (e + 1 < n)
+          out.push_back(vector::ExtractOp::create(rewriter, loc, pair, 1));
+      }
+    } else {
+      if (!to.isF32() && !to.isF16())
+        return op->emitOpError() << "converts " << from << " to " << to
+                                 << "; fp8 converts to f16 or f32 directly";
+      for (int64_t e = 0; e < n; e += 2) {
+        auto [x0, x1] = fp8PairToF32(rewriter, loc, in[e],
+                                     e + 1 < n ? in[e + 1] : in[e], from);
+        for (Value x : {x0, x1}) {
+          if (int64_t(out.size()) == n)
+            break;
+          out.push_back(to.isF32() ? x
+                                   : LLVM::FPTruncOp::create(
+                                         rewriter, loc, to, x)
+                                         .getResult());
+        }
+      }
+      (void)f32;
+    }
+    rewriter.replaceOp(op, fromElements(rewriter, loc, out, resultType));
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering, InlineAsmLowering>(converter,
-                                                       patterns.getContext());
+  patterns.add<ElementwiseLowering, InlineAsmLowering, Fp8ConvertLowering>(
+      converter, patterns.getContext());
   if (!state.ieeeDivision)
     patterns.add<ApproxDivLowering>(converter, patterns.getContext(),
                                     /*benefit=*/2);

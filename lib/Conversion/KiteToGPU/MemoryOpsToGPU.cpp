@@ -31,11 +31,19 @@ using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
 
-/// The type a pointee is stored as in memory (i1 as i8, like Triton).
+/// The type a pointee is stored as in memory (i1 as i8, like Triton; fp8
+/// as its bits).
 static Type memoryType(Type pointee) {
-  if (pointee.isInteger(1))
+  if (pointee.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(pointee))
     return IntegerType::get(pointee.getContext(), 8);
   return pointee;
+}
+
+/// The type an element is held as in registers (fp8: its bits).
+static Type heldType(Type element) {
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return IntegerType::get(element.getContext(), 8);
+  return element;
 }
 
 static int64_t memoryBytes(Type pointee) {
@@ -358,7 +366,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee = getElementTypeOrSelf(op.getType());
+    Type pointee = heldType(getElementTypeOrSelf(op.getType()));
     Type memType = memoryType(pointee);
     int64_t elementBytes = memoryBytes(pointee);
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
@@ -461,7 +469,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee = getElementTypeOrSelf(op.getValue().getType());
+    Type pointee = heldType(getElementTypeOrSelf(op.getValue().getType()));
     Type memType = memoryType(pointee);
     int64_t elementBytes = memoryBytes(pointee);
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();

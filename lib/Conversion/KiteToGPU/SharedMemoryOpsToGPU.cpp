@@ -120,7 +120,7 @@ bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {
 SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   auto type = op.getType();
   std::optional<Type> operand = op.getOperandType();
-  int64_t bytes = operand && operand->isF32() ? 4 : 2;
+  int64_t bytes = operand ? operand->getIntOrFloatBitWidth() / 8 : 2;
   return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
                               op.getK(), bytes, op.getBKMajor());
 }
@@ -132,7 +132,7 @@ SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
   // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major,
   // and so is a B staged from its transpose.
   return SwizzledStaging::get(shape[0], shape[1], shape[2],
-                              element.isF32() ? 4 : 2,
+                              element.getIntOrFloatBitWidth() / 8,
                               op.getTransposed() ||
                                   (op.getEngine() == DotEngine::WGMMA &&
                                    element.isF32()));
@@ -207,7 +207,7 @@ static DotStaging dotStaging(const KiteTypeConverter &conv, int64_t M,
 namespace {
 
 void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
-                const DotStaging &staging, int operand);
+                const DotStaging &staging, int operand, Type element);
 Value tiledCompute(Scratch &s, Value acc, RankedTensorType type,
                    const KiteTypeConverter &conv, const DotStaging &staging);
 
@@ -288,7 +288,12 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       Value k = loop.getInductionVar();
       Value acc = loop.getRegionIterArgs()[0];
       Value kRow = arith::MulIOp::create(rewriter, loc, k, s.i32(N));
+      // fp8 operands are held as their bits (i8).
+      const bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(inElem);
+      Type regElem = fp8 ? rewriter.getI8Type() : inElem;
       auto widen = [&](Value v) -> Value {
+        if (fp8)
+          return fp8ToF32(rewriter, loc, v, inElem);
         return v.getType() == f32 ? v
                                   : arith::ExtFOp::create(rewriter, loc, f32, v)
                                         .getResult();
@@ -297,8 +302,8 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       for (int64_t e = 0; e < out.perThread; ++e) {
         Value ai = arith::AddIOp::create(rewriter, loc, rowBase[e], k);
         Value bi = arith::AddIOp::create(rewriter, loc, kRow, col[e]);
-        Value av = widen(s.load(0, ai, inElem, inElem));
-        Value bv = widen(s.load(bOffset, bi, inElem, inElem));
+        Value av = widen(s.load(0, ai, regElem, inElem));
+        Value bv = widen(s.load(bOffset, bi, regElem, inElem));
         Value c = vector::ExtractOp::create(rewriter, loc, acc, e);
         regs.push_back(math::FmaOp::create(rewriter, loc, av, bv, c));
       }
@@ -324,8 +329,10 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
     DotStaging staging = dotStaging(conv, aType.getDimSize(0),
                                     bType.getDimSize(1), aType.getDimSize(1));
     s.barrier();
-    tiledStage(s, adaptor.getA(), conv.getLayout(op.getA()), staging, 0);
-    tiledStage(s, adaptor.getB(), conv.getLayout(op.getB()), staging, 1);
+    tiledStage(s, adaptor.getA(), conv.getLayout(op.getA()), staging, 0,
+               aType.getElementType());
+    tiledStage(s, adaptor.getB(), conv.getLayout(op.getB()), staging, 1,
+               bType.getElementType());
     s.barrier();
     rewriter.replaceOp(op, tiledCompute(s, adaptor.getAcc(), op.getType(),
                                         conv, staging));
@@ -355,7 +362,7 @@ namespace {
 /// except a k-major A, element by element. The padding of a row-major A's
 /// rows spreads the rows a store phase writes over all banks.
 void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
-                const DotStaging &staging, int operand) {
+                const DotStaging &staging, int operand, Type element) {
   OpBuilder &b = s.b;
   Location loc = s.loc;
   Type f32 = b.getF32Type();
@@ -368,7 +375,9 @@ void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
     SmallVector<Value, 4> elems;
     for (int64_t j = 0; j < group; ++j) {
       Value v = extractRegister(b, loc, regs, e + j);
-      if (v.getType() != f32)
+      if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+        v = fp8ToF32(b, loc, v, element); // held as its bits
+      else if (v.getType() != f32)
         v = arith::ExtFOp::create(b, loc, f32, v);
       elems.push_back(v);
     }

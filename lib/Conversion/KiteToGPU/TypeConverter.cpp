@@ -360,10 +360,19 @@ void KiteTypeConverter::addConversions(MLIRContext *context) {
   addConversion([context](TensorDescType) -> Type {
     return LLVM::LLVMPointerType::get(context);
   });
+  // fp8 values are their bits: LLVM has no fp8 type.
+  addConversion([context](Float8E4M3FNType) -> Type {
+    return IntegerType::get(context, 8);
+  });
+  addConversion([context](Float8E5M2Type) -> Type {
+    return IntegerType::get(context, 8);
+  });
   addConversion([this, context](RankedTensorType type) -> Type {
     Type element = type.getElementType();
     if (isa<PointerType>(element))
       element = IntegerType::get(context, 64);
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+      element = IntegerType::get(context, 8);
     return VectorType::get({getLayout(type).perThread}, element);
   });
   auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,

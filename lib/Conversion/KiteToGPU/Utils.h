@@ -112,6 +112,12 @@ Value ownerPredicate(OpBuilder &b, Location loc,
 /// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
 Value toPointer(OpBuilder &b, Location loc, Value addr);
 
+/// An fp8 value's bits (i8) as f32 (exact; cvt from fp8 needs sm_89+), and
+/// two at once (one conversion instruction).
+Value fp8ToF32(OpBuilder &b, Location loc, Value bits, Type fp8);
+std::pair<Value, Value> fp8PairToF32(OpBuilder &b, Location loc, Value lo,
+                                     Value hi, Type fp8);
+
 /// An i32 constant.
 inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);

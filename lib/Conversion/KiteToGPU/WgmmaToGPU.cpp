@@ -130,7 +130,10 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     Type operandType = *op.getOperandType();
     auto wgmmaType = operandType.isBF16()  ? NVVM::WGMMATypes::bf16
                      : operandType.isF32() ? NVVM::WGMMATypes::tf32
-                                           : NVVM::WGMMATypes::f16;
+                     : isa<Float8E4M3FNType>(operandType)
+                         ? NVVM::WGMMATypes::e4m3
+                     : isa<Float8E5M2Type>(operandType) ? NVVM::WGMMATypes::e5m2
+                                                        : NVVM::WGMMATypes::f16;
     // Each instruction takes 32 bytes of K: k16 of f16/bf16, k8 of tf32.
     const int64_t kStep = 32 / eb;
     // tf32 cannot be transposed: B is K-major ("col"), f16/bf16's N-major

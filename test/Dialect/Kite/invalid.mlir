@@ -316,7 +316,7 @@ func.func @dot_acc_shape(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tenso
 // -----
 
 func.func @dot_int(%a: tensor<16x16xi8>, %b: tensor<16x16xi8>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of f8E4M3FN type or f8E5M2 type or 16-bit float or bfloat16 type or 32-bit float values}}
   %0 = kite.dot %a, %b, %c : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xf32>
   return
 }
@@ -411,7 +411,7 @@ func.func @stage_dot_shape(%p: tensor<64x32x!kite.ptr<f32>>, %m: tensor<64x32xi1
 // -----
 
 func.func @stage_wgmma_type(%p: tensor<64x32x!kite.ptr<i32>>, %m: tensor<64x32xi1>, %s: i32) {
-  // expected-error @+1 {{stages f16, bf16 or f32 blocks only for the wgmma engine, got 'i32'}}
+  // expected-error @+1 {{stages fp8, f16, bf16 or f32 blocks only for the wgmma engine, got 'i32'}}
   kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma : tensor<64x32x!kite.ptr<i32>>, tensor<64x32xi1>
   return
 }
@@ -419,7 +419,7 @@ func.func @stage_wgmma_type(%p: tensor<64x32x!kite.ptr<i32>>, %m: tensor<64x32xi
 // -----
 
 func.func @dot_staged_wgmma_type(%acc: tensor<64x64xf32>, %s: i32) {
-  // expected-error @+1 {{with engine = wgmma needs operand_type f16, bf16 or f32 (tf32)}}
+  // expected-error @+1 {{with engine = wgmma needs operand_type f16, bf16, f32 (tf32) or fp8}}
   %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma : tensor<64x64xf32>
   return
 }
@@ -443,7 +443,7 @@ func.func @dot_staged_wgmma_tf32_k(%acc: tensor<64x64xf32>, %s: i32) {
 // -----
 
 func.func @dot_staged_wgmma_tf32_n_major(%acc: tensor<64x64xf32>, %s: i32) {
-  // expected-error @+1 {{with engine = wgmma and tf32 operands needs b_k_major (wgmma cannot transpose tf32)}}
+  // expected-error @+1 {{with engine = wgmma and 'f32' operands needs b_k_major (wgmma transposes f16 and bf16 only)}}
   %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma {operand_type = f32} : tensor<64x64xf32>
   return
 }

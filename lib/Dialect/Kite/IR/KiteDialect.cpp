@@ -47,7 +47,8 @@ bool PointerType::isValidPointeeType(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type))
     return intType.isSignless() &&
            llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
-  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type) || type.isF16() ||
+         type.isBF16() || type.isF32() || type.isF64();
 }
 
 LogicalResult

@@ -483,8 +483,9 @@ LogicalResult AsyncStageOp::verify() {
                             "engine, got "
                          << pointee;
   if (getEngine() == DotEngine::WGMMA && !pointee.isF16() &&
-      !pointee.isBF16() && !pointee.isF32())
-    return emitOpError() << "stages f16, bf16 or f32 blocks only for the "
+      !pointee.isBF16() && !pointee.isF32() &&
+      !isa<Float8E4M3FNType, Float8E5M2Type>(pointee))
+    return emitOpError() << "stages fp8, f16, bf16 or f32 blocks only for the "
                             "wgmma engine, got "
                          << pointee;
   if (getTransposed() && (operand != 1 || getEngine() != DotEngine::WGMMA))
@@ -508,17 +509,19 @@ LogicalResult AsyncStageOp::verify() {
 LogicalResult DotStagedOp::verify() {
   std::optional<Type> operand = getOperandType();
   if (getEngine() == DotEngine::WGMMA) {
+    bool fp8 = operand && isa<Float8E4M3FNType, Float8E5M2Type>(*operand);
     if (!operand ||
-        !(operand->isF16() || operand->isBF16() || operand->isF32()))
+        !(operand->isF16() || operand->isBF16() || operand->isF32() || fp8))
       return emitOpError() << "with engine = wgmma needs operand_type f16, "
-                              "bf16 or f32 (tf32)";
-    int64_t step = operand->isF32() ? 8 : 16;
+                              "bf16, f32 (tf32) or fp8";
+    int64_t step = operand->isF32() ? 8 : fp8 ? 32 : 16;
     if (getK() % step)
       return emitOpError() << "with engine = wgmma needs k a multiple of "
                            << step << ", got " << getK();
-    if (operand->isF32() && !getBKMajor())
-      return emitOpError() << "with engine = wgmma and tf32 operands needs "
-                              "b_k_major (wgmma cannot transpose tf32)";
+    if ((operand->isF32() || fp8) && !getBKMajor())
+      return emitOpError() << "with engine = wgmma and " << *operand
+                           << " operands needs b_k_major (wgmma transposes "
+                              "f16 and bf16 only)";
   } else if (getBKMajor()) {
     return emitOpError() << "b_k_major needs engine = wgmma";
   } else if (getEngine() == DotEngine::MMA) {
@@ -605,8 +608,9 @@ LogicalResult TmaStageOp::verify() {
     return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
   RankedTensorType block = getDesc().getType().getBlockType();
   Type element = block.getElementType();
-  if (!element.isF16() && !element.isBF16())
-    return emitOpError() << "stages f16 or bf16 blocks, got " << element;
+  if (!element.isF16() && !element.isBF16() &&
+      !isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return emitOpError() << "stages fp8, f16 or bf16 blocks, got " << element;
   if (getTransposed() && operand != 1)
     return emitOpError() << "stages a transposed block only as B";
   SmallVector<int64_t> expected =
@@ -619,7 +623,8 @@ LogicalResult TmaStageOp::verify() {
                          << (getTransposed() ? " shape (transposed)" : " shape");
   if (getOffsets().size() != 2)
     return emitOpError() << "takes 2 offsets, got " << getOffsets().size();
-  if (block.getDimSize(1) * 2 % 32 || block.getDimSize(0) > 256)
+  if (block.getDimSize(1) * block.getElementTypeBitWidth() / 8 % 32 ||
+      block.getDimSize(0) > 256)
     return emitOpError() << "blocks of at most 256 rows of 32-byte multiples";
   return success();
 }

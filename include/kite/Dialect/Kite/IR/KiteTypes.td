@@ -55,7 +55,8 @@ def Kite_TensorDescType : Kite_Type<"TensorDesc", "tensordesc"> {
 }
 
 // Scalars a block may hold (besides pointers).
-def Kite_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point (f16, bf16, f32, f64)">;
+def Kite_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64],
+    "floating-point (f8E4M3FN, f8E5M2, f16, bf16, f32, f64)">;
 def Kite_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer (i1, i8, i16, i32, i64)">;
 def Kite_Scalar : AnyTypeOf<[Kite_Float, Kite_Int, Kite_PointerType], "Kite scalar">;
 def Kite_Block : RankedTensorOf<[Kite_Float, Kite_Int, Kite_PointerType]>;
@@ -66,6 +67,6 @@ def Kite_PtrLike : AnyTypeOf<[Kite_PointerType, RankedTensorOf<[Kite_PointerType
 def Kite_IntLike : AnyTypeOf<[Kite_Int, RankedTensorOf<[Kite_Int]>],
                              "integer or block of integers">;
 def Kite_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>], "i1 or block of i1">;
-def Kite_FloatBlock : RankedTensorOf<[F16, BF16, F32]>;
+def Kite_FloatBlock : RankedTensorOf<[F8E4M3FN, F8E5M2, F16, BF16, F32]>;
 
 #endif // KITE_DIALECT_KITE_IR_KITETYPES_TD
