@@ -44,8 +44,7 @@ namespace kite::frontend {
 using namespace mlir;
 using namespace ::kite::ast;
 
-/// Triton's float8e4nv (f8E4M3FN) and float8e5 (f8E5M2).
-inline bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+using mlir::kite::isFp8;
 namespace kd = mlir::kite;
 
 /// Thrown to abandon the current kernel after a diagnostic.

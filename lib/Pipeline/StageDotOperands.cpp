@@ -155,7 +155,7 @@ struct StageDotOperands
                 dot.getPrecision() == kd::InputPrecision::TF32;
     // fp8 has no transposing copy (1-byte elements) and wgmma reads it
     // K-major only: its B must come transposed.
-    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element) && transposedB;
+    bool fp8 = mlir::kite::isFp8(element) && transposedB;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
     int64_t version = chipVersion();
     if (chip == "sm_90a" && (half || tf32 || fp8) && K * eb % 32 == 0)

@@ -120,7 +120,7 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
           mlir::Type e = mlir::getElementTypeOrSelf(t);
           if (auto p = llvm::dyn_cast<mlir::kite::PointerType>(e))
             e = p.getPointeeType();
-          if (llvm::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(e)) {
+          if (mlir::kite::isFp8(e)) {
             op->emitError() << "fp8 (" << e << ") needs sm_89 or later; the "
                             << "target is " << chip;
             return mlir::WalkResult::interrupt();

@@ -131,7 +131,7 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
   RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
   Type element = aType.getElementType();
   // fp8: wgmma reads it K-major only, so its B must come transposed.
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  bool fp8 = mlir::kite::isFp8(element);
   if (!(element.isF16() || element.isBF16() || (fp8 && transposedB(dot))) ||
       bType.getElementType() != element ||
       aType.getDimSize(1) % (fp8 ? 32 : 16))

@@ -177,7 +177,7 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
     if (!tensorType) {
       // An fp8 scalar: its bits.
       auto attr = dyn_cast<FloatAttr>(op.getValue());
-      if (!attr || !isa<Float8E4M3FNType, Float8E5M2Type>(attr.getType()))
+      if (!attr || !mlir::kite::isFp8(attr.getType()))
         return rewriter.notifyMatchFailure(op, "not a block constant");
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
           op, rewriter.getIntegerAttr(rewriter.getI8Type(),
@@ -191,7 +191,7 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
                 "lowering, got " << op.getValue();
     auto vecType =
         cast<VectorType>(getTypeConverter()->convertType(tensorType));
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(tensorType.getElementType())) {
+    if (mlir::kite::isFp8(tensorType.getElementType())) {
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
           op, vecType,
           DenseElementsAttr::get(vecType,

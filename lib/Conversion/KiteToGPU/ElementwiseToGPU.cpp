@@ -139,9 +139,6 @@ struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
   }
 };
 
-/// fp8 (f8E4M3FN, f8E5M2) values in registers are their bits (i8).
-static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
 /// `n` elements of `v` (a vector, or a scalar for n = 1).
 static SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value v,
                                      int64_t n) {

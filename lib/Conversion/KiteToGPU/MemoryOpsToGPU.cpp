@@ -34,14 +34,14 @@ using namespace mlir::kite::detail;
 /// The type a pointee is stored as in memory (i1 as i8, like Triton; fp8
 /// as its bits).
 static Type memoryType(Type pointee) {
-  if (pointee.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(pointee))
+  if (pointee.isInteger(1) || mlir::kite::isFp8(pointee))
     return IntegerType::get(pointee.getContext(), 8);
   return pointee;
 }
 
 /// The type an element is held as in registers (fp8: its bits).
 static Type heldType(Type element) {
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+  if (mlir::kite::isFp8(element))
     return IntegerType::get(element.getContext(), 8);
   return element;
 }

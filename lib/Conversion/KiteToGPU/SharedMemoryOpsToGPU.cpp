@@ -289,7 +289,7 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       Value acc = loop.getRegionIterArgs()[0];
       Value kRow = arith::MulIOp::create(rewriter, loc, k, s.i32(N));
       // fp8 operands are held as their bits (i8).
-      const bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(inElem);
+      const bool fp8 = mlir::kite::isFp8(inElem);
       Type regElem = fp8 ? rewriter.getI8Type() : inElem;
       auto widen = [&](Value v) -> Value {
         if (fp8)
@@ -375,7 +375,7 @@ void tiledStage(Scratch &s, Value regs, const BlockedLayout &l,
     SmallVector<Value, 4> elems;
     for (int64_t j = 0; j < group; ++j) {
       Value v = extractRegister(b, loc, regs, e + j);
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+      if (mlir::kite::isFp8(element))
         v = fp8ToF32(b, loc, v, element); // held as its bits
       else if (v.getType() != f32)
         v = arith::ExtFOp::create(b, loc, f32, v);

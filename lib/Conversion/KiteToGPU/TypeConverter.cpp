@@ -371,7 +371,7 @@ void KiteTypeConverter::addConversions(MLIRContext *context) {
     Type element = type.getElementType();
     if (isa<PointerType>(element))
       element = IntegerType::get(context, 64);
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    if (mlir::kite::isFp8(element))
       element = IntegerType::get(context, 8);
     return VectorType::get({getLayout(type).perThread}, element);
   });

@@ -47,7 +47,7 @@ bool PointerType::isValidPointeeType(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type))
     return intType.isSignless() &&
            llvm::is_contained({1u, 8u, 16u, 32u, 64u}, intType.getWidth());
-  return isa<Float8E4M3FNType, Float8E5M2Type>(type) || type.isF16() ||
+  return mlir::kite::isFp8(type) || type.isF16() ||
          type.isBF16() || type.isF32() || type.isF64();
 }
 

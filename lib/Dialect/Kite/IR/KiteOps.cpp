@@ -484,7 +484,7 @@ LogicalResult AsyncStageOp::verify() {
                          << pointee;
   if (getEngine() == DotEngine::WGMMA && !pointee.isF16() &&
       !pointee.isBF16() && !pointee.isF32() &&
-      !isa<Float8E4M3FNType, Float8E5M2Type>(pointee))
+      !mlir::kite::isFp8(pointee))
     return emitOpError() << "stages fp8, f16, bf16 or f32 blocks only for the "
                             "wgmma engine, got "
                          << pointee;
@@ -509,7 +509,7 @@ LogicalResult AsyncStageOp::verify() {
 LogicalResult DotStagedOp::verify() {
   std::optional<Type> operand = getOperandType();
   if (getEngine() == DotEngine::WGMMA) {
-    bool fp8 = operand && isa<Float8E4M3FNType, Float8E5M2Type>(*operand);
+    bool fp8 = operand && mlir::kite::isFp8(*operand);
     if (!operand ||
         !(operand->isF16() || operand->isBF16() || operand->isF32() || fp8))
       return emitOpError() << "with engine = wgmma needs operand_type f16, "
@@ -609,7 +609,7 @@ LogicalResult TmaStageOp::verify() {
   RankedTensorType block = getDesc().getType().getBlockType();
   Type element = block.getElementType();
   if (!element.isF16() && !element.isBF16() &&
-      !isa<Float8E4M3FNType, Float8E5M2Type>(element))
+      !mlir::kite::isFp8(element))
     return emitOpError() << "stages fp8, f16 or bf16 blocks, got " << element;
   if (getTransposed() && operand != 1)
     return emitOpError() << "stages a transposed block only as B";

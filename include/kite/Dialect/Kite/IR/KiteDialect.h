@@ -27,6 +27,9 @@
 
 namespace mlir::kite {
 
+/// Triton's float8e4nv (f8E4M3FN) and float8e5 (f8E5M2).
+inline bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
 /// `elementType` with the shape of `like`: a tensor if `like` is a ranked
 /// tensor, the scalar itself otherwise.
 Type getTypeWithShapeOf(Type like, Type elementType);
