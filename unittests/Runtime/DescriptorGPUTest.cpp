@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <tuple>
 
@@ -76,6 +77,55 @@ std::vector<float> randomValues(size_t n, unsigned seed) {
   return v;
 }
 
+/// The descriptor matmul compiled three ways: 0: cp.async staging, 1: TMA,
+/// 2: TMA with a producer warp.
+struct ThreeForms {
+  std::vector<Kernel> kernels;
+  std::string error; ///< why one did not compile (empty: all did)
+};
+ThreeForms compileThreeForms(const std::string &source,
+                             std::map<std::string, double> constants,
+                             int warps) {
+  ThreeForms forms;
+  for (int tma = 0; tma < 3; ++tma) {
+    CompileOptions o;
+    o.constants = constants;
+    o.overrideNumWarps = warps;
+    o.tma = tma >= 1;
+    o.warpSpecialize = tma == 2;
+    auto k = compileKite(source, o, "matmul_desc.kite");
+    if (!k) {
+      forms.error = k.error().str();
+      return forms;
+    }
+    forms.kernels.push_back(std::move(*k));
+  }
+  return forms;
+}
+
+/// C (M x N f32, one NaN guard element past it) from each form, launched on
+/// 128-row blocks of BLOCK_N columns; empty and `error` set on a failed
+/// launch.
+std::vector<std::vector<float>> runThreeForms(ThreeForms &forms, Arg a, Arg b,
+                                              int M, int N, int K, int bn,
+                                              std::string &error) {
+  std::vector<std::vector<float>> results;
+  for (Kernel &k : forms.kernels) {
+    auto dc = DeviceBuffer<float>::fromHost(
+                  std::vector<float>(size_t(M) * N + 1, std::nanf("")))
+                  .value();
+    auto ran = k.launch(Grid((M + 127) / 128, (N + bn - 1) / bn),
+                        {a, b, Arg(dc), int32_t(M),
+                         int32_t(N), int32_t(K)});
+    if (!ran) {
+      error = ran.error().str();
+      return {};
+    }
+    results.push_back(dc.toHost().value());
+  }
+  return results;
+}
+
 } // namespace
 
 TEST(GPU, DescriptorCopyOverTheEdges) {
@@ -110,20 +160,9 @@ TEST(GPU, DescriptorMatmulWithTma) {
     // transB: B given N x K and read through b.T (staged K-major).
     for (bool transB : {false, true})
     for (Config cfg : {Config{128, 4}, Config{256, 8}}) {
-      // 0: cp.async, 1: TMA, 2: TMA with a producer warp.
-      Expected<Kernel> kernels[3] = {Error(ErrorCode::InvalidArgument, ""),
-                                     Error(ErrorCode::InvalidArgument, ""),
-                                     Error(ErrorCode::InvalidArgument, "")};
-      for (int tma = 0; tma < 3; ++tma) {
-        CompileOptions o;
-        o.constants = {{"BLOCK_N", cfg.bn}};
-        o.overrideNumWarps = cfg.warps;
-        o.tma = tma >= 1;
-        o.warpSpecialize = tma == 2;
-        kernels[tma] =
-            compileKite(matmulSource(dtype, transB), o, "matmul_desc.kite");
-        ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
-      }
+      ThreeForms forms = compileThreeForms(matmulSource(dtype, transB),
+                                           {{"BLOCK_N", cfg.bn}}, cfg.warps);
+      ASSERT_TRUE(forms.error.empty()) << forms.error;
       // Aligned (TMA on sm_90a), ragged tails in M, N and K; then sizes
       // that are not multiples of 8 (no TMA: the generic path).
       // KITE_TEST_QUICK=1 (the compute-sanitizer runs of scripts/gpu/run.sh):
@@ -154,17 +193,10 @@ TEST(GPU, DescriptorMatmulWithTma) {
               hb[size_t(n) * K + kk] = toHalfBits(b[size_t(kk) * N + n], bf16);
         auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
         auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
-        std::vector<float> results[3];
-        for (int tma = 0; tma < 3; ++tma) {
-          auto dc = DeviceBuffer<float>::fromHost(
-                        std::vector<float>(size_t(M) * N + 1, std::nanf("")))
-                        .value();
-          auto ran = kernels[tma]->launch(
-              Grid((M + 127) / 128, (N + cfg.bn - 1) / cfg.bn),
-              {Arg(da), Arg(db), Arg(dc), int32_t(M), int32_t(N), int32_t(K)});
-          ASSERT_TRUE(ran) << ran.error().str();
-          results[tma] = dc.toHost().value();
-        }
+        std::string error;
+        auto results = runThreeForms(forms, Arg(da), Arg(db), M, N, K, cfg.bn,
+                                     error);
+        ASSERT_EQ(results.size(), 3u) << error;
         std::string what = std::string(dtype) + " " + std::to_string(M) +
                            "x" + std::to_string(N) + "x" + std::to_string(K) +
                            " BLOCK_N=" + std::to_string(cfg.bn) +
@@ -316,19 +348,10 @@ def fp8_convert(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK:
   for (const char *dtype : {"f8e4m3", "f8e5m2"}) {
     bool e5m2 = std::string(dtype) == "f8e5m2";
     for (Config cfg : {Config{128, 128, 4}, Config{256, 64, 8}}) {
-      Expected<Kernel> kernels[3] = {Error(ErrorCode::InvalidArgument, ""),
-                                     Error(ErrorCode::InvalidArgument, ""),
-                                     Error(ErrorCode::InvalidArgument, "")};
-      for (int tma = 0; tma < 3; ++tma) {
-        CompileOptions o;
-        o.constants = {{"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}};
-        o.overrideNumWarps = cfg.warps;
-        o.tma = tma >= 1;
-        o.warpSpecialize = tma == 2;
-        kernels[tma] = compileKite(matmulSource(dtype, /*transB=*/true), o,
-                                   "matmul_desc.kite");
-        ASSERT_TRUE(kernels[tma]) << kernels[tma].error().str();
-      }
+      ThreeForms forms =
+          compileThreeForms(matmulSource(dtype, /*transB=*/true),
+                            {{"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}}, cfg.warps);
+      ASSERT_TRUE(forms.error.empty()) << forms.error;
       for (auto [M, N, K] : {std::tuple{128, 256, 128}, {1040, 528, 1056}}) {
         auto a = randomValues(size_t(M) * K, 21), b = randomValues(size_t(N) * K, 22);
         std::vector<uint8_t> ha(a.size()), hb(b.size()); // b: N x K
@@ -338,17 +361,10 @@ def fp8_convert(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK:
           b[i] = fp8Value(hb[i] = fp8Bits(b[i], e5m2), e5m2);
         auto da = DeviceBuffer<uint8_t>::fromHost(ha).value();
         auto db = DeviceBuffer<uint8_t>::fromHost(hb).value();
-        std::vector<float> results[3];
-        for (int tma = 0; tma < 3; ++tma) {
-          auto dc = DeviceBuffer<float>::fromHost(
-                        std::vector<float>(size_t(M) * N + 1, std::nanf("")))
-                        .value();
-          auto ran = kernels[tma]->launch(
-              Grid((M + 127) / 128, (N + cfg.bn - 1) / cfg.bn),
-              {Arg(da), Arg(db), Arg(dc), int32_t(M), int32_t(N), int32_t(K)});
-          ASSERT_TRUE(ran) << ran.error().str();
-          results[tma] = dc.toHost().value();
-        }
+        std::string error;
+        auto results = runThreeForms(forms, Arg(da), Arg(db), M, N, K, cfg.bn,
+                                     error);
+        ASSERT_EQ(results.size(), 3u) << error;
         std::string what = std::string(dtype) + " " + std::to_string(M) + "x" +
                            std::to_string(N) + "x" + std::to_string(K) +
                            " BLOCK_N=" + std::to_string(cfg.bn) +

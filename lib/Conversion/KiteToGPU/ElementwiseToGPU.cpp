@@ -210,7 +210,6 @@ struct Fp8ConvertLowering : ConversionPattern {
     if (auto vec = dyn_cast<VectorType>(operands[0].getType()))
       n = vec.getNumElements();
     SmallVector<Value> in = elementsOf(rewriter, loc, operands[0], n), out;
-    auto f32 = rewriter.getF32Type();
     if (isFp8(to)) {
       if (!from.isF32())
         return op->emitOpError() << "converts " << from << " to " << to
@@ -242,7 +241,6 @@ struct Fp8ConvertLowering : ConversionPattern {
                                          .getResult());
         }
       }
-      (void)f32;
     }
     rewriter.replaceOp(op, fromElements(rewriter, loc, out, resultType));
     return success();
