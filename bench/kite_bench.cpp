@@ -1,6 +1,7 @@
 //===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
 //
-//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,matmul: some parts)
+//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,matmul,fp8: some
+//                                 parts; "matmul" includes the fp8 rows)
 //
 // Times, through the runtime, the tutorial kernels compiled from DIR's
 // dsl-examples/*.kite and bench/*.kite, and prints one JSON line per
@@ -9,7 +10,8 @@
 //     a device-to-device copy of n floats measured the same way (the
 //     bandwidth ceiling of the same run);
 //   - the tutorial matmul in f32 (exact and tf32), f16 and bf16 inputs at 1024^3, 4096^3,
-//     8192^3 and 4096x4096x512;
+//     8192^3 and 4096x4096x512; tutorial 09's persistent forms; fp8 (e4m3)
+//     with per-tensor scales, also at 8192x8192x4096;
 //   - softmax (f32) and layer norm forward (f16) over 4096 rows of 256 to
 //     16384 columns.
 // Protocol: inputs generated on the device with Philox (never zeros);
@@ -278,12 +280,14 @@ int main(int argc, char **argv) {
     }
   }
 
-  if (!part("matmul"))
+  // "fp8" alone: only the fp8 rows (they run with "matmul" too).
+  bool fp8Only = part("fp8") && !part("matmul");
+  if (!part("matmul") && !fp8Only)
     return 0;
   struct Shape {
     int M, N, K;
   };
-  std::vector<Shape> shapes = !part("matmul") ? std::vector<Shape>{}
+  std::vector<Shape> shapes = !part("matmul") && !fp8Only ? std::vector<Shape>{}
                               : quick ? std::vector<Shape>{{1024, 1024, 1024}}
                                     : std::vector<Shape>{{1024, 1024, 1024},
                                                          {4096, 4096, 4096},
@@ -306,7 +310,7 @@ int main(int argc, char **argv) {
     bool ws = false; ///< TMA with a producer warp (warp specialization)
   };
   for (Variant v :
-       {Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
+       fp8Only ? std::vector<Variant>{} : std::vector<Variant>{Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
         Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 128, 256, 16, 8, 2},
         Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128, 128, 32, 4, 3},
         Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 64, 128, 64, 4, 4},
@@ -355,7 +359,7 @@ int main(int argc, char **argv) {
   // 3 stages (the tutorial's fp16 configuration); "persistent" reads the
   // operands through pointer blocks (cp.async), "persistent TMA" through
   // tensor descriptors, "persistent TMA+WS s2" with a producer warp.
-  if (!shapes.empty()) {
+  if (!shapes.empty() && !fp8Only) {
     const int sms = deviceMultiprocessors().value();
     Kernel fill = load("bench/fill.kite", "fill_f16");
     // The descriptor form also with a producer warp ("TMA+WS").
@@ -407,12 +411,67 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // fp8 (dsl-examples/fp8_matmul.kite): A and B in e4m3, B given N x K,
+  // per-tensor scales, C in bf16 (torch._scaled_mm's operation), with
+  // tutorial 09's fp8 configuration, 128x256x128 on 8 warps: "fp8 ptr" the
+  // tutorial-03 tiling through pointer blocks (cp.async, 3 stages),
+  // "persistent TMA" and "persistent TMA+WS s2" the persistent descriptor
+  // kernel without and with a producer warp. Also at 8192x8192x4096.
+  if (!shapes.empty()) {
+    const int sms = deviceMultiprocessors().value();
+    Kernel fill = load("bench/fill.kite", "fill_f8e4m3");
+    std::vector<Shape> fp8Shapes = shapes;
+    if (!quick)
+      fp8Shapes.push_back({8192, 8192, 4096});
+    auto scale = DeviceBuffer<float>::fromHost(std::vector<float>{1.0f}).value();
+    struct Form {
+      const char *kernel, *suffix;
+      bool ws;
+      int stages;
+    };
+    for (Form f : {Form{"matmul_fp8", "", false, 0},
+                   Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
+                   Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2", true, 0}}) {
+      bool persistent = f.suffix[0] != 0;
+      CompileOptions o;
+      if (persistent)
+        o.constants = {{"NUM_SMS", sms}, {"WARP_SPECIALIZE", f.ws ? 1 : 0}};
+      o.overrideNumStages = f.stages;
+      Kernel mm = load("dsl-examples/fp8_matmul.kite", f.kernel, o);
+      for (Shape s : fp8Shapes) {
+        uint64_t a = filled(fill, size_t(s.M) * s.K, 1, 4);
+        uint64_t b = filled(fill, size_t(s.N) * s.K, 1, 5);
+        uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
+        synchronize().value();
+        uint32_t tiles = cdiv(s.M, 128) * cdiv(s.N, 256);
+        uint32_t grid = persistent ? std::min<uint32_t>(uint32_t(sms), tiles) : tiles;
+        std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b), Arg::pointer(c),
+                                 scale, scale, s.M, s.N, s.K};
+        if (!persistent)
+          args.insert(args.end(), {s.K, s.K, s.N});
+        double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
+                           /*settle=*/true);
+        double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"fp8\", "
+                    "\"blocks\": \"128x256x128%s\", "
+                    "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
+                    "\"tflops\": %.2f}\n",
+                    f.suffix, s.M, s.N, s.K, ms * 1e3, tflops);
+        std::fflush(stdout);
+        for (uint64_t p : {a, b, c})
+          deviceFree(p);
+      }
+    }
+  }
   // Autotuned f32 (exact), tf32, f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
   // the runtime times their configurations on the first launch of each
   // shape (outside the timing) and launches the fastest.
   // "TMA tuned": the same configurations reading A and B through tensor
   // descriptors (bench/kernels/matmul_*_tma_tuned.kite).
-  for (std::string variant : {"f32", "tf32", "f16", "bf16", "f16_tma", "bf16_tma"}) {
+  for (std::string variant :
+       fp8Only ? std::vector<std::string>{}
+               : std::vector<std::string>{"f32", "tf32", "f16", "bf16",
+                                          "f16_tma", "bf16_tma"}) {
     bool tma = variant.find("_tma") != std::string::npos;
     std::string dtypeText = variant.substr(0, variant.find('_'));
     const char *dtype = dtypeText.c_str();

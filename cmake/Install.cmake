@@ -20,6 +20,7 @@ include(CMakePackageConfigHelpers)
 
 install(FILES ${PROJECT_SOURCE_DIR}/include/kite/Runtime/Runtime.h
               ${PROJECT_SOURCE_DIR}/include/kite/Runtime/Error.h
+              ${PROJECT_SOURCE_DIR}/include/kite/Runtime/Fp8.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kite/Runtime)
 
 set(kite_install_rpath "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")

@@ -51,13 +51,14 @@ for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):
         table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / copy))
-for dtype in ("f32", "tf32", "f16", "bf16"):
+for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         # Kite's TMA rows beside Triton's TMA kernel, its persistent ones
         # beside Triton's tutorial 09, when the run has them.
         blocks = r.get("blocks", "")
-        anchor = ("triton_persistent_tma" if "persistent TMA" in blocks else
+        anchor = ("triton_persistent_tma_ws" if dtype == "fp8" and "persistent TMA+WS" in blocks else
+                  "triton_persistent_tma" if "persistent TMA" in blocks else
                   "triton_persistent" if "persistent" in blocks else
                   "triton_tma" if "TMA" in blocks else "triton")
         t = find(impl=anchor, kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])

@@ -17,7 +17,8 @@ from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_k
                             layer_norm_bwd_dwdb_kernel)
 
 quick = "--quick" in sys.argv
-# KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
+# KITE_BENCH_ONLY=1d,rows,matmul,fp8 (any of them): only those parts
+# ("matmul" includes the fp8 rows).
 only = __import__("os").environ.get("KITE_BENCH_ONLY", "1d,rows,matmul")
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -147,6 +148,96 @@ def matmul_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
             b = b_desc.load([ki * BLOCK_K, pid_n * BLOCK_N])
             acc = tl.dot(a, b, acc)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+# fp8 (e4m3) with per-tensor scales and a bf16 C, B given N x K: the two
+# forms of Kite's dsl-examples/fp8_matmul.kite, written the same way, with
+# tutorial 09's fp8 configuration (128x256x128, 8 warps).
+@triton.jit
+def matmul_fp8_kernel(a_ptr, b_ptr, c_ptr, sa_ptr, sb_ptr, M, N, K, sam, sbn, scm,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                      GROUP_M: tl.constexpr):
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * sam + offs_k[None, :]
+    b_ptrs = b_ptr + offs_bn[:, None] * sbn + offs_k[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b.T, acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K
+    c = (acc * (tl.load(sa_ptr) * tl.load(sb_ptr))).to(tl.bfloat16)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + scm * offs_cm[:, None] + offs_cn[None, :], c,
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def matmul_fp8_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, sa_ptr, sb_ptr, M, N, K,
+                                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                            BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                                            NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1],
+                                       block_shape=[BLOCK_N, BLOCK_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    scale = tl.load(sa_ptr) * tl.load(sb_ptr)
+    start_pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True,
+                            warp_specialize=WARP_SPECIALIZE):
+        pid_m, pid_n = _persistent_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_M)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])
+            b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], (acc * scale).to(tl.bfloat16))
+
+
+def fp8_matmuls(shapes):
+    """Triton's fp8 kernels (as Kite's) and cuBLAS's torch._scaled_mm, C in bf16."""
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, device="cuda", dtype=torch.int8))
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+    for M, N, K in shapes:
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        tiles = triton.cdiv(M, 128) * triton.cdiv(N, 256)
+        meta = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, GROUP_M=8, num_warps=8)
+        forms = (
+            ("triton", lambda: matmul_fp8_kernel[(tiles,)](
+                a, b, c, one, one, M, N, K, K, K, N, num_stages=3, **meta)),
+            ("triton_persistent_tma", lambda: matmul_fp8_descriptor_persistent_kernel[
+                (min(sms, tiles),)](a, b, c, one, one, M, N, K, NUM_SMS=sms,
+                                   WARP_SPECIALIZE=False, num_stages=3, **meta)),
+            ("triton_persistent_tma_ws", lambda: matmul_fp8_descriptor_persistent_kernel[
+                (min(sms, tiles),)](a, b, c, one, one, M, N, K, NUM_SMS=sms,
+                                   WARP_SPECIALIZE=True, num_stages=3, **meta)),
+            ("cublas", lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                                                out_dtype=torch.bfloat16)))
+        for impl, fn in forms:
+            try:
+                fn()
+                torch.cuda.synchronize(); time.sleep(0.3)
+                ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                emit(impl=impl, kernel="matmul", dtype="fp8", M=M, N=N, K=K,
+                     us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
+            except Exception as e:
+                print(f"{impl} fp8 matmul skipped: {e}", file=sys.stderr)
 
 
 @triton.autotune(configs=configs(), key=["M", "N", "K"])
@@ -303,9 +394,10 @@ def main():
                  GBps=bpe * n / ms / 1e6)
     if "rows" in only:
         rows_reductions()
-    shapes = [] if "matmul" not in only else [(1024, 1024, 1024)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
-                                                 (8192, 8192, 8192), (4096, 4096, 512)]
-    for dtype, tdt in (("f32", torch.float32), ("tf32", torch.float32),
+    fp8_only = "fp8" in only and "matmul" not in only
+    shapes = [] if "matmul" not in only and not fp8_only else [(1024, 1024, 1024)] if quick else [
+        (1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
+    for dtype, tdt in () if fp8_only else (("f32", torch.float32), ("tf32", torch.float32),
                        ("f16", torch.float16), ("bf16", torch.bfloat16)):
         # tf32: f32 inputs on the tensor cores (Triton's default for f32,
         # cuBLAS with TF32 allowed); f32: exact products on both sides.
@@ -365,6 +457,9 @@ def main():
             ms = do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median")
             emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
+
+    if shapes:
+        fp8_matmuls(shapes + ([] if quick else [(8192, 8192, 4096)]))
 
 
 if __name__ == "__main__":

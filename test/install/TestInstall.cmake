@@ -13,7 +13,8 @@ function(run)
   message(STATUS "${out}")
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
-foreach(f include/kite/Runtime/Runtime.h lib/cmake/Kite/KiteConfig.cmake
+foreach(f include/kite/Runtime/Runtime.h include/kite/Runtime/Fp8.h
+          lib/cmake/Kite/KiteConfig.cmake
           lib/cmake/Kite/KiteTargets.cmake lib/cmake/Kite/KiteAddKernels.cmake
           bin/kitec bin/kite-run)
   if(NOT EXISTS ${WORK}/prefix/${f})

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kite/Runtime/Fp8.h"
 #include "kite/Runtime/Runtime.h"
 #include "kite/Support/InputFile.h"
 
@@ -52,46 +53,6 @@ void help() {
       "  | values:V1,V2,... | file:PATH (raw elements of the pointee type)\n"
       "--print NAME[:COUNT] prints a buffer after the run (default 16 elements);\n"
       "--save NAME=FILE writes it as raw elements.\n");
-}
-
-/// fp8 (f8E4M3FN: 4 exponent bits, bias 7, no infinities, S.1111.111
-/// NaN; f8E5M2: 5 bits, bias 15, IEEE-like) from its bits.
-double fp8Value(uint8_t bits, ScalarType t) {
-  bool e4 = t == ScalarType::F8E4M3;
-  int mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, emax = e4 ? 15 : 31;
-  int sign = bits >> 7, exp = (bits >> mbits) & emax,
-      mant = bits & ((1 << mbits) - 1);
-  double v;
-  if (e4 && exp == 15 && mant == 7)
-    v = NAN;
-  else if (!e4 && exp == 31)
-    v = mant ? NAN : INFINITY;
-  else if (exp == 0)
-    v = std::ldexp(double(mant), 1 - bias - mbits);
-  else
-    v = std::ldexp(double(mant | (1 << mbits)), exp - bias - mbits);
-  return sign ? -v : v;
-}
-
-/// The nearest fp8 value to `v` (ties to an even mantissa), saturating to
-/// the largest finite one like the language's .to(); NaN stays NaN.
-uint8_t fp8Bits(double v, ScalarType t) {
-  if (std::isnan(v))
-    return t == ScalarType::F8E4M3 ? 0x7f : 0x7f;
-  int best = -1;
-  double bestErr = INFINITY;
-  for (int c = 0; c < 256; ++c) {
-    double x = fp8Value(uint8_t(c), t);
-    if (!std::isfinite(x))
-      continue;
-    double err = std::fabs(x - v);
-    if (err < bestErr || (err == bestErr && (c & 1) == 0 && best >= 0 &&
-                          (best & 1))) {
-      best = c;
-      bestErr = err;
-    }
-  }
-  return uint8_t(best);
 }
 
 size_t elemBytes(ScalarType t) {
@@ -162,7 +123,7 @@ void put(std::vector<uint8_t> &buf, ScalarType t, size_t i, double v) {
     break;
   case ScalarType::F8E4M3:
   case ScalarType::F8E5M2:
-    p[0] = fp8Bits(v, t);
+    p[0] = fp8FromDouble(v, t);
     break;
   }
 }
@@ -212,7 +173,7 @@ double get(const std::vector<uint8_t> &buf, ScalarType t, size_t i) {
   }
   case ScalarType::F8E4M3:
   case ScalarType::F8E5M2:
-    return fp8Value(p[0], t);
+    return fp8ToDouble(p[0], t);
   }
   return 0;
 }

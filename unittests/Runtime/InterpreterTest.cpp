@@ -8,12 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kite/Runtime/Fp8.h"
 #include "kite/Runtime/Runtime.h"
 
 #include "TestHelpers.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -291,6 +293,44 @@ std::vector<float> fp8Inputs() {
   return {0.1f,   -0.1f,  1.0f,    448.f,  500.f,   1e6f,    -1e6f,
           0.0f,   3.14159f, 1.f / 1024, 1e-9f, 57344.f, 60000.f, 0.3f,
           240.f,  -17.25f, 0.0009765625f, 0.001953125f, 2.5f, 6.5f};
+}
+
+// kite/Runtime/Fp8.h (the host's fp8, for filling and reading fp8
+// buffers) against the formats' definitions: every code's value, and the
+// rounding of every code, of the midpoints between neighbouring codes (ties
+// to even), of points just beside them, of values past the largest finite
+// one (saturation) and below the smallest subnormal.
+TEST(Fp8, HostConversionsMatchTheFormats) {
+  for (bool e5m2 : {false, true}) {
+    ScalarType t = e5m2 ? ScalarType::F8E5M2 : ScalarType::F8E4M3;
+    std::vector<double> values;
+    for (int c = 0; c < 256; ++c) {
+      double v = fp8Value(uint8_t(c), e5m2), got = fp8ToDouble(uint8_t(c), t);
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(got)) << c;
+        continue;
+      }
+      EXPECT_EQ(got, v) << "code " << c;
+      if (std::isfinite(v))
+        values.push_back(v);
+    }
+    std::sort(values.begin(), values.end());
+    std::vector<double> probes = values;
+    for (size_t i = 0; i + 1 < values.size(); ++i) {
+      double mid = (values[i] + values[i + 1]) / 2;
+      probes.insert(probes.end(), {mid, std::nextafter(mid, -INFINITY),
+                                   std::nextafter(mid, INFINITY)});
+    }
+    probes.insert(probes.end(), {1e6, -1e6, 464.0, 465.0, 60000.0, 61440.0,
+                                 1e-12, -1e-12});
+    for (double v : probes)
+      EXPECT_EQ(fp8FromDouble(v, t), fp8Bits(v, e5m2))
+          << (e5m2 ? "e5m2" : "e4m3") << " of " << v;
+    EXPECT_TRUE(std::isnan(fp8ToDouble(fp8FromDouble(NAN, t), t)));
+    // Infinities saturate too (448 and 57344).
+    EXPECT_EQ(fp8FromDouble(INFINITY, t), e5m2 ? 0x7b : 0x7e);
+    EXPECT_EQ(fp8FromDouble(-INFINITY, t), e5m2 ? 0xfb : 0xfe);
+  }
 }
 
 TEST(Interpreter, Fp8RoundsLikeTheFormat) {

@@ -96,8 +96,18 @@ struct ConvertKiteToGPUPass
                                  int64_t warps) {
     constexpr int64_t kRegisters = 255;
     Operation *worst = nullptr;
+    RankedTensorType worstType;
     int64_t worstRegs = kRegisters;
     func.walk([&](Operation *op) {
+      // A splat (or a splat constant) is one scalar however large the
+      // block: its copies fold away.
+      if (isa<kite::SplatOp>(op) ||
+          (op->hasTrait<OpTrait::ConstantLike>() &&
+           llvm::any_of(op->getAttrs(), [](NamedAttribute a) {
+             auto dense = dyn_cast<SplatElementsAttr>(a.getValue());
+             return dense != nullptr;
+           })))
+        return;
       for (Value v : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!type)
@@ -113,12 +123,19 @@ struct ConvertKiteToGPUPass
         if (regs > worstRegs) {
           worstRegs = regs;
           worst = op;
+          worstType = type;
         }
       }
     });
-    if (worst)
-      worst->emitWarning()
-          << "this block needs about " << worstRegs
+    if (!worst)
+      return;
+    std::string shape;
+    llvm::raw_string_ostream os(shape);
+    for (int64_t d : worstType.getShape())
+      os << d << "x";
+    os << worstType.getElementType();
+    worst->emitWarning()
+          << "this " << shape << " block needs about " << worstRegs
           << " registers a thread on " << warps
           << " warps, more than the 255 a thread has: it will spill to "
              "local memory (use more warps or smaller blocks)";
