@@ -1,6 +1,6 @@
 //===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
 //
-//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,matmul,fp8: some
+//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,attention,matmul,fp8: some
 //                                 parts; "matmul" includes the fp8 rows)
 //
 // Times, through the runtime, the tutorial kernels compiled from DIR's
@@ -13,7 +13,9 @@
 //     8192^3 and 4096x4096x512; tutorial 09's persistent forms; fp8 (e4m3)
 //     with per-tensor scales, also at 8192x8192x4096;
 //   - softmax (f32) and layer norm forward (f16) over 4096 rows of 256 to
-//     16384 columns.
+//     16384 columns;
+//   - the attention forward (tutorial 06), f16, 4 x 32 heads, head dims 64
+//     and 128, causal and not.
 // Protocol: inputs generated on the device with Philox (never zeros);
 // before every timed launch the L2 is flushed (a 256 MB memset); CUDA
 // events around the launch; 3 warm-up runs; the median of 25 runs (10 for
@@ -25,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,7 +114,7 @@ int main(int argc, char **argv) {
 
   // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
   const char *onlyEnv = std::getenv("KITE_BENCH_ONLY");
-  std::string only = onlyEnv ? onlyEnv : "1d,rows,matmul";
+  std::string only = onlyEnv ? onlyEnv : "1d,rows,attention,matmul";
   auto part = [&](const char *name) {
     return only.find(name) != std::string::npos;
   };
@@ -278,6 +281,47 @@ int main(int argc, char **argv) {
                          fdw, fdb})
         deviceFree(p);
     }
+  }
+
+  // Attention forward (tutorial 06, dsl-examples/attention.kite): f16, Z = 4
+  // batches of H = 32 heads (the tutorial's benchmark), head dims 64 and
+  // 128, causal and not, 128x64 blocks on 8 warps (the example's defaults).
+  if (part("attention")) {
+    Kernel fill = load("bench/fill.kite", "fill_f16");
+    const int Z = 4, H = 32;
+    std::vector<int> lengths = quick ? std::vector<int>{1024}
+                                     : std::vector<int>{1024, 4096};
+    for (int D : {64, 128})
+      for (bool causal : {false, true}) {
+        CompileOptions o;
+        o.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1}};
+        Kernel attn = load("dsl-examples/attention.kite", "", o);
+        for (int N : lengths) {
+          size_t n = size_t(Z) * H * N * D;
+          uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
+                   v = filled(fill, n, 2, 13);
+          uint64_t out = deviceAlloc(n * 2).value();
+          synchronize().value();
+          int sz = H * N * D, sh = N * D, sm = D;
+          std::vector<Arg> args = {Arg::pointer(q), Arg::pointer(k),
+                                   Arg::pointer(v), Arg::pointer(out),
+                                   float(1 / std::sqrt(double(D))),
+                                   sz, sh, sm, sz, sh, sm, sz, sh, sm,
+                                   sz, sh, sm, H, N};
+          Grid grid(uint32_t(cdiv(N, 128)), uint32_t(Z * H));
+          double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
+                             /*settle=*/true);
+          double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+          std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
+                      "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+                      "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
+                      Z, H, N, D, causal ? "true" : "false", ms * 1e3,
+                      flops / ms / 1e9);
+          std::fflush(stdout);
+          for (uint64_t p : {q, k, v, out})
+            deviceFree(p);
+        }
+      }
   }
 
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).

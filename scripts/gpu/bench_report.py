@@ -70,6 +70,19 @@ for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
               f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
         table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
                           cublas_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_cublas=r["tflops"] / cv))
+# Attention forward: ref = torch's scaled_dot_product_attention.
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "attention"]:
+    key = dict(kernel="attention", N_CTX=r["N_CTX"], HEAD_DIM=r["HEAD_DIM"], causal=r["causal"])
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["tflops"] if t else float("nan")
+    cv = c["tflops"] if c else float("nan")
+    name = f"attention d{r['HEAD_DIM']}{' causal' if r['causal'] else ''}"
+    shape = f"{r['Z']}x{r['H']}x{r['N_CTX']}"
+    print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
+    table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+                      torch_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_torch=r["tflops"] / cv))
 launch = [r for r in rows if r.get("bench") == "launch"]
 compiles = [r for r in rows if r.get("bench") == "compile"]
 for r in launch:
@@ -90,7 +103,7 @@ for kernel in dict.fromkeys(r["kernel"] for r in compiles):
                   f"to PTX {median(r['to_ptx_ms'] for r in rs):.1f}, "
                   f"cubin + load {median(r['load_ms'] for r in rs):.1f})")
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
-print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
+print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm/attention, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 
 def plot_bandwidth():
     """bandwidth.png: the 1-D kernels against the device copy."""

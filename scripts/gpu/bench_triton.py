@@ -3,6 +3,7 @@ copy, measured like kite-bench: inputs never zeros, the L2 flushed before
 every run (triton.testing.do_bench), CUDA events, the median. One JSON line
 per measurement. Usage: python3 bench_triton.py [--quick]"""
 import json
+import math
 import sys
 
 import torch
@@ -17,9 +18,9 @@ from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_k
                             layer_norm_bwd_dwdb_kernel)
 
 quick = "--quick" in sys.argv
-# KITE_BENCH_ONLY=1d,rows,matmul,fp8 (any of them): only those parts
+# KITE_BENCH_ONLY=1d,rows,attention,matmul,fp8 (any of them): only those parts
 # ("matmul" includes the fp8 rows).
-only = __import__("os").environ.get("KITE_BENCH_ONLY", "1d,rows,matmul")
+only = __import__("os").environ.get("KITE_BENCH_ONLY", "1d,rows,attention,matmul")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -204,6 +205,110 @@ def matmul_fp8_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, sa_ptr, sb_ptr,
             b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])
             acc = tl.dot(a, b.T, acc)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], (acc * scale).to(tl.bfloat16))
+
+
+# Tutorial 06's attention forward, the same algorithm as Kite's
+# dsl-examples/attention.kite (without its N_CTX masks: the benchmark's
+# lengths are multiples of the blocks), autotuned over a few of the
+# tutorial's configurations.
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, start_m, qk_scale, stride_kn, stride_vn,
+                    offs_m, offs_n, N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    STAGE: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+    else:
+        lo, hi = 0, N_CTX
+    k_ptrs += lo * stride_kn
+    v_ptrs += lo * stride_vn
+    for start_n in range(lo, hi, BLOCK_N):
+        k = tl.load(k_ptrs)
+        qk = tl.dot(q, k.T)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(v_ptrs)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+        k_ptrs += BLOCK_N * stride_kn
+        v_ptrs += BLOCK_N * stride_vn
+    return acc, l_i, m_i
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_warps=w, num_stages=s)
+                          for bm, bn, w, s in ((64, 64, 4, 3), (128, 64, 8, 3),
+                                               (128, 128, 8, 3), (128, 64, 4, 4))],
+                 key=["N_CTX", "HEAD_DIM", "STAGE"])
+@triton.jit
+def attn_fwd_kernel(Q, K, V, Out, sm_scale, sqz, sqh, sqm, skz, skh, skn, svz, svh, svn,
+                    soz, soh, som, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_ptrs = Q + off_z * sqz + off_h * sqh + offs_m[:, None] * sqm + offs_d[None, :]
+    k_ptrs = K + off_z * skz + off_h * skh + offs_n[:, None] * skn + offs_d[None, :]
+    v_ptrs = V + off_z * svz + off_h * svh + offs_n[:, None] * svn + offs_d[None, :]
+    o_ptrs = Out + off_z * soz + off_h * soh + offs_m[:, None] * som + offs_d[None, :]
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = tl.load(q_ptrs)
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, start_m, qk_scale,
+                                        skn, svn, offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N,
+                                        4 - STAGE)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, start_m, qk_scale,
+                                        skn, svn, offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2)
+    acc = acc / l_i[:, None]
+    tl.store(o_ptrs, acc.to(tl.float16))
+
+
+def attention():
+    """Triton's attention forward (as Kite's) and torch's scaled_dot_product_attention."""
+    Z, H = 4, 32
+    for D in (64, 128):
+        for causal in (False, True):
+            for N in ((1024,) if quick else (1024, 4096)):
+                q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16)
+                           for _ in range(3))
+                o = torch.empty_like(q)
+                scale = 1 / math.sqrt(D)
+                grid = lambda meta: (triton.cdiv(N, meta["BLOCK_M"]), Z * H)
+                forms = (
+                    ("triton", lambda: attn_fwd_kernel[grid](
+                        q, k, v, o, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
+                        *o.stride()[:3], H, N, HEAD_DIM=D, STAGE=3 if causal else 1)),
+                    ("torch", lambda: torch.nn.functional.scaled_dot_product_attention(
+                        q, k, v, is_causal=causal, scale=scale)))
+                flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1)
+                for impl, fn in forms:
+                    try:
+                        fn()
+                        torch.cuda.synchronize(); time.sleep(0.3)
+                        ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                        emit(impl=impl, kernel="attention", Z=Z, H=H, N_CTX=N, HEAD_DIM=D,
+                             causal=causal, us=ms * 1e3, tflops=flops / ms / 1e9)
+                    except Exception as e:
+                        print(f"{impl} attention skipped: {e}", file=sys.stderr)
 
 
 def fp8_matmuls(shapes):
@@ -394,6 +499,8 @@ def main():
                  GBps=bpe * n / ms / 1e6)
     if "rows" in only:
         rows_reductions()
+    if "attention" in only:
+        attention()
     fp8_only = "fp8" in only and "matmul" not in only
     shapes = [] if "matmul" not in only and not fp8_only else [(1024, 1024, 1024)] if quick else [
         (1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
