@@ -285,8 +285,17 @@ int main(int argc, char **argv) {
 
   // Attention forward (tutorial 06, dsl-examples/attention.kite): f16, Z = 4
   // batches of H = 32 heads (the tutorial's benchmark), head dims 64 and
-  // 128, causal and not, 128x64 blocks on 8 warps (the example's defaults).
-  if (part("attention")) {
+  // 128, causal and not, in four block configurations (BLOCK_M x BLOCK_N
+  // on warps: the example's 128x64 on 8 warps first).
+  struct AttnConfig {
+    int bm, bn, warps;
+  };
+  std::vector<AttnConfig> attnConfigs =
+      quick ? std::vector<AttnConfig>{{128, 64, 8}}
+            : std::vector<AttnConfig>{{128, 64, 8}, {64, 64, 4}, {128, 128, 8},
+                                      {128, 64, 4}};
+  for (AttnConfig cfg : part("attention") ? attnConfigs
+                                          : std::vector<AttnConfig>{}) {
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
@@ -294,7 +303,9 @@ int main(int argc, char **argv) {
     for (int D : {64, 128})
       for (bool causal : {false, true}) {
         CompileOptions o;
-        o.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1}};
+        o.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1},
+                       {"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}};
+        o.overrideNumWarps = cfg.warps;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         for (int N : lengths) {
           size_t n = size_t(Z) * H * N * D;
@@ -308,15 +319,16 @@ int main(int argc, char **argv) {
                                    float(1 / std::sqrt(double(D))),
                                    sz, sh, sm, sz, sh, sm, sz, sh, sm,
                                    sz, sh, sm, H, N};
-          Grid grid(uint32_t(cdiv(N, 128)), uint32_t(Z * H));
+          Grid grid(uint32_t(cdiv(N, cfg.bm)), uint32_t(Z * H));
           double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
                              /*settle=*/true);
           double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
           std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
+                      "\"blocks\": \"%dx%d w%d\", "
                       "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
                       "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
-                      Z, H, N, D, causal ? "true" : "false", ms * 1e3,
-                      flops / ms / 1e9);
+                      cfg.bm, cfg.bn, cfg.warps, Z, H, N, D,
+                      causal ? "true" : "false", ms * 1e3, flops / ms / 1e9);
           std::fflush(stdout);
           for (uint64_t p : {q, k, v, out})
             deviceFree(p);

@@ -83,7 +83,28 @@ struct StageDotOperands
           [&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
         stage(func, loop, conv, warps, stages);
+      chooseRegisterEngines(func, warps);
     }
+  }
+
+  /// The dots no K loop stages (their operands computed in registers, or
+  /// loaded outside a loop of their own: attention's two products, a dot
+  /// of whole blocks): on sm_90a, f16/bf16 ones that split into m64nNk16
+  /// instructions over the warpgroups run on wgmma from registers
+  /// (kite.dot engine = wgmma: the operands pass through shared memory);
+  /// the others stay on the FMA paths.
+  void chooseRegisterEngines(func::FuncOp func, int64_t warps) {
+    if (chip != "sm_90a")
+      return;
+    func.walk([&](kd::DotOp dot) {
+      RankedTensorType a = dot.getA().getType();
+      Type element = a.getElementType();
+      int64_t M = a.getDimSize(0), K = a.getDimSize(1),
+              N = dot.getType().getDimSize(1);
+      if ((element.isF16() || element.isBF16()) && K % 16 == 0 &&
+          N % 16 == 0 && kd::WgmmaTile::choose(M, N, warps))
+        dot.setEngine(kd::DotEngine::WGMMA);
+    });
   }
 
   /// The compute capability of the target chip (sm_90a: 90), 0 if unknown.

@@ -77,7 +77,7 @@ for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "att
     c = find(impl="torch", **key)
     tv = t["tflops"] if t else float("nan")
     cv = c["tflops"] if c else float("nan")
-    name = f"attention d{r['HEAD_DIM']}{' causal' if r['causal'] else ''}"
+    name = f"attention d{r['HEAD_DIM']}{' causal' if r['causal'] else ''} {r.get('blocks', '')}"
     shape = f"{r['Z']}x{r['H']}x{r['N_CTX']}"
     print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
           f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")

@@ -62,34 +62,6 @@ struct PaddedRows {
   int64_t index(int64_t lin) const { return lin + lin / rowLen * pad; }
 };
 
-/// The width of the run of registers of `l` starting at each register (0
-/// inside a run): registers whose elements are consecutive, within one
-/// row, and aligned to the run for every thread, at most `maxWidth`.
-SmallVector<int64_t> registerRuns(const BlockedLayout &l, int64_t rowLen,
-                                  int64_t maxWidth) {
-  std::set<int64_t> bases;
-  for (int64_t t = 0; t < l.numThreads; ++t)
-    bases.insert(l.threadOffset(t));
-  SmallVector<int64_t> runs(l.perThread, 0);
-  for (int64_t e = 0; e < l.perThread;) {
-    int64_t w = maxWidth;
-    for (; w > 1; w /= 2) {
-      if (e % w || e + w > l.perThread || rowLen % w)
-        continue;
-      bool ok = true;
-      int64_t first = l.registerOffset(e);
-      for (int64_t i = 1; i < w && ok; ++i)
-        ok = l.registerOffset(e + i) == first + i;
-      for (int64_t base : bases)
-        ok = ok && (base + first) % w == 0;
-      if (ok)
-        break;
-    }
-    runs[e] = w;
-    e += w;
-  }
-  return runs;
-}
 
 /// The shared-memory addresses of the runs of `l` in PaddedRows `p`: the
 /// thread's part plus a constant where no thread's row carries.
@@ -191,10 +163,40 @@ bool mlir::kite::reusesStagingMemory(ConvertLayoutOp op) {
   return true;
 }
 
+SmallVector<int64_t> mlir::kite::detail::registerRuns(const BlockedLayout &l, int64_t rowLen,
+                                  int64_t maxWidth) {
+  std::set<int64_t> bases;
+  for (int64_t t = 0; t < l.numThreads; ++t)
+    bases.insert(l.threadOffset(t));
+  SmallVector<int64_t> runs(l.perThread, 0);
+  for (int64_t e = 0; e < l.perThread;) {
+    int64_t w = maxWidth;
+    for (; w > 1; w /= 2) {
+      if (e % w || e + w > l.perThread || rowLen % w)
+        continue;
+      bool ok = true;
+      int64_t first = l.registerOffset(e);
+      for (int64_t i = 1; i < w && ok; ++i)
+        ok = l.registerOffset(e + i) == first + i;
+      for (int64_t base : bases)
+        ok = ok && (base + first) % w == 0;
+      if (ok)
+        break;
+    }
+    runs[e] = w;
+    e += w;
+  }
+  return runs;
+}
+
 void mlir::kite::insertEpilogueConversions(Operation *kernel) {
   std::set<std::pair<int64_t, int64_t>> shapes;
   kernel->walk([&](DotStagedOp d) {
     if (d.getEngine() != DotEngine::FMA)
+      shapes.insert({d.getType().getDimSize(0), d.getType().getDimSize(1)});
+  });
+  kernel->walk([&](DotOp d) {
+    if (d.getEngine() == DotEngine::WGMMA)
       shapes.insert({d.getType().getDimSize(0), d.getType().getDimSize(1)});
   });
   if (shapes.empty())

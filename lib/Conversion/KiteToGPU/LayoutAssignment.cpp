@@ -189,9 +189,16 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
         anchor(dot.getResult(), tile->layout());
     }
   });
+  kernel->walk([&](DotOp dot) {
+    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
+    if (dot.getEngine() == DotEngine::WGMMA)
+      if (auto tile = getWgmmaTile(M, N))
+        anchor(dot.getResult(), tile->layout());
+  });
   kernel->walk([&](Operation *op) {
     Value result;
-    if (auto dot = dyn_cast<DotOp>(op))
+    if (auto dot = dyn_cast<DotOp>(op);
+        dot && dot.getEngine() == DotEngine::FMA)
       result = dot.getResult();
     else if (auto dot = dyn_cast<DotStagedOp>(op);
              dot && dot.getEngine() == DotEngine::FMA)

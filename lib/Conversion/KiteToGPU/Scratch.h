@@ -27,6 +27,13 @@ inline int64_t elementBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
+/// The width of the run of registers of `l` starting at each register (0
+/// inside a run): registers whose elements are consecutive, within one
+/// row of `rowLen`, and aligned to the run for every thread, at most
+/// `maxWidth` (ConvertLayoutToGPU.cpp).
+SmallVector<int64_t> registerRuns(const BlockedLayout &l, int64_t rowLen,
+                                  int64_t maxWidth);
+
 /// Shared-memory helpers for one op.
 struct Scratch {
   OpBuilder &b;

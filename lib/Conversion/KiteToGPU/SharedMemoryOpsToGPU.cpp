@@ -76,8 +76,13 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   // either way: the layouts are not known here).
   if (auto sc = dyn_cast<ScanOp>(op))
     return bytesOf(sc.getSrc().getType());
-  if (auto t = dyn_cast<TransOp>(op))
+  if (auto t = dyn_cast<TransOp>(op)) {
+    if (t->hasOneUse())
+      if (auto dot = dyn_cast<DotOp>(*t->user_begin());
+          dot && wgmmaStagedTranspose(dot) == t)
+        return 0;
     return bytesOf(t.getSrc().getType());
+  }
   if (auto f = dyn_cast<FlipOp>(op))
     return bytesOf(f.getSrc().getType());
   if (auto so = dyn_cast<SortOp>(op))
@@ -91,8 +96,11 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto c = dyn_cast<ConvertLayoutOp>(op))
     return reusesStagingMemory(c) ? 0 : convertLayoutBytes(c);
   if (auto d = dyn_cast<DotOp>(op)) {
-    // Operands staged as f32 (DotStaging; the generic path needs no more).
     auto a = d.getA().getType();
+    // wgmma: both operands in their swizzled layouts (WgmmaToGPU.cpp).
+    if (d.getEngine() == DotEngine::WGMMA)
+      return registerWgmmaStaging(d).bytes();
+    // Operands staged as f32 (DotStaging; the generic path needs no more).
     return DotStaging{a.getDimSize(0), d.getB().getType().getDimSize(1),
                       a.getDimSize(1)}
         .bytes();
@@ -114,6 +122,7 @@ bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {
   kernel->walk([&](DotStagedOp op) {
     found |= op.getEngine() != DotEngine::FMA;
   });
+  kernel->walk([&](DotOp op) { found |= op.getEngine() != DotEngine::FMA; });
   return found;
 }
 
@@ -123,6 +132,23 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   int64_t bytes = operand ? operand->getIntOrFloatBitWidth() / 8 : 2;
   return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
                               op.getK(), bytes, op.getBKMajor());
+}
+
+SwizzledStaging mlir::kite::registerWgmmaStaging(DotOp op) {
+  RankedTensorType a = op.getA().getType();
+  return SwizzledStaging::get(a.getDimSize(0), op.getType().getDimSize(1),
+                              a.getDimSize(1), a.getElementTypeBitWidth() / 8,
+                              /*bKMajor=*/bool(wgmmaStagedTranspose(op)));
+}
+
+TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
+  if (dot.getEngine() != DotEngine::WGMMA)
+    return {};
+  auto trans = dot.getB().getDefiningOp<TransOp>();
+  if (!trans || !trans->hasOneUse() ||
+      trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  return trans;
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
@@ -255,6 +281,8 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::FMA)
+      return failure(); // WgmmaToGPU.cpp
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
     RankedTensorType type = op.getType();
     auto &conv = *getTypeConverter<KiteTypeConverter>();

@@ -340,6 +340,15 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
         mmaTiles.push_back(*tile);
     }
   });
+  // Dots on wgmma from registers (kite.dot engine = wgmma) likewise.
+  kernel->walk([&](DotOp dot) {
+    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
+    if (dot.getEngine() != DotEngine::WGMMA || getWgmmaTile(M, N) ||
+        getMmaTile(M, N))
+      return;
+    if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
+      wgmmaTiles.push_back(*tile);
+  });
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op))
       add(dot.getType());

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -47,44 +48,29 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fields));
 }
 
-/// Pattern: kite.dot_staged engine = wgmma => wgmma.mma_async per k16 step
-/// and instruction.
-struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
-  WgmmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                   MLIRContext *ctx)
-      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
-  LogicalResult
-  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (op.getEngine() != DotEngine::WGMMA)
-      return failure();
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
-    auto tile = conv.getWgmmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no wgmma accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32
-             << " warps (M % 64, N % 16 and warps % 4 must be 0)";
-    SwizzledStaging staging = stagingOf(op);
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
-
+/// The wgmmas of an M x N x K product (K = staging.K) whose operands lie in
+/// `staging`'s layouts at `slot` (!llvm.ptr<3>): wgmma.fence, one
+/// wgmma.mma_async per k step and instruction of this thread's warpgroup,
+/// commit_group. `acc` is the accumulator in `tile`'s layout; returns the
+/// result (complete after a wgmma.wait_group).
+Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
+                  const WgmmaTile &tile, const SwizzledStaging &staging,
+                  Value slot, Value acc, Type operandType,
+                  VectorType vecType) {
+  MLIRContext *ctx = rewriter.getContext();
+  const int64_t M = staging.M, N = staging.N, K = staging.K;
+  auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
     // This warpgroup's place in the block (uniform over the warpgroup).
     Value wg = arith::DivUIOp::create(rewriter, loc, threadId(rewriter, loc),
                                       i32Const(rewriter, loc, 128));
     Value wgMIdx = arith::ExtUIOp::create(
         rewriter, loc, rewriter.getI64Type(),
         arith::RemUIOp::create(rewriter, loc, wg,
-                               i32Const(rewriter, loc, tile->wgM)));
+                               i32Const(rewriter, loc, tile.wgM)));
     Value wgNIdx = arith::ExtUIOp::create(
         rewriter, loc, rewriter.getI64Type(),
         arith::DivUIOp::create(rewriter, loc, wg,
-                               i32Const(rewriter, loc, tile->wgM)));
-    Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
-                             staging.bytes());
+                               i32Const(rewriter, loc, tile.wgM)));
     Value slotAddr =
         LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), slot);
     int64_t aW = staging.aSwizzle, bW = staging.bSwizzle;
@@ -95,10 +81,10 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     Value aAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
         arith::MulIOp::create(rewriter, loc, wgMIdx,
-                              c64(tile->wgRows() * aW)));
+                              c64(tile.wgRows() * aW)));
     int64_t bWarpgroupBytes = kMajorB
-                                  ? tile->wgCols() * bW
-                                  : tile->wgCols() / (bW / eb) * K * bW;
+                                  ? tile.wgCols() * bW
+                                  : tile.wgCols() / (bW / eb) * K * bW;
     Value bAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
         arith::AddIOp::create(
@@ -113,13 +99,12 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
                           : descriptor(rewriter, loc, bAddr, K * bW, 8 * bW, bW);
 
     // The accumulator, one struct per instruction.
-    int64_t regs = tile->instRegisters();
+    int64_t regs = tile.instRegisters();
     auto f32 = rewriter.getF32Type();
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(regs, f32));
-    Value acc = adaptor.getAcc();
     SmallVector<Value> parts;
-    for (int64_t inst = 0; inst < tile->mRep * tile->nRep; ++inst) {
+    for (int64_t inst = 0; inst < tile.mRep * tile.nRep; ++inst) {
       Value s = LLVM::UndefOp::create(rewriter, loc, structType);
       for (int64_t r = 0; r < regs; ++r)
         s = LLVM::InsertValueOp::create(
@@ -127,7 +112,6 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
             extractRegister(rewriter, loc, acc, inst * regs + r), r);
       parts.push_back(s);
     }
-    Type operandType = *op.getOperandType();
     auto wgmmaType = operandType.isBF16()  ? NVVM::WGMMATypes::bf16
                      : operandType.isF32() ? NVVM::WGMMATypes::tf32
                      : isa<Float8E4M3FNType>(operandType)
@@ -142,22 +126,22 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     int64_t aPanel = aW / eb, bPanel = bW / eb;
     for (int64_t k = 0; k < K; k += kStep) {
-      for (int64_t mr = 0; mr < tile->mRep; ++mr) {
+      for (int64_t mr = 0; mr < tile.mRep; ++mr) {
         int64_t aOffset = (k / aPanel) * M * aW + mr * 64 * aW +
                           (k % aPanel) * eb;
         Value da = arith::AddIOp::create(rewriter, loc, aDesc,
                                          c64(aOffset >> 4));
-        for (int64_t nr = 0; nr < tile->nRep; ++nr) {
+        for (int64_t nr = 0; nr < tile.nRep; ++nr) {
           int64_t bOffset =
-              kMajorB ? (k / bPanel) * N * bW + nr * tile->nInst * bW +
+              kMajorB ? (k / bPanel) * N * bW + nr * tile.nInst * bW +
                             (k % bPanel) * eb
-                      : (nr * tile->nInst / bPanel) * K * bW + k * bW;
+                      : (nr * tile.nInst / bPanel) * K * bW + k * bW;
           Value db = arith::AddIOp::create(rewriter, loc, bDesc,
                                            c64(bOffset >> 4));
-          Value &part = parts[mr * tile->nRep + nr];
+          Value &part = parts[mr * tile.nRep + nr];
           part = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, part, da, db,
-              NVVM::MMAShapeAttr::get(ctx, 64, tile->nInst, kStep), wgmmaType,
+              NVVM::MMAShapeAttr::get(ctx, 64, tile.nInst, kStep), wgmmaType,
               wgmmaType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
               NVVM::MMALayout::row, bLayout, NVVM::MMAIntOverflowAttr());
@@ -165,7 +149,6 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    auto vecType = cast<VectorType>(conv.convertType(type));
     Value result = LLVM::UndefOp::create(rewriter, loc, vecType);
     for (int64_t inst = 0; inst < int64_t(parts.size()); ++inst)
       for (int64_t r = 0; r < regs; ++r)
@@ -173,11 +156,76 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
             rewriter, loc,
             LLVM::ExtractValueOp::create(rewriter, loc, parts[inst], r),
             result, inst * regs + r);
+    return result;
+}
+
+/// Pattern: kite.dot_staged engine = wgmma => wgmma.mma_async per k16 step
+/// and instruction.
+struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
+  WgmmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                   MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+  LogicalResult
+  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::WGMMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    auto tile = conv.getWgmmaTile(M, N);
+    if (!tile)
+      return op.emitOpError()
+             << "has no wgmma accumulator layout for " << M << "x" << N
+             << " on " << conv.getNumThreads() / 32
+             << " warps (M % 64, N % 16 and warps % 4 must be 0)";
+    SwizzledStaging staging = stagingOf(op);
+    Location loc = op.getLoc();
+    Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
+                             staging.bytes());
+    Value result =
+        issueWgmmas(rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
+                    *op.getOperandType(),
+                    cast<VectorType>(conv.convertType(type)));
     rewriter.replaceOp(op, result);
     return success();
   }
   const KiteLoweringState &state;
 };
+
+/// wgmma.wait_group.sync.aligned `pending` as inline asm that takes and
+/// returns the accumulator registers of `acc` ("+f"), so that LLVM cannot
+/// move a use of them above the wait.
+Value waitForWgmmas(OpBuilder &rewriter, Location loc, Value acc,
+                    int64_t pending) {
+  auto vecType = cast<VectorType>(acc.getType());
+  int64_t n = vecType.getNumElements();
+  auto f32 = rewriter.getF32Type();
+  SmallVector<Value> regs;
+  std::string constraints;
+  for (int64_t r = 0; r < n; ++r) {
+    regs.push_back(extractRegister(rewriter, loc, acc, r));
+    constraints += (r ? ",=f" : "=f");
+  }
+  for (int64_t r = 0; r < n; ++r)
+    constraints += "," + std::to_string(r);
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      rewriter.getContext(), SmallVector<Type>(n, f32));
+  std::string text =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  Value out = LLVM::InlineAsmOp::create(
+                  rewriter, loc, structType, regs, text, constraints,
+                  /*has_side_effects=*/true, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+  Value result = LLVM::UndefOp::create(rewriter, loc, vecType);
+  for (int64_t r = 0; r < n; ++r)
+    result = vector::InsertOp::create(
+        rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, out, r),
+        result, r);
+  return result;
+}
 
 /// Pattern: kite.dot_wait n => wgmma.wait_group.sync.aligned n, with the
 /// accumulator passed through the asm.
@@ -186,37 +234,117 @@ struct DotWaitLowering : OpConversionPattern<DotWaitOp> {
   LogicalResult
   matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value acc = adaptor.getAcc();
-    auto vecType = cast<VectorType>(acc.getType());
-    int64_t n = vecType.getNumElements();
-    auto f32 = rewriter.getF32Type();
-    SmallVector<Value> regs;
-    std::string constraints;
-    for (int64_t r = 0; r < n; ++r) {
-      regs.push_back(extractRegister(rewriter, loc, acc, r));
-      constraints += (r ? ",=f" : "=f");
-    }
-    for (int64_t r = 0; r < n; ++r)
-      constraints += "," + std::to_string(r);
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), SmallVector<Type>(n, f32));
-    std::string text = "wgmma.wait_group.sync.aligned " +
-                       std::to_string(op.getPending()) + ";";
-    Value out = LLVM::InlineAsmOp::create(
-                    rewriter, loc, structType, regs, text, constraints,
-                    /*has_side_effects=*/true, /*is_align_stack=*/false,
-                    LLVM::tailcallkind::TailCallKind::None,
-                    LLVM::AsmDialectAttr(), ArrayAttr())
-                    .getResult(0);
-    Value result = LLVM::UndefOp::create(rewriter, loc, vecType);
-    for (int64_t r = 0; r < n; ++r)
-      result = vector::InsertOp::create(
-          rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, out, r),
-          result, r);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, waitForWgmmas(rewriter, op.getLoc(),
+                                         adaptor.getAcc(), op.getPending()));
     return success();
   }
+};
+
+/// Pattern: kite.dot engine = wgmma (operands in registers) => after a
+/// barrier (earlier readers of the scratch are done), each thread stores
+/// its registers of A and B into their swizzled layouts at the start of
+/// the scratch buffer (registerWgmmaStaging: A K-major, B N-major), in runs
+/// of up to 16 bytes; fence.proxy.async (wgmma reads shared memory through
+/// the async proxy) and a barrier; the wgmmas; wgmma.wait_group 0. The next
+/// user of the scratch waits at its own barrier, after every warpgroup's
+/// wait: nothing overwrites the operands while they are read.
+struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
+  RegisterWgmmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                           MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::WGMMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    auto tile = conv.getWgmmaTile(M, N);
+    if (!tile)
+      return op.emitOpError()
+             << "has no wgmma accumulator layout for " << M << "x" << N
+             << " on " << conv.getNumThreads() / 32
+             << " warps (M % 64, N % 16 and warps % 4 must be 0)";
+    SwizzledStaging st = registerWgmmaStaging(op);
+    Location loc = op.getLoc();
+    Scratch s(rewriter, loc, state.sharedMemory);
+    s.barrier();
+    const int64_t eb = st.elemBytes;
+    // Stores operand `v` (rows x cols in its layout) at `byteOf`'s place
+    // for element (row, col): `panelBytes` per panel of `panelElems`
+    // columns, rows of `swz` bytes, swizzled, from `offset`.
+    auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
+                            int64_t swz, int64_t panelBytes, int64_t offset) {
+      BlockedLayout l = conv.getLayout(blockValue);
+      Type elem = cast<VectorType>(regs.getType()).getElementType();
+      auto runs = registerRuns(l, cols, 16 / eb);
+      Value base = threadBase(rewriter, loc, l);
+      int64_t panelElems = swz / eb;
+      for (int64_t e = 0; e < l.perThread; ++e) {
+        int64_t w = runs[e];
+        if (!w)
+          continue;
+        Value lin = arith::AddIOp::create(rewriter, loc, base,
+                                          s.i32(l.registerOffset(e)));
+        Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
+        Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
+        Value panel = arith::MulIOp::create(
+            rewriter, loc,
+            arith::DivUIOp::create(rewriter, loc, col, s.i32(panelElems)),
+            s.i32(panelBytes));
+        Value within = arith::AddIOp::create(
+            rewriter, loc, arith::MulIOp::create(rewriter, loc, row, s.i32(swz)),
+            arith::MulIOp::create(
+                rewriter, loc,
+                arith::RemUIOp::create(rewriter, loc, col, s.i32(panelElems)),
+                s.i32(eb)));
+        Value bytes = arith::AddIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, panel,
+                                  swizzleOffset(rewriter, loc, within, swz)),
+            s.i32(offset));
+        Value addr = LLVM::GEPOp::create(rewriter, loc, s.base.getType(),
+                                         rewriter.getI8Type(), s.base,
+                                         ValueRange{bytes});
+        Value v;
+        if (w == 1) {
+          v = extractRegister(rewriter, loc, regs, e);
+        } else {
+          auto vt = VectorType::get({w}, elem);
+          v = LLVM::UndefOp::create(rewriter, loc, vt);
+          for (int64_t i = 0; i < w; ++i)
+            v = vector::InsertOp::create(
+                rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v,
+                i);
+        }
+        LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
+      }
+    };
+    // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
+    // or, read through a transposition, its N x K source K-major: panels
+    // of K, N rows each (like A).
+    storeOperand(op.getA(), adaptor.getA(), st.K, st.aSwizzle,
+                 st.M * st.aSwizzle, 0);
+    if (TransOp trans = wgmmaStagedTranspose(op))
+      storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
+                   st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
+    else
+      storeOperand(op.getB(), adaptor.getB(), st.N, st.bSwizzle,
+                   st.K * st.bSwizzle, st.bOffset());
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    s.barrier();
+    Value result = issueWgmmas(rewriter, loc, *tile, st, s.base,
+                               adaptor.getAcc(),
+                               op.getA().getType().getElementType(),
+                               cast<VectorType>(conv.convertType(type)));
+    rewriter.replaceOp(op, waitForWgmmas(rewriter, loc, result, 0));
+    return success();
+  }
+  const KiteLoweringState &state;
 };
 
 } // namespace
@@ -226,4 +354,6 @@ void mlir::kite::populateWgmmaPatterns(KiteTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<WgmmaDotLowering>(converter, state, patterns.getContext());
   patterns.add<DotWaitLowering>(converter, patterns.getContext());
+  patterns.add<RegisterWgmmaDotLowering>(converter, state,
+                                         patterns.getContext());
 }

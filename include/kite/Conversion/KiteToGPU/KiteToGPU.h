@@ -28,6 +28,8 @@ namespace mlir::kite {
 
 class AsyncStageOp;
 class DotStagedOp;
+class DotOp;
+class TransOp;
 class ConvertLayoutOp;
 
 /// One factor of a layout: an index (thread or register) is a mixed-radix
@@ -388,13 +390,21 @@ bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
 /// the ops that exchange data (16-byte aligned), then the staging slots of
 /// its kite.dot_staged ops.
 int64_t kernelSharedMemoryBytes(Operation *kernel);
-/// Whether a kernel stages a dot for the tensor cores (wgmma or mma.sync:
-/// its slots then start 1024-byte aligned, as the swizzle works on address
-/// bits).
+/// Whether a kernel stages a dot for the tensor cores (wgmma or mma.sync,
+/// or kite.dot on wgmma: its slots, and the scratch, then start 1024-byte
+/// aligned, as the swizzle works on address bits).
 bool kernelUsesTensorCores(Operation *kernel);
 /// The swizzled staging of a tensor-core dot (engine wgmma or mma).
 SwizzledStaging stagingOf(DotStagedOp op);
 SwizzledStaging stagingOf(AsyncStageOp op);
+/// The staging of a kite.dot with engine = wgmma: its operands' registers
+/// stored at the start of the scratch buffer (A K-major, B N-major, or
+/// K-major when B is read through a transposition: wgmmaStagedTranspose).
+SwizzledStaging registerWgmmaStaging(DotOp op);
+/// The kite.trans [1, 0] that `dot` (engine = wgmma) reads B through, when
+/// it is the transposition's only user: the dot stores the N x K source
+/// K-major itself and the transposition moves nothing.
+TransOp wgmmaStagedTranspose(DotOp dot);
 /// The byte offset of the staging slots in the kernel's shared memory.
 int64_t kernelStagingOffset(Operation *kernel);
 /// Byte offset of the TMA staging's mbarriers (after everything else in

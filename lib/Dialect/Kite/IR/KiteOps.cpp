@@ -423,6 +423,19 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "accumulator must be " << m << "x" << n << ", got "
                          << accType.getDimSize(0) << "x"
                          << accType.getDimSize(1);
+  if (getEngine() == DotEngine::MMA)
+    return emitOpError() << "engine = mma is for staged dots only "
+                            "(kite.dot_staged)";
+  if (getEngine() == DotEngine::WGMMA) {
+    Type element = aType.getElementType();
+    if (!element.isF16() && !element.isBF16())
+      return emitOpError() << "engine = wgmma needs f16 or bf16 operands, got "
+                           << element;
+    if (m % 64 || n % 16 || k % 16)
+      return emitOpError() << "engine = wgmma needs M % 64, N % 16 and "
+                              "K % 16 to be 0, got "
+                           << m << "x" << n << "x" << k;
+  }
   return success();
 }
 

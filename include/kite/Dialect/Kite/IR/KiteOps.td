@@ -517,17 +517,29 @@ def Kite_DotOp : Kite_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     ignored for f16/bf16 inputs. Unlike Triton, whose default is tf32, Kite
     defaults to IEEE.
 
+    `engine` says where a dot whose operands are not staged by a K loop's
+    pipeline runs: `fma` (the default: register-tiled FMAs, or the generic
+    path) or `wgmma` (sm_90a, f16/bf16 operands: the operands' registers are
+    stored into the swizzled layouts of shared memory and the product is
+    issued as warpgroup MMAs, complete when the op returns; the result
+    takes the wgmma accumulator layout). kite-stage-dot-operands chooses
+    it.
+
     ```mlir
     %c = kite.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     %d = kite.dot %x, %y, %acc precision = tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+    %e = kite.dot %a, %b, %acc engine = wgmma : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     ```
   }];
   let arguments = (ins Kite_FloatBlock:$a, Kite_FloatBlock:$b,
                        Kite_FloatBlock:$acc,
                        DefaultValuedAttr<Kite_InputPrecisionAttr,
-                           "::mlir::kite::InputPrecision::IEEE">:$precision);
+                           "::mlir::kite::InputPrecision::IEEE">:$precision,
+                       DefaultValuedAttr<Kite_DotEngineAttr,
+                           "::mlir::kite::DotEngine::FMA">:$engine);
   let results = (outs Kite_FloatBlock:$result);
   let assemblyFormat = "$a `,` $b `,` $acc (`precision` `=` $precision^)? "
+                       "(`engine` `=` $engine^)? "
                        "attr-dict `:` type($a) `,` type($b) `->` type($result)";
   let hasVerifier = 1;
 }

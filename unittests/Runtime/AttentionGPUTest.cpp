@@ -1,0 +1,195 @@
+//===- AttentionGPUTest.cpp - Dots from registers and attention on the GPU -===//
+//
+// Dots that no K loop stages (operands computed in registers or loaded
+// whole, kite.dot engine = wgmma on sm_90a): a chain of two products, the
+// second's A the first's result rounded to f16 (attention's P V), B
+// transposed, bf16, several block shapes and warp counts; against float64
+// on the host and the Kite interpreter. Then the attention forward example
+// (dsl-examples/attention.kite), causal and not, head dims 64 and 128,
+// sequence lengths that are not multiples of the blocks, against a float64
+// softmax(Q K^T * scale) V. Skipped without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUTestHelpers.h"
+#include "TestHelpers.h"
+
+#include <cmath>
+#include <random>
+
+using namespace kite;
+using namespace kite::test;
+
+namespace {
+
+// C = (A B^T)_f16 D with A: M x K, B: N x K, D: N x P (row-major blocks,
+// one program, no loop).
+const char *kChain = R"(
+@kernel
+def chain(a_ptr: *DT, b_ptr: *DT, d_ptr: *DT, c_ptr: *f32,
+          M: constexpr = 64, N: constexpr = 64, K: constexpr = 64, P: constexpr = 64):
+    rm = arange(0, M)
+    rn = arange(0, N)
+    rk = arange(0, K)
+    rp = arange(0, P)
+    a = load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = load(b_ptr + rn[:, None] * K + rk[None, :])
+    s = dot(a, b.T)
+    d = load(d_ptr + rn[:, None] * P + rp[None, :])
+    c = dot(s.to(DT), d)
+    store(c_ptr + rm[:, None] * P + rp[None, :], c)
+)";
+
+std::vector<float> randomHalfs(size_t n, unsigned seed, bool bf16,
+                               std::vector<uint16_t> &bits) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  bits.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    bits[i] = toHalfBits(dist(gen), bf16);
+    v[i] = fromHalfBits(bits[i], bf16);
+  }
+  return v;
+}
+
+} // namespace
+
+TEST(GPU, RegisterDotsOnWgmma) {
+  REQUIRE_GPU();
+  struct Case {
+    const char *dtype;
+    int M, N, K, P, warps;
+  };
+  for (Case c : {Case{"f16", 64, 64, 64, 64, 4}, Case{"f16", 128, 64, 128, 128, 8},
+                 Case{"bf16", 128, 128, 64, 64, 4}, Case{"f16", 64, 32, 16, 32, 4}}) {
+    bool bf16 = std::string(c.dtype) == "bf16";
+    std::string src = kChain;
+    for (size_t at = src.find("DT"); at != std::string::npos;
+         at = src.find("DT"))
+      src.replace(at, 2, c.dtype);
+    CompileOptions o;
+    o.constants = {{"M", c.M}, {"N", c.N}, {"K", c.K}, {"P", c.P}};
+    o.overrideNumWarps = c.warps;
+    auto k = compileKite(src, o, "chain.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    std::vector<uint16_t> ha, hb, hd;
+    auto a = randomHalfs(size_t(c.M) * c.K, 1, bf16, ha);
+    auto b = randomHalfs(size_t(c.N) * c.K, 2, bf16, hb);
+    auto d = randomHalfs(size_t(c.N) * c.P, 3, bf16, hd);
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    auto dd = DeviceBuffer<uint16_t>::fromHost(hd).value();
+    auto dc = DeviceBuffer<float>::fromHost(
+                  std::vector<float>(size_t(c.M) * c.P, NAN))
+                  .value();
+    auto run = k->launch(Grid(1), {Arg(da), Arg(db), Arg(dd), Arg(dc)});
+    ASSERT_TRUE(run) << run.error().str();
+    auto out = dc.toHost().value();
+    // The interpreter runs the same kernel (its dots in f32 with the same
+    // f16 rounding of S).
+    std::vector<float> ref(size_t(c.M) * c.P, NAN);
+    auto interp = k->interpret(Grid(1), {ha, hb, hd, ref});
+    ASSERT_TRUE(interp) << interp.error().str();
+    std::string what = std::string(c.dtype) + " " + std::to_string(c.M) + "x" +
+                       std::to_string(c.N) + "x" + std::to_string(c.K) + "x" +
+                       std::to_string(c.P) + " on " +
+                       std::to_string(c.warps) + " warps";
+    // float64 of S = A B^T, rounded as the kernel rounds it.
+    std::vector<double> s(size_t(c.M) * c.N);
+    for (int m = 0; m < c.M; ++m)
+      for (int n = 0; n < c.N; ++n) {
+        double acc = 0;
+        for (int kk = 0; kk < c.K; ++kk)
+          acc += double(a[size_t(m) * c.K + kk]) * b[size_t(n) * c.K + kk];
+        s[size_t(m) * c.N + n] = acc;
+      }
+    double worst = 0, worstInterp = 0;
+    for (int m = 0; m < c.M; ++m)
+      for (int p = 0; p < c.P; ++p) {
+        double acc = 0, mag = 0;
+        for (int n = 0; n < c.N; ++n) {
+          double sv = s[size_t(m) * c.N + n];
+          acc += sv * d[size_t(n) * c.P + p];
+          mag += std::fabs(sv * d[size_t(n) * c.P + p]);
+        }
+        size_t i = size_t(m) * c.P + p;
+        ASSERT_FALSE(std::isnan(out[i])) << what << ": (" << m << ", " << p
+                                         << ") not written";
+        // S is rounded to f16/bf16 before the second product: 2^-8 (bf16)
+        // or 2^-11 of each term.
+        worst = std::max(worst, std::fabs(out[i] - acc) / (mag + 1e-3));
+        worstInterp = std::max(worstInterp, double(std::fabs(out[i] - ref[i])) /
+                                                (mag + 1e-3));
+      }
+    EXPECT_LT(worst, bf16 ? 8e-3 : 1e-3) << what;
+    EXPECT_LT(worstInterp, bf16 ? 8e-3 : 1e-3) << what << " (interpreter)";
+  }
+}
+
+TEST(GPU, AttentionAgreesWithFloat64) {
+  REQUIRE_GPU();
+  std::string src = source("attention.kite");
+  ASSERT_FALSE(src.empty());
+  struct Case {
+    int Z, H, N, D;
+    bool causal;
+  };
+  for (Case c : {Case{1, 2, 1000, 64, false}, Case{1, 2, 1000, 64, true},
+                 Case{2, 1, 129, 128, false}, Case{2, 1, 129, 128, true},
+                 Case{1, 1, 256, 64, true}}) {
+    CompileOptions o;
+    o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}};
+    auto k = compileKite(src, o, "attention.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    size_t n = size_t(c.Z) * c.H * c.N * c.D;
+    std::vector<uint16_t> hq, hk, hv;
+    auto q = randomHalfs(n, 4, false, hq), kk = randomHalfs(n, 5, false, hk),
+         v = randomHalfs(n, 6, false, hv);
+    auto dq = DeviceBuffer<uint16_t>::fromHost(hq).value();
+    auto dk = DeviceBuffer<uint16_t>::fromHost(hk).value();
+    auto dv = DeviceBuffer<uint16_t>::fromHost(hv).value();
+    auto dout =
+        DeviceBuffer<uint16_t>::fromHost(std::vector<uint16_t>(n, 0x7e00)).value();
+    float scale = 1.f / std::sqrt(float(c.D));
+    int sz = c.H * c.N * c.D, sh = c.N * c.D, sm = c.D;
+    auto run = k->launch(Grid(uint32_t((c.N + 127) / 128), uint32_t(c.Z * c.H)),
+                         {Arg(dq), Arg(dk), Arg(dv), Arg(dout), scale, sz, sh,
+                          sm, sz, sh, sm, sz, sh, sm, sz, sh, sm, c.H, c.N});
+    ASSERT_TRUE(run) << run.error().str();
+    auto out = dout.toHost().value();
+    std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
+                       " N_CTX=" + std::to_string(c.N) +
+                       " HEAD_DIM=" + std::to_string(c.D) +
+                       (c.causal ? " causal" : "");
+    double worst = 0;
+    std::vector<double> s(c.N);
+    for (int zh = 0; zh < c.Z * c.H; ++zh) {
+      size_t base = size_t(zh) * c.N * c.D;
+      for (int i = 0; i < c.N; ++i) {
+        int last = c.causal ? i : c.N - 1;
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j <= last; ++j) {
+          double dotv = 0;
+          for (int e = 0; e < c.D; ++e)
+            dotv += double(q[base + size_t(i) * c.D + e]) *
+                    kk[base + size_t(j) * c.D + e];
+          s[j] = dotv * scale;
+          mx = std::max(mx, s[j]);
+        }
+        for (int j = 0; j <= last; ++j)
+          sum += (s[j] = std::exp(s[j] - mx));
+        for (int e = 0; e < c.D; ++e) {
+          double o = 0;
+          for (int j = 0; j <= last; ++j)
+            o += s[j] * v[base + size_t(j) * c.D + e];
+          float got = fromHalfBits(out[base + size_t(i) * c.D + e], false);
+          ASSERT_FALSE(std::isnan(got)) << what << ": row " << i;
+          worst = std::max(worst, std::fabs(got - o / sum));
+        }
+      }
+    }
+    // P and Out are f16 (2^-11 relative); Triton's tutorial test allows 1e-2.
+    EXPECT_LT(worst, 2e-3) << what;
+  }
+}
