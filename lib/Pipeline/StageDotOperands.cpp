@@ -89,21 +89,27 @@ struct StageDotOperands
 
   /// The dots no K loop stages (their operands computed in registers, or
   /// loaded outside a loop of their own: attention's two products, a dot
-  /// of whole blocks): on sm_90a, f16/bf16 ones that split into m64nNk16
-  /// instructions over the warpgroups run on wgmma from registers
-  /// (kite.dot engine = wgmma: the operands pass through shared memory);
-  /// the others stay on the FMA paths.
+  /// of whole blocks): f16/bf16 ones run on the tensor cores from
+  /// registers, the operands passing through shared memory (kite.dot
+  /// engine = wgmma on sm_90a where the shape splits into m64nNk16
+  /// instructions over the warpgroups, else engine = mma on sm_80+ where
+  /// it splits into 16x16 blocks of mma.sync over the warps); the others
+  /// stay on the FMA paths.
   void chooseRegisterEngines(func::FuncOp func, int64_t warps) {
-    if (chip != "sm_90a")
+    int64_t version = chipVersion();
+    if (version < 80)
       return;
     func.walk([&](kd::DotOp dot) {
       RankedTensorType a = dot.getA().getType();
       Type element = a.getElementType();
       int64_t M = a.getDimSize(0), K = a.getDimSize(1),
               N = dot.getType().getDimSize(1);
-      if ((element.isF16() || element.isBF16()) && K % 16 == 0 &&
-          N % 16 == 0 && kd::WgmmaTile::choose(M, N, warps))
+      if (!(element.isF16() || element.isBF16()) || K % 16 || N % 16)
+        return;
+      if (chip == "sm_90a" && kd::WgmmaTile::choose(M, N, warps))
         dot.setEngine(kd::DotEngine::WGMMA);
+      else if (kd::MmaTile::choose(M, N, warps))
+        dot.setEngine(kd::DotEngine::MMA);
     });
   }
 

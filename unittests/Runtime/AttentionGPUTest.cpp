@@ -1,7 +1,7 @@
 //===- AttentionGPUTest.cpp - Dots from registers and attention on the GPU -===//
 //
 // Dots that no K loop stages (operands computed in registers or loaded
-// whole, kite.dot engine = wgmma on sm_90a): a chain of two products, the
+// whole, kite.dot engine = wgmma on sm_90a, mma on sm_80): a chain of two products, the
 // second's A the first's result rounded to f16 (attention's P V), B
 // transposed, bf16, several block shapes and warp counts; against float64
 // on the host and the Kite interpreter. Then the attention forward example
@@ -55,12 +55,15 @@ std::vector<float> randomHalfs(size_t n, unsigned seed, bool bf16,
 
 } // namespace
 
-TEST(GPU, RegisterDotsOnWgmma) {
+TEST(GPU, RegisterDotsOnTensorCores) {
   REQUIRE_GPU();
   struct Case {
     const char *dtype;
     int M, N, K, P, warps;
   };
+  // The device's own chip (wgmma on an H100), then sm_80 (mma.sync, which
+  // the H100 runs too).
+  for (const char *chip : {"", "sm_80"})
   for (Case c : {Case{"f16", 64, 64, 64, 64, 4}, Case{"f16", 128, 64, 128, 128, 8},
                  Case{"bf16", 128, 128, 64, 64, 4}, Case{"f16", 64, 32, 16, 32, 4}}) {
     bool bf16 = std::string(c.dtype) == "bf16";
@@ -71,6 +74,7 @@ TEST(GPU, RegisterDotsOnWgmma) {
     CompileOptions o;
     o.constants = {{"M", c.M}, {"N", c.N}, {"K", c.K}, {"P", c.P}};
     o.overrideNumWarps = c.warps;
+    o.chip = chip;
     auto k = compileKite(src, o, "chain.kite");
     ASSERT_TRUE(k) << k.error().str();
     std::vector<uint16_t> ha, hb, hd;
@@ -94,7 +98,8 @@ TEST(GPU, RegisterDotsOnWgmma) {
     std::string what = std::string(c.dtype) + " " + std::to_string(c.M) + "x" +
                        std::to_string(c.N) + "x" + std::to_string(c.K) + "x" +
                        std::to_string(c.P) + " on " +
-                       std::to_string(c.warps) + " warps";
+                       std::to_string(c.warps) + " warps" +
+                       (*chip ? std::string(" for ") + chip : "");
     // float64 of S = A B^T, rounded as the kernel rounds it.
     std::vector<double> s(size_t(c.M) * c.N);
     for (int m = 0; m < c.M; ++m)
@@ -134,12 +139,15 @@ TEST(GPU, AttentionAgreesWithFloat64) {
   struct Case {
     int Z, H, N, D;
     bool causal;
+    const char *chip; // "": the device's (wgmma); sm_80: mma.sync
   };
-  for (Case c : {Case{1, 2, 1000, 64, false}, Case{1, 2, 1000, 64, true},
-                 Case{2, 1, 129, 128, false}, Case{2, 1, 129, 128, true},
-                 Case{1, 1, 256, 64, true}}) {
+  for (Case c : {Case{1, 2, 1000, 64, false, ""}, Case{1, 2, 1000, 64, true, ""},
+                 Case{2, 1, 129, 128, false, ""}, Case{2, 1, 129, 128, true, ""},
+                 Case{1, 1, 256, 64, true, ""}, Case{1, 2, 1000, 64, true, "sm_80"},
+                 Case{2, 1, 129, 128, false, "sm_80"}}) {
     CompileOptions o;
     o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}};
+    o.chip = c.chip;
     auto k = compileKite(src, o, "attention.kite");
     ASSERT_TRUE(k) << k.error().str();
     size_t n = size_t(c.Z) * c.H * c.N * c.D;
@@ -161,7 +169,7 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
                        " N_CTX=" + std::to_string(c.N) +
                        " HEAD_DIM=" + std::to_string(c.D) +
-                       (c.causal ? " causal" : "");
+                       (c.causal ? " causal" : "") + " " + c.chip;
     double worst = 0;
     std::vector<double> s(c.N);
     for (int zh = 0; zh < c.Z * c.H; ++zh) {

@@ -196,7 +196,7 @@ void mlir::kite::insertEpilogueConversions(Operation *kernel) {
       shapes.insert({d.getType().getDimSize(0), d.getType().getDimSize(1)});
   });
   kernel->walk([&](DotOp d) {
-    if (d.getEngine() == DotEngine::WGMMA)
+    if (d.getEngine() != DotEngine::FMA)
       shapes.insert({d.getType().getDimSize(0), d.getType().getDimSize(1)});
   });
   if (shapes.empty())

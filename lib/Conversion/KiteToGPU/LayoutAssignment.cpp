@@ -191,9 +191,13 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
   });
   kernel->walk([&](DotOp dot) {
     int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (dot.getEngine() == DotEngine::WGMMA)
+    if (dot.getEngine() == DotEngine::WGMMA) {
       if (auto tile = getWgmmaTile(M, N))
         anchor(dot.getResult(), tile->layout());
+    } else if (dot.getEngine() == DotEngine::MMA) {
+      if (auto tile = getMmaTile(M, N))
+        anchor(dot.getResult(), tile->layout());
+    }
   });
   kernel->walk([&](Operation *op) {
     Value result;

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -32,34 +33,19 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// Pattern: kite.dot_staged engine = mma => ldmatrix + mma.sync.
-struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
-  MmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                 MLIRContext *ctx)
-      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
-
-  LogicalResult
-  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (op.getEngine() != DotEngine::MMA)
-      return failure();
-    auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
-    auto tile = conv.getMmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no mma.sync accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32
-             << " warps (warp tiles of whole 16x16 blocks, at most 128 "
-                "accumulator registers a thread)";
-    SwizzledStaging st = stagingOf(op);
-    Type operandType = *op.getOperandType();
-    const bool tf32 = operandType.isF32();
-    const int64_t eb = st.elemBytes, kStep = tf32 ? 8 : 16;
+/// The mma.sync products of an M x N x K dot (K = st.K) whose operands lie
+/// in `st`'s swizzled layouts at `slot` (!llvm.ptr<3>): per k-step, A's
+/// fragments by ldmatrix, B's by ldmatrix.trans (f16/bf16) or ld.shared
+/// (tf32), one mma.sync per instruction of `tile`. `acc` and the result
+/// are in `tile`'s layout (`vecType`).
+Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
+                const MmaTile &tile, const SwizzledStaging &st, Value slot,
+                Value acc, Type operandType, VectorType vecType) {
+  const int64_t M = st.M, K = st.K;
+  const bool tf32 = operandType.isF32();
+  const int64_t eb = st.elemBytes, kStep = tf32 ? 8 : 16;
     const int64_t aW = st.aSwizzle, bW = st.bSwizzle;
     const int64_t aPe = st.aPanelElems(), bPe = st.bPanelElems();
-    Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     auto add = [&](Value x, Value y) {
@@ -87,10 +73,8 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
 
     Value tid = threadId(rewriter, loc);
     Value lane = urem(tid, 32), warp = udiv(tid, 32);
-    Value wmRow = mul(urem(warp, tile->warpsM), tile->warpRows());
-    Value wnCol = mul(udiv(warp, tile->warpsM), tile->warpCols());
-    Value slot =
-        slotPointer(rewriter, loc, state, adaptor.getSlot(), st.bytes());
+    Value wmRow = mul(urem(warp, tile.warpsM), tile.warpRows());
+    Value wnCol = mul(udiv(warp, tile.warpsM), tile.warpCols());
     auto at = [&](Value bytes) {
       return LLVM::GEPOp::create(rewriter, loc, slot.getType(),
                                  rewriter.getI8Type(), slot,
@@ -162,8 +146,7 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
 
     // The accumulator: instruction (mr, nr)'s 4 registers at
     // (mr * nRep + nr) * 4 (MmaTile::layout).
-    Value acc = adaptor.getAcc();
-    int64_t insts = tile->mRep * tile->nRep;
+    int64_t insts = tile.mRep * tile.nRep;
     SmallVector<SmallVector<Value, 4>> accs(insts);
     for (int64_t i = 0; i < insts; ++i)
       for (int64_t r = 0; r < 4; ++r)
@@ -190,22 +173,22 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
     };
 
     for (int64_t k = 0; k < K; k += kStep) {
-      SmallVector<SmallVector<Value>> a, b(tile->nRep);
-      for (int64_t mr = 0; mr < tile->mRep; ++mr)
+      SmallVector<SmallVector<Value>> a, b(tile.nRep);
+      for (int64_t mr = 0; mr < tile.mRep; ++mr)
         a.push_back(asOperands(loadA(k, mr)));
       if (tf32) {
-        for (int64_t nr = 0; nr < tile->nRep; ++nr)
+        for (int64_t nr = 0; nr < tile.nRep; ++nr)
           b[nr] = asOperands(loadB32(k, nr * 8));
       } else {
-        for (int64_t np = 0; np < tile->nRep / 2; ++np) {
+        for (int64_t np = 0; np < tile.nRep / 2; ++np) {
           SmallVector<Value> regs = asOperands(loadB16(k, np * 16));
           b[2 * np] = {regs[0], regs[1]};
           b[2 * np + 1] = {regs[2], regs[3]};
         }
       }
-      for (int64_t mr = 0; mr < tile->mRep; ++mr)
-        for (int64_t nr = 0; nr < tile->nRep; ++nr) {
-          SmallVector<Value, 4> &d = accs[mr * tile->nRep + nr];
+      for (int64_t mr = 0; mr < tile.mRep; ++mr)
+        for (int64_t nr = 0; nr < tile.nRep; ++nr) {
+          SmallVector<Value, 4> &d = accs[mr * tile.nRep + nr];
           Value s = NVVM::MmaOp::create(
               rewriter, loc, resultStruct, a[mr], b[nr], d,
               ArrayRef<int64_t>{16, 8, kStep}, std::nullopt, std::nullopt,
@@ -217,13 +200,80 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
         }
     }
 
-    auto vecType = cast<VectorType>(conv.convertType(type));
     Value result = LLVM::UndefOp::create(rewriter, loc, vecType);
     for (int64_t i = 0; i < insts; ++i)
       for (int64_t r = 0; r < 4; ++r)
         result = vector::InsertOp::create(rewriter, loc, accs[i][r], result,
                                           i * 4 + r);
+    return result;
+}
+
+/// Pattern: kite.dot_staged engine = mma => ldmatrix + mma.sync.
+struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
+  MmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                 MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(DotStagedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::MMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    auto tile = conv.getMmaTile(M, N);
+    if (!tile)
+      return op.emitOpError()
+             << "has no mma.sync accumulator layout for " << M << "x" << N
+             << " on " << conv.getNumThreads() / 32
+             << " warps (warp tiles of whole 16x16 blocks, at most 128 "
+                "accumulator registers a thread)";
+    SwizzledStaging st = stagingOf(op);
+    Value slot =
+        slotPointer(rewriter, op.getLoc(), state, adaptor.getSlot(), st.bytes());
+    Value result = issueMmas(rewriter, op.getLoc(), *tile, st, slot,
+                             adaptor.getAcc(), *op.getOperandType(),
+                             cast<VectorType>(conv.convertType(type)));
     rewriter.replaceOp(op, result);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// Pattern: kite.dot engine = mma (operands in registers) => a barrier,
+/// the operands' registers stored into the swizzled staging at the start of
+/// the scratch buffer (storeDotOperands), a barrier, the mma.sync products
+/// (complete when they return; the next user of the scratch waits at its
+/// own barrier).
+struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
+  RegisterMmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                         MLIRContext *ctx)
+      : OpConversionPattern(c, ctx, /*benefit=*/2), state(s) {}
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getEngine() != DotEngine::MMA)
+      return failure();
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    auto tile = conv.getMmaTile(M, N);
+    if (!tile)
+      return op.emitOpError()
+             << "has no mma.sync accumulator layout for " << M << "x" << N
+             << " on " << conv.getNumThreads() / 32 << " warps";
+    SwizzledStaging st = registerDotStaging(op);
+    Location loc = op.getLoc();
+    Scratch s(rewriter, loc, state.sharedMemory);
+    s.barrier();
+    storeDotOperands(rewriter, loc, conv, op, adaptor.getA(), adaptor.getB(),
+                     st, s.base);
+    s.barrier();
+    rewriter.replaceOp(op, issueMmas(rewriter, loc, *tile, st, s.base,
+                                     adaptor.getAcc(),
+                                     op.getA().getType().getElementType(),
+                                     cast<VectorType>(conv.convertType(type))));
     return success();
   }
   const KiteLoweringState &state;
@@ -235,4 +285,6 @@ void mlir::kite::populateMmaPatterns(KiteTypeConverter &converter,
                                      const KiteLoweringState &state,
                                      RewritePatternSet &patterns) {
   patterns.add<MmaDotLowering>(converter, state, patterns.getContext());
+  patterns.add<RegisterMmaDotLowering>(converter, state,
+                                       patterns.getContext());
 }

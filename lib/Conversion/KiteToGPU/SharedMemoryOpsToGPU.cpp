@@ -97,9 +97,10 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return reusesStagingMemory(c) ? 0 : convertLayoutBytes(c);
   if (auto d = dyn_cast<DotOp>(op)) {
     auto a = d.getA().getType();
-    // wgmma: both operands in their swizzled layouts (WgmmaToGPU.cpp).
-    if (d.getEngine() == DotEngine::WGMMA)
-      return registerWgmmaStaging(d).bytes();
+    // wgmma/mma: both operands in their swizzled layouts (WgmmaToGPU.cpp,
+    // MmaToGPU.cpp).
+    if (d.getEngine() != DotEngine::FMA)
+      return registerDotStaging(d).bytes();
     // Operands staged as f32 (DotStaging; the generic path needs no more).
     return DotStaging{a.getDimSize(0), d.getB().getType().getDimSize(1),
                       a.getDimSize(1)}
@@ -134,7 +135,7 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
                               op.getK(), bytes, op.getBKMajor());
 }
 
-SwizzledStaging mlir::kite::registerWgmmaStaging(DotOp op) {
+SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
   RankedTensorType a = op.getA().getType();
   return SwizzledStaging::get(a.getDimSize(0), op.getType().getDimSize(1),
                               a.getDimSize(1), a.getElementTypeBitWidth() / 8,

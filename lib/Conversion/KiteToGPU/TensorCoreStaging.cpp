@@ -11,12 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::kite;
@@ -43,6 +46,78 @@ Value mlir::kite::detail::swizzleOffset(OpBuilder &b, Location loc,
   return arith::XOrIOp::create(
       b, loc, offset,
       arith::ShLIOp::create(b, loc, bits, i32Const(b, loc, 4)));
+}
+
+
+void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
+                                          Location loc,
+                                          const KiteTypeConverter &conv,
+                                          DotOp op, Value aRegs, Value bRegs,
+                                          const SwizzledStaging &st,
+                                          Value base) {
+  const int64_t eb = st.elemBytes;
+  auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    // Stores operand `v` (rows x cols in its layout) at `byteOf`'s place
+    // for element (row, col): `panelBytes` per panel of `panelElems`
+    // columns, rows of `swz` bytes, swizzled, from `offset`.
+    auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
+                            int64_t swz, int64_t panelBytes, int64_t offset) {
+      BlockedLayout l = conv.getLayout(blockValue);
+      Type elem = cast<VectorType>(regs.getType()).getElementType();
+      auto runs = registerRuns(l, cols, 16 / eb);
+      Value tbase = threadBase(rewriter, loc, l);
+      int64_t panelElems = swz / eb;
+      for (int64_t e = 0; e < l.perThread; ++e) {
+        int64_t w = runs[e];
+        if (!w)
+          continue;
+        Value lin = arith::AddIOp::create(rewriter, loc, tbase,
+                                          c(l.registerOffset(e)));
+        Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
+        Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
+        Value panel = arith::MulIOp::create(
+            rewriter, loc,
+            arith::DivUIOp::create(rewriter, loc, col, c(panelElems)),
+            c(panelBytes));
+        Value within = arith::AddIOp::create(
+            rewriter, loc, arith::MulIOp::create(rewriter, loc, row, c(swz)),
+            arith::MulIOp::create(
+                rewriter, loc,
+                arith::RemUIOp::create(rewriter, loc, col, c(panelElems)),
+                c(eb)));
+        Value bytes = arith::AddIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, panel,
+                                  swizzleOffset(rewriter, loc, within, swz)),
+            c(offset));
+        Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(),
+                                         rewriter.getI8Type(), base,
+                                         ValueRange{bytes});
+        Value v;
+        if (w == 1) {
+          v = extractRegister(rewriter, loc, regs, e);
+        } else {
+          auto vt = VectorType::get({w}, elem);
+          v = LLVM::UndefOp::create(rewriter, loc, vt);
+          for (int64_t i = 0; i < w; ++i)
+            v = vector::InsertOp::create(
+                rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v,
+                i);
+        }
+        LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
+      }
+    };
+    // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
+    // or, read through a transposition, its N x K source K-major: panels
+    // of K, N rows each (like A).
+    storeOperand(op.getA(), aRegs, st.K, st.aSwizzle,
+                 st.M * st.aSwizzle, 0);
+    if (TransOp trans = wgmmaStagedTranspose(op))
+      storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
+                   st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
+    else
+      storeOperand(op.getB(), bRegs, st.N, st.bSwizzle,
+                   st.K * st.bSwizzle, st.bOffset());
 }
 
 namespace {

@@ -343,11 +343,15 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
   // Dots on wgmma from registers (kite.dot engine = wgmma) likewise.
   kernel->walk([&](DotOp dot) {
     int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (dot.getEngine() != DotEngine::WGMMA || getWgmmaTile(M, N) ||
+    if (dot.getEngine() == DotEngine::FMA || getWgmmaTile(M, N) ||
         getMmaTile(M, N))
       return;
-    if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
-      wgmmaTiles.push_back(*tile);
+    if (dot.getEngine() == DotEngine::WGMMA) {
+      if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
+        wgmmaTiles.push_back(*tile);
+    } else if (auto tile = MmaTile::choose(M, N, numThreads / 32)) {
+      mmaTiles.push_back(*tile);
+    }
   });
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op))

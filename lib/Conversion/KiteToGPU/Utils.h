@@ -131,6 +131,16 @@ Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
 /// SwizzledStaging::swizzle on an i32 byte offset within a panel.
 Value swizzleOffset(OpBuilder &b, Location loc, Value offset, int64_t width);
 
+/// Stores the registers of a kite.dot's operands (A in `aRegs`, B in
+/// `bRegs`, converted) into `st`'s swizzled layouts at `base`
+/// (!llvm.ptr<3>), in runs of up to 16 bytes: A K-major; B N-major, or,
+/// when the dot reads B through a transposition its lowering elides
+/// (wgmmaStagedTranspose), the transposition's source K-major
+/// (TensorCoreStaging.cpp).
+void storeDotOperands(ConversionPatternRewriter &rewriter, Location loc,
+                      const KiteTypeConverter &conv, DotOp op, Value aRegs,
+                      Value bRegs, const SwizzledStaging &st, Value base);
+
 } // namespace mlir::kite::detail
 
 #endif // KITE_LIB_CONVERSION_KITETOGPU_UTILS_H

@@ -10,6 +10,9 @@
 //     so its B is staged K-major (SwizzledStaging::bKMajor). The
 //     accumulator registers are the result's WgmmaTile layout, in the
 //     instruction's order;
+//   - kite.dot engine = wgmma (a dot from registers): the operands'
+//     registers stored into the same layouts at the start of the scratch
+//     buffer, fence.proxy.async, a barrier, the same wgmmas, wait_group 0;
 //   - kite.dot_wait n: wgmma.wait_group n as inline asm that takes and
 //     returns the accumulator registers ("+f"), so that LLVM cannot move a
 //     use of them above the wait.
@@ -243,7 +246,7 @@ struct DotWaitLowering : OpConversionPattern<DotWaitOp> {
 /// Pattern: kite.dot engine = wgmma (operands in registers) => after a
 /// barrier (earlier readers of the scratch are done), each thread stores
 /// its registers of A and B into their swizzled layouts at the start of
-/// the scratch buffer (registerWgmmaStaging: A K-major, B N-major), in runs
+/// the scratch buffer (registerDotStaging: A K-major, B N-major), in runs
 /// of up to 16 bytes; fence.proxy.async (wgmma reads shared memory through
 /// the async proxy) and a barrier; the wgmmas; wgmma.wait_group 0. The next
 /// user of the scratch waits at its own barrier, after every warpgroup's
@@ -266,72 +269,12 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
              << "has no wgmma accumulator layout for " << M << "x" << N
              << " on " << conv.getNumThreads() / 32
              << " warps (M % 64, N % 16 and warps % 4 must be 0)";
-    SwizzledStaging st = registerWgmmaStaging(op);
+    SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
-    const int64_t eb = st.elemBytes;
-    // Stores operand `v` (rows x cols in its layout) at `byteOf`'s place
-    // for element (row, col): `panelBytes` per panel of `panelElems`
-    // columns, rows of `swz` bytes, swizzled, from `offset`.
-    auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
-                            int64_t swz, int64_t panelBytes, int64_t offset) {
-      BlockedLayout l = conv.getLayout(blockValue);
-      Type elem = cast<VectorType>(regs.getType()).getElementType();
-      auto runs = registerRuns(l, cols, 16 / eb);
-      Value base = threadBase(rewriter, loc, l);
-      int64_t panelElems = swz / eb;
-      for (int64_t e = 0; e < l.perThread; ++e) {
-        int64_t w = runs[e];
-        if (!w)
-          continue;
-        Value lin = arith::AddIOp::create(rewriter, loc, base,
-                                          s.i32(l.registerOffset(e)));
-        Value row = arith::DivUIOp::create(rewriter, loc, lin, s.i32(cols));
-        Value col = arith::RemUIOp::create(rewriter, loc, lin, s.i32(cols));
-        Value panel = arith::MulIOp::create(
-            rewriter, loc,
-            arith::DivUIOp::create(rewriter, loc, col, s.i32(panelElems)),
-            s.i32(panelBytes));
-        Value within = arith::AddIOp::create(
-            rewriter, loc, arith::MulIOp::create(rewriter, loc, row, s.i32(swz)),
-            arith::MulIOp::create(
-                rewriter, loc,
-                arith::RemUIOp::create(rewriter, loc, col, s.i32(panelElems)),
-                s.i32(eb)));
-        Value bytes = arith::AddIOp::create(
-            rewriter, loc,
-            arith::AddIOp::create(rewriter, loc, panel,
-                                  swizzleOffset(rewriter, loc, within, swz)),
-            s.i32(offset));
-        Value addr = LLVM::GEPOp::create(rewriter, loc, s.base.getType(),
-                                         rewriter.getI8Type(), s.base,
-                                         ValueRange{bytes});
-        Value v;
-        if (w == 1) {
-          v = extractRegister(rewriter, loc, regs, e);
-        } else {
-          auto vt = VectorType::get({w}, elem);
-          v = LLVM::UndefOp::create(rewriter, loc, vt);
-          for (int64_t i = 0; i < w; ++i)
-            v = vector::InsertOp::create(
-                rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v,
-                i);
-        }
-        LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
-      }
-    };
-    // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
-    // or, read through a transposition, its N x K source K-major: panels
-    // of K, N rows each (like A).
-    storeOperand(op.getA(), adaptor.getA(), st.K, st.aSwizzle,
-                 st.M * st.aSwizzle, 0);
-    if (TransOp trans = wgmmaStagedTranspose(op))
-      storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
-                   st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
-    else
-      storeOperand(op.getB(), adaptor.getB(), st.N, st.bSwizzle,
-                   st.K * st.bSwizzle, st.bOffset());
+    storeDotOperands(rewriter, loc, conv, op, adaptor.getA(), adaptor.getB(),
+                     st, s.base);
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),

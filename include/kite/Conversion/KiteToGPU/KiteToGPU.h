@@ -400,7 +400,7 @@ SwizzledStaging stagingOf(AsyncStageOp op);
 /// The staging of a kite.dot with engine = wgmma: its operands' registers
 /// stored at the start of the scratch buffer (A K-major, B N-major, or
 /// K-major when B is read through a transposition: wgmmaStagedTranspose).
-SwizzledStaging registerWgmmaStaging(DotOp op);
+SwizzledStaging registerDotStaging(DotOp op);
 /// The kite.trans [1, 0] that `dot` (engine = wgmma) reads B through, when
 /// it is the transposition's only user: the dot stores the N x K source
 /// K-major itself and the transposition moves nothing.

@@ -423,18 +423,17 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "accumulator must be " << m << "x" << n << ", got "
                          << accType.getDimSize(0) << "x"
                          << accType.getDimSize(1);
-  if (getEngine() == DotEngine::MMA)
-    return emitOpError() << "engine = mma is for staged dots only "
-                            "(kite.dot_staged)";
-  if (getEngine() == DotEngine::WGMMA) {
+  if (getEngine() != DotEngine::FMA) {
+    StringRef engine = stringifyDotEngine(getEngine());
     Type element = aType.getElementType();
     if (!element.isF16() && !element.isBF16())
-      return emitOpError() << "engine = wgmma needs f16 or bf16 operands, got "
-                           << element;
-    if (m % 64 || n % 16 || k % 16)
-      return emitOpError() << "engine = wgmma needs M % 64, N % 16 and "
-                              "K % 16 to be 0, got "
-                           << m << "x" << n << "x" << k;
+      return emitOpError() << "engine = " << engine
+                           << " needs f16 or bf16 operands, got " << element;
+    int64_t mAlign = getEngine() == DotEngine::WGMMA ? 64 : 16;
+    if (m % mAlign || n % 16 || k % 16)
+      return emitOpError() << "engine = " << engine << " needs M % " << mAlign
+                           << ", N % 16 and K % 16 to be 0, got " << m << "x"
+                           << n << "x" << k;
   }
   return success();
 }

@@ -519,11 +519,12 @@ def Kite_DotOp : Kite_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
 
     `engine` says where a dot whose operands are not staged by a K loop's
     pipeline runs: `fma` (the default: register-tiled FMAs, or the generic
-    path) or `wgmma` (sm_90a, f16/bf16 operands: the operands' registers are
+    path), `wgmma` (sm_90a, f16/bf16 operands: the operands' registers are
     stored into the swizzled layouts of shared memory and the product is
     issued as warpgroup MMAs, complete when the op returns; the result
-    takes the wgmma accumulator layout). kite-stage-dot-operands chooses
-    it.
+    takes the wgmma accumulator layout) or `mma` (sm_80+: the same staging
+    read with ldmatrix into mma.sync fragments; the mma.sync accumulator
+    layout). kite-stage-dot-operands chooses it.
 
     ```mlir
     %c = kite.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
