@@ -208,6 +208,19 @@ Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
     return result;
 }
 
+/// The mma.sync accumulator tile of `op`'s result, or an error at `op`.
+FailureOr<MmaTile> mmaTileOf(Operation *op, const KiteTypeConverter &conv) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+  if (auto tile = conv.getMmaTile(M, N))
+    return *tile;
+  return op->emitOpError()
+         << "has no mma.sync accumulator layout for " << M << "x" << N
+         << " on " << conv.getNumThreads() / 32
+         << " warps (warp tiles of whole 16x16 blocks, at most 128 "
+            "accumulator registers a thread)";
+}
+
 /// Pattern: kite.dot_staged engine = mma => ldmatrix + mma.sync.
 struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
   MmaDotLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -221,14 +234,9 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    auto tile = conv.getMmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no mma.sync accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32
-             << " warps (warp tiles of whole 16x16 blocks, at most 128 "
-                "accumulator registers a thread)";
+    FailureOr<MmaTile> tile = mmaTileOf(op, conv);
+    if (failed(tile))
+      return failure();
     SwizzledStaging st = stagingOf(op);
     Value slot =
         slotPointer(rewriter, op.getLoc(), state, adaptor.getSlot(), st.bytes());
@@ -257,12 +265,9 @@ struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    auto tile = conv.getMmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no mma.sync accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32 << " warps";
+    FailureOr<MmaTile> tile = mmaTileOf(op, conv);
+    if (failed(tile))
+      return failure();
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);

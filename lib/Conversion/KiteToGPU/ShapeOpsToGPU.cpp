@@ -37,13 +37,10 @@ struct TransLowering : OpConversionPattern<TransOp> {
     RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
     // Read by a wgmma dot that stores the source K-major itself: nothing
     // to move (the dot's lowering takes the source's registers).
-    if (op->hasOneUse())
-      if (auto dot = dyn_cast<DotOp>(*op->user_begin());
-          dot && wgmmaStagedTranspose(dot) == op) {
-        rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op,
-                                                    conv.convertType(type));
-        return success();
-      }
+    if (isElidedTranspose(op)) {
+      rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(type));
+      return success();
+    }
     Scratch s(rewriter, op.getLoc(), state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
     ArrayRef<int32_t> order = op.getOrder();

@@ -76,13 +76,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   // either way: the layouts are not known here).
   if (auto sc = dyn_cast<ScanOp>(op))
     return bytesOf(sc.getSrc().getType());
-  if (auto t = dyn_cast<TransOp>(op)) {
-    if (t->hasOneUse())
-      if (auto dot = dyn_cast<DotOp>(*t->user_begin());
-          dot && wgmmaStagedTranspose(dot) == t)
-        return 0;
-    return bytesOf(t.getSrc().getType());
-  }
+  if (auto t = dyn_cast<TransOp>(op))
+    return isElidedTranspose(t) ? 0 : bytesOf(t.getSrc().getType());
   if (auto f = dyn_cast<FlipOp>(op))
     return bytesOf(f.getSrc().getType());
   if (auto so = dyn_cast<SortOp>(op))
@@ -150,6 +145,13 @@ TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
       trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
   return trans;
+}
+
+bool mlir::kite::isElidedTranspose(TransOp trans) {
+  if (!trans->hasOneUse())
+    return false;
+  auto dot = dyn_cast<DotOp>(*trans->user_begin());
+  return dot && wgmmaStagedTranspose(dot) == trans;
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {

@@ -48,6 +48,23 @@ Value mlir::kite::detail::swizzleOffset(OpBuilder &b, Location loc,
       arith::ShLIOp::create(b, loc, bits, i32Const(b, loc, 4)));
 }
 
+/// The byte offset (i32) of element (`row`, `col`) in a panel layout:
+/// panels of `panelElems` columns, each `panelBytes`, of rows of `swz`
+/// bytes, swizzled (swizzleOffset); `eb` bytes an element.
+static Value panelOffset(OpBuilder &b, Location loc, Value row, Value col,
+                         int64_t panelElems, int64_t panelBytes, int64_t swz,
+                         int64_t eb) {
+  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+  Value panel = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, col, c(panelElems)),
+      c(panelBytes));
+  Value within = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, c(swz)),
+      arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, col, c(panelElems)), c(eb)));
+  return arith::AddIOp::create(b, loc, panel,
+                               swizzleOffset(b, loc, within, swz));
+}
 
 void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
                                           Location loc,
@@ -57,67 +74,51 @@ void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
                                           Value base) {
   const int64_t eb = st.elemBytes;
   auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-    // Stores operand `v` (rows x cols in its layout) at `byteOf`'s place
-    // for element (row, col): `panelBytes` per panel of `panelElems`
-    // columns, rows of `swz` bytes, swizzled, from `offset`.
-    auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
-                            int64_t swz, int64_t panelBytes, int64_t offset) {
-      BlockedLayout l = conv.getLayout(blockValue);
-      Type elem = cast<VectorType>(regs.getType()).getElementType();
-      auto runs = registerRuns(l, cols, 16 / eb);
-      Value tbase = threadBase(rewriter, loc, l);
-      int64_t panelElems = swz / eb;
-      for (int64_t e = 0; e < l.perThread; ++e) {
-        int64_t w = runs[e];
-        if (!w)
-          continue;
-        Value lin = arith::AddIOp::create(rewriter, loc, tbase,
-                                          c(l.registerOffset(e)));
-        Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
-        Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
-        Value panel = arith::MulIOp::create(
-            rewriter, loc,
-            arith::DivUIOp::create(rewriter, loc, col, c(panelElems)),
-            c(panelBytes));
-        Value within = arith::AddIOp::create(
-            rewriter, loc, arith::MulIOp::create(rewriter, loc, row, c(swz)),
-            arith::MulIOp::create(
-                rewriter, loc,
-                arith::RemUIOp::create(rewriter, loc, col, c(panelElems)),
-                c(eb)));
-        Value bytes = arith::AddIOp::create(
-            rewriter, loc,
-            arith::AddIOp::create(rewriter, loc, panel,
-                                  swizzleOffset(rewriter, loc, within, swz)),
-            c(offset));
-        Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(),
-                                         rewriter.getI8Type(), base,
-                                         ValueRange{bytes});
-        Value v;
-        if (w == 1) {
-          v = extractRegister(rewriter, loc, regs, e);
-        } else {
-          auto vt = VectorType::get({w}, elem);
-          v = LLVM::UndefOp::create(rewriter, loc, vt);
-          for (int64_t i = 0; i < w; ++i)
-            v = vector::InsertOp::create(
-                rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v,
-                i);
-        }
-        LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
+  // Stores a rows x cols block (its registers `regs`) into a panel layout
+  // of rows of `swz` bytes, `panelBytes` a panel, from `offset`.
+  auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
+                          int64_t swz, int64_t panelBytes, int64_t offset) {
+    BlockedLayout l = conv.getLayout(blockValue);
+    Type elem = cast<VectorType>(regs.getType()).getElementType();
+    auto runs = registerRuns(l, cols, 16 / eb);
+    Value tbase = threadBase(rewriter, loc, l);
+    for (int64_t e = 0; e < l.perThread; ++e) {
+      int64_t w = runs[e];
+      if (!w)
+        continue;
+      Value lin =
+          arith::AddIOp::create(rewriter, loc, tbase, c(l.registerOffset(e)));
+      Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
+      Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
+      Value bytes = arith::AddIOp::create(
+          rewriter, loc,
+          panelOffset(rewriter, loc, row, col, swz / eb, panelBytes, swz, eb),
+          c(offset));
+      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(),
+                                       rewriter.getI8Type(), base,
+                                       ValueRange{bytes});
+      Value v;
+      if (w == 1) {
+        v = extractRegister(rewriter, loc, regs, e);
+      } else {
+        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({w}, elem));
+        for (int64_t i = 0; i < w; ++i)
+          v = vector::InsertOp::create(
+              rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v, i);
       }
-    };
-    // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
-    // or, read through a transposition, its N x K source K-major: panels
-    // of K, N rows each (like A).
-    storeOperand(op.getA(), aRegs, st.K, st.aSwizzle,
-                 st.M * st.aSwizzle, 0);
-    if (TransOp trans = wgmmaStagedTranspose(op))
-      storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
-                   st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
-    else
-      storeOperand(op.getB(), bRegs, st.N, st.bSwizzle,
-                   st.K * st.bSwizzle, st.bOffset());
+      LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
+    }
+  };
+  // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
+  // or, read through a transposition, its N x K source K-major: panels of
+  // K, N rows each (like A).
+  storeOperand(op.getA(), aRegs, st.K, st.aSwizzle, st.M * st.aSwizzle, 0);
+  if (TransOp trans = wgmmaStagedTranspose(op))
+    storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
+                 st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
+  else
+    storeOperand(op.getB(), bRegs, st.N, st.bSwizzle, st.K * st.bSwizzle,
+                 st.bOffset());
 }
 
 namespace {
@@ -286,18 +287,8 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
       if (kMajorB)
         std::swap(row, col); // staging row n, position k
       // Byte offset: panel of `col`, then the swizzled row/column offset.
-      Value panel = arith::MulIOp::create(
-          rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc, col, c(panelElems)),
-          c(panelBytes));
-      Value within = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, row, c(swz)),
-          arith::MulIOp::create(
-              rewriter, loc,
-              arith::RemUIOp::create(rewriter, loc, col, c(panelElems)),
-              c(eb)));
-      Value offset = arith::AddIOp::create(
-          rewriter, loc, panel, swizzleOffset(rewriter, loc, within, swz));
+      Value offset = panelOffset(rewriter, loc, row, col, panelElems,
+                                 panelBytes, swz, eb);
       if (operand == 1)
         offset = arith::AddIOp::create(rewriter, loc, offset,
                                        c(staging.bOffset()));

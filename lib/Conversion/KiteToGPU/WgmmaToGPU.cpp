@@ -162,6 +162,19 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     return result;
 }
 
+/// The wgmma accumulator tile of `op`'s result, or an error at `op`.
+FailureOr<WgmmaTile> wgmmaTileOf(Operation *op,
+                                 const KiteTypeConverter &conv) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+  if (auto tile = conv.getWgmmaTile(M, N))
+    return *tile;
+  return op->emitOpError()
+         << "has no wgmma accumulator layout for " << M << "x" << N << " on "
+         << conv.getNumThreads() / 32
+         << " warps (M % 64, N % 16 and warps % 4 must be 0)";
+}
+
 /// Pattern: kite.dot_staged engine = wgmma => wgmma.mma_async per k16 step
 /// and instruction.
 struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
@@ -175,13 +188,9 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    auto tile = conv.getWgmmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no wgmma accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32
-             << " warps (M % 64, N % 16 and warps % 4 must be 0)";
+    FailureOr<WgmmaTile> tile = wgmmaTileOf(op, conv);
+    if (failed(tile))
+      return failure();
     SwizzledStaging staging = stagingOf(op);
     Location loc = op.getLoc();
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
@@ -262,13 +271,9 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
-    auto tile = conv.getWgmmaTile(M, N);
-    if (!tile)
-      return op.emitOpError()
-             << "has no wgmma accumulator layout for " << M << "x" << N
-             << " on " << conv.getNumThreads() / 32
-             << " warps (M % 64, N % 16 and warps % 4 must be 0)";
+    FailureOr<WgmmaTile> tile = wgmmaTileOf(op, conv);
+    if (failed(tile))
+      return failure();
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);

@@ -405,6 +405,9 @@ SwizzledStaging registerDotStaging(DotOp op);
 /// it is the transposition's only user: the dot stores the N x K source
 /// K-major itself and the transposition moves nothing.
 TransOp wgmmaStagedTranspose(DotOp dot);
+/// Whether `trans` is the transposition of a wgmma dot that stores the
+/// source itself (wgmmaStagedTranspose): it moves nothing.
+bool isElidedTranspose(TransOp trans);
 /// The byte offset of the staging slots in the kernel's shared memory.
 int64_t kernelStagingOffset(Operation *kernel);
 /// Byte offset of the TMA staging's mbarriers (after everything else in
