@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -61,6 +62,51 @@ TEST(Layout, ReplicatedLayoutWraps) {
   EXPECT_TRUE(l.isReplicated());
   EXPECT_EQ(l.perThread, 1);
   EXPECT_EQ(l.threadOffset(37), 37 % 16);
+}
+
+TEST(Layout, SlicesHoldWhatTheSourceRowsHold) {
+  // A slice along `axis` of a 2-D layout: each thread holds, once each,
+  // exactly the result indices of the elements it holds in the source; the
+  // copies of one result are the threads that differ only along the axis.
+  auto check = [](const BlockedLayout &src, int64_t M, int64_t N,
+                  int64_t axis) {
+    std::optional<BlockedLayout> s = src.slice({M, N}, axis);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->numel, axis == 1 ? M : N);
+    EXPECT_EQ(s->numThreads, src.numThreads);
+    for (int64_t t = 0; t < src.numThreads; ++t) {
+      std::set<int64_t> want, have;
+      for (int64_t e = 0; e < src.perThread; ++e) {
+        int64_t lin = src.threadOffset(t) + src.registerOffset(e);
+        want.insert(axis == 1 ? lin / N : lin % N);
+      }
+      for (int64_t e = 0; e < s->perThread; ++e)
+        EXPECT_TRUE(have.insert(s->threadOffset(t) + s->registerOffset(e))
+                        .second)
+            << "thread " << t << " holds a result twice";
+      EXPECT_EQ(want, have) << "thread " << t;
+    }
+  };
+  for (int64_t warps : {4, 8}) {
+    for (auto [M, N] : {std::pair<int64_t, int64_t>{64, 64}, {128, 64},
+                        {128, 128}, {64, 256}})
+      if (auto tile = WgmmaTile::choose(M, N, warps))
+        for (int64_t axis : {0, 1})
+          check(tile->layout(), M, N, axis);
+    if (auto tile = MmaTile::choose(128, 64, warps))
+      check(tile->layout(), 128, 64, 1);
+    if (auto tile = DotTile::choose(64, 64, 32 * warps))
+      check(tile->layout(), 64, 64, 1);
+  }
+  check(BlockedLayout::get(4 * 1024, 128, 4), 4, 1024, 1);
+  // The wgmma accumulator's rows: 2 registers a thread (rows l/4 and
+  // l/4 + 8), the 4 lanes of a row holding copies.
+  BlockedLayout rows = WgmmaTile::choose(128, 64, 8)->layout().slice(
+      {128, 64}, 1).value();
+  EXPECT_EQ(rows.perThread, 2);
+  EXPECT_TRUE(rows.isReplicated());
+  EXPECT_EQ(rows.threadOffset(1), rows.threadOffset(0));
+  EXPECT_EQ(rows.threadOffset(4), rows.threadOffset(0) + 1);
 }
 
 TEST(Layout, DotTilesAreBijectiveWarpTiles) {

@@ -65,7 +65,7 @@ LogicalResult lowerAtomic(OpT op, Value ptrs, Value mask,
                           const KiteLoweringState &state,
                           function_ref<Value(Value, int64_t)> emit) {
   Location loc = op.getLoc();
-  Type resultType = conv.convertType(op.getType());
+  Type resultType = conv.convertType(op->getResult(0));
   Type elem = getElementTypeOrSelf(resultType);
   bool isBlock = isa<RankedTensorType>(op.getType());
   std::optional<BlockedLayout> layout;
@@ -142,7 +142,7 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
                   ConversionPatternRewriter &b) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     Location loc = op.getLoc();
-    Type elem = getElementTypeOrSelf(conv.convertType(op.getType()));
+    Type elem = getElementTypeOrSelf(conv.convertType(op->getResult(0)));
     bool isFloat = isa<FloatType>(elem);
     Value values = adaptor.getValue();
     // PTX `atom` with the order and scope spelled out: LLVM 22's NVPTX
@@ -268,7 +268,7 @@ struct AtomicCASLowering : OpConversionPattern<AtomicCASOp> {
                   ConversionPatternRewriter &b) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     Location loc = op.getLoc();
-    Type elem = getElementTypeOrSelf(conv.convertType(op.getType()));
+    Type elem = getElementTypeOrSelf(conv.convertType(op->getResult(0)));
     Type intType = b.getIntegerType(elem.getIntOrFloatBitWidth());
     auto success = orderingOf(op.getSem());
     // A failed exchange only reads: no release in its order.

@@ -311,13 +311,12 @@ private:
     outShape.erase(outShape.begin() + axis);
     if (outShape.empty() && warpAlong.empty())
       return arg ? partials[0].index : partials[0].value; // every thread
-    Type outElem = arg ? Type(b.getI32Type()) : kiteElem;
     std::optional<BlockedLayout> out;
     VectorType resultType;
     if (!outShape.empty()) {
       out = conv.getLayout(op.getResult());
       resultType = cast<VectorType>(
-          conv.convertType(RankedTensorType::get(outShape, outElem)));
+          conv.convertType(op.getResult()));
     }
 
     // Each result register already a partial of this thread (the same group
@@ -454,7 +453,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     Scratch s(b, loc, state.sharedMemory);
     Value tid = threadId(b, loc);
     Value tbase = threadBase(b, loc, in);
-    auto resultType = cast<VectorType>(conv.convertType(type));
+    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
     // Per-register values as the block's vector.
     auto registers = [&](ArrayRef<Value> regs) {
       Value v = constantOf(b, loc, resultType, 0);

@@ -7,7 +7,9 @@
 //   arith.constant dense<splat> : tensor => arith.constant : vector
 //   kite.broadcast   => the operand when no element repeats; of
 //                       expand_dims*(arange): from each register's
-//                       coordinates (others: SharedMemoryOpsToGPU)
+//                       coordinates; a shuffle of the operand's registers
+//                       when each thread holds what it repeats (others:
+//                       SharedMemoryOpsToGPU)
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +42,7 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
     auto vecType = VectorType::get({layout.perThread}, rewriter.getI32Type());
     SmallVector<int32_t> offsets;
     for (int64_t e = 0; e < layout.perThread; ++e)
-      offsets.push_back(layout.isReplicated() ? 0 : layout.registerOffset(e));
+      offsets.push_back(layout.registerOffset(e));
     Value offs = arith::ConstantOp::create(
         rewriter, loc, vecType, DenseElementsAttr::get(vecType, ArrayRef(offsets)));
     Value splat = vector::BroadcastOp::create(rewriter, loc, vecType, base);
@@ -66,7 +68,7 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   LogicalResult
   matchAndRewrite(SplatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto vecType = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    auto vecType = cast<VectorType>(getTypeConverter()->convertType(op.getResult()));
     Value src = adaptor.getSrc();
     if (isa<LLVM::LLVMPointerType>(src.getType()))
       src = LLVM::PtrToIntOp::create(rewriter, op.getLoc(),
@@ -114,8 +116,49 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
                                rewriter);
     if (succeeded(broadcastArange(op, rewriter)))
       return success();
+    if (succeeded(broadcastInRegisters(op, adaptor.getSrc(), rewriter)))
+      return success();
     // Repeating elements moves data between threads: SharedMemoryOpsToGPU.
     return rewriter.notifyMatchFailure(op, "repeats elements");
+  }
+
+  /// A broadcast whose every result register repeats a register the
+  /// thread already holds (the source in a slice of the result's layout:
+  /// attention's m[:, None] against the accumulator): a shuffle of the
+  /// source's registers, the same for every thread.
+  LogicalResult broadcastInRegisters(BroadcastOp op, Value src,
+                                     ConversionPatternRewriter &rewriter) const {
+    auto &converter = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout in = converter.getLayout(op.getSrc());
+    BlockedLayout out = converter.getLayout(op.getResult());
+    ArrayRef<int64_t> from = op.getSrc().getType().getShape();
+    ArrayRef<int64_t> to = op.getType().getShape();
+    // The source's linear index of the result's element `lin`.
+    auto sourceIndex = [&](int64_t lin) {
+      int64_t index = 0, scale = 1;
+      for (int64_t d = int64_t(to.size()) - 1; d >= 0; --d) {
+        int64_t c = lin % to[d];
+        lin /= to[d];
+        index += (from[d] == 1 ? 0 : c) * scale;
+        scale *= from[d];
+      }
+      return index;
+    };
+    SmallVector<int64_t> pick(out.perThread, -1);
+    for (int64_t t = 0; t < out.numThreads; ++t) {
+      DenseMap<int64_t, int64_t> held;
+      for (int64_t e = 0; e < in.perThread; ++e)
+        held.try_emplace(in.threadOffset(t) + in.registerOffset(e), e);
+      for (int64_t e = 0; e < out.perThread; ++e) {
+        auto it = held.find(
+            sourceIndex(out.threadOffset(t) + out.registerOffset(e)));
+        if (it == held.end() || (pick[e] >= 0 && pick[e] != it->second))
+          return failure();
+        pick[e] = it->second;
+      }
+    }
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, src, src, pick);
+    return success();
   }
 
   /// broadcast(expand_dims*(arange s, e)): element c of the result is
@@ -149,7 +192,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       if (dim >= 0) {
         Value lin = arith::AddIOp::create(
             rewriter, loc, base,
-            i32(layout.isReplicated() ? 0 : layout.registerOffset(e)));
+            i32(layout.registerOffset(e)));
         c = arith::RemUIOp::create(
             rewriter, loc, arith::DivUIOp::create(rewriter, loc, lin, i32(inner)),
             i32(to[dim]));
@@ -190,7 +233,7 @@ struct BlockConstantLowering : OpConversionPattern<arith::ConstantOp> {
              << "only splat block constants are supported by the GPU "
                 "lowering, got " << op.getValue();
     auto vecType =
-        cast<VectorType>(getTypeConverter()->convertType(tensorType));
+        cast<VectorType>(getTypeConverter()->convertType(op.getResult()));
     if (mlir::kite::isFp8(tensorType.getElementType())) {
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
           op, vecType,

@@ -257,7 +257,7 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type kiteElem = type.getElementType();
-    auto resultType = cast<VectorType>(conv.convertType(type));
+    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
     Type elem = resultType.getElementType();
     Type mem = Scratch::memoryType(elem);
     int64_t eb = elementBytes(kiteElem);

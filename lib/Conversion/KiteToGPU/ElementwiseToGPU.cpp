@@ -34,7 +34,7 @@ struct ElementwiseLowering : ConversionPattern {
         isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "not an elementwise arith/math op");
     SmallVector<Type> resultTypes;
-    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+    if (failed(getTypeConverter()->convertTypes(op->getResults(),
                                                 resultTypes)))
       return rewriter.notifyMatchFailure(op, "result types not convertible");
     OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
@@ -94,8 +94,8 @@ struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmallVector<Type> resultTypes, elemTypes;
-    for (Type t : op.getResultTypes()) {
-      Type c = getTypeConverter()->convertType(t);
+    for (Value r : op->getResults()) {
+      Type c = getTypeConverter()->convertType(r);
       if (!c)
         return rewriter.notifyMatchFailure(op, "unconvertible result");
       resultTypes.push_back(c);
@@ -204,7 +204,7 @@ struct Fp8ConvertLowering : ConversionPattern {
     Type to = getElementTypeOrSelf(op->getResult(0).getType());
     if (!isFp8(from) && !isFp8(to))
       return failure();
-    Type resultType = getTypeConverter()->convertType(op->getResult(0).getType());
+    Type resultType = getTypeConverter()->convertType(op->getResult(0));
     Location loc = op->getLoc();
     int64_t n = 1;
     if (auto vec = dyn_cast<VectorType>(operands[0].getType()))

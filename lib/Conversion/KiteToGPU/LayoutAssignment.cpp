@@ -17,11 +17,20 @@
 //     reached it, takes the linear layout in 16-byte runs of its element
 //     type (the epilogue's stores: ConvertLayoutToGPU.cpp);
 //   - every other class takes the linear layout of its shape.
+//   - the class of a reduction of a block whose class has a dot's layout
+//     (or a slice of one) takes that layout's slice (BlockedLayout::slice:
+//     attention's row max and sum need no exchange beyond the lanes of a
+//     row, and m[:, None] against the accumulator is a register shuffle);
+//     an expand_dims of such a block keeps its places. Where a slice would
+//     make an expand_dims exchange data (its result's class has another
+//     layout), the slice is withdrawn and its class keeps the linear
+//     layout;
 // Ops whose operands and results may differ in layout (broadcast,
 // expand_dims, reduce, a dot's A and B, splat, arange, convert_layout) join nothing: their
-// lowerings work from each side's own layout. All layouts of a shape hold
-// the same number of registers a thread, so the type conversion does not
-// depend on any of this.
+// lowerings work from each side's own layout. Layouts of one shape may hold
+// different numbers of registers a thread (a slice of a wgmma accumulator's
+// 128 rows: 2, the linear layout's: 1): the type conversion is per value
+// (a context-aware conversion: KiteTypeConverter's getLayout(Value)).
 //
 // Before the conversion, separateLayoutLeaves gives every use of a cheap
 // block of a dot result's shape (splat, arange, broadcast, expand_dims,
@@ -173,12 +182,43 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
     joinAll(values);
   });
 
-  // The dots' layouts: tensor-core accumulators first.
+  // Anchoring, again without the slices that would need an exchange at an
+  // expand_dims (anchorLayouts) until none does.
+  DenseSet<Value> unsliced;
+  while (true) {
+    classLayouts.clear();
+    anchorLayouts(kernel, unsliced);
+    bool withdrawn = false;
+    kernel->walk([&](ExpandDimsOp op) {
+      if (getLayout(op.getSrc()).placesLike(getLayout(op.getResult())))
+        return;
+      for (Value v : {op.getSrc(), op.getResult()}) {
+        auto it = sliceOrigins.find(*classes.findLeader(v));
+        if (it != sliceOrigins.end() && unsliced.insert(it->second).second)
+          withdrawn = true;
+      }
+    });
+    if (!withdrawn)
+      break;
+  }
+}
+
+void KiteTypeConverter::anchorLayouts(Operation *kernel,
+                                      const DenseSet<Value> &unsliced) {
+  sliceOrigins.clear();
+  // The leaders of the classes whose layout comes from a dot (directly, or
+  // as a reduction's slice or its expand_dims).
+  DenseSet<Value> fromDots;
   auto anchor = [&](Value result, const BlockedLayout &layout) {
     classes.insert(result);
     Value leader = *classes.findLeader(result);
     classLayouts.try_emplace(leader, layout);
   };
+  auto leaderOf = [&](Value v) {
+    classes.insert(v);
+    return *classes.findLeader(v);
+  };
+  // The dots' layouts: tensor-core accumulators first.
   kernel->walk([&](DotStagedOp dot) {
     int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
     if (dot.getEngine() == DotEngine::WGMMA) {
@@ -212,6 +252,44 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
     auto type = cast<RankedTensorType>(result.getType());
     if (auto tile = getDotTile(type.getDimSize(0), type.getDimSize(1)))
       anchor(result, tile->layout());
+  });
+  for (auto &[leader, layout] : classLayouts)
+    fromDots.insert(leader);
+  // Reductions of blocks in a dot's layout take its slice (attention's row
+  // max and sum: no exchange, and x[:, None] moves nothing), expand_dims
+  // of those the same places; in program order, so chains follow.
+  kernel->walk([&](Operation *op) {
+    Value src, result;
+    std::optional<BlockedLayout> layout;
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      src = reduce.getSrc();
+      result = reduce.getResult();
+      if (!isBlock(result) || !fromDots.count(leaderOf(src)) ||
+          unsliced.count(leaderOf(result)))
+        return;
+      layout = getLayout(src).slice(reduce.getSrc().getType().getShape(),
+                                    reduce.getAxis());
+    } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+      src = expand.getSrc();
+      result = expand.getResult();
+      if (!fromDots.count(leaderOf(src)))
+        return;
+      layout = getLayout(src);
+    } else {
+      return;
+    }
+    if (!layout)
+      return;
+    Value leader = leaderOf(result);
+    if (classLayouts.count(leader))
+      return;
+    anchor(result, *layout);
+    fromDots.insert(leader);
+    if (isa<ReduceOp>(op))
+      sliceOrigins[leader] = leader;
+    else if (auto it = sliceOrigins.find(leaderOf(src));
+             it != sliceOrigins.end())
+      sliceOrigins[leader] = it->second;
   });
   // The pointers of a tf32 B staged K-major for wgmma: copied one element
   // at a time, in the layout whose shared-memory writes do not conflict.

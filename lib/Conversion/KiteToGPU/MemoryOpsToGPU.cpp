@@ -371,7 +371,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     int64_t elementBytes = memoryBytes(pointee);
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
     Value other = adaptor.getOther();
-    Type resultType = getTypeConverter()->convertType(op.getType());
+    Type resultType = getTypeConverter()->convertType(op.getResult());
 
     // One group of `w` elements at register `g` (`g` is ignored for scalars).
     auto loadGroup = [&](int64_t g, int64_t w, Value pred,
@@ -509,14 +509,10 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto &converter = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout layout =
         converter.getLayout(op.getPtr());
-    if (layout.isReplicated()) {
-      // Several threads hold each element: only the first copy is stored.
-      Value tid = threadId(rewriter, loc);
-      Value n = arith::ConstantIntOp::create(rewriter, loc,
-                                             rewriter.getI32Type(),
-                                             layout.numel);
-      Value owner = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::ult, tid, n);
+    if (Value owner = layout.isReplicated()
+                          ? ownerPredicate(rewriter, loc, layout)
+                          : Value()) {
+      // Several threads hold each element: only the owner's copy is stored.
       Value owners = splatLike(rewriter, loc, owner, ptrs.getType());
       mask = mask ? arith::AndIOp::create(rewriter, loc, mask, owners).getResult()
                   : owners;

@@ -233,7 +233,6 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
     if (op.getEngine() != DotEngine::MMA)
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
     FailureOr<MmaTile> tile = mmaTileOf(op, conv);
     if (failed(tile))
       return failure();
@@ -242,7 +241,7 @@ struct MmaDotLowering : OpConversionPattern<DotStagedOp> {
         slotPointer(rewriter, op.getLoc(), state, adaptor.getSlot(), st.bytes());
     Value result = issueMmas(rewriter, op.getLoc(), *tile, st, slot,
                              adaptor.getAcc(), *op.getOperandType(),
-                             cast<VectorType>(conv.convertType(type)));
+                             cast<VectorType>(conv.convertType(op.getResult())));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -264,7 +263,6 @@ struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
     if (op.getEngine() != DotEngine::MMA)
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
     FailureOr<MmaTile> tile = mmaTileOf(op, conv);
     if (failed(tile))
       return failure();
@@ -278,7 +276,7 @@ struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
     rewriter.replaceOp(op, issueMmas(rewriter, loc, *tile, st, s.base,
                                      adaptor.getAcc(),
                                      op.getA().getType().getElementType(),
-                                     cast<VectorType>(conv.convertType(type))));
+                                     cast<VectorType>(conv.convertType(op.getResult()))));
     return success();
   }
   const KiteLoweringState &state;

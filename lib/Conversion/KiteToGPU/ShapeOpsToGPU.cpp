@@ -38,7 +38,7 @@ struct TransLowering : OpConversionPattern<TransOp> {
     // Read by a wgmma dot that stores the source K-major itself: nothing
     // to move (the dot's lowering takes the source's registers).
     if (isElidedTranspose(op)) {
-      rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(type));
+      rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(op.getResult()));
       return success();
     }
     Scratch s(rewriter, op.getLoc(), state.sharedMemory);

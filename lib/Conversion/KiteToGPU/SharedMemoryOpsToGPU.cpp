@@ -257,7 +257,7 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.publish(adaptor.getSrc(), srcType, in);
-    auto resultType = cast<VectorType>(conv.convertType(type));
+    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
     Type elem = resultType.getElementType();
     Value result = constantOf(rewriter, loc, resultType, 0);
     auto coords = s.registerCoordinates(out, type.getShape());

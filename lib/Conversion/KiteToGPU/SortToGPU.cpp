@@ -82,7 +82,7 @@ struct SortLowering : OpConversionPattern<SortOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     Type kiteElem = type.getElementType();
-    auto resultType = cast<VectorType>(conv.convertType(type));
+    auto resultType = cast<VectorType>(conv.convertType(op->getResult(0)));
     Type elem = resultType.getElementType();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));

@@ -26,13 +26,71 @@ BlockedLayout BlockedLayout::get(int64_t numel, int64_t numThreads,
   int64_t perThread = numel / numThreads;
   layout.chunk = std::clamp<int64_t>(perThread, 1, vectorWidth);
   layout.perThread = std::max<int64_t>(perThread, 1);
-  if (!layout.isReplicated()) {
+  if (numel < numThreads) {
+    // Thread t holds element t mod numel.
+    layout.threadDigits = {{numel, 1}, {numThreads / numel, 0}};
+  } else {
     layout.threadDigits = {{numThreads, layout.chunk}};
     layout.registerDigits = {{layout.chunk, 1},
                              {layout.perThread / layout.chunk,
                               numThreads * layout.chunk}};
   }
   return layout;
+}
+
+bool BlockedLayout::isReplicated() const {
+  return llvm::any_of(threadDigits, [](const LayoutDigit &d) {
+    return d.size > 1 && d.stride == 0;
+  });
+}
+
+/// Digits of size 2, one per bit move (0: replication), with runs of
+/// doubling moves merged into one digit.
+static SmallVector<LayoutDigit, 4> digitsOfMoves(ArrayRef<int64_t> moves) {
+  SmallVector<LayoutDigit, 4> digits;
+  for (int64_t m : moves) {
+    if (!digits.empty()) {
+      LayoutDigit &last = digits.back();
+      if (m == 0 ? last.stride == 0 : last.stride * last.size == m) {
+        last.size *= 2;
+        continue;
+      }
+    }
+    digits.push_back({2, m});
+  }
+  return digits;
+}
+
+std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
+                                                  int64_t axis) const {
+  std::optional<LayoutBits> bits = LayoutBits::of(*this);
+  if (!bits)
+    return std::nullopt;
+  // The axis's field of the row-major index's bits.
+  int64_t lo = 0;
+  for (int64_t d = int64_t(shape.size()) - 1; d > axis; --d)
+    lo += llvm::Log2_64(shape[d]);
+  int64_t width = llvm::Log2_64(shape[axis]);
+  int64_t axisMask = ((int64_t(1) << width) - 1) << lo;
+  auto drop = [&](int64_t move) {
+    return ((move >> (lo + width)) << lo) | (move & ((int64_t(1) << lo) - 1));
+  };
+  SmallVector<int64_t, 8> regMoves, threadMoves;
+  for (int64_t m : bits->reg)
+    if (!(m & axisMask))
+      regMoves.push_back(drop(m));
+  for (int64_t m : bits->thread)
+    threadMoves.push_back(m & axisMask ? 0 : drop(m));
+  BlockedLayout out;
+  out.numel = numel >> width;
+  out.numThreads = numThreads;
+  out.perThread = int64_t(1) << regMoves.size();
+  out.registerDigits = digitsOfMoves(regMoves);
+  out.threadDigits = digitsOfMoves(threadMoves);
+  out.chunk = !out.registerDigits.empty() && out.registerDigits[0].stride == 1
+                  ? out.registerDigits[0].size
+                  : 1;
+  return out;
 }
 
 std::optional<BlockedLayout>
@@ -73,8 +131,6 @@ int64_t BlockedLayout::registerOffset(int64_t e) const {
 }
 
 int64_t BlockedLayout::threadOffset(int64_t t) const {
-  if (isReplicated())
-    return t % numel;
   return digitsOffset(threadDigits, t);
 }
 
@@ -111,14 +167,9 @@ std::optional<LayoutBits> LayoutBits::of(const BlockedLayout &layout) {
       !llvm::isPowerOf2_64(layout.perThread))
     return std::nullopt;
   LayoutBits bits;
-  if (layout.isReplicated()) {
-    // Thread t holds element t mod numel.
-    for (int64_t s = 1; s < layout.numThreads; s *= 2)
-      bits.thread.push_back(s < layout.numel ? s : 0);
-  } else if (!digitBits(layout.registerDigits, bits.reg) ||
-             !digitBits(layout.threadDigits, bits.thread)) {
+  if (!digitBits(layout.registerDigits, bits.reg) ||
+      !digitBits(layout.threadDigits, bits.thread))
     return std::nullopt;
-  }
   if (int64_t(1) << bits.reg.size() != layout.perThread ||
       int64_t(1) << bits.thread.size() != layout.numThreads)
     return std::nullopt;
@@ -387,6 +438,19 @@ void KiteTypeConverter::addConversions(MLIRContext *context) {
     if (mlir::kite::isFp8(element))
       element = IntegerType::get(context, 8);
     return VectorType::get({getLayout(type).perThread}, element);
+  });
+  // A block value: its own layout's register count (context-aware: tried
+  // before the conversion of its type, which gives the linear layout's).
+  addConversion([this, context](Value value) -> std::optional<Type> {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return std::nullopt;
+    Type element = type.getElementType();
+    if (isa<PointerType>(element))
+      element = IntegerType::get(context, 64);
+    if (mlir::kite::isFp8(element))
+      element = IntegerType::get(context, 8);
+    return VectorType::get({getLayout(value).perThread}, element);
   });
   auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,
                         Location loc) -> Value {

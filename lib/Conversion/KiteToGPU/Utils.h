@@ -40,17 +40,19 @@ inline Value threadBase(OpBuilder &b, Location loc,
   auto i32 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   };
-  if (layout.isReplicated())
-    return arith::RemUIOp::create(b, loc, tid, i32(layout.numel));
-  // Sum over the digits of tid (the last one needs no remainder).
+  // Sum over the digits of tid (the last one needs no remainder); digits
+  // of stride 0 (replication) add nothing.
+  size_t used = layout.threadDigits.size();
+  while (used && layout.threadDigits[used - 1].stride == 0)
+    --used;
   Value base, rest = tid;
-  for (size_t i = 0; i < layout.threadDigits.size(); ++i) {
+  for (size_t i = 0; i < used; ++i) {
     const LayoutDigit &d = layout.threadDigits[i];
     bool last = i + 1 == layout.threadDigits.size();
     Value digit = last ? rest : arith::RemUIOp::create(b, loc, rest, i32(d.size));
     if (!last)
       rest = arith::DivUIOp::create(b, loc, rest, i32(d.size));
-    if (d.size == 1)
+    if (d.size == 1 || d.stride == 0)
       continue;
     Value term = arith::MulIOp::create(b, loc, digit, i32(d.stride));
     base = base ? arith::AddIOp::create(b, loc, base, term).getResult() : term;

@@ -187,7 +187,6 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     if (op.getEngine() != DotEngine::WGMMA)
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
     FailureOr<WgmmaTile> tile = wgmmaTileOf(op, conv);
     if (failed(tile))
       return failure();
@@ -198,7 +197,7 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     Value result =
         issueWgmmas(rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
                     *op.getOperandType(),
-                    cast<VectorType>(conv.convertType(type)));
+                    cast<VectorType>(conv.convertType(op.getResult())));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -270,7 +269,6 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     if (op.getEngine() != DotEngine::WGMMA)
       return failure();
     auto &conv = *getTypeConverter<KiteTypeConverter>();
-    RankedTensorType type = op.getType();
     FailureOr<WgmmaTile> tile = wgmmaTileOf(op, conv);
     if (failed(tile))
       return failure();
@@ -288,7 +286,7 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     Value result = issueWgmmas(rewriter, loc, *tile, st, s.base,
                                adaptor.getAcc(),
                                op.getA().getType().getElementType(),
-                               cast<VectorType>(conv.convertType(type)));
+                               cast<VectorType>(conv.convertType(op.getResult())));
     rewriter.replaceOp(op, waitForWgmmas(rewriter, loc, result, 0));
     return success();
   }

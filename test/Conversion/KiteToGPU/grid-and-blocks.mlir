@@ -39,10 +39,12 @@ func.func @arange(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 // -----
 
 // Blocks smaller than the thread count are replicated: thread t holds
-// element t mod 64, and only threads t < 64 store.
+// element t mod 64, and only threads t < 64 store (the thread bit that
+// moves no element is 0).
 // CHECK-LABEL: gpu.func @small
 // CHECK: arith.remui %{{.*}}, %c64_i32 : i32
-// CHECK: arith.cmpi ult, %{{.*}}, %c64_i32{{.*}} : i32
+// CHECK: %[[HI:.*]] = arith.andi %{{.*}}, %c64_i32{{.*}} : i32
+// CHECK: arith.cmpi eq, %[[HI]], %c0_i32{{.*}} : i32
 // CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1], $2; }", "r,l,r"
 func.func @small(%p: !kite.ptr<i32>) attributes {kite.kernel} {
   %r = kite.arange 0, 64 : tensor<64xi32>

@@ -48,9 +48,13 @@ struct LayoutDigit {
 ///     linear index): thread t owns chunks of `chunk` consecutive elements,
 ///     the chunks of consecutive threads adjacent, repeating every
 ///     numThreads * chunk elements. Blocks smaller than the thread count are
-///     replicated (thread t holds element t mod numel).
-///   - dot (BlockedLayout::getDot): the 2-D warp tiles of the register-tiled
-///     dot's result (see DotTile).
+///     replicated (thread t holds element t mod numel: a thread digit of
+///     stride 0 above the first numel threads).
+///   - the dots' accumulators (DotTile, WgmmaTile, MmaTile);
+///   - slices (slice()): a reduction's result in its source's layout with
+///     the axis removed (thread digits along it become stride 0: copies).
+/// A block value's layout is its class's (KiteTypeConverter::getLayout), and
+/// so is its register count: the type conversion is per value.
 struct BlockedLayout {
   int64_t numel = 1;
   int64_t numThreads = 1;
@@ -70,8 +74,18 @@ struct BlockedLayout {
   /// registers likewise. None when N % 8 or K % 4 leaves no such split.
   static std::optional<BlockedLayout> getKMajorCopy(int64_t K, int64_t N,
                                                     int64_t numThreads);
-  /// Whether several threads hold the same element.
-  bool isReplicated() const { return numel < numThreads; }
+  /// Whether several threads hold the same element (a thread digit of
+  /// stride 0).
+  bool isReplicated() const;
+  /// The layout of the reduction of a block of `shape` in this layout
+  /// along `axis` (Triton's slice layout): each thread holds the results
+  /// of the elements it holds, so a reduction needs no exchange beyond the
+  /// lanes and warps along the axis, and broadcasting the result back
+  /// (x[:, None]) moves nothing. Register bits along the axis are dropped,
+  /// thread bits along it replicate. None when the layout does not factor
+  /// into bits (LayoutBits).
+  std::optional<BlockedLayout> slice(ArrayRef<int64_t> shape,
+                                     int64_t axis) const;
   /// Linear index of register `e` relative to the thread's base.
   int64_t registerOffset(int64_t e) const;
   /// threadBase(t) as a number (the IR form is in Utils.h).
@@ -285,8 +299,8 @@ public:
   bool shareLayout(Value a, Value b) const {
     return classes.isEquivalent(a, b);
   }
-  /// The linear layout of blocks of `type`'s shape (all layouts of a shape
-  /// hold the same number of registers, which the type conversion uses).
+  /// The linear layout of blocks of `type`'s shape (the layout of a block
+  /// value whose class has no other).
   BlockedLayout getLayout(RankedTensorType type) const;
   /// The dot tile of an M x N dot result, if it has one.
   std::optional<DotTile> getDotTile(int64_t M, int64_t N) const;
@@ -305,6 +319,12 @@ private:
   /// Groups the kernel's block values into layout classes and gives the
   /// classes of dot results their dots' layouts (see getLayout(Value)).
   void assignLayouts(Operation *kernel);
+  /// Gives the classes their layouts, reductions in `unsliced` classes
+  /// none of their sources' slices.
+  void anchorLayouts(Operation *kernel, const DenseSet<Value> &unsliced);
+  /// For each class anchored by a reduction's slice or an expand_dims of
+  /// one, the leader of the reduction's class (withdrawn as a whole).
+  DenseMap<Value, Value> sliceOrigins;
   /// Dot result shapes (M, N) and their tiles.
   SmallVector<DotTile> dotTiles;
   SmallVector<WgmmaTile> wgmmaTiles;
