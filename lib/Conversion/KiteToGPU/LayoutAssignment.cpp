@@ -11,6 +11,9 @@
 //   - the class of a dot's result takes the dot's layout: the wgmma or
 //     mma.sync accumulator (WgmmaTile, MmaTile) or the register-tiled FMA
 //     dot's (DotTile); tensor-core dots first when two dots meet;
+//   - the class of the A operand of a kite.dot on wgmma (from registers)
+//     takes wgmma's register layout for A (WgmmaTile::aLayout), unless a
+//     load in the dot's loop makes it;
 //   - the class of a tf32 B's pointers staged for wgmma (K-major) takes
 //     BlockedLayout::getKMajorCopy (4-byte copies without bank conflicts);
 //   - the class of a kite.convert_layout's result, unless a dot's layout
@@ -255,6 +258,25 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
   });
   for (auto &[leader, layout] : classLayouts)
     fromDots.insert(leader);
+  // The A operand of a dot on wgmma from registers, unless a load in the
+  // dot's loop makes it (there 16-byte loads and a store to the staging
+  // beat 4-byte loads): wgmma's register layout for A (WgmmaTile::aLayout),
+  // so that it is read from registers (attention's q; its p is in the
+  // previous product's accumulator layout, which is the same places).
+  kernel->walk([&](DotOp dot) {
+    if (dot.getEngine() != DotEngine::WGMMA)
+      return;
+    RankedTensorType a = dot.getA().getType();
+    auto tile = getWgmmaTile(a.getDimSize(0), dot.getType().getDimSize(1));
+    if (!tile)
+      return;
+    auto layout = tile->aLayout(a.getDimSize(1));
+    auto load = dot.getA().getDefiningOp<LoadOp>();
+    if (!layout ||
+        (load && load->getParentRegion() == dot->getParentRegion()))
+      return;
+    anchor(dot.getA(), *layout);
+  });
   // Reductions of blocks in a dot's layout take its slice (attention's row
   // max and sum: no exchange, and x[:, None] moves nothing), expand_dims
   // of those the same places; in program order, so chains follow.

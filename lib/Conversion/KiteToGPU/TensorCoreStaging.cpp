@@ -112,7 +112,8 @@ void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
   // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
   // or, read through a transposition, its N x K source K-major: panels of
   // K, N rows each (like A).
-  storeOperand(op.getA(), aRegs, st.K, st.aSwizzle, st.M * st.aSwizzle, 0);
+  if (aRegs)
+    storeOperand(op.getA(), aRegs, st.K, st.aSwizzle, st.M * st.aSwizzle, 0);
   if (TransOp trans = wgmmaStagedTranspose(op))
     storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
                  st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());

@@ -314,6 +314,16 @@ BlockedLayout WgmmaTile::layout() const {
   return l;
 }
 
+std::optional<BlockedLayout> WgmmaTile::aLayout(int64_t K) const {
+  if (wgN != 1 || K % 16)
+    return std::nullopt;
+  WgmmaTile a = *this;
+  a.N = K;
+  a.nInst = K;
+  a.nRep = 1;
+  return a.layout();
+}
+
 std::optional<MmaTile> MmaTile::choose(int64_t M, int64_t N,
                                        int64_t numWarps,
                                        int64_t maxRegisters) {

@@ -133,8 +133,9 @@ Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
 /// SwizzledStaging::swizzle on an i32 byte offset within a panel.
 Value swizzleOffset(OpBuilder &b, Location loc, Value offset, int64_t width);
 
-/// Stores the registers of a kite.dot's operands (A in `aRegs`, B in
-/// `bRegs`, converted) into `st`'s swizzled layouts at `base`
+/// Stores the registers of a kite.dot's operands (A in `aRegs`, none when
+/// null: wgmma reads it from registers; B in `bRegs`, converted) into
+/// `st`'s swizzled layouts at `base`
 /// (!llvm.ptr<3>), in runs of up to 16 bytes: A K-major; B N-major, or,
 /// when the dot reads B through a transposition its lowering elides
 /// (wgmmaStagedTranspose), the transposition's source K-major

@@ -51,15 +51,56 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fields));
 }
 
+/// One wgmma.mma_async with A in registers (`a`: four i32, f16/bf16
+/// pairs) and B through descriptor `bDesc` (imm-trans-b `transB`), as
+/// inline asm: the accumulator `part` (a struct of f32) in and out.
+Value registerAWgmma(OpBuilder &b, Location loc, Value part, ValueRange a,
+                     Value bDesc, int64_t nInst, bool bf16, bool transB) {
+  auto structType = cast<LLVM::LLVMStructType>(part.getType());
+  int64_t regs = structType.getBody().size();
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(nInst) + "k16.f32." +
+                     (bf16 ? "bf16.bf16" : "f16.f16") + " {";
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t r = 0; r < regs; ++r) {
+    text += (r ? ", $" : "$") + std::to_string(r);
+    constraints += (r ? ",=f" : "=f");
+  }
+  text += "}, {";
+  for (int64_t i = 0; i < 4; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(regs + i);
+    constraints += ",r";
+    operands.push_back(a[i]);
+  }
+  text += "}, $" + std::to_string(regs + 4) + ", p, 1, 1, " +
+          (transB ? "1" : "0") + ";\n}";
+  constraints += ",l";
+  operands.push_back(bDesc);
+  for (int64_t r = 0; r < regs; ++r) {
+    constraints += "," + std::to_string(r);
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, part, r));
+  }
+  return LLVM::InlineAsmOp::create(
+             b, loc, structType, operands, text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             /*asm_dialect=*/LLVM::AsmDialectAttr(),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
 /// The wgmmas of an M x N x K product (K = staging.K) whose operands lie in
 /// `staging`'s layouts at `slot` (!llvm.ptr<3>): wgmma.fence, one
 /// wgmma.mma_async per k step and instruction of this thread's warpgroup,
 /// commit_group. `acc` is the accumulator in `tile`'s layout; returns the
-/// result (complete after a wgmma.wait_group).
+/// result (complete after a wgmma.wait_group). With `aRegs` (f16/bf16 in
+/// tile.aLayout(K)), A is read from those registers instead.
 Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
                   const WgmmaTile &tile, const SwizzledStaging &staging,
                   Value slot, Value acc, Type operandType,
-                  VectorType vecType) {
+                  VectorType vecType, Value aRegs = {}) {
   MLIRContext *ctx = rewriter.getContext();
   const int64_t M = staging.M, N = staging.N, K = staging.K;
   auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
@@ -126,6 +167,24 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     // tf32 cannot be transposed: B is K-major ("col"), f16/bf16's N-major
     // B is read transposed ("row").
     auto bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+    // A from registers: each k16 step's 8 of an instruction's K/2, as four
+    // pairs, all packed before the fence (a register written between
+    // wgmmas makes ptxas insert a warpgroup.arrive there).
+    SmallVector<Value> packedA;
+    if (aRegs) {
+      auto pairType = VectorType::get({2}, operandType);
+      for (int64_t mr = 0; mr < tile.mRep; ++mr)
+        for (int64_t k = 0; k < K; k += 16)
+          for (int64_t i = 0; i < 4; ++i) {
+            int64_t e = mr * (K / 2) + (k / 16) * 8 + 2 * i;
+            Value pair = vector::FromElementsOp::create(
+                rewriter, loc, pairType,
+                ValueRange{extractRegister(rewriter, loc, aRegs, e),
+                           extractRegister(rewriter, loc, aRegs, e + 1)});
+            packedA.push_back(LLVM::BitcastOp::create(
+                rewriter, loc, rewriter.getI32Type(), pair));
+          }
+    }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     int64_t aPanel = aW / eb, bPanel = bW / eb;
     for (int64_t k = 0; k < K; k += kStep) {
@@ -134,6 +193,10 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
                           (k % aPanel) * eb;
         Value da = arith::AddIOp::create(rewriter, loc, aDesc,
                                          c64(aOffset >> 4));
+        ArrayRef<Value> aPairs;
+        if (aRegs)
+          aPairs = ArrayRef<Value>(packedA).slice(
+              4 * (mr * (K / 16) + k / 16), 4);
         for (int64_t nr = 0; nr < tile.nRep; ++nr) {
           int64_t bOffset =
               kMajorB ? (k / bPanel) * N * bW + nr * tile.nInst * bW +
@@ -142,6 +205,11 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
           Value db = arith::AddIOp::create(rewriter, loc, bDesc,
                                            c64(bOffset >> 4));
           Value &part = parts[mr * tile.nRep + nr];
+          if (aRegs) {
+            part = registerAWgmma(rewriter, loc, part, aPairs, db, tile.nInst,
+                                  operandType.isBF16(), !kMajorB);
+            continue;
+          }
           part = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, part, da, db,
               NVVM::MMAShapeAttr::get(ctx, 64, tile.nInst, kStep), wgmmaType,
@@ -274,10 +342,15 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
       return failure();
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
+    // A from registers when it is in wgmma's register layout for A.
+    std::optional<BlockedLayout> aLayout = tile->aLayout(st.K);
+    Value aRegs = aLayout && conv.getLayout(op.getA()).placesLike(*aLayout)
+                      ? adaptor.getA()
+                      : Value();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
-    storeDotOperands(rewriter, loc, conv, op, adaptor.getA(), adaptor.getB(),
-                     st, s.base);
+    storeDotOperands(rewriter, loc, conv, op, aRegs ? Value() : adaptor.getA(),
+                     adaptor.getB(), st, s.base);
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
@@ -286,7 +359,8 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     Value result = issueWgmmas(rewriter, loc, *tile, st, s.base,
                                adaptor.getAcc(),
                                op.getA().getType().getElementType(),
-                               cast<VectorType>(conv.convertType(op.getResult())));
+                               cast<VectorType>(conv.convertType(op.getResult())),
+                               aRegs);
     rewriter.replaceOp(op, waitForWgmmas(rewriter, loc, result, 0));
     return success();
   }

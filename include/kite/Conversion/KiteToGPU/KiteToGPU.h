@@ -173,6 +173,16 @@ struct WgmmaTile {
                                          int64_t numWarps,
                                          int64_t maxRegisters = 128);
   BlockedLayout layout() const;
+  /// The layout in which wgmma reads an M x K A operand of this tile from
+  /// registers (wgmma.mma_async with A in registers): per warpgroup and
+  /// 64-row instruction, lane l of warp w holds rows 16w + l/4 and
+  /// 16w + l/4 + 8 at columns 8j + 2(l%4) + {0, 1}: the accumulator
+  /// layout of an M x K result, so the f16 cast of one product's
+  /// accumulator (attention's p) is the next one's A as it stands. Each
+  /// k16 step's A is registers 8(k/16) .. 8(k/16) + 7 of an instruction's
+  /// K/2 (pairs packed into a0..a3). None when warpgroups split N (each
+  /// would need every row of A) or K % 16.
+  std::optional<BlockedLayout> aLayout(int64_t K) const;
 };
 
 /// Where a tensor-core dot's operands lie in a staging slot (`elemBytes`
