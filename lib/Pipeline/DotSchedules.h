@@ -1,7 +1,9 @@
 //===- DotSchedules.h - The K-loop schedules of a staged dot ----*- C++ -*-===//
 //
-// kite-stage-dot-operands' schedules: the cp.async one (StageDotOperands.cpp)
-// and the TMA ones, with and without a producer warp (TmaSchedules.cpp),
+// kite-stage-dot-operands' schedules: the cp.async one (StageDotOperands.cpp),
+// the cp.async staging of B for dots with A in registers
+// (RegisterDotSchedule.cpp) and the TMA ones, with and without a producer
+// warp (TmaSchedules.cpp),
 // and what they share: the carried accumulator's waits and the slot/phase
 // counters carried around the loop (DotSchedules.cpp).
 //
@@ -55,6 +57,13 @@ struct SlotStart {
 /// at the first iteration (they stay where the loop cannot grow).
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start = {});
+
+/// Stages the Bs of `loop`'s dots that read A from registers (attention's
+/// products) with cp.async into one ring of `stages` slots, when every dot
+/// of the loop body qualifies (RegisterDotSchedule.cpp); false (nothing
+/// changed) otherwise.
+bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
+                       int64_t warps, int64_t stages);
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

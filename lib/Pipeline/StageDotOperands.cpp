@@ -222,14 +222,17 @@ struct StageDotOperands
     for (Operation &op : *body)
       if (auto dot = dyn_cast<kd::DotOp>(op))
         dots.push_back(dot);
-    if (dots.size() != 1)
-      return;
-    kd::DotOp dot = dots.front();
     // range(..., num_stages=, warp_specialize=) on this loop, else on the
     // tile loop around it, overrides the kernel's and the option's.
     stages = ::kite::detail::loopStages(loop, stages);
     if (stages < 2)
       return; // num_stages = 1: no copies in flight
+    // Dots with A in registers and B loaded in the loop (attention).
+    if (::kite::detail::stageRegisterDots(func, loop, chip, warps, stages))
+      return;
+    if (dots.size() != 1)
+      return;
+    kd::DotOp dot = dots.front();
     bool specialize =
         ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
@@ -288,7 +291,8 @@ struct StageDotOperands
         Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
         kd::AsyncStageOp::create(rewriter, load.getLoc(), ptr, guarded, slot,
                                  int32_t(operand), dotShape, engine,
-                                 /*transposed=*/operand == 1 && trans);
+                                 /*transposed=*/operand == 1 && trans,
+                                 /*b_place=*/nullptr);
       }
       kd::AsyncCommitOp::create(rewriter, loc);
     };
@@ -335,7 +339,8 @@ struct StageDotOperands
         rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
         aType.getDimSize(1), slots, engine,
         engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr(),
-        /*b_k_major=*/wgmma && (element.isF32() || trans));
+        /*b_k_major=*/wgmma && (element.isF32() || trans), /*a=*/Value(),
+        /*b_place=*/nullptr);
     // (fp8 reaches wgmma only with a transposed B: b_k_major.)
     Value result = staged.getResult();
     if (wgmma) {

@@ -277,6 +277,16 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       return;
     anchor(dot.getA(), *layout);
   });
+  // A staged dot that reads A from registers (its slot holds only B).
+  kernel->walk([&](DotStagedOp dot) {
+    Value a = dot.getA();
+    if (!a)
+      return;
+    auto type = dot.getType();
+    if (auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1)))
+      if (auto layout = tile->aLayout(dot.getK()))
+        anchor(a, *layout);
+  });
   // Reductions of blocks in a dot's layout take its slice (attention's row
   // max and sum: no exchange, and x[:, None] moves nothing), expand_dims
   // of those the same places; in program order, so chains follow.

@@ -122,12 +122,23 @@ bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {
   return found;
 }
 
+/// A staging's B placed as `place` says ([offset, slot bytes]), if given.
+static SwizzledStaging placed(SwizzledStaging st,
+                              std::optional<ArrayRef<int64_t>> place) {
+  if (place) {
+    st.bPlace = (*place)[0];
+    st.slotBytes = (*place)[1];
+  }
+  return st;
+}
+
 SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   auto type = op.getType();
   std::optional<Type> operand = op.getOperandType();
   int64_t bytes = operand ? operand->getIntOrFloatBitWidth() / 8 : 2;
-  return SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
-                              op.getK(), bytes, op.getBKMajor());
+  return placed(SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
+                                     op.getK(), bytes, op.getBKMajor()),
+                op.getBPlace());
 }
 
 SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
@@ -160,11 +171,12 @@ SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
                      .getPointeeType();
   // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major,
   // and so is a B staged from its transpose.
-  return SwizzledStaging::get(shape[0], shape[1], shape[2],
-                              element.getIntOrFloatBitWidth() / 8,
-                              op.getTransposed() ||
-                                  (op.getEngine() == DotEngine::WGMMA &&
-                                   element.isF32()));
+  return placed(SwizzledStaging::get(shape[0], shape[1], shape[2],
+                                     element.getIntOrFloatBitWidth() / 8,
+                                     op.getTransposed() ||
+                                         (op.getEngine() == DotEngine::WGMMA &&
+                                          element.isF32())),
+                op.getBPlace());
 }
 
 int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {

@@ -260,12 +260,23 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
       return failure();
     SwizzledStaging staging = stagingOf(op);
     Location loc = op.getLoc();
+    // A in registers: in wgmma's register layout for A (LayoutAssignment
+    // gives it to the A of such dots; kite-stage-dot-operands stages only
+    // those whose A it can have).
+    Value aRegs = adaptor.getA();
+    if (aRegs) {
+      std::optional<BlockedLayout> aLayout = tile->aLayout(op.getK());
+      if (!aLayout || !conv.getLayout(op.getA()).placesLike(*aLayout))
+        return op.emitOpError()
+               << "reads A from registers, but A is not in wgmma's register "
+                  "layout for A (a compiler bug)";
+    }
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              staging.bytes());
     Value result =
         issueWgmmas(rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
                     *op.getOperandType(),
-                    cast<VectorType>(conv.convertType(op.getResult())));
+                    cast<VectorType>(conv.convertType(op.getResult())), aRegs);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -208,6 +208,10 @@ struct SwizzledStaging {
   int64_t aSwizzle = 128, bSwizzle = 128;
   int64_t elemBytes = 2;
   bool bKMajor = false;
+  /// A slot without A (the dot reads A from registers): B's byte offset in
+  /// the slot and the slot's bytes (kite.async_stage's b_place); -1 and 0
+  /// for the slot of A then B.
+  int64_t bPlace = -1, slotBytes = 0;
 
   /// The staging of an M x N x K dot (rows of K and N a multiple of 32
   /// bytes).
@@ -248,10 +252,16 @@ struct SwizzledStaging {
            swizzle(k * bSwizzle + (n % pe) * elemBytes, bSwizzle);
   }
   int64_t bOffset() const {
+    if (bPlace >= 0)
+      return bPlace;
     return (M * K * elemBytes + 1023) / 1024 * 1024;
   }
+  /// B's bytes in the slot (1024-byte aligned).
+  int64_t bBytes() const { return (K * N * elemBytes + 1023) / 1024 * 1024; }
   int64_t bytes() const {
-    return (bOffset() + K * N * elemBytes + 1023) / 1024 * 1024;
+    if (slotBytes)
+      return slotBytes;
+    return bOffset() + bBytes();
   }
   /// The descriptor's swizzle field for a width (bits 62-63).
   static int64_t swizzleMode(int64_t width) {

@@ -503,6 +503,14 @@ LogicalResult AsyncStageOp::verify() {
   if (getTransposed() && (operand != 1 || getEngine() != DotEngine::WGMMA))
     return emitOpError() << "stages a transposed block only as B of the "
                             "wgmma engine";
+  if (std::optional<ArrayRef<int64_t>> place = getBPlace()) {
+    if (operand != 1 || getEngine() != DotEngine::WGMMA)
+      return emitOpError() << "places a block with b_place only as B of the "
+                              "wgmma engine";
+    if (place->size() != 2 || (*place)[0] < 0 || (*place)[1] <= (*place)[0])
+      return emitOpError() << "b_place must be [offset, slot bytes] with the "
+                              "offset inside the slot";
+  }
   SmallVector<int64_t> expected =
       operand == 0      ? SmallVector<int64_t>{shape[0], shape[2]}
       : getTransposed() ? SmallVector<int64_t>{shape[1], shape[2]}
@@ -551,6 +559,25 @@ LogicalResult DotStagedOp::verify() {
   }
   if (getStages() < 1)
     return emitOpError() << "needs at least one slot, got " << getStages();
+  if (std::optional<ArrayRef<int64_t>> place = getBPlace()) {
+    if (place->size() != 2 || (*place)[0] < 0 || (*place)[1] <= (*place)[0])
+      return emitOpError() << "b_place must be [offset, slot bytes] with the "
+                              "offset inside the slot";
+  }
+  if (Value a = getA()) {
+    auto aType = cast<RankedTensorType>(a.getType());
+    if (getEngine() != DotEngine::WGMMA || !getBPlace())
+      return emitOpError() << "reads A from registers only with engine = "
+                              "wgmma and b_place";
+    if (aType.getRank() != 2 || aType.getDimSize(0) != getType().getDimSize(0) ||
+        aType.getDimSize(1) != int64_t(getK()) ||
+        aType.getElementType() != *getOperandType())
+      return emitOpError() << "needs A of " << getType().getDimSize(0) << "x"
+                           << getK() << "x" << *getOperandType() << ", got "
+                           << aType;
+  } else if (getBPlace()) {
+    return emitOpError() << "with b_place needs A in registers (a)";
+  }
   return success();
 }
 

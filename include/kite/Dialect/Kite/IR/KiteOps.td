@@ -801,6 +801,9 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
     With `transposed` (B, wgmma only) the block is B's transpose, N x K
     with K contiguous (`dot(a, trans(b))`): it is staged K-major, each row
     of the block a row of the staging.
+    With `b_place = [offset, bytes]` (B, wgmma only) the slot holds no A
+    (the dot reads A from registers): B lies at `offset` bytes into slots
+    of `bytes` each, which may hold the Bs of several dots of a loop.
 
     ```mlir
     kite.async_stage %a_ptrs, %mask slot %s operand 0 dot [128, 128, 32] : tensor<128x32x!kite.ptr<f32>>, tensor<128x32xi1>
@@ -812,10 +815,12 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
                        I32Attr:$operand, DenseI64ArrayAttr:$dot_shape,
                        DefaultValuedAttr<Kite_DotEngineAttr,
                            "::mlir::kite::DotEngine::FMA">:$engine,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed,
+                       OptionalAttr<DenseI64ArrayAttr>:$b_place);
   let assemblyFormat = "$ptr `,` $mask `slot` $slot `operand` $operand "
                        "`dot` $dot_shape (`engine` `=` $engine^)? "
-                       "(`transposed` $transposed^)? attr-dict "
+                       "(`transposed` $transposed^)? "
+                       "(`b_place` $b_place^)? attr-dict "
                        "`:` type($ptr) `,` type($mask)";
   let hasVerifier = 1;
 }
@@ -908,16 +913,24 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
     result is complete when the op returns. `b_k_major` (wgmma only): the
     slot's B is K-major (tf32, which wgmma cannot transpose, and a B staged
     from its transpose); otherwise N-major.
+    With `a` (wgmma, f16 or bf16) A is that block, read from registers
+    (wgmma's register layout for A; attention's q and p), and the slot
+    holds only B, placed as `b_place = [offset, bytes]` says (see
+    kite.async_stage).
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k,
                        I64Attr:$stages,
                        DefaultValuedAttr<Kite_DotEngineAttr,
                            "::mlir::kite::DotEngine::FMA">:$engine,
                        OptionalAttr<TypeAttr>:$operand_type,
-                       UnitAttr:$b_k_major);
+                       UnitAttr:$b_k_major,
+                       Optional<RankedTensorOf<[F16, BF16]>>:$a,
+                       OptionalAttr<DenseI64ArrayAttr>:$b_place);
   let results = (outs RankedTensorOf<[F32]>:$result);
-  let assemblyFormat = "$acc `slot` $slot `of` $stages `k` $k "
+  let assemblyFormat = "$acc (`a` $a^ `:` type($a))? `slot` $slot `of` "
+                       "$stages `k` $k "
                        "(`engine` `=` $engine^)? (`b_k_major` $b_k_major^)? "
+                       "(`b_place` $b_place^)? "
                        "attr-dict `:` type($acc)";
   let hasVerifier = 1;
 }

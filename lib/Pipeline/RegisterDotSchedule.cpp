@@ -1,0 +1,225 @@
+//===- RegisterDotSchedule.cpp - cp.async staging of B for register-A dots -===//
+//
+// The loops whose dots read A from registers (attention: q @ k^T with q
+// loaded before the loop, p @ v with p computed in the loop) and B from a
+// load in the loop (k, v): on sm_90a each B is copied with cp.async into
+// the swizzled staging, S - 1 iterations ahead, and the dot reads it there
+// with A in registers (kite.dot_staged with `a` and `b_place`); one ring of
+// S slots, each holding every dot's B (placed one after another, 1024-byte
+// aligned), one commit group per iteration:
+//
+//   prologue:  stage the Bs of iterations 0 .. D-1 (D = S - 1) into slots
+//              0 .. D-1, one commit each
+//   loop k:    async_wait D-1 async_proxy   (iteration k's Bs landed; every
+//                                           thread is done with iteration
+//                                           k-1's slot, refilled next)
+//              stage the Bs of iteration k + D into slot (k + D) % S; commit
+//              each dot: dot_staged a = A, slot k % S; dot_wait 0
+//   after:     async_wait 0
+//
+// Without it such a loop loads B into registers (one iteration ahead:
+// kite-pipeline-loads) and stores it into the scratch buffer before each
+// product (two barriers a product). The dots are waited for at once (the
+// next product or the softmax reads each result), so S slots suffice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DotSchedules.h"
+#include "LoopSlices.h"
+#include "TmaOperands.h"
+
+#include "kite/Analysis/AxisInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+namespace kite::detail {
+
+namespace {
+
+/// One dot of the loop and what staging its B takes.
+struct RegisterDot {
+  kd::DotOp dot;
+  kd::LoadOp load;    ///< B's load (N x K when read through `trans`)
+  kd::TransOp trans;  ///< B = trans(load), staged K-major; or null
+  kd::WgmmaTile tile; ///< the accumulator's
+  int64_t offset = 0; ///< B's bytes into the slot
+};
+
+/// A load of `element` blocks in `body`, used once, masked-off elements 0.
+kd::LoadOp stageableB(Value v, Block *body, Type element) {
+  auto load = v.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != body || !load->hasOneUse() ||
+      load.getType() != RankedTensorType::get(
+                            cast<RankedTensorType>(load.getType()).getShape(),
+                            element))
+    return {};
+  if (Value other = load.getOther()) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
+        !dense.getSplatValue<APFloat>().isPosZero())
+      return {};
+  }
+  return load;
+}
+
+} // namespace
+
+bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
+                       int64_t warps, int64_t stages) {
+  if (chip != "sm_90a" || stages < 2)
+    return false;
+  Block *body = loop.getBody();
+  APInt step;
+  if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+      !step.isStrictlyPositive())
+    return false;
+  if (loop->walk([](Operation *op) {
+            return isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          }).wasInterrupted())
+    return false;
+  SmallVector<kd::DotOp> dots;
+  for (Operation &op : *body)
+    if (auto dot = dyn_cast<kd::DotOp>(op))
+      dots.push_back(dot);
+  if (dots.empty())
+    return false;
+  // The layout classes as the lowering will see them (the dots' results in
+  // one class with what they feed elementwise).
+  kd::KiteTypeConverter conv(loop.getContext(), 32 * warps, func);
+  kd::AxisInfoAnalysis axisInfo(func);
+  SmallVector<RegisterDot> staged;
+  int64_t slotBytes = 0;
+  for (kd::DotOp dot : dots) {
+    RankedTensorType aType = dot.getA().getType();
+    Type element = aType.getElementType();
+    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+            N = dot.getType().getDimSize(1);
+    if (!(element.isF16() || element.isBF16()) ||
+        dot.getB().getType().getElementType() != element || K % 16 || N % 16)
+      return false;
+    std::optional<kd::WgmmaTile> tile = kd::WgmmaTile::choose(M, N, warps);
+    if (!tile)
+      return false;
+    std::optional<kd::BlockedLayout> aLayout = tile->aLayout(K);
+    if (!aLayout)
+      return false;
+    // A: made outside the loop (it takes aLayout), or in the class of a
+    // dot's result whose accumulator layout is aLayout (p from s).
+    Value a = dot.getA();
+    if (a.getDefiningOp<kd::LoadOp>() &&
+        a.getDefiningOp()->getBlock() == body)
+      return false; // a K loop's A: the two-operand schedule's
+    Operation *aDef = a.getDefiningOp();
+    bool aOk = !loop->isAncestor(
+        aDef ? aDef : cast<BlockArgument>(a).getOwner()->getParentOp());
+    for (kd::DotOp other : dots) {
+      if (!conv.shareLayout(a, other.getResult()))
+        continue;
+      auto otherTile = kd::WgmmaTile::choose(
+          other.getType().getDimSize(0), other.getType().getDimSize(1), warps);
+      aOk = otherTile && otherTile->layout().placesLike(*aLayout);
+    }
+    if (!aOk)
+      return false;
+    RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile};
+    r.load = stageableB(r.trans ? r.trans.getSrc() : dot.getB(), body, element);
+    if (!r.load)
+      return false;
+    auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());
+    if (!kd::swizzledCopyWidth(axisInfo, conv.getLayout(r.load.getPtr()),
+                               r.load.getPtr(), r.load.getMask(),
+                               ptrType.getDimSize(1),
+                               element.getIntOrFloatBitWidth() / 8))
+      return false;
+    kd::SwizzledStaging st = kd::SwizzledStaging::get(
+        M, N, K, element.getIntOrFloatBitWidth() / 8, bool(r.trans));
+    r.offset = slotBytes;
+    slotBytes += st.bBytes();
+    staged.push_back(r);
+  }
+  SmallVector<Operation *> loads;
+  for (RegisterDot &r : staged)
+    loads.push_back(r.load);
+  auto slices = LoadSlices::get(loop, ArrayRef<Operation *>(loads));
+  if (!slices)
+    return false;
+
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  const int64_t S = stages, D = S - 1;
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+  };
+  // Starts the copies of the iteration `map` describes into `slot`, masked
+  // off unless `ivAt` < the upper bound.
+  auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
+    for (Operation *op : slices->slice)
+      rewriter.clone(*op, map);
+    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       ivAt, loop.getUpperBound());
+    for (RegisterDot &r : staged) {
+      Value ptr = map.lookupOrDefault(r.load.getPtr());
+      Value mask = r.load.getMask() ? map.lookupOrDefault(r.load.getMask())
+                                    : Value();
+      Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
+      kd::AsyncStageOp::create(
+          rewriter, r.load.getLoc(), ptr, guarded, slot, /*operand=*/1,
+          dotShapeOf(r.dot), kd::DotEngine::WGMMA,
+          /*transposed=*/bool(r.trans),
+          rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
+    }
+    kd::AsyncCommitOp::create(rewriter, loc);
+  };
+  rewriter.setInsertionPoint(loop);
+  for (int64_t d = 0; d < D; ++d) {
+    auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
+                                     slices->initialArgs(loop), d);
+    stageAt(map, ivAt, constant(d));
+  }
+  // Before the first dot: wait for this iteration's Bs, start iteration
+  // k + D's.
+  rewriter.setInsertionPoint(staged.front().dot);
+  kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
+  Value iv = loop.getInductionVar();
+  Value index = arith::DivSIOp::create(
+      rewriter, loc,
+      arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
+  auto [map, ivAt] =
+      slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
+  Value aheadSlot = arith::RemSIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
+      constant(S));
+  stageAt(map, ivAt, aheadSlot);
+  for (RegisterDot &r : staged) {
+    rewriter.setInsertionPoint(r.dot);
+    RankedTensorType aType = r.dot.getA().getType();
+    Type element = aType.getElementType();
+    auto dotStaged = kd::DotStagedOp::create(
+        rewriter, r.dot.getLoc(), r.dot.getType(), r.dot.getAcc(), slot,
+        aType.getDimSize(1), S, kd::DotEngine::WGMMA, TypeAttr::get(element),
+        /*b_k_major=*/bool(r.trans), r.dot.getA(),
+        rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
+    Value result = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
+                                         r.dot.getType(), dotStaged.getResult(),
+                                         0);
+    rewriter.replaceOp(r.dot, result);
+    if (r.trans)
+      rewriter.eraseOp(r.trans);
+    rewriter.eraseOp(r.load);
+  }
+  rewriter.setInsertionPointAfter(loop);
+  kd::AsyncWaitOp::create(rewriter, loc, 0);
+  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, S);
+  return true;
+}
+
+} // namespace kite::detail
