@@ -126,6 +126,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     mlir::kite::ConvertKiteToGPUOptions lower;
     lower.numWarps = options.numWarps;
     lower.ieeeDivision = options.ieeeDivision;
+    lower.fpFusion = options.fpFusion;
     pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -235,6 +236,10 @@ struct KiteToPTXPipelineOptions
   Option<bool> ieeeDiv{*this, "ieee-div",
                        llvm::cl::desc("IEEE f32 division (div.rn.f32)"),
                        llvm::cl::init(false)};
+  Option<bool> fpFusion{*this, "fp-fusion",
+                        llvm::cl::desc("Multiplies and adds may fuse into "
+                                       "fma (Triton's enable_fp_fusion)"),
+                        llvm::cl::init(true)};
   Option<std::string> libdevice{*this, "libdevice",
                                 llvm::cl::desc("Path of libdevice.10.bc"),
                                 llvm::cl::init("")};
@@ -256,6 +261,7 @@ void ::kite::registerPipelines() {
         options.numWarps = o.numWarps;
         options.optLevel = o.optLevel;
         options.ieeeDivision = o.ieeeDiv;
+        options.fpFusion = o.fpFusion;
         options.libdevice = o.libdevice;
         std::optional<Stage> stage = parseStage(o.stopAfter);
         // Invalid options are diagnosed by kite-check-target, which runs

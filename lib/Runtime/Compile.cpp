@@ -394,6 +394,7 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   target.numWarps = options.numWarps;
   target.optLevel = options.optLevel;
   target.ieeeDivision = options.ieeeDivision;
+  target.fpFusion = options.fpFusion;
   target.tma = ::kite::detail::tmaEnabled(options);
   target.warpSpecialize = ::kite::detail::warpSpecializeEnabled(options);
   ::kite::StageCallback callback;

@@ -174,6 +174,7 @@ public:
        << "\nllvm=" << ::kite::llvmCodegenSettings() << "\nchip=" << chip
        << "\nnum_warps=" << options.numWarps << "\nopt=" << options.optLevel
        << "\nieee_div=" << options.ieeeDivision
+       << "\nfp_fusion=" << options.fpFusion
        << "\ntma=" << detail::tmaEnabled(options)
        << "\nws=" << detail::warpSpecializeEnabled(options)
        << "\nspec=" << spec.str() << "\nsource=\n"

@@ -40,7 +40,7 @@
 // ADD-NEXT: .param .u32 vector_add_param_3
 // ADD: .maxntid 128, 1, 1
 // ADD: ld.global.v4.b32
-// ADD: add.rn.f32
+// ADD: add{{(.rn)?}}.f32
 // ADD: st.global.v4.b32
 // ADD-NOT: .local
 

@@ -96,6 +96,11 @@ cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
 cl::opt<bool> ieeeDiv("ieee-div",
                       cl::desc("IEEE f32 division instead of div.full.f32"),
                       cl::init(false), cl::cat(category));
+cl::opt<bool> fpFusion("fp-fusion",
+                       cl::desc("Let float multiplies and adds fuse into fma "
+                                "(default; Triton's enable_fp_fusion): "
+                                "--fp-fusion=false rounds each on its own"),
+                       cl::init(true), cl::cat(category));
 cl::opt<bool> tma("tma",
                   cl::desc("On sm_90a, read a descriptor-fed dot's operands "
                            "with TMA (default; --tma=false: cp.async)"),
@@ -337,6 +342,7 @@ static int compile() {
   options.numWarps = numWarps;
   options.optLevel = optLevel;
   options.ieeeDivision = ieeeDiv;
+  options.fpFusion = fpFusion;
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
   if (Error err = kite::validateTargetOptions(options)) {

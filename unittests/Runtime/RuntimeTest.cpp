@@ -336,6 +336,9 @@ TEST_F(RuntimeTest, CacheKeys) {
   o.ieeeDivision = true;
   EXPECT_TRUE(differs(o));
   o = {};
+  o.fpFusion = false;
+  EXPECT_TRUE(differs(o));
+  o = {};
   o.optLevel = 2;
   EXPECT_TRUE(differs(o));
   o = {};

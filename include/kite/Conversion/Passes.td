@@ -31,6 +31,9 @@ def ConvertKiteToGPU : Pass<"convert-kite-to-gpu", "::mlir::ModuleOp"> {
     Option<"ieeeDivision", "ieee-div", "bool", /*default=*/"false",
            "Lower f32 division to IEEE div.rn.f32 instead of Triton's "
            "approximate div.full.f32">,
+    Option<"fpFusion", "fp-fusion", "bool", /*default=*/"true",
+           "Let f32/f16 multiplies and adds fuse into fma (Triton's "
+           "enable_fp_fusion)">,
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"kite\"",
            "Name of the gpu.module that receives the kernels">,
   ];

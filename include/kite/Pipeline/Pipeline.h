@@ -38,6 +38,8 @@ struct TargetOptions {
   int numWarps = 4;           ///< for kernels without kite.num_warps
   int optLevel = 3;           ///< LLVM optimization level 0..3
   bool ieeeDivision = false;  ///< f32 `/` as div.rn.f32 (default: div.full)
+  /// Multiplies and adds may fuse into fma (Triton's enable_fp_fusion).
+  bool fpFusion = true;
   std::string libdevice;      ///< libdevice.10.bc; empty: searched for
   /// Descriptor-fed dots on sm_90a read their operands with TMA (tensor
   /// maps the launch encodes); off: cp.async, as for pointer blocks.

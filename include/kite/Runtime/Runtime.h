@@ -52,6 +52,10 @@ struct CompileOptions {
   std::string chip;
   int optLevel = 3;          ///< LLVM optimization level 0..3
   bool ieeeDivision = false; ///< f32 `/` as IEEE div.rn (default div.full)
+  /// A float multiply and an add may fuse into one fma (one rounding), as
+  /// in Triton (enable_fp_fusion, default on); false: each rounds on its
+  /// own, like the interpreter.
+  bool fpFusion = true;
   /// On sm_90a, a K loop's dot fed by tensor descriptors reads them with
   /// TMA (tensor maps encoded at launch); false (or KITE_TMA=0): cp.async.
   bool tma = true;

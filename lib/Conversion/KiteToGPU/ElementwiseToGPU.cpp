@@ -24,9 +24,12 @@ namespace {
 
 /// Pattern: <arith|math op> on tensors => the same op on per-thread vectors
 struct ElementwiseLowering : ConversionPattern {
-  ElementwiseLowering(TypeConverter &converter, MLIRContext *context)
+  ElementwiseLowering(TypeConverter &converter, const KiteLoweringState &state,
+                      MLIRContext *context)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
-                          context) {}
+                          context),
+        state(state) {}
+  const KiteLoweringState &state;
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
@@ -37,9 +40,19 @@ struct ElementwiseLowering : ConversionPattern {
     if (failed(getTypeConverter()->convertTypes(op->getResults(),
                                                 resultTypes)))
       return rewriter.notifyMatchFailure(op, "result types not convertible");
-    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
-                         op->getAttrs());
-    Operation *newOp = rewriter.create(state);
+    OperationState result(op->getLoc(), op->getName(), operands, resultTypes,
+                          op->getAttrs());
+    Operation *newOp = rewriter.create(result);
+    // fp fusion: the multiply and the add of a*b+c may become one fma.
+    if (state.fpFusion &&
+        isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(newOp)) {
+      auto fm = cast<arith::ArithFastMathInterface>(newOp);
+      fm->setAttr(fm.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(
+                      rewriter.getContext(),
+                      fm.getFastMathFlagsAttr().getValue() |
+                          arith::FastMathFlags::contract));
+    }
     rewriter.replaceOp(op, newOp->getResults());
     return success();
   }
@@ -252,8 +265,9 @@ struct Fp8ConvertLowering : ConversionPattern {
 void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering, InlineAsmLowering, Fp8ConvertLowering>(
-      converter, patterns.getContext());
+  patterns.add<ElementwiseLowering>(converter, state, patterns.getContext());
+  patterns.add<InlineAsmLowering, Fp8ConvertLowering>(converter,
+                                                      patterns.getContext());
   if (!state.ieeeDivision)
     patterns.add<ApproxDivLowering>(converter, patterns.getContext(),
                                     /*benefit=*/2);

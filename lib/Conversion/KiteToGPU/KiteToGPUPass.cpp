@@ -154,7 +154,8 @@ struct ConvertKiteToGPUPass
     insertEpilogueConversions(func);
     KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
-    KiteLoweringState state{axisInfo, ieeeDivision, ""};
+    KiteLoweringState state{axisInfo, ieeeDivision};
+    state.fpFusion = fpFusion;
     warnAboutRegisters(func, converter, warps);
 
     // Shared memory: one buffer per kernel, the scratch of the ops that

@@ -27,6 +27,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
@@ -53,12 +55,15 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
 
 /// One wgmma.mma_async with A in registers (`a`: four i32, f16/bf16
 /// pairs) and B through descriptor `bDesc` (imm-trans-b `transB`), as
-/// inline asm: the accumulator `part` (a struct of f32) in and out.
+/// inline asm: the accumulator `part` (a struct of f32) in and out; without
+/// `scaleD` it is not read (D = A * B).
 Value registerAWgmma(OpBuilder &b, Location loc, Value part, ValueRange a,
-                     Value bDesc, int64_t nInst, bool bf16, bool transB) {
+                     Value bDesc, int64_t nInst, bool bf16, bool transB,
+                     bool scaleD) {
   auto structType = cast<LLVM::LLVMStructType>(part.getType());
   int64_t regs = structType.getBody().size();
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+  std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
+                     (scaleD ? "1" : "0") + ", 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n" +
                      std::to_string(nInst) + "k16.f32." +
                      (bf16 ? "bf16.bf16" : "f16.f16") + " {";
@@ -147,10 +152,16 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     auto f32 = rewriter.getF32Type();
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(regs, f32));
+    // A zero accumulator is not read: the first k step's wgmmas take
+    // scale-d 0 (D = A * B), which saves setting the registers to 0.
+    DenseElementsAttr accValue;
+    bool zeroAcc = matchPattern(acc, m_Constant(&accValue)) &&
+                   accValue.isSplat() &&
+                   accValue.getSplatValue<APFloat>().isPosZero();
     SmallVector<Value> parts;
     for (int64_t inst = 0; inst < tile.mRep * tile.nRep; ++inst) {
       Value s = LLVM::UndefOp::create(rewriter, loc, structType);
-      for (int64_t r = 0; r < regs; ++r)
+      for (int64_t r = 0; r < regs && !zeroAcc; ++r)
         s = LLVM::InsertValueOp::create(
             rewriter, loc, s,
             extractRegister(rewriter, loc, acc, inst * regs + r), r);
@@ -207,13 +218,16 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
           Value &part = parts[mr * tile.nRep + nr];
           if (aRegs) {
             part = registerAWgmma(rewriter, loc, part, aPairs, db, tile.nInst,
-                                  operandType.isBF16(), !kMajorB);
+                                  operandType.isBF16(), !kMajorB,
+                                  /*scaleD=*/!zeroAcc || k > 0);
             continue;
           }
           part = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, part, da, db,
               NVVM::MMAShapeAttr::get(ctx, 64, tile.nInst, kStep), wgmmaType,
-              wgmmaType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+              wgmmaType, NVVM::WGMMATypes::f32,
+              zeroAcc && k == 0 ? NVVM::WGMMAScaleOut::zero
+                                : NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
               NVVM::MMALayout::row, bLayout, NVVM::MMAIntOverflowAttr());
         }

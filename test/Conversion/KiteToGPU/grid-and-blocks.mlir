@@ -1,4 +1,5 @@
 // RUN: kite-opt %s -convert-kite-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: kite-opt %s -convert-kite-to-gpu="fp-fusion=false" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=NOFUSE
 
 // Kernels move into a gpu.module; blocks become per-thread vectors.
 // CHECK-LABEL: gpu.module @kite
@@ -57,11 +58,15 @@ func.func @small(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 // -----
 
 // Elementwise arith/math on blocks keep their op and take vector types;
-// splat constants become vector constants; expand_dims is free.
+// splat constants become vector constants; expand_dims is free. Float
+// multiplies, adds and subtracts may fuse into fma (fastmath<contract>,
+// Triton's enable_fp_fusion) unless fp-fusion=false.
 // CHECK-LABEL: gpu.func @elementwise
 // CHECK-SAME: %[[X:.*]]: f32
 // CHECK: %[[S:.*]] = vector.broadcast %[[X]] : f32 to vector<2xf32>
-// CHECK: arith.mulf %[[S]], %[[S]] : vector<2xf32>
+// CHECK: arith.mulf %[[S]], %[[S]] fastmath<contract> : vector<2xf32>
+// NOFUSE-LABEL: gpu.func @elementwise
+// NOFUSE: arith.mulf %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: math.exp %{{.*}} : vector<2xf32>
 // CHECK: arith.constant dense<1.000000e+00> : vector<2xf32>
 // CHECK: arith.cmpf ogt, %{{.*}} : vector<2xf32>

@@ -359,6 +359,10 @@ struct KiteLoweringState {
   const AxisInfoAnalysis &axisInfo;
   /// f32 division: approximate div.full.f32 (Triton's default) or IEEE.
   bool ieeeDivision = false;
+  /// Float multiplies, adds and subtracts carry the `contract` flag, so that
+  /// LLVM fuses a multiply and an add into one fma (Triton's default,
+  /// enable_fp_fusion); off: each rounds on its own (mul.rn, add.rn).
+  bool fpFusion = true;
   /// The kernel's shared-memory scratch buffer (an llvm.mlir.global in
   /// address space 3), for ops that exchange data between threads; empty
   /// when the kernel needs none.
