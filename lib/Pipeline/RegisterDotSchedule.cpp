@@ -16,11 +16,15 @@
 //              stage the Bs of iteration k + D into slot (k + D) % S; commit
 //              each dot: dot_staged a = A, slot k % S; dot_wait 0
 //   after:     async_wait 0
+// When the last dot's result only goes around the loop (attention's acc)
+// and is read after the first dot, its wait moves to the next iteration,
+// after the first dot's (wgmmas complete in order): it runs beside the
+// next iteration's barrier, copies and first product; the ring then has
+// S + 1 slots (its slot may be read while the next iteration refills one).
 //
 // Without it such a loop loads B into registers (one iteration ahead:
 // kite-pipeline-loads) and stores it into the scratch buffer before each
-// product (two barriers a product). The dots are waited for at once (the
-// next product or the softmax reads each result), so S slots suffice.
+// product (two barriers a product).
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,9 +154,51 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
   if (!slices)
     return false;
 
+  // The last dot's result only goes around the loop (yield operand i),
+  // read after the first dot in the next iteration (attention's acc, read
+  // by acc * alpha): its wait moves there, after the first dot's (wgmmas
+  // complete in order), so that it runs beside the next iteration's
+  // barrier, copies and first product. Its slot may then still be read
+  // while the next iteration refills one: one slot more.
+  int64_t deferred = -1; // the iteration argument, if any
+  if (staged.size() >= 2) {
+    kd::DotOp last = staged.back().dot, first = staged.front().dot;
+    if (last->hasOneUse() && isa<scf::YieldOp>(*last->user_begin())) {
+      unsigned i = last->use_begin()->getOperandNumber();
+      BlockArgument arg = loop.getRegionIterArgs()[i];
+      if (llvm::all_of(arg.getUsers(), [&](Operation *user) {
+            Operation *at = body->findAncestorOpInBlock(*user);
+            return at && first->isBeforeInBlock(at);
+          }))
+        deferred = i;
+    }
+  }
+
+  // The ring within shared memory (leaving room for the scratch of the
+  // other ops): the extra slot of the deferred wait goes first, then
+  // stages, down to 2.
+  const int64_t budget = kd::kMaxSharedMemory - 16 * 1024;
+  if (deferred >= 0 && (stages + 1) * slotBytes > budget)
+    deferred = -1;
+  // Nor where the extra slot would leave one program on an SM instead of
+  // two: a 4-warp kernel's registers allow two (attention's 64x64 blocks
+  // at d128: 96 KB a program, 128 KB with the slot: 1.2x slower on the
+  // H100); 8-warp ones take most of the registers anyway.
+  auto programsPerSM = [](int64_t bytes) {
+    return (228 * 1024) / (bytes + 4 * 1024);
+  };
+  if (deferred >= 0 && warps <= 4 &&
+      programsPerSM((stages + 1) * slotBytes) < 2 &&
+      programsPerSM(stages * slotBytes) >= 2)
+    deferred = -1;
+  while (stages > 2 && stages * slotBytes > budget)
+    --stages;
+  if (stages * slotBytes > budget)
+    return false;
+
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
-  const int64_t S = stages, D = S - 1;
+  const int64_t S = stages, D = S - 1, slots = deferred >= 0 ? S + 1 : S;
   Type i32 = rewriter.getI32Type();
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
@@ -192,25 +238,35 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
       loop.getStep());
-  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
+  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
   auto [map, ivAt] =
       slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
   Value aheadSlot = arith::RemSIOp::create(
       rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-      constant(S));
+      constant(slots));
   stageAt(map, ivAt, aheadSlot);
-  for (RegisterDot &r : staged) {
+  for (auto [n, r] : llvm::enumerate(staged)) {
     rewriter.setInsertionPoint(r.dot);
     RankedTensorType aType = r.dot.getA().getType();
     Type element = aType.getElementType();
     auto dotStaged = kd::DotStagedOp::create(
         rewriter, r.dot.getLoc(), r.dot.getType(), r.dot.getAcc(), slot,
-        aType.getDimSize(1), S, kd::DotEngine::WGMMA, TypeAttr::get(element),
+        aType.getDimSize(1), slots, kd::DotEngine::WGMMA,
+        TypeAttr::get(element),
         /*b_k_major=*/bool(r.trans), r.dot.getA(),
         rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
-    Value result = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
-                                         r.dot.getType(), dotStaged.getResult(),
-                                         0);
+    Value result = dotStaged.getResult();
+    if (!(deferred >= 0 && n + 1 == staged.size()))
+      result = kd::DotWaitOp::create(rewriter, r.dot.getLoc(), r.dot.getType(),
+                                     result, 0);
+    if (deferred >= 0 && n == 0) {
+      // The previous iteration's last product is complete too: its
+      // result is read from here on.
+      BlockArgument arg = loop.getRegionIterArgs()[deferred];
+      auto ready = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
+                                         arg.getType(), arg, 0);
+      arg.replaceAllUsesExcept(ready.getResult(), ready);
+    }
     rewriter.replaceOp(r.dot, result);
     if (r.trans)
       rewriter.eraseOp(r.trans);
@@ -218,7 +274,9 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
   }
   rewriter.setInsertionPointAfter(loop);
   kd::AsyncWaitOp::create(rewriter, loc, 0);
-  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, S);
+  if (deferred >= 0)
+    waitAroundLoop(rewriter, loop, unsigned(deferred));
+  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }
 
