@@ -50,6 +50,7 @@ struct RegisterDot {
   kd::LoadOp load;    ///< B's load (N x K when read through `trans`)
   kd::TransOp trans;  ///< B = trans(load), staged K-major; or null
   kd::WgmmaTile tile; ///< the accumulator's
+  kd::BlockedLayout aLayout; ///< the register layout A must have
   int64_t offset = 0; ///< B's bytes into the slot
 };
 
@@ -97,7 +98,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
   // one class with what they feed elementwise).
   kd::KiteTypeConverter conv(loop.getContext(), 32 * warps, func);
   kd::AxisInfoAnalysis axisInfo(func);
-  SmallVector<RegisterDot> staged;
+  SmallVector<RegisterDot, 2> staged;
   int64_t slotBytes = 0;
   for (kd::DotOp dot : dots) {
     RankedTensorType aType = dot.getA().getType();
@@ -131,7 +132,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
     }
     if (!aOk)
       return false;
-    RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile};
+    RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile, *aLayout};
     r.load = stageableB(r.trans ? r.trans.getSrc() : dot.getB(), body, element);
     if (!r.load)
       return false;
@@ -147,6 +148,12 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
     slotBytes += st.bBytes();
     staged.push_back(r);
   }
+  // Dots whose As share a layout class must want the same layout.
+  for (RegisterDot &r : staged)
+    for (RegisterDot &o : staged)
+      if (conv.shareLayout(r.dot.getA(), o.dot.getA()) &&
+          !r.aLayout.placesLike(o.aLayout))
+        return false;
   SmallVector<Operation *> loads;
   for (RegisterDot &r : staged)
     loads.push_back(r.load);
