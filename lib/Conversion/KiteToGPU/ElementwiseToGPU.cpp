@@ -59,6 +59,42 @@ struct ElementwiseLowering : ConversionPattern {
 };
 
 /// Pattern: arith.divf (f32) => div.full.f32 per element (inline PTX)
+/// Pattern: f32 math.exp2 => ex2.approx.ftz.f32 per element (Triton's
+/// exp2: one MUFU.EX2; the non-ftz form LLVM emits for llvm.exp2.f32 adds
+/// a compare and two multiplies to scale denormal results, a third of the
+/// arithmetic of attention's softmax). Results below 2^-126 flush to 0.
+struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 exp2 is approximated");
+    Location loc = op.getLoc();
+    auto ex2 = [&](Value x) -> Value {
+      return LLVM::InlineAsmOp::create(
+                 rewriter, loc, rewriter.getF32Type(), ValueRange{x},
+                 "ex2.approx.ftz.f32 $0, $1;", "=f,f",
+                 /*has_side_effects=*/false, /*is_align_stack=*/false,
+                 LLVM::tailcallkind::TailCallKind::None,
+                 /*asm_dialect=*/LLVM::AsmDialectAttr(),
+                 /*operand_attrs=*/ArrayAttr())
+          .getResult(0);
+    };
+    Value x = adaptor.getOperand();
+    auto vecType = dyn_cast<VectorType>(x.getType());
+    if (!vecType) {
+      rewriter.replaceOp(op, ex2(x));
+      return success();
+    }
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < vecType.getNumElements(); ++e)
+      elems.push_back(ex2(extractRegister(rewriter, loc, x, e)));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+    return success();
+  }
+};
+
 struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -266,6 +302,7 @@ void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering>(converter, state, patterns.getContext());
+  patterns.add<Exp2Lowering>(converter, patterns.getContext(), /*benefit=*/2);
   patterns.add<InlineAsmLowering, Fp8ConvertLowering>(converter,
                                                       patterns.getContext());
   if (!state.ieeeDivision)

@@ -312,6 +312,11 @@ struct ConvertKiteToGPUPass
                            NVVM::NVVMDialect, vector::VectorDialect>();
     target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
         [&](Operation *op) { return converter.isLegal(op); });
+    // f32 exp2, scalars too, becomes ex2.approx.ftz.f32 (ElementwiseToGPU).
+    target.addDynamicallyLegalOp<math::Exp2Op>([&](math::Exp2Op op) {
+      return !getElementTypeOrSelf(op.getType()).isF32() &&
+             converter.isLegal(op.getOperation());
+    });
     target.addDynamicallyLegalOp<gpu::GPUFuncOp>([&](gpu::GPUFuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType()) &&
              converter.isLegal(&f.getBody());
