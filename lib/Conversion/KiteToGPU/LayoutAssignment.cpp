@@ -13,13 +13,13 @@
 //     dot's (DotTile); tensor-core dots first when two dots meet;
 //   - the class of the A operand of a kite.dot on wgmma (from registers)
 //     takes wgmma's register layout for A (WgmmaTile::aLayout), unless a
-//     load in the dot's loop makes it;
+//     load in the dot's loop makes it; so does the `a` of a
+//     kite.dot_staged (its slot holds only B);
 //   - the class of a tf32 B's pointers staged for wgmma (K-major) takes
 //     BlockedLayout::getKMajorCopy (4-byte copies without bank conflicts);
 //   - the class of a kite.convert_layout's result, unless a dot's layout
 //     reached it, takes the linear layout in 16-byte runs of its element
 //     type (the epilogue's stores: ConvertLayoutToGPU.cpp);
-//   - every other class takes the linear layout of its shape.
 //   - the class of a reduction of a block whose class has a dot's layout
 //     (or a slice of one) takes that layout's slice (BlockedLayout::slice:
 //     attention's row max and sum need no exchange beyond the lanes of a
@@ -28,6 +28,7 @@
 //     make an expand_dims exchange data (its result's class has another
 //     layout), the slice is withdrawn and its class keeps the linear
 //     layout;
+//   - every other class takes the linear layout of its shape.
 // Ops whose operands and results may differ in layout (broadcast,
 // expand_dims, reduce, a dot's A and B, splat, arange, convert_layout) join nothing: their
 // lowerings work from each side's own layout. Layouts of one shape may hold
