@@ -299,7 +299,7 @@ int main(int argc, char **argv) {
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
-                                     : std::vector<int>{1024, 4096};
+                                     : std::vector<int>{1024, 4096, 16384};
     for (int D : {64, 128})
       for (bool causal : {false, true}) {
         CompileOptions o;
