@@ -10,9 +10,17 @@
 //     so its B is staged K-major (SwizzledStaging::bKMajor). The
 //     accumulator registers are the result's WgmmaTile layout, in the
 //     instruction's order;
+//     With `a` (kite.dot_staged a = A, its slot holding only B at
+//     b_place), A is read from registers: per k16 step four f16x2 pairs in
+//     wgmma's register layout for A (WgmmaTile::aLayout), all packed before
+//     wgmma.fence, and the wgmmas are inline asm (the NVVM op takes A
+//     through a descriptor only). A zero accumulator is not read: the
+//     first k step takes scale-d 0;
 //   - kite.dot engine = wgmma (a dot from registers): the operands'
 //     registers stored into the same layouts at the start of the scratch
-//     buffer, fence.proxy.async, a barrier, the same wgmmas, wait_group 0;
+//     buffer (A not, when it is in wgmma's register layout for A: read
+//     from registers as above), fence.proxy.async, a barrier, the same
+//     wgmmas, wait_group 0;
 //   - kite.dot_wait n: wgmma.wait_group n as inline asm that takes and
 //     returns the accumulator registers ("+f"), so that LLVM cannot move a
 //     use of them above the wait.
