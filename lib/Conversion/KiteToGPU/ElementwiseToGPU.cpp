@@ -58,7 +58,33 @@ struct ElementwiseLowering : ConversionPattern {
   }
 };
 
-/// Pattern: arith.divf (f32) => div.full.f32 per element (inline PTX)
+/// An f32 PTX instruction (`text`, `constraints`: one f32 result, f32
+/// operands) applied to `operands`: once for scalars, once per register
+/// for blocks (all operands in one layout).
+Value perRegisterAsm(OpBuilder &b, Location loc, StringRef text,
+                     StringRef constraints, ValueRange operands) {
+  auto apply = [&](ValueRange args) -> Value {
+    return LLVM::InlineAsmOp::create(
+               b, loc, b.getF32Type(), args, text, constraints,
+               /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               /*asm_dialect=*/LLVM::AsmDialectAttr(),
+               /*operand_attrs=*/ArrayAttr())
+        .getResult(0);
+  };
+  auto vecType = dyn_cast<VectorType>(operands.front().getType());
+  if (!vecType)
+    return apply(operands);
+  SmallVector<Value> elems;
+  for (int64_t e = 0; e < vecType.getNumElements(); ++e) {
+    SmallVector<Value> args;
+    for (Value v : operands)
+      args.push_back(extractRegister(b, loc, v, e));
+    elems.push_back(apply(args));
+  }
+  return vector::FromElementsOp::create(b, loc, vecType, elems);
+}
+
 /// Pattern: f32 math.exp2 => ex2.approx.ftz.f32 per element (Triton's
 /// exp2: one MUFU.EX2; the non-ftz form LLVM emits for llvm.exp2.f32 adds
 /// a compare and two multiplies to scale denormal results, a third of the
@@ -70,31 +96,14 @@ struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(op.getType()).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 exp2 is approximated");
-    Location loc = op.getLoc();
-    auto ex2 = [&](Value x) -> Value {
-      return LLVM::InlineAsmOp::create(
-                 rewriter, loc, rewriter.getF32Type(), ValueRange{x},
-                 "ex2.approx.ftz.f32 $0, $1;", "=f,f",
-                 /*has_side_effects=*/false, /*is_align_stack=*/false,
-                 LLVM::tailcallkind::TailCallKind::None,
-                 /*asm_dialect=*/LLVM::AsmDialectAttr(),
-                 /*operand_attrs=*/ArrayAttr())
-          .getResult(0);
-    };
-    Value x = adaptor.getOperand();
-    auto vecType = dyn_cast<VectorType>(x.getType());
-    if (!vecType) {
-      rewriter.replaceOp(op, ex2(x));
-      return success();
-    }
-    SmallVector<Value> elems;
-    for (int64_t e = 0; e < vecType.getNumElements(); ++e)
-      elems.push_back(ex2(extractRegister(rewriter, loc, x, e)));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+    rewriter.replaceOp(op, perRegisterAsm(rewriter, op.getLoc(),
+                                          "ex2.approx.ftz.f32 $0, $1;", "=f,f",
+                                          adaptor.getOperand()));
     return success();
   }
 };
 
+/// Pattern: arith.divf (f32) => div.full.f32 per element (inline PTX)
 struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -102,31 +111,9 @@ struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(op.getType()).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 division is approximated");
-    Location loc = op.getLoc();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    auto divide = [&](Value a, Value b) -> Value {
-      auto asmOp = LLVM::InlineAsmOp::create(
-          rewriter, loc, rewriter.getF32Type(), ValueRange{a, b},
-          "div.full.f32 $0, $1, $2;", "=f,f,f", /*has_side_effects=*/false,
-          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-          /*asm_dialect=*/LLVM::AsmDialectAttr(),
-          /*operand_attrs=*/ArrayAttr());
-      return asmOp.getResult(0);
-    };
-    auto vecType = dyn_cast<VectorType>(lhs.getType());
-    if (!vecType) {
-      rewriter.replaceOp(op, divide(lhs, rhs));
-      return success();
-    }
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, vecType,
-        DenseElementsAttr::get(vecType, rewriter.getF32FloatAttr(0)));
-    for (int64_t e = 0; e < vecType.getNumElements(); ++e) {
-      Value q = divide(extractRegister(rewriter, loc, lhs, e),
-                       extractRegister(rewriter, loc, rhs, e));
-      result = vector::InsertOp::create(rewriter, loc, q, result, e);
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, perRegisterAsm(rewriter, op.getLoc(),
+                                          "div.full.f32 $0, $1, $2;", "=f,f,f",
+                                          {adaptor.getLhs(), adaptor.getRhs()}));
     return success();
   }
 };
