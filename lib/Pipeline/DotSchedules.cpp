@@ -4,11 +4,28 @@
 #include "DotSchedules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 namespace kd = mlir::kite;
 
 namespace kite::detail {
+
+kd::LoadOp stageableLoad(Value v, Block *body, Type element) {
+  auto load = v.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != body || !load->hasOneUse())
+    return {};
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getElementType() != element)
+    return {};
+  if (Value other = load.getOther()) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
+        !dense.getSplatValue<APFloat>().isPosZero())
+      return {};
+  }
+  return load;
+}
 
 SmallVector<int64_t> dotShapeOf(kd::DotOp dot) {
   RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();

@@ -58,11 +58,18 @@ struct SlotStart {
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start = {});
 
-/// Stages the Bs of `loop`'s dots that read A from registers (attention's
-/// products) with cp.async into one ring of `stages` slots, when every dot
-/// of the loop body qualifies (RegisterDotSchedule.cpp); false (nothing
-/// changed) otherwise.
-bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
+/// A load of blocks of `element` in `body` with one use (the dot), whose
+/// masked-off elements are 0 (or that has no mask): what a staging copies
+/// in its place.
+kd::LoadOp stageableLoad(Value v, Block *body, Type element);
+
+/// Stages the Bs of `loop`'s dots (`dots`, the kite.dot ops of its body)
+/// that read A from registers (attention's products) with cp.async into
+/// one ring of `stages` slots, when every dot qualifies
+/// (RegisterDotSchedule.cpp); false (nothing changed) otherwise. The
+/// caller has checked the loop: a positive constant step, no atomics.
+bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
+                       ArrayRef<kd::DotOp> dots, StringRef chip,
                        int64_t warps, int64_t stages);
 
 /// The TMA schedules of one module (they share the tensor-map parameters

@@ -54,46 +54,14 @@ struct RegisterDot {
   int64_t offset = 0; ///< B's bytes into the slot
 };
 
-/// A load of `element` blocks in `body`, used once, masked-off elements 0.
-kd::LoadOp stageableB(Value v, Block *body, Type element) {
-  auto load = v.getDefiningOp<kd::LoadOp>();
-  if (!load || load->getBlock() != body || !load->hasOneUse() ||
-      load.getType() != RankedTensorType::get(
-                            cast<RankedTensorType>(load.getType()).getShape(),
-                            element))
-    return {};
-  if (Value other = load.getOther()) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
-        !dense.getSplatValue<APFloat>().isPosZero())
-      return {};
-  }
-  return load;
-}
-
 } // namespace
 
-bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
+bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
+                       ArrayRef<kd::DotOp> dots, StringRef chip,
                        int64_t warps, int64_t stages) {
-  if (chip != "sm_90a" || stages < 2)
+  if (chip != "sm_90a" || stages < 2 || dots.empty())
     return false;
   Block *body = loop.getBody();
-  APInt step;
-  if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
-      !step.isStrictlyPositive())
-    return false;
-  if (loop->walk([](Operation *op) {
-            return isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op)
-                       ? WalkResult::interrupt()
-                       : WalkResult::advance();
-          }).wasInterrupted())
-    return false;
-  SmallVector<kd::DotOp> dots;
-  for (Operation &op : *body)
-    if (auto dot = dyn_cast<kd::DotOp>(op))
-      dots.push_back(dot);
-  if (dots.empty())
-    return false;
   // The layout classes as the lowering will see them (the dots' results in
   // one class with what they feed elementwise).
   kd::KiteTypeConverter conv(loop.getContext(), 32 * warps, func);
@@ -133,7 +101,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop, StringRef chip,
     if (!aOk)
       return false;
     RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile, *aLayout};
-    r.load = stageableB(r.trans ? r.trans.getSrc() : dot.getB(), body, element);
+    r.load = stageableLoad(r.trans ? r.trans.getSrc() : dot.getB(), body,
+                           element);
     if (!r.load)
       return false;
     auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());

@@ -45,24 +45,6 @@ using ::kite::detail::guardMask;
 
 namespace {
 
-/// A load of blocks of `element` in `body` with one use (the dot), whose
-/// masked-off elements are 0 (or that has no mask).
-kd::LoadOp stageableLoad(Value v, Block *body, Type element) {
-  auto load = v.getDefiningOp<kd::LoadOp>();
-  if (!load || load->getBlock() != body || !load->hasOneUse())
-    return {};
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getElementType() != element)
-    return {};
-  if (Value other = load.getOther()) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
-        !dense.getSplatValue<APFloat>().isPosZero())
-      return {};
-  }
-  return load;
-}
-
 struct StageDotOperands
     : ::kite::impl::StageDotOperandsBase<StageDotOperands> {
   using Base::Base;
@@ -228,7 +210,8 @@ struct StageDotOperands
     if (stages < 2)
       return; // num_stages = 1: no copies in flight
     // Dots with A in registers and B loaded in the loop (attention).
-    if (::kite::detail::stageRegisterDots(func, loop, chip, warps, stages))
+    if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps,
+                                          stages))
       return;
     if (dots.size() != 1)
       return;
@@ -249,8 +232,9 @@ struct StageDotOperands
     kd::TransOp trans = ::kite::detail::transposedB(dot);
     if (trans)
       bLoaded = trans.getSrc();
-    kd::LoadOp loads[2] = {stageableLoad(dot.getA(), body, element),
-                           stageableLoad(bLoaded, body, element)};
+    kd::LoadOp loads[2] = {
+        ::kite::detail::stageableLoad(dot.getA(), body, element),
+        ::kite::detail::stageableLoad(bLoaded, body, element)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1])
       return;
     std::optional<kd::DotEngine> chosen =
