@@ -441,26 +441,25 @@ void KiteTypeConverter::addConversions(MLIRContext *context) {
   addConversion([context](Float8E5M2Type) -> Type {
     return IntegerType::get(context, 8);
   });
-  addConversion([this, context](RankedTensorType type) -> Type {
+  // A block's registers: i64 addresses for pointers, fp8 as its bits.
+  auto registers = [context](RankedTensorType type, int64_t count) -> Type {
     Type element = type.getElementType();
     if (isa<PointerType>(element))
       element = IntegerType::get(context, 64);
     if (mlir::kite::isFp8(element))
       element = IntegerType::get(context, 8);
-    return VectorType::get({getLayout(type).perThread}, element);
+    return VectorType::get({count}, element);
+  };
+  addConversion([this, registers](RankedTensorType type) -> Type {
+    return registers(type, getLayout(type).perThread);
   });
   // A block value: its own layout's register count (context-aware: tried
   // before the conversion of its type, which gives the linear layout's).
-  addConversion([this, context](Value value) -> std::optional<Type> {
+  addConversion([this, registers](Value value) -> std::optional<Type> {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type)
       return std::nullopt;
-    Type element = type.getElementType();
-    if (isa<PointerType>(element))
-      element = IntegerType::get(context, 64);
-    if (mlir::kite::isFp8(element))
-      element = IntegerType::get(context, 8);
-    return VectorType::get({getLayout(value).perThread}, element);
+    return registers(type, getLayout(value).perThread);
   });
   auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,
                         Location loc) -> Value {
