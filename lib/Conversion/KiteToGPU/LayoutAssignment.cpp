@@ -222,26 +222,24 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
     classes.insert(v);
     return *classes.findLeader(v);
   };
-  // The dots' layouts: tensor-core accumulators first.
-  kernel->walk([&](DotStagedOp dot) {
-    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (dot.getEngine() == DotEngine::WGMMA) {
+  // The dots' layouts: tensor-core accumulators first (staged dots, then
+  // dots from registers).
+  auto anchorTensorCore = [&](Value result, DotEngine engine) {
+    auto type = cast<RankedTensorType>(result.getType());
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    if (engine == DotEngine::WGMMA) {
       if (auto tile = getWgmmaTile(M, N))
-        anchor(dot.getResult(), tile->layout());
-    } else if (dot.getEngine() == DotEngine::MMA) {
+        anchor(result, tile->layout());
+    } else if (engine == DotEngine::MMA) {
       if (auto tile = getMmaTile(M, N))
-        anchor(dot.getResult(), tile->layout());
+        anchor(result, tile->layout());
     }
+  };
+  kernel->walk([&](DotStagedOp dot) {
+    anchorTensorCore(dot.getResult(), dot.getEngine());
   });
   kernel->walk([&](DotOp dot) {
-    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (dot.getEngine() == DotEngine::WGMMA) {
-      if (auto tile = getWgmmaTile(M, N))
-        anchor(dot.getResult(), tile->layout());
-    } else if (dot.getEngine() == DotEngine::MMA) {
-      if (auto tile = getMmaTile(M, N))
-        anchor(dot.getResult(), tile->layout());
-    }
+    anchorTensorCore(dot.getResult(), dot.getEngine());
   });
   kernel->walk([&](Operation *op) {
     Value result;

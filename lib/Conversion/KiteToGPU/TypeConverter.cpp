@@ -387,32 +387,25 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
     if (auto tile = DotTile::choose(M, N, numThreads, rows, cols))
       dotTiles.push_back(*tile);
   };
-  // Dots on wgmma first: their result shapes take the wgmma accumulator
-  // layout (an FMA dot of the same shape then takes the generic path).
-  kernel->walk([&](DotStagedOp dot) {
-    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (getWgmmaTile(M, N) || getMmaTile(M, N))
+  // Dots on the tensor cores first: their result shapes take the wgmma or
+  // mma.sync accumulator layout (an FMA dot of the same shape then takes
+  // the generic path); staged dots, then dots from registers.
+  auto chooseTensorCoreTile = [&](RankedTensorType type, DotEngine engine) {
+    int64_t M = type.getDimSize(0), N = type.getDimSize(1);
+    if (engine == DotEngine::FMA || getWgmmaTile(M, N) || getMmaTile(M, N))
       return;
-    if (dot.getEngine() == DotEngine::WGMMA) {
-      if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
-        wgmmaTiles.push_back(*tile);
-    } else if (dot.getEngine() == DotEngine::MMA) {
-      if (auto tile = MmaTile::choose(M, N, numThreads / 32))
-        mmaTiles.push_back(*tile);
-    }
-  });
-  // Dots on wgmma from registers (kite.dot engine = wgmma) likewise.
-  kernel->walk([&](DotOp dot) {
-    int64_t M = dot.getType().getDimSize(0), N = dot.getType().getDimSize(1);
-    if (dot.getEngine() == DotEngine::FMA || getWgmmaTile(M, N) ||
-        getMmaTile(M, N))
-      return;
-    if (dot.getEngine() == DotEngine::WGMMA) {
+    if (engine == DotEngine::WGMMA) {
       if (auto tile = WgmmaTile::choose(M, N, numThreads / 32))
         wgmmaTiles.push_back(*tile);
     } else if (auto tile = MmaTile::choose(M, N, numThreads / 32)) {
       mmaTiles.push_back(*tile);
     }
+  };
+  kernel->walk([&](DotStagedOp dot) {
+    chooseTensorCoreTile(dot.getType(), dot.getEngine());
+  });
+  kernel->walk([&](DotOp dot) {
+    chooseTensorCoreTile(dot.getType(), dot.getEngine());
   });
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op))
