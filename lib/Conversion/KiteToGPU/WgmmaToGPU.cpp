@@ -265,6 +265,14 @@ FailureOr<WgmmaTile> wgmmaTileOf(Operation *op,
          << " warps (M % 64, N % 16 and warps % 4 must be 0)";
 }
 
+/// Whether the block `a` (the A of an M x K product on `tile`) is in
+/// wgmma's register layout for A, so that the wgmmas read it from registers.
+bool inRegisterLayoutForA(const KiteTypeConverter &conv, const WgmmaTile &tile,
+                          Value a, int64_t K) {
+  std::optional<BlockedLayout> aLayout = tile.aLayout(K);
+  return aLayout && conv.getLayout(a).placesLike(*aLayout);
+}
+
 /// Pattern: kite.dot_staged engine = wgmma => wgmma.mma_async per k16 step
 /// and instruction.
 struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
@@ -286,13 +294,10 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
     // gives it to the A of such dots; kite-stage-dot-operands stages only
     // those whose A it can have).
     Value aRegs = adaptor.getA();
-    if (aRegs) {
-      std::optional<BlockedLayout> aLayout = tile->aLayout(op.getK());
-      if (!aLayout || !conv.getLayout(op.getA()).placesLike(*aLayout))
-        return op.emitOpError()
-               << "reads A from registers, but A is not in wgmma's register "
-                  "layout for A (a compiler bug)";
-    }
+    if (aRegs && !inRegisterLayoutForA(conv, *tile, op.getA(), op.getK()))
+      return op.emitOpError()
+             << "reads A from registers, but A is not in wgmma's register "
+                "layout for A (a compiler bug)";
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              staging.bytes());
     Value result =
@@ -376,8 +381,7 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
     // A from registers when it is in wgmma's register layout for A.
-    std::optional<BlockedLayout> aLayout = tile->aLayout(st.K);
-    Value aRegs = aLayout && conv.getLayout(op.getA()).placesLike(*aLayout)
+    Value aRegs = inRegisterLayoutForA(conv, *tile, op.getA(), st.K)
                       ? adaptor.getA()
                       : Value();
     Scratch s(rewriter, loc, state.sharedMemory);
