@@ -509,9 +509,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto &converter = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout layout =
         converter.getLayout(op.getPtr());
-    if (Value owner = layout.isReplicated()
-                          ? ownerPredicate(rewriter, loc, layout)
-                          : Value()) {
+    if (Value owner = ownerPredicate(rewriter, loc, layout)) {
       // Several threads hold each element: only the owner's copy is stored.
       Value owners = splatLike(rewriter, loc, owner, ptrs.getType());
       mask = mask ? arith::AndIOp::create(rewriter, loc, mask, owners).getResult()
