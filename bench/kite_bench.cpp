@@ -1,7 +1,8 @@
 //===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
 //
-//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,attention,matmul,fp8: some
-//                                 parts; "matmul" includes the fp8 rows)
+//   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,math,perceptron,
+//                                 attention,matmul,fp8: some parts; "matmul"
+//                                 includes the fp8 rows)
 //
 // Times, through the runtime, the tutorial kernels compiled from DIR's
 // dsl-examples/*.kite and bench/*.kite, and prints one JSON line per
@@ -14,6 +15,8 @@
 //     with per-tensor scales, also at 8192x8192x4096;
 //   - softmax (f32) and layer norm forward (f16) over 4096 rows of 256 to
 //     16384 columns;
+//   - elementwise math: tutorial 07's libdevice asin and a sigmoid, f32;
+//   - a perceptron layer, sigmoid(X W + b) in f16, autotuned;
 //   - the attention forward (tutorial 06), f16, 4 x 32 heads, head dims 64
 //     and 128, causal and not.
 // Protocol: inputs generated on the device with Philox (never zeros);
@@ -114,7 +117,8 @@ int main(int argc, char **argv) {
 
   // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
   const char *onlyEnv = std::getenv("KITE_BENCH_ONLY");
-  std::string only = onlyEnv ? onlyEnv : "1d,rows,attention,matmul";
+  std::string only =
+      onlyEnv ? onlyEnv : "1d,rows,math,perceptron,attention,matmul";
   auto part = [&](const char *name) {
     return only.find(name) != std::string::npos;
   };
@@ -279,6 +283,85 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
       for (uint64_t p : {hx, hw, hb, hy, mean, rstd, hdy, hdx, pdw, pdb, locks,
                          fdw, fdb})
+        deviceFree(p);
+    }
+  }
+
+  // Elementwise math (tutorial 07's libdevice asin, the sigmoid example)
+  // for n = 2^20, 2^24, 2^26 and 2^24 + 1, f32 in and out (8 bytes an
+  // element, the copy of the same run beside them); asin's inputs lie in
+  // [-1, 1).
+  if (part("math")) {
+    Kernel asin = load("dsl-examples/libdevice.kite");
+    Kernel sig = load("dsl-examples/sigmoid.kite");
+    Kernel fillUnit = load("bench/fill.kite", "fill_unit");
+    std::vector<std::pair<int, int>> sizes =
+        quick ? std::vector<std::pair<int, int>>{{24, 0}}
+              : std::vector<std::pair<int, int>>{{20, 0}, {24, 0}, {26, 0}, {24, 1}};
+    for (auto [lg, extra] : sizes) {
+      size_t n = (size_t(1) << lg) + extra;
+      uint64_t x = filled(fillUnit, n, 4, 6);
+      uint64_t y = deviceAlloc(n * 4).value();
+      synchronize().value();
+      uint32_t grid = uint32_t(cdiv(n, 1024));
+      double copy = timeMs([&] { copyDeviceToDevice(y, x, n * 4).value(); }, 25);
+      for (auto [name, k] : {std::pair<const char *, Kernel *>{"asin", &asin},
+                             {"sigmoid", &sig}}) {
+        double ms = timeMs([&] {
+          k->launch(grid, {Arg::pointer(x), Arg::pointer(y), int32_t(n)}).value();
+        }, 25);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"%s\", \"log2n\": %d, "
+                    "\"extra\": %d, \"us\": %.2f, \"GBps\": %.1f, "
+                    "\"copy_GBps\": %.1f}\n",
+                    name, lg, extra, ms * 1e3, 8.0 * n / ms / 1e6,
+                    8.0 * n / copy / 1e6);
+      }
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
+    }
+  }
+
+  // The perceptron layer (dsl-examples/perceptron.kite): Y = sigmoid(X W +
+  // b) in f16, autotuned (outside the timing) like the matmul rows.
+  if (part("perceptron")) {
+    Kernel layer = load("dsl-examples/perceptron.kite");
+    Kernel fill16 = load("bench/fill.kite", "fill_f16");
+    Kernel fill32 = load("bench/fill.kite", "fill_f32");
+    struct PShape {
+      int M, N, K;
+    };
+    std::vector<PShape> pshapes =
+        quick ? std::vector<PShape>{{4096, 4096, 4096}}
+              : std::vector<PShape>{{1024, 1024, 1024}, {4096, 4096, 4096},
+                                    {8192, 8192, 8192}};
+    for (PShape s : pshapes) {
+      uint64_t x = filled(fill16, size_t(s.M) * s.K, 2, 7);
+      uint64_t w = filled(fill16, size_t(s.K) * s.N, 2, 8);
+      uint64_t b = filled(fill32, size_t(s.N), 4, 9);
+      uint64_t y = deviceAlloc(size_t(s.M) * s.N * 2).value();
+      synchronize().value();
+      std::vector<Arg> args = {Arg::pointer(x), Arg::pointer(w), Arg::pointer(b),
+                               Arg::pointer(y), s.M, s.N, s.K, s.K, s.N, s.N};
+      auto grid = [&](const TuningConfig &t) {
+        return Grid(uint32_t(cdiv(s.M, int(t.constants.at("BLOCK_M"))) *
+                             cdiv(s.N, int(t.constants.at("BLOCK_N")))));
+      };
+      auto tuned = layer.tune(grid, args);
+      if (tuned) {
+        double ms = timeMs([&] { layer.launch(grid, args).value(); }, 10,
+                           /*settle=*/true);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"perceptron\", "
+                    "\"config\": \"%s\", \"M\": %d, \"N\": %d, \"K\": %d, "
+                    "\"us\": %.1f, \"tflops\": %.2f}\n",
+                    tuned->str().c_str(), s.M, s.N, s.K, ms * 1e3,
+                    2.0 * s.M * double(s.N) * s.K / ms / 1e9);
+        std::fflush(stdout);
+      } else {
+        std::fprintf(stderr, "kite-bench: autotuning failed: %s\n",
+                     tuned.error().str().c_str());
+      }
+      for (uint64_t p : {x, w, b, y})
         deviceFree(p);
     }
   }

@@ -1,10 +1,14 @@
 //===- kite_torch_ops.cpp - Kite kernels as PyTorch operators ---------------===//
 //
-// A PyTorch C++ extension that registers two Kite kernels as torch
-// operators (TORCH_LIBRARY):
+// A PyTorch C++ extension that registers Kite kernels as torch operators
+// (TORCH_LIBRARY):
 //   torch.ops.kite.add(x, y)        tutorial 01, f32 (dsl-examples/vector_add.kite)
 //   torch.ops.kite.matmul(a, b)     tutorial 03, f16, autotuned
 //                                   (dsl-examples/matmul_autotune.kite)
+//   torch.ops.kite.asin(x)          tutorial 07, f32 (dsl-examples/libdevice.kite)
+//   torch.ops.kite.sigmoid(x)       f32 (dsl-examples/sigmoid.kite)
+//   torch.ops.kite.perceptron(x, w, b)  sigmoid(x @ w + b): x, w f16, b f32,
+//                                   autotuned (dsl-examples/perceptron.kite)
 // Each checks its tensors (CUDA, dtype, contiguity, shapes) with a clear
 // message, compiles its kernel once (Kite's runtime: in memory and on
 // disk), and launches on the current CUDA stream of the tensors' device.
@@ -117,16 +121,75 @@ at::Tensor matmul(const at::Tensor &a, const at::Tensor &b) {
   return c;
 }
 
+/// An elementwise f32 kernel of `file` (x, y, n; 1024 elements a program).
+at::Tensor elementwise(const at::Tensor &x, const char *file, const char *what) {
+  checkTensor(x, "x", at::kFloat);
+  TORCH_CHECK(x.numel() < (int64_t(1) << 31), "kite: at most 2^31 - 1 elements");
+  at::Tensor out = at::empty_like(x);
+  int32_t n = int32_t(x.numel());
+  if (n == 0)
+    return out;
+  check(kernel(file).launch(kite::Grid(uint32_t(kite::cdiv(n, 1024))),
+                            {pointer(x), pointer(out), n}, launchOn(x)),
+        what);
+  return out;
+}
+
+at::Tensor asin(const at::Tensor &x) {
+  return elementwise(x, "libdevice.kite", "asin");
+}
+
+at::Tensor sigmoid(const at::Tensor &x) {
+  return elementwise(x, "sigmoid.kite", "sigmoid");
+}
+
+at::Tensor perceptron(const at::Tensor &x, const at::Tensor &w,
+                      const at::Tensor &b) {
+  checkTensor(x, "x", at::kHalf);
+  checkTensor(w, "w", at::kHalf);
+  checkTensor(b, "b", at::kFloat);
+  TORCH_CHECK(x.dim() == 2 && w.dim() == 2 && b.dim() == 1,
+              "kite: perceptron takes a 2-D x and w and a 1-D b, got ", x.dim(),
+              "-D, ", w.dim(), "-D and ", b.dim(), "-D");
+  TORCH_CHECK(x.size(1) == w.size(0), "kite: perceptron of ", x.sizes(), " and ",
+              w.sizes(), ": inner dimensions differ");
+  TORCH_CHECK(b.size(0) == w.size(1), "kite: perceptron's b has ", b.size(0),
+              " elements, w has ", w.size(1), " columns");
+  TORCH_CHECK(x.device() == w.device() && x.device() == b.device(),
+              "kite: x, w and b are on different devices");
+  int32_t M = int32_t(x.size(0)), K = int32_t(x.size(1)), N = int32_t(w.size(1));
+  at::Tensor y = at::empty({M, N}, x.options());
+  if (M == 0 || N == 0)
+    return y;
+  auto grid = [M, N](const kite::TuningConfig &t) {
+    return kite::Grid(uint32_t(kite::cdiv(M, int(t.constants.at("BLOCK_M"))) *
+                               kite::cdiv(N, int(t.constants.at("BLOCK_N")))));
+  };
+  check(kernel("perceptron.kite")
+            .launch(grid,
+                    {pointer(x), pointer(w), pointer(b), pointer(y), M, N, K, K,
+                     N, N},
+                    launchOn(x)),
+        "perceptron");
+  return y;
+}
+
 } // namespace
 
 TORCH_LIBRARY(kite, m) {
   m.def("add(Tensor x, Tensor y) -> Tensor");
   m.def("matmul(Tensor a, Tensor b) -> Tensor");
+  m.def("asin(Tensor x) -> Tensor");
+  m.def("sigmoid(Tensor x) -> Tensor");
+  m.def("perceptron(Tensor x, Tensor w, Tensor b) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(kite, CUDA, m) {
   m.impl("add", add);
   m.impl("matmul", matmul);
+  m.impl("asin", asin);
+  m.impl("sigmoid", sigmoid);
+  m.impl("perceptron", perceptron);
 }
 
 // CPU tensors reach the same checks (a clear "must be a CUDA tensor" rather
@@ -134,4 +197,7 @@ TORCH_LIBRARY_IMPL(kite, CUDA, m) {
 TORCH_LIBRARY_IMPL(kite, CPU, m) {
   m.impl("add", add);
   m.impl("matmul", matmul);
+  m.impl("asin", asin);
+  m.impl("sigmoid", sigmoid);
+  m.impl("perceptron", perceptron);
 }

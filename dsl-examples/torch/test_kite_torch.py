@@ -50,6 +50,46 @@ for M, N, K in ((16, 16, 16), (37, 29, 45), (1000, 1000, 1000), (4096, 4096, 512
     err = ((got - ref).abs().max() / ref.abs().max()).item()
     check(f"matmul {M}x{N}x{K}", err < 2e-3, f"(relative error {err:.1e})")
 
+# Tutorial 07: libdevice's asin, bit for bit Triton's libdevice.asin (the
+# same __nv_asinf) and within a few ulp of torch.asin.
+try:
+    import triton
+    import triton.language as tl
+    from triton.language.extra import libdevice
+
+    @triton.jit
+    def triton_asin(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(y_ptr + offs, libdevice.asin(tl.load(x_ptr + offs, mask=m)), mask=m)
+except Exception as e:  # a Triton without libdevice there
+    print(f"(Triton's libdevice.asin unavailable: {e})")
+    triton_asin = None
+for n in (1, 1000, 98432, (1 << 20) + 3):
+    x = torch.rand(n, device=cuda) * 2 - 1
+    got = torch.ops.kite.asin(x)
+    err = (got.double() - torch.asin(x.double())).abs().max().item()
+    ok = err < 4e-7
+    detail = f"(max error {err:.1e} from float64"
+    if triton_asin is not None:
+        ref = torch.empty_like(x)
+        triton_asin[(triton.cdiv(n, 1024),)](x, ref, n, BLOCK=1024)
+        same = torch.equal(got.view(torch.int32), ref.view(torch.int32))
+        ok &= same
+        detail += ", bit-exact with Triton" if same else ", DIFFERS from Triton"
+    check(f"asin n={n}", ok, detail + ")")
+for n in (1, 781, (1 << 20) + 1):
+    x = torch.randn(n, device=cuda) * 8
+    err = (torch.ops.kite.sigmoid(x).double() - torch.sigmoid(x.double())).abs().max().item()
+    check(f"sigmoid n={n}", err < 1e-6, f"(max error {err:.1e} from float64)")
+for M, N, K in ((16, 16, 16), (100, 70, 33), (1000, 1000, 1000), (4096, 4096, 4096)):
+    x = torch.randn(M, K, device=cuda, dtype=torch.float16)
+    w = (torch.randn(K, N, device=cuda) / K ** 0.5).half()
+    b = torch.randn(N, device=cuda) * 0.5
+    ref = torch.sigmoid(x.double() @ w.double() + b.double())
+    err = (torch.ops.kite.perceptron(x, w, b).double() - ref).abs().max().item()
+    check(f"perceptron {M}x{N}x{K}", err < 1e-3, f"(max error {err:.1e} from float64)")
+
 x = torch.rand(16, device=cuda)
 expect_error("add rejects CPU tensors", lambda: torch.ops.kite.add(x.cpu(), x.cpu()),
              ["CUDA tensor"])
@@ -66,5 +106,9 @@ expect_error("matmul rejects inner mismatch",
              lambda: torch.ops.kite.matmul(m, torch.randn(32, 64, device=cuda,
                                                           dtype=torch.float16)),
              ["inner dimensions"])
+expect_error("asin rejects f16", lambda: torch.ops.kite.asin(x.half()), ["must be Float"])
+expect_error("perceptron rejects a bias of the wrong length",
+             lambda: torch.ops.kite.perceptron(m, m, torch.rand(32, device=cuda)),
+             ["b has 32 elements"])
 print("torch ops:", "all passed" if failures == 0 else f"{failures} FAILED")
 sys.exit(1 if failures else 0)

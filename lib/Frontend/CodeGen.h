@@ -4,7 +4,8 @@
 // the generator's members, defined by seam in
 //   CodeGen.cpp          values, types, casts, broadcasting; the driver
 //   CodeGenExpr.cpp      operators, names, subscripts, argument binding
-//   CodeGenBuiltins.cpp  the builtin functions (load, dot, math, shape ops...)
+//   CodeGenBuiltins.cpp  the builtin functions (load, dot, shape ops...)
+//   CodeGenMath.cpp      the math library (one table; libdevice.NAME)
 //   CodeGenStmt.cpp      statements, loops, if, helpers, kernels
 // See CodeGen.cpp for the semantics.
 //
@@ -246,9 +247,17 @@ private:
   std::tuple<mlir::Value, mlir::Value, mlir::Value>
   unify3(const Val &a, const Val &c, const Val &d, Loc l);
 
-  /// Triton's unary math builtins (ints are taken as f32): exp2, log2, sin,
-  /// cos, tanh, erf, rsqrt, floor, ceil, sigmoid (1 / (1 + exp(-x))).
-  Val mathUnary(const std::string &n, const Expr &e);
+  /// The math library (CodeGenMath.cpp): `n` called as a builtin, or as
+  /// `libdevice.n` (which also reaches the functions that are not builtins).
+  Val math(const std::string &n, const Expr &e, bool libdevice);
+  /// Triton's fdiv(x, y, ieee_rounding=False).
+  Val fdiv(const Expr &e);
+  /// Whether `n` is a math function that is a builtin of its own.
+  static bool isMathBuiltin(StringRef n);
+  /// Whether `n` is a math function reached only as `libdevice.n`.
+  static bool isLibdeviceOnly(StringRef n);
+  /// The math library's names, for messages.
+  static std::string libdeviceNames();
 
   Val minMax(bool isMin, const Expr &e, bool pythonBuiltin = false);
 

@@ -1,7 +1,7 @@
 //===- CodeGenBuiltins.cpp - The builtin functions ---------------------------===//
 //
 // Calls: methods (.to, .reshape, .trans), the builtins (program_id, arange,
-// load/store, where, rand, dot, reductions, scans, math, shape ops, hints,
+// load/store, where, rand, dot, reductions, scans, shape ops, hints,
 // debug ops) and helper calls (inlined: CodeGenStmt.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,11 @@ Val CodeGen::call(const Expr &e) {
   Location lc = loc(e.loc);
   // Methods: x.to(dtype)
   if (callee.kind == Expr::Attribute) {
+    // libdevice.NAME(...): the math library (Triton's
+    // triton.language.extra.libdevice, imported as libdevice).
+    if (callee.args[0]->kind == Expr::Name &&
+        callee.args[0]->name == "libdevice" && !scope->count("libdevice"))
+      return math(callee.name, e, /*libdevice=*/true);
     Val self = expr(*callee.args[0]);
     if (self.kind == Val::Desc)
       return descriptorMethod(self, callee.name, e);
@@ -78,6 +83,9 @@ Val CodeGen::call(const Expr &e) {
       fail(callee.loc, "'" + n + "' is not a function");
     return inlineHelper(*f.fn, e);
   }
+  if (!isBuiltin(n) && isLibdeviceOnly(n))
+    fail(callee.loc, "unknown function '" + n + "'; the math library has it "
+                     "as libdevice." + n + " (Triton's libdevice)");
   if (n.rfind("atomic_", 0) == 0)
     return atomic(n, e);
   if (n == "device_print" || n == "device_assert")
@@ -358,26 +366,10 @@ Val CodeGen::call(const Expr &e) {
         b, lc, accType, x, y, acc,
         kd::InputPrecisionAttr::get(ctx, precision)));
   }
-  if (n == "exp" || n == "log" || n == "sqrt" || n == "abs") {
-    Args a = bindArgs(e, n, {"x"}, 1);
-    Val v = a.values[0];
-    mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]);
-    if (n == "abs" && isInt(x.getType()))
-      return Val::runtime(math::AbsIOp::create(b, lc, x));
-    if (!isFloat(x.getType()))
-      x = cast(x, b.getF32Type(), a.locs[0]);
-    if (n == "exp")
-      return Val::runtime(math::ExpOp::create(b, lc, x));
-    if (n == "log")
-      return Val::runtime(math::LogOp::create(b, lc, x));
-    if (n == "sqrt")
-      return Val::runtime(math::SqrtOp::create(b, lc, x));
-    return Val::runtime(math::AbsFOp::create(b, lc, x));
-  }
-  if (n == "exp2" || n == "log2" || n == "sin" || n == "cos" ||
-      n == "tanh" || n == "erf" || n == "rsqrt" || n == "floor" ||
-      n == "ceil" || n == "sigmoid")
-    return mathUnary(n, e);
+  if (isMathBuiltin(n))
+    return math(n, e, /*libdevice=*/false);
+  if (n == "fdiv")
+    return fdiv(e);
   if (n == "multiple_of" || n == "max_contiguous" || n == "max_constancy") {
     // Triton's hints: facts about an integer block the compiler may not
     // prove (per dimension in Triton; Kite's analysis works along the
@@ -551,17 +543,6 @@ Val CodeGen::call(const Expr &e) {
                     "'-inf' or 'nan', got " +
                         (v.kind == Val::Str ? "'" + v.s + "'" : describe(v)));
   }
-  if (n == "fma") {
-    Args a = bindArgs(e, n, {"x", "y", "z"}, 3);
-    auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
-    if (!isFloat(z.getType())) {
-      Type f32 = b.getF32Type();
-      x = cast(x, f32, e.loc);
-      y = cast(y, f32, e.loc);
-      z = cast(z, f32, e.loc);
-    }
-    return Val::runtime(math::FmaOp::create(b, lc, x, y, z));
-  }
   if (n == "clamp") {
     // Triton's tl.clamp(x, min, max): max(min(...)) with NaN in x not
     // propagated; min <= max is the caller's to keep.
@@ -666,39 +647,6 @@ CodeGen::unify3(const Val &a, const Val &c, const Val &d, Loc l) {
   auto [y2, z2] = unify(Val::runtime(y), Val::runtime(z), l);
   auto [x3, z3] = unify(Val::runtime(x2), Val::runtime(z2), l);
   return {x3, y2, z3};
-}
-
-Val CodeGen::mathUnary(const std::string &n, const Expr &e) {
-  Args a = bindArgs(e, n, {"x"}, 1);
-  Val v = a.values[0];
-  mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]);
-  if (!isFloat(x.getType()))
-    x = cast(x, b.getF32Type(), a.locs[0]);
-  Location lc = loc(e.loc);
-  if (n == "exp2")
-    return Val::runtime(math::Exp2Op::create(b, lc, x));
-  if (n == "log2")
-    return Val::runtime(math::Log2Op::create(b, lc, x));
-  if (n == "sin")
-    return Val::runtime(math::SinOp::create(b, lc, x));
-  if (n == "cos")
-    return Val::runtime(math::CosOp::create(b, lc, x));
-  if (n == "tanh")
-    return Val::runtime(math::TanhOp::create(b, lc, x));
-  if (n == "erf")
-    return Val::runtime(math::ErfOp::create(b, lc, x));
-  if (n == "rsqrt")
-    return Val::runtime(math::RsqrtOp::create(b, lc, x));
-  if (n == "floor")
-    return Val::runtime(math::FloorOp::create(b, lc, x));
-  if (n == "ceil")
-    return Val::runtime(math::CeilOp::create(b, lc, x));
-  // sigmoid
-  mlir::Value negated = arith::NegFOp::create(b, lc, x);
-  Val denom = binary("+", Val::floating(1),
-                     Val::runtime(math::ExpOp::create(b, lc, negated)),
-                     e.loc);
-  return binary("/", Val::floating(1), denom, e.loc);
 }
 
 Val CodeGen::minMax(bool isMin, const Expr &e, bool pythonBuiltin) {

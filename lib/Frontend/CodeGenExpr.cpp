@@ -272,11 +272,8 @@ bool CodeGen::isBuiltin(StringRef n) {
       "program_id", "num_programs", "arange", "load",  "store",
       "where",      "rand",         "randint", "randn", "zeros",
       "full",       "cdiv",         "min",    "max",   "minimum",
-      "maximum",    "sum",          "dot",    "exp",   "log",
-      "sqrt",       "abs",          "range",  "static_assert",
-      "exp2",       "log2",         "sin",    "cos",   "tanh",
-      "erf",        "rsqrt",        "floor",  "ceil",  "sigmoid",
-      "fma",        "clamp",        "umulhi", "float",
+      "maximum",    "sum",          "dot",    "fdiv",
+      "range",      "static_assert", "clamp", "umulhi", "float",
       "zeros_like", "full_like",    "static_range", "debug_barrier",
       "static_print", "trans",      "permute", "reshape", "view",
       "xor_sum",    "argmax",       "argmin",  "cumsum",  "cumprod",
@@ -288,7 +285,7 @@ bool CodeGen::isBuiltin(StringRef n) {
   for (const char *b : names)
     if (n == b)
       return true;
-  return isShapeBuiltin(n);
+  return isShapeBuiltin(n) || isMathBuiltin(n);
 }
 
 Val CodeGen::expr(const Expr &e) {

@@ -39,6 +39,10 @@ public:
       try {
         if (at(Tok::Indent))
           fail(peek().loc, "unexpected indentation");
+        if (atName("import") || atName("from")) {
+          importLine();
+          continue;
+        }
         m.functions.push_back(function());
       } catch (SyntaxError &) {
         recoverTopLevel();
@@ -125,6 +129,61 @@ private:
     if (!accept(Tok::Newline))
       fail(peek().loc, "expected end of line, found " + describe(peek()));
   }
+  /// A dotted module name: NAME(.NAME)*.
+  std::string dottedName(const char *what) {
+    std::string name = expectName(what);
+    while (acceptOp("."))
+      name += "." + expectName(what);
+    return name;
+  }
+
+  /// A top-level import of a Triton module, as a port of a Triton kernel
+  /// begins: `import triton`, `import triton.language as tl`,
+  /// `from triton.language.extra[.cuda] import libdevice`. Kite has these
+  /// names built in (TritonSpellings.cpp), so the line binds nothing; an
+  /// import of anything else is an error.
+  void importLine() {
+    Loc l = peek().loc;
+    bool from = next().text == "from";
+    std::string module = dottedName("a module name");
+    std::string bound, as;
+    if (from) {
+      if (!atName("import"))
+        fail(peek().loc, "expected 'import' after 'from " + module +
+                             "', found " + describe(peek()));
+      next();
+      bound = expectName("a name to import");
+      module += "." + bound;
+    } else {
+      bound = module;
+    }
+    if (atName("as")) {
+      next();
+      as = expectName("a name after 'as'");
+    }
+    expectNewline();
+    // What each module may be bound as: its Kite reading.
+    static const struct {
+      const char *module, *name;
+    } known[] = {{"triton", "triton"},
+                 {"triton.language", "tl"},
+                 {"triton.language.extra.libdevice", "libdevice"},
+                 {"triton.language.extra.cuda.libdevice", "libdevice"}};
+    for (auto k : known) {
+      if (module != k.module)
+        continue;
+      std::string name = as.empty() ? bound : as;
+      if (name == k.name)
+        return;
+      fail(l, "import " + module + " as '" + name +
+                  "': Kite reads this module only under the name '" +
+                  k.name + "'");
+    }
+    fail(l, "Kite kernels import only Triton's modules (triton, "
+            "triton.language as tl, triton.language.extra.libdevice); "
+            "'" + module + "' is not one of them");
+  }
+
   /// Skips to the next top-level `def` or `@`.
   void recoverTopLevel() {
     while (!at(Tok::End)) {

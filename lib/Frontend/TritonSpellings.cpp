@@ -6,7 +6,9 @@
 // `tl.max(x, 1)` / `tl.min(x, 1)` are reductions along axis 1, while a bare
 // `max(a, b)` is Python's builtin, elementwise in a Triton kernel, as in
 // Kite: so `tl.max(x, a)` becomes `max(x, axis=a)`. `tl` is reserved for
-// this (a variable named `tl` is an error).
+// this (a variable named `tl` is an error). Triton's libdevice,
+// `tl.extra.cuda.libdevice.NAME` or `tl.extra.libdevice.NAME`, is read as
+// `libdevice.NAME` (the math library, CodeGenMath.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,9 +35,28 @@ void normalizeAll(std::vector<ExprPtr> &v) {
       normalize(e);
 }
 
+/// Whether `e` is `tl.extra` or `tl.extra.cuda`: where Triton keeps
+/// libdevice.
+bool isTritonExtra(const Expr &e) {
+  if (e.kind != Expr::Attribute)
+    return false;
+  const Expr &base = *e.args[0];
+  if (e.name == "extra")
+    return base.kind == Expr::Name && base.name == "tl";
+  return e.name == "cuda" && isTritonExtra(base);
+}
+
 void normalize(ExprPtr &e) {
   if (!e)
     return;
+  // tl.extra.libdevice / tl.extra.cuda.libdevice -> libdevice
+  if (e->kind == Expr::Attribute && e->name == "libdevice" &&
+      isTritonExtra(*e->args[0])) {
+    auto name = std::make_unique<Expr>(Expr::Name, e->loc);
+    name->name = "libdevice";
+    e = std::move(name);
+    return;
+  }
   // tl.NAME -> NAME
   if (e->kind == Expr::Attribute && isTritonNamespace(*e->args[0])) {
     auto name = std::make_unique<Expr>(Expr::Name, e->loc);

@@ -68,6 +68,13 @@ template <typename F> void Interpreter::mapFloat(Operation *op, F f) {
   values[op->getResult(0)] = r;
 }
 
+template <typename F> void Interpreter::mapMath(Operation *op, F f) {
+  bool f64 = getElementTypeOrSelf(op->getResult(0).getType()).isF64();
+  mapFloat(op, [&](double a, double b) {
+    return f64 ? double(f(a, b)) : double(f(float(a), float(b)));
+  });
+}
+
 void Interpreter::elementwise(Operation *op) {
   using namespace arith;
   if (isa<AddIOp>(op))
@@ -186,10 +193,6 @@ void Interpreter::elementwise(Operation *op) {
     return mapFloat(op, [](double a, double b) { return std::fmin(a, b); });
   if (isa<ExtFOp, TruncFOp>(op))
     return mapFloat(op, [](double a, double) { return a; });
-  if (isa<math::ExpOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::exp(float(a))); });
-  if (isa<math::LogOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::log(float(a))); });
   if (isa<math::SqrtOp>(op))
     return mapFloat(op, [](double a, double) { return std::sqrt(a); });
   if (isa<math::AbsFOp>(op))
@@ -198,20 +201,67 @@ void Interpreter::elementwise(Operation *op) {
     return mapFloat(op, [](double a, double) { return std::floor(a); });
   if (isa<math::CeilOp>(op))
     return mapFloat(op, [](double a, double) { return std::ceil(a); });
-  // Transcendentals in f32, as on the GPU (libdevice's results are within
-  // an ulp or two of these).
-  if (isa<math::Exp2Op>(op))
-    return mapFloat(op, [](double a, double) { return double(std::exp2(float(a))); });
-  if (isa<math::Log2Op>(op))
-    return mapFloat(op, [](double a, double) { return double(std::log2(float(a))); });
-  if (isa<math::TanhOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::tanh(float(a))); });
-  if (isa<math::ErfOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::erf(float(a))); });
+  if (isa<math::TruncOp>(op))
+    return mapFloat(op, [](double a, double) { return std::trunc(a); });
+  if (isa<math::RoundOp>(op))
+    return mapFloat(op, [](double a, double) { return std::round(a); });
+  if (isa<math::RoundEvenOp>(op))
+    return mapFloat(op, [](double a, double) { return std::nearbyint(a); });
+  if (isa<math::CopySignOp>(op))
+    return mapFloat(op, [](double a, double b) { return std::copysign(a, b); });
   if (isa<math::RsqrtOp>(op))
-    return mapFloat(op, [](double a, double) {
-      return double(1.0f / std::sqrt(float(a)));
-    });
+    return mapMath(op, [](auto a, auto) { return 1 / std::sqrt(a); });
+  // Transcendentals (the frontend's CodeGenMath.cpp): in float for f32, f16 and
+  // bf16, as on the GPU (libdevice's f32 results are within an ulp or two
+  // of the host's); in double for f64.
+  if (isa<math::ExpOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::exp(a); });
+  if (isa<math::Exp2Op>(op))
+    return mapMath(op, [](auto a, auto) { return std::exp2(a); });
+  if (isa<math::ExpM1Op>(op))
+    return mapMath(op, [](auto a, auto) { return std::expm1(a); });
+  if (isa<math::LogOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::log(a); });
+  if (isa<math::Log2Op>(op))
+    return mapMath(op, [](auto a, auto) { return std::log2(a); });
+  if (isa<math::Log10Op>(op))
+    return mapMath(op, [](auto a, auto) { return std::log10(a); });
+  if (isa<math::Log1pOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::log1p(a); });
+  if (isa<math::SinOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::sin(a); });
+  if (isa<math::CosOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::cos(a); });
+  if (isa<math::TanOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::tan(a); });
+  if (isa<math::AsinOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::asin(a); });
+  if (isa<math::AcosOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::acos(a); });
+  if (isa<math::AtanOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::atan(a); });
+  if (isa<math::Atan2Op>(op))
+    return mapMath(op, [](auto a, auto b) { return std::atan2(a, b); });
+  if (isa<math::SinhOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::sinh(a); });
+  if (isa<math::CoshOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::cosh(a); });
+  if (isa<math::TanhOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::tanh(a); });
+  if (isa<math::AsinhOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::asinh(a); });
+  if (isa<math::AcoshOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::acosh(a); });
+  if (isa<math::AtanhOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::atanh(a); });
+  if (isa<math::ErfOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::erf(a); });
+  if (isa<math::ErfcOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::erfc(a); });
+  if (isa<math::CbrtOp>(op))
+    return mapMath(op, [](auto a, auto) { return std::cbrt(a); });
+  if (isa<math::PowFOp>(op))
+    return mapMath(op, [](auto a, auto b) { return std::pow(a, b); });
   if (isa<math::FmaOp>(op)) {
     ArrayRef_ x = get(op->getOperand(0)), y = get(op->getOperand(1)),
               z = get(op->getOperand(2));
@@ -225,10 +275,6 @@ void Interpreter::elementwise(Operation *op) {
     values[op->getResult(0)] = r;
     return;
   }
-  if (isa<math::CosOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::cos(float(a))); });
-  if (isa<math::SinOp>(op))
-    return mapFloat(op, [](double a, double) { return double(std::sin(float(a))); });
   if (isa<math::AbsIOp>(op))
     return mapInt(op, [](int64_t a, int64_t, unsigned) { return a < 0 ? int64_t(0 - uint64_t(a)) : a; });
   if (auto cmp = dyn_cast<CmpFOp>(op)) {

@@ -169,6 +169,9 @@ private:
   template <typename F> void mapInt(Operation *op, F f);
 
   template <typename F> void mapFloat(Operation *op, F f);
+  /// mapFloat computing `f` in float (f32, f16, bf16 results, as the GPU
+  /// does) or in double (f64); `f` takes (a, b) of either type.
+  template <typename F> void mapMath(Operation *op, F f);
 
   void elementwise(Operation *op);
 

@@ -35,6 +35,33 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
               f"{k['GBps'] / tv:10.2f}x {k['GBps'] / ref:8.2f}x")
         table.append(dict(kernel=kernel, size=label, kite_GBps=k["GBps"], triton_GBps=tv,
                           copy_GBps=ref, kite_over_triton=k["GBps"] / tv, kite_over_copy=k["GBps"] / ref))
+# Elementwise math: ref = torch; "copy" = Kite over the device copy.
+for kernel in ("asin", "sigmoid"):
+    for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == kernel]:
+        key = dict(kernel=kernel, log2n=r["log2n"], extra=r.get("extra", 0))
+        t = find(impl="triton", **key)
+        c = find(impl="torch", **key)
+        tv = t["GBps"] if t else float("nan")
+        cv = c["GBps"] if c else float("nan")
+        label = f"2^{r['log2n']}" + (f"+{r['extra']}" if r.get("extra") else "")
+        print(f"{kernel + ' (f32)':24} {label:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
+              f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x  copy {r['GBps'] / r['copy_GBps']:4.2f}x")
+        table.append(dict(kernel=kernel, size=label, kite_GBps=r["GBps"], triton_GBps=tv,
+                          torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
+                          kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / r["copy_GBps"]))
+# The perceptron layer: ref = torch (cuBLAS addmm, then sigmoid).
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "perceptron"]:
+    key = dict(kernel="perceptron", M=r["M"], N=r["N"], K=r["K"])
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["tflops"] if t else float("nan")
+    cv = c["tflops"] if c else float("nan")
+    shape = f"{r['M']}x{r['N']}x{r['K']}"
+    print(f"{'perceptron (f16)':24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x  {r.get('config', '')}")
+    table.append(dict(kernel="perceptron", size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+                      torch_tflops=cv, kite_over_triton=r["tflops"] / tv,
+                      kite_over_torch=r["tflops"] / cv))
 # Row reductions: ref = torch; "copy" = Kite over a device copy of the
 # same bytes.
 for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):

@@ -11,6 +11,7 @@ import triton
 import time
 
 import triton.language as tl
+from triton.language.extra import libdevice
 from triton.testing import do_bench
 
 from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_kernel,
@@ -18,9 +19,10 @@ from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_k
                             layer_norm_bwd_dwdb_kernel)
 
 quick = "--quick" in sys.argv
-# KITE_BENCH_ONLY=1d,rows,attention,matmul,fp8 (any of them): only those parts
-# ("matmul" includes the fp8 rows).
-only = __import__("os").environ.get("KITE_BENCH_ONLY", "1d,rows,attention,matmul")
+# KITE_BENCH_ONLY=1d,rows,math,perceptron,attention,matmul,fp8 (any of them):
+# only those parts ("matmul" includes the fp8 rows).
+only = __import__("os").environ.get("KITE_BENCH_ONLY",
+                                    "1d,rows,math,perceptron,attention,matmul")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -366,6 +368,93 @@ def matmul_tma_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, scn,
              mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
+# Tutorial 07 (libdevice asin) and an elementwise sigmoid, as
+# dsl-examples/libdevice.kite and sigmoid.kite.
+@triton.jit
+def asin_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    m = offs < n
+    tl.store(y_ptr + offs, libdevice.asin(tl.load(x_ptr + offs, mask=m)), mask=m)
+
+
+@triton.jit
+def sigmoid_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.sigmoid(tl.load(x_ptr + offs, mask=m)), mask=m)
+
+
+def elementwise_math():
+    sizes = [(24, 0)] if quick else [(20, 0), (24, 0), (26, 0), (24, 1)]
+    for lg, extra in sizes:
+        n = (1 << lg) + extra
+        x = torch.rand(n, device="cuda") * 2 - 1
+        y = torch.empty_like(x)
+        g = (triton.cdiv(n, 1024),)
+        for name, tfn, ref in (("asin", lambda: asin_kernel[g](x, y, n, BLOCK_SIZE=1024),
+                                lambda: torch.asin(x)),
+                               ("sigmoid", lambda: sigmoid_kernel[g](x, y, n, BLOCK_SIZE=1024),
+                                lambda: torch.sigmoid(x))):
+            for impl, fn in (("triton", tfn), ("torch", ref)):
+                ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+                emit(impl=impl, kernel=name, log2n=lg, extra=extra, us=ms * 1e3,
+                     GBps=8 * n / ms / 1e6)
+
+
+# The perceptron layer (dsl-examples/perceptron.kite): the tutorial matmul
+# with a bias and sigmoid epilogue, autotuned over the same five configurations.
+@triton.autotune(configs=[triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk},
+                                        num_stages=st, num_warps=w)
+                          for bm, bn, bk, st, w in [(128, 256, 64, 3, 8), (128, 128, 32, 4, 4),
+                                                    (64, 128, 32, 4, 4), (64, 128, 64, 4, 4),
+                                                    (256, 128, 64, 3, 8)]],
+                 key=["M", "N", "K"])
+@triton.jit
+def perceptron_kernel(x_ptr, w_ptr, b_ptr, y_ptr, M, N, K, sxm, swk, sym,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, 8)
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    x_ptrs = x_ptr + offs_m[:, None] * sxm + offs_k[None, :]
+    w_ptrs = w_ptr + offs_k[:, None] * swk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        x = tl.load(x_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        w = tl.load(w_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(x, w, acc)
+        x_ptrs += BLOCK_K
+        w_ptrs += BLOCK_K * swk
+    y = tl.sigmoid(acc + tl.load(b_ptr + offs_n)[None, :]).to(tl.float16)
+    offs_ym = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_yn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(y_ptr + offs_ym[:, None] * sym + offs_yn[None, :], y,
+             mask=(offs_ym[:, None] < M) & (offs_yn[None, :] < N))
+
+
+def perceptron():
+    shapes = [(4096, 4096, 4096)] if quick else [(1024, 1024, 1024), (4096, 4096, 4096),
+                                                 (8192, 8192, 8192)]
+    for M, N, K in shapes:
+        x = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        w = (torch.randn(K, N, device="cuda") / K ** 0.5).half()
+        b = torch.randn(N, device="cuda")
+        y = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        fn = lambda: perceptron_kernel[grid](x, w, b, y, M, N, K, K, N, N)
+        fn()
+        ref = torch.sigmoid(x.float() @ w.float() + b)
+        assert (y.float() - ref).abs().max().item() < 2e-3
+        b16 = b.half()
+        # torch: cuBLAS with the bias (addmm), then the sigmoid.
+        tfn = lambda: torch.sigmoid(torch.addmm(b16, x, w))
+        for impl, f in (("triton", fn), ("torch", tfn)):
+            torch.cuda.synchronize(); time.sleep(0.3)
+            ms = do_bench(f, warmup=25, rep=100, return_mode="median")
+            emit(impl=impl, kernel="perceptron", M=M, N=N, K=K, us=ms * 1e3,
+                 tflops=2 * M * N * K / ms / 1e9)
+
+
 def emit(**kw):
     print(json.dumps(kw), flush=True)
 
@@ -499,6 +588,10 @@ def main():
                  GBps=bpe * n / ms / 1e6)
     if "rows" in only:
         rows_reductions()
+    if "math" in only:
+        elementwise_math()
+    if "perceptron" in only:
+        perceptron()
     if "attention" in only:
         attention()
     fp8_only = "fp8" in only and "matmul" not in only

@@ -4,7 +4,8 @@
 // the same layout, so they lower by converting their types:
 //   arith.addf %a, %b : tensor<1024xf32> => arith.addf : vector<8xf32>
 // f32 division follows Triton: approximate div.full.f32 (inline PTX) unless
-// IEEE division was asked for.
+// IEEE division was asked for (the ieee-division option for the kernel,
+// div_rn / sqrt_rn for one op: marked kite.ieee, div.rn / sqrt.rn).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,9 +112,33 @@ struct ApproxDivLowering : OpConversionPattern<arith::DivFOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(op.getType()).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 division is approximated");
+    if (op->hasAttr(kIeeeRoundingAttr))
+      return rewriter.notifyMatchFailure(op, "div_rn: rounded correctly");
     rewriter.replaceOp(op, perRegisterAsm(rewriter, op.getLoc(),
                                           "div.full.f32 $0, $1, $2;", "=f,f,f",
                                           {adaptor.getLhs(), adaptor.getRhs()}));
+    return success();
+  }
+};
+
+/// Pattern: f32 arith.divf / math.sqrt marked kite.ieee (div_rn, sqrt_rn)
+/// => div.rn.f32 / sqrt.rn.f32 per element. Spelled out: an unmarked f32
+/// sqrt becomes libdevice's __nv_sqrtf, which is approximate.
+template <typename Op>
+struct IeeeLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF32() ||
+        !op->hasAttr(kIeeeRoundingAttr))
+      return rewriter.notifyMatchFailure(op, "not an f32 op marked kite.ieee");
+    bool div = std::is_same_v<Op, arith::DivFOp>;
+    rewriter.replaceOp(op, perRegisterAsm(rewriter, op.getLoc(),
+                                          div ? "div.rn.f32 $0, $1, $2;"
+                                              : "sqrt.rn.f32 $0, $1;",
+                                          div ? "=f,f,f" : "=f,f",
+                                          adaptor.getOperands()));
     return success();
   }
 };
@@ -290,6 +315,8 @@ void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering>(converter, state, patterns.getContext());
   patterns.add<Exp2Lowering>(converter, patterns.getContext(), /*benefit=*/2);
+  patterns.add<IeeeLowering<arith::DivFOp>, IeeeLowering<math::SqrtOp>>(
+      converter, patterns.getContext(), /*benefit=*/3);
   patterns.add<InlineAsmLowering, Fp8ConvertLowering>(converter,
                                                       patterns.getContext());
   if (!state.ieeeDivision)

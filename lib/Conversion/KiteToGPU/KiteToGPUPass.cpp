@@ -317,6 +317,13 @@ struct ConvertKiteToGPUPass
       return !getElementTypeOrSelf(op.getType()).isF32() &&
              converter.isLegal(op.getOperation());
     });
+    // div_rn / sqrt_rn in f32, scalars too, round correctly in inline PTX.
+    target.addDynamicallyLegalOp<arith::DivFOp, math::SqrtOp>(
+        [&](Operation *op) {
+          return !(op->hasAttr(kIeeeRoundingAttr) &&
+                   getElementTypeOrSelf(op->getResult(0).getType()).isF32()) &&
+                 converter.isLegal(op);
+        });
     target.addDynamicallyLegalOp<gpu::GPUFuncOp>([&](gpu::GPUFuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType()) &&
              converter.isLegal(&f.getBody());
@@ -347,6 +354,9 @@ struct ConvertKiteToGPUPass
     // Whatever is left illegal is reported by the driver with its location.
     if (failed(applyPartialConversion(gpuFunc, target, std::move(patterns))))
       return failure();
+    // kite.ieee has done its work (f32 div.rn / sqrt.rn); the f64 and f16
+    // ops that carry it round correctly as they are (f16 sqrt through f32).
+    gpuFunc.walk([](Operation *op) { op->removeAttr(kIeeeRoundingAttr); });
     // With a tensor-core accumulator live, the epilogue's addresses and
     // masks are computed register by register where they are used (see
     // ScalarizeExtracts.cpp); other kernels so only their masks.

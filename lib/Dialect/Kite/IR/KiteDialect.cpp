@@ -8,6 +8,8 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -258,6 +260,15 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name
                              << "' must be a dictionary of arrays of strings "
                                 "on a module";
+    return success();
+  }
+  if (name == kIeeeRoundingAttr) {
+    // div_rn / sqrt_rn: a unit attribute on the f32 op to round correctly.
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !isa<arith::DivFOp, math::SqrtOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute of arith.divf and "
+                                "math.sqrt";
     return success();
   }
   return op->emitError() << "unknown Kite attribute '" << name << "'";

@@ -44,6 +44,11 @@ bool isKernel(Operation *op);
 /// try to materialize it.
 constexpr int64_t kMaxBlockElements = int64_t(1) << 20;
 
+/// A unit attribute on an f32 `arith.divf` or `math.sqrt`: round correctly
+/// on the GPU (div.rn / sqrt.rn: Triton's div_rn, sqrt_rn), where the
+/// unmarked ops are approximate (div.full, sqrt.approx) as in Triton.
+constexpr llvm::StringLiteral kIeeeRoundingAttr = "kite.ieee";
+
 } // namespace mlir::kite
 
 #endif // KITE_DIALECT_KITE_IR_KITEDIALECT_H
