@@ -135,11 +135,11 @@ at::Tensor elementwise(const at::Tensor &x, const char *file, const char *what) 
   return out;
 }
 
-at::Tensor asin(const at::Tensor &x) {
+at::Tensor asinOp(const at::Tensor &x) {
   return elementwise(x, "libdevice.kite", "asin");
 }
 
-at::Tensor sigmoid(const at::Tensor &x) {
+at::Tensor sigmoidOp(const at::Tensor &x) {
   return elementwise(x, "sigmoid.kite", "sigmoid");
 }
 
@@ -187,8 +187,8 @@ TORCH_LIBRARY(kite, m) {
 TORCH_LIBRARY_IMPL(kite, CUDA, m) {
   m.impl("add", add);
   m.impl("matmul", matmul);
-  m.impl("asin", asin);
-  m.impl("sigmoid", sigmoid);
+  m.impl("asin", asinOp);
+  m.impl("sigmoid", sigmoidOp);
   m.impl("perceptron", perceptron);
 }
 
@@ -197,7 +197,7 @@ TORCH_LIBRARY_IMPL(kite, CUDA, m) {
 TORCH_LIBRARY_IMPL(kite, CPU, m) {
   m.impl("add", add);
   m.impl("matmul", matmul);
-  m.impl("asin", asin);
-  m.impl("sigmoid", sigmoid);
+  m.impl("asin", asinOp);
+  m.impl("sigmoid", sigmoidOp);
   m.impl("perceptron", perceptron);
 }
