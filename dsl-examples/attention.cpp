@@ -2,7 +2,10 @@
 // (dsl-examples/attention.kite), causal and not, f16 Q, K, V and Out of
 // shape [Z, H, N_CTX, HEAD_DIM], on the GPU (or in the Kite interpreter
 // where there is none), checked against a float64 softmax(Q K^T * scale) V
-// of the same f16 inputs.
+// of the same f16 inputs; then with dropout (DROPOUT=1, p = 0.1): against
+// the same reference with the host's own dropout mask (Philox, the
+// kernel's mapping), and the mask itself bit for bit (Q = 0, V = I: each
+// output element is 0 exactly where its weight was dropped).
 //   attention [Z H N_CTX HEAD_DIM]   (default 2 4 1000 64 on a GPU, 1 2 150
 //                                     64 without: blocks of 64 x 32 there)
 #include "common.h"
@@ -11,6 +14,89 @@
 #include <cmath>
 #include <random>
 #include <vector>
+
+namespace {
+
+/// Philox4x32-10 (Triton's stream): key (k0, k1), counter c in place.
+void philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+/// Whether attention.kite's dropout keeps the weight of row i, column j of
+/// head zh (documented in its dropout_keep).
+bool kept(uint32_t seed, int zh, int N, int i, int j, int threshold) {
+  uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
+                   0, 0, 0};
+  philox(seed, uint32_t(zh), c);
+  int byte = ((j >> 3) & 7) * 2 + (j & 1);
+  return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
+}
+
+/// The dropout mask bit for bit: with Q = 0 every weight of a row is 1/N,
+/// and with V = I (N = HEAD_DIM = 128) output element (i, j) is 0 exactly
+/// where weight (i, j) was dropped. Two heads (two Philox keys), blocks of
+/// 64 x 64 (two column chunks of 64).
+bool maskBitExact(bool gpu, int seed, float dropP, int threshold) {
+  const int Z = 1, H = 2, N = 128, D = 128;
+  size_t n = size_t(Z) * H * N * D;
+  std::vector<uint16_t> q(n, 0), k(n, examples::toHalf(1.f)), v(n, 0),
+      out(n, 0x7e00);
+  for (int zh = 0; zh < Z * H; ++zh)
+    for (int j = 0; j < N; ++j)
+      v[size_t(zh) * N * D + size_t(j) * D + j] = examples::toHalf(1.f);
+  kite::CompileOptions o;
+  o.constants = {{"HEAD_DIM", D}, {"BLOCK_M", 64}, {"BLOCK_N", 64},
+                 {"STAGE", 1}, {"DROPOUT", 1}};
+  o.overrideNumWarps = 4;
+  auto attn = kite::compileFile(examples::source("attention.kite"), o);
+  if (!attn) {
+    std::fprintf(stderr, "%s\n", attn.error().str().c_str());
+    return false;
+  }
+  kite::Grid grid(uint32_t(N / 64), uint32_t(Z * H));
+  int sz = H * N * D, sh = N * D, sm = D;
+  float scale = 1.f;
+  if (gpu) {
+    auto dq = kite::DeviceBuffer<uint16_t>::fromHost(q).value();
+    auto dk = kite::DeviceBuffer<uint16_t>::fromHost(k).value();
+    auto dv = kite::DeviceBuffer<uint16_t>::fromHost(v).value();
+    auto dout = kite::DeviceBuffer<uint16_t>::fromHost(out).value();
+    attn->launch(grid, {dq, dk, dv, dout, scale, sz, sh, sm, sz, sh, sm, sz,
+                        sh, sm, sz, sh, sm, H, N, dropP, seed})
+        .value();
+    out = dout.toHost().value();
+  } else {
+    attn->interpret(grid, {q, k, v, out, scale, sz, sh, sm, sz, sh, sm, sz,
+                           sh, sm, sz, sh, sm, H, N, dropP, seed})
+        .value();
+  }
+  size_t wrong = 0, dropped = 0;
+  for (int zh = 0; zh < Z * H; ++zh)
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j) {
+        bool keep = kept(seed, zh, N, i, j, threshold);
+        dropped += !keep;
+        float o = examples::fromHalf(out[size_t(zh) * N * D + size_t(i) * D + j]);
+        wrong += keep != (o != 0.f);
+      }
+  std::printf("dropout mask (%d x %d x 2 heads, p = %.2f): %zu of %d dropped "
+              "(%.3f), %zu differ from the host's%s\n",
+              N, N, dropP, dropped, 2 * N * N, double(dropped) / (2 * N * N),
+              wrong, wrong ? "  FAILED" : "");
+  return wrong == 0;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   bool gpu = examples::haveGPU();
@@ -36,9 +122,13 @@ int main(int argc, char **argv) {
   std::printf("attention forward, Z=%d H=%d N_CTX=%d HEAD_DIM=%d, blocks "
               "%dx%d, %s\n",
               Z, H, N, D, bm, bn, gpu ? "on the GPU" : "in the interpreter");
-  std::printf("%-12s %12s %10s\n", "mask", "max error", gpu ? "TFLOP/s" : "");
+  std::printf("%-16s %12s %10s\n", "mask", "max error", gpu ? "TFLOP/s" : "");
   bool ok = true;
-  for (bool causal : {false, true}) {
+  const float dropP = 0.1f;
+  const int seed = 1234, threshold = int(dropP * 256.f + 0.5f);
+  const char *modeName[] = {"none", "causal", "causal+dropout"};
+  for (int mode : {0, 1, 2}) { // none, causal, causal with dropout
+    bool causal = mode >= 1, dropout = mode == 2;
     // The reference, one (batch, head) at a time.
     std::vector<double> ref(n), s(N);
     for (int zh = 0; zh < Z * H; ++zh) {
@@ -57,6 +147,10 @@ int main(int argc, char **argv) {
         double sum = 0;
         for (int j = 0; j <= last; ++j)
           sum += (s[j] = std::exp(s[j] - mx));
+        // Dropout: the weights of the softmax dropped or scaled.
+        double keepScale = dropout ? 256.0 / (256 - threshold) : 1.0;
+        for (int j = 0; dropout && j <= last; ++j)
+          s[j] = kept(seed, zh, N, i, j, threshold) ? s[j] * keepScale : 0.0;
         for (int c = 0; c < D; ++c) {
           double o = 0;
           for (int j = 0; j <= last; ++j)
@@ -66,8 +160,8 @@ int main(int argc, char **argv) {
       }
     }
     kite::CompileOptions o;
-    o.constants = {{"HEAD_DIM", D}, {"BLOCK_M", bm}, {"BLOCK_N", bn},
-                   {"STAGE", causal ? 3 : 1}};
+    o.constants = {{"HEAD_DIM", D}, {"BLOCK_M", bm}, {"BLOCK_N", dropout ? std::max(bn, 64) : bn},
+                   {"STAGE", causal ? 3 : 1}, {"DROPOUT", dropout ? 1 : 0}};
     if (!gpu)
       o.overrideNumWarps = 4;
     auto attn = kite::compileFile(examples::source("attention.kite"), o);
@@ -85,7 +179,8 @@ int main(int argc, char **argv) {
       auto dv = kite::DeviceBuffer<uint16_t>::fromHost(v).value();
       auto dout = kite::DeviceBuffer<uint16_t>::fromHost(out).value();
       std::vector<kite::Arg> args = {dq, dk, dv, dout, scale, sz, sh, sm, sz,
-                                     sh, sm, sz, sh, sm, sz, sh, sm, H, N};
+                                     sh, sm, sz, sh, sm, sz, sh, sm, H, N,
+                                     dropP, seed};
       double ms = examples::timedLaunchMs(*attn, grid, args);
       // Two products of 2 N^2 D flops each (half of them when causal).
       double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
@@ -93,7 +188,8 @@ int main(int argc, char **argv) {
       out = dout.toHost().value();
     } else {
       std::vector<kite::Arg> args = {q, k, v, out, scale, sz, sh, sm, sz,
-                                     sh, sm, sz, sh, sm, sz, sh, sm, H, N};
+                                     sh, sm, sz, sh, sm, sz, sh, sm, H, N,
+                                     dropP, seed};
       auto run = attn->interpret(grid, args);
       if (!run) {
         std::fprintf(stderr, "%s\n", run.error().str().c_str());
@@ -109,12 +205,13 @@ int main(int argc, char **argv) {
     bool good = worst <= 1e-2;
     ok &= good;
     if (gpu)
-      std::printf("%-12s %12.2e %10.1f%s\n", causal ? "causal" : "none", worst,
-                  tflops, good ? "" : "  FAILED");
+      std::printf("%-16s %12.2e %10.1f%s\n", modeName[mode], worst, tflops,
+                  good ? "" : "  FAILED");
     else
-      std::printf("%-12s %12.2e%s\n", causal ? "causal" : "none", worst,
+      std::printf("%-16s %12.2e%s\n", modeName[mode], worst,
                   good ? "" : "  FAILED");
   }
+  ok &= maskBitExact(gpu, seed, dropP, threshold);
   std::printf(ok ? "ok: within 1e-2 of float64\n" : "FAILED\n");
   return ok ? 0 : 1;
 }

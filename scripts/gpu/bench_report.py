@@ -97,19 +97,33 @@ for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
               f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
         table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
                           cublas_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_cublas=r["tflops"] / cv))
-# Attention forward: ref = torch's scaled_dot_product_attention.
+# Attention forward: ref = torch's scaled_dot_product_attention. Rows with
+# dropout: beside Kite's same configuration without it (the cost of the
+# dropout) and torch's with dropout_p.
 for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "attention"]:
     key = dict(kernel="attention", N_CTX=r["N_CTX"], HEAD_DIM=r["HEAD_DIM"], causal=r["causal"])
-    t = find(impl="triton", **key)
-    c = find(impl="torch", **key)
+    dropout = r.get("dropout", "0") not in ("0", 0)
+    if dropout:
+        base = [b for b in rows if b.get("impl") == "kite" and b.get("kernel") == "attention"
+                and b.get("blocks") == r.get("blocks") and b.get("dropout", "0") in ("0", 0)
+                and all(b.get(k) == v for k, v in key.items())]
+        t = base[0] if base else None
+        c = find(impl="torch_dropout", **key)
+    else:
+        t = find(impl="triton", **key)
+        c = find(impl="torch", **key)
     tv = t["tflops"] if t else float("nan")
     cv = c["tflops"] if c else float("nan")
-    name = f"attention d{r['HEAD_DIM']}{' causal' if r['causal'] else ''} {r.get('blocks', '')}"
+    name = (f"attention d{r['HEAD_DIM']}{' causal' if r['causal'] else ''}"
+            f"{' dropout' if dropout else ''} {r.get('blocks', '')}")
     shape = f"{r['Z']}x{r['H']}x{r['N_CTX']}"
     print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
-          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
-    table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
-                      torch_tflops=cv, kite_over_triton=r["tflops"] / tv, kite_over_torch=r["tflops"] / cv))
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x"
+          + ("  (Triton column: Kite without dropout)" if dropout else ""))
+    table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"],
+                      **({"kite_no_dropout_tflops": tv, "kite_over_no_dropout": r["tflops"] / tv}
+                         if dropout else {"triton_tflops": tv, "kite_over_triton": r["tflops"] / tv}),
+                      torch_tflops=cv, kite_over_torch=r["tflops"] / cv))
 launch = [r for r in rows if r.get("bench") == "launch"]
 compiles = [r for r in rows if r.get("bench") == "compile"]
 for r in launch:

@@ -300,7 +300,11 @@ def attention():
                         q, k, v, o, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
                         *o.stride()[:3], H, N, HEAD_DIM=D, STAGE=3 if causal else 1)),
                     ("torch", lambda: torch.nn.functional.scaled_dot_product_attention(
-                        q, k, v, is_causal=causal, scale=scale)))
+                        q, k, v, is_causal=causal, scale=scale)),
+                    # torch's flash attention with dropout (p = 0.1), beside
+                    # Kite's DROPOUT rows.
+                    ("torch_dropout", lambda: torch.nn.functional.scaled_dot_product_attention(
+                        q, k, v, is_causal=causal, scale=scale, dropout_p=0.1)))
                 flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1)
                 for impl, fn in forms:
                     try:

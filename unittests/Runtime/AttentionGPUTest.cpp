@@ -132,6 +132,29 @@ TEST(GPU, RegisterDotsOnTensorCores) {
   }
 }
 
+/// Whether attention.kite's dropout (its dropout_keep) keeps weight (i, j)
+/// of head zh: byte 2g + e of Philox evaluation (i * cdiv(N, 64) + j / 64)
+/// * 4 + c under key (seed, zh), for j = 64a + 8g + 2c + e.
+static bool attentionKeeps(uint32_t seed, int zh, int N, int i, int j,
+                           int threshold) {
+  uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
+                   0, 0, 0};
+  uint32_t k0 = seed, k1 = uint32_t(zh);
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  int byte = ((j >> 3) & 7) * 2 + (j & 1);
+  return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
+}
+
 TEST(GPU, AttentionAgreesWithFloat64) {
   REQUIRE_GPU();
   std::string src = source("attention.kite");
@@ -140,13 +163,20 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     int Z, H, N, D;
     bool causal;
     const char *chip; // "": the device's (wgmma); sm_80: mma.sync
+    bool dropout = false; // p = 0.2, the host's own mask in the reference
   };
   for (Case c : {Case{1, 2, 1000, 64, false, ""}, Case{1, 2, 1000, 64, true, ""},
                  Case{2, 1, 129, 128, false, ""}, Case{2, 1, 129, 128, true, ""},
                  Case{1, 1, 256, 64, true, ""}, Case{1, 2, 1000, 64, true, "sm_80"},
-                 Case{2, 1, 129, 128, false, "sm_80"}}) {
+                 Case{2, 1, 129, 128, false, "sm_80"},
+                 Case{1, 2, 1000, 64, true, "", true},
+                 Case{2, 1, 129, 128, false, "", true},
+                 Case{1, 2, 1000, 64, false, "sm_80", true}}) {
     CompileOptions o;
-    o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}};
+    o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1},
+                   {"DROPOUT", c.dropout ? 1 : 0}};
+    const float dropP = 0.2f;
+    const int seed = 77, threshold = int(dropP * 256.f + 0.5f);
     o.chip = c.chip;
     auto k = compileKite(src, o, "attention.kite");
     ASSERT_TRUE(k) << k.error().str();
@@ -163,13 +193,15 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     int sz = c.H * c.N * c.D, sh = c.N * c.D, sm = c.D;
     auto run = k->launch(Grid(uint32_t((c.N + 127) / 128), uint32_t(c.Z * c.H)),
                          {Arg(dq), Arg(dk), Arg(dv), Arg(dout), scale, sz, sh,
-                          sm, sz, sh, sm, sz, sh, sm, sz, sh, sm, c.H, c.N});
+                          sm, sz, sh, sm, sz, sh, sm, sz, sh, sm, c.H, c.N,
+                          dropP, seed});
     ASSERT_TRUE(run) << run.error().str();
     auto out = dout.toHost().value();
     std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
                        " N_CTX=" + std::to_string(c.N) +
                        " HEAD_DIM=" + std::to_string(c.D) +
-                       (c.causal ? " causal" : "") + " " + c.chip;
+                       (c.causal ? " causal" : "") +
+                       (c.dropout ? " dropout" : "") + " " + c.chip;
     double worst = 0;
     std::vector<double> s(c.N);
     for (int zh = 0; zh < c.Z * c.H; ++zh) {
@@ -187,6 +219,10 @@ TEST(GPU, AttentionAgreesWithFloat64) {
         }
         for (int j = 0; j <= last; ++j)
           sum += (s[j] = std::exp(s[j] - mx));
+        for (int j = 0; c.dropout && j <= last; ++j)
+          s[j] = attentionKeeps(seed, zh, c.N, i, j, threshold)
+                     ? s[j] * 256.0 / (256 - threshold)
+                     : 0.0;
         for (int e = 0; e < c.D; ++e) {
           double o = 0;
           for (int j = 0; j <= last; ++j)

@@ -322,6 +322,58 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
              it != sliceOrigins.end())
       sliceOrigins[leader] = it->second;
   });
+  // Back from a dot's layout through reshapes and broadcasts: a reshape's
+  // source takes its result's layout (layouts are digits over the
+  // row-major index, which a reshape keeps: it moves nothing), and a
+  // broadcast's source the result's layout with the broadcast dimensions
+  // sliced away (each thread then holds what its result registers repeat:
+  // a register shuffle). Sources whose class has a layout already keep it;
+  // chains follow until nothing changes. (Attention's dropout decisions:
+  // Philox words of a (BLOCK_M, 1, 1, 4, 1) counter block broadcast to
+  // (BLOCK_M, 1, 8, 4, 2) and reshaped to the accumulator's shape, each
+  // thread computing only the evaluations of its own elements.) Like the
+  // reductions' slices, these are withdrawn where an expand_dims of the
+  // class would then exchange data.
+  for (bool changed = true; changed;) {
+    changed = false;
+    kernel->walk([&](Operation *op) {
+      Value src, result;
+      std::optional<BlockedLayout> layout;
+      if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+        src = reshape.getSrc();
+        result = reshape.getResult();
+      } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+        src = broadcast.getSrc();
+        result = broadcast.getResult();
+      } else {
+        return;
+      }
+      if (!isBlock(src) || !fromDots.count(leaderOf(result)))
+        return;
+      Value leader = leaderOf(src);
+      if (classLayouts.count(leader) || unsliced.count(leader))
+        return;
+      layout = getLayout(result);
+      if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+        // Slice the broadcast dimensions away, the last first; the
+        // source's size-1 dimensions do not change its row-major index.
+        SmallVector<int64_t> shape(broadcast.getType().getShape());
+        ArrayRef<int64_t> from = broadcast.getSrc().getType().getShape();
+        for (int64_t d = int64_t(shape.size()) - 1; d >= 0 && layout; --d) {
+          if (from[d] != 1 || shape[d] == 1)
+            continue;
+          layout = layout->slice(shape, d);
+          shape[d] = 1;
+        }
+      }
+      if (!layout)
+        return;
+      anchor(src, *layout);
+      fromDots.insert(leader);
+      sliceOrigins[leader] = leader;
+      changed = true;
+    });
+  }
   // The pointers of a tf32 B staged K-major for wgmma: copied one element
   // at a time, in the layout whose shared-memory writes do not conflict.
   kernel->walk([&](AsyncStageOp op) {
