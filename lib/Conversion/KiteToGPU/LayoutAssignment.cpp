@@ -197,7 +197,10 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
       if (getLayout(op.getSrc()).placesLike(getLayout(op.getResult())))
         return;
       for (Value v : {op.getSrc(), op.getResult()}) {
-        auto it = sliceOrigins.find(*classes.findLeader(v));
+        auto leader = classes.findLeader(v);
+        if (leader == classes.member_end())
+          continue; // in no class: no slice to withdraw
+        auto it = sliceOrigins.find(*leader);
         if (it != sliceOrigins.end() && unsliced.insert(it->second).second)
           withdrawn = true;
       }

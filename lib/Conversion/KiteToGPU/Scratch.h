@@ -229,7 +229,11 @@ struct Scratch {
   template <typename F>
   Value gather(const TypeConverter &conv, RankedTensorType type,
                const BlockedLayout &out, Type kiteElem, F sourceIndex) {
-    auto resultType = cast<VectorType>(conv.convertType(type));
+    // `out`'s register count: a value's layout (a slice, a replicated
+    // one) may hold more or fewer registers than its shape's default.
+    auto resultType = VectorType::get(
+        {out.perThread},
+        cast<VectorType>(conv.convertType(type)).getElementType());
     Value result = constantOf(b, loc, resultType, 0);
     auto coords = registerCoordinates(out, type.getShape());
     for (int64_t e = 0; e < out.perThread; ++e) {
