@@ -322,6 +322,44 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Tutorial 04's exercises (dsl-examples/dropout_exercises.kite): seeded
+  // dropout of a 4096 x 4096 matrix with a seed per row (GB/s: 8 bytes an
+  // element), and a sparse JL transform of 4096 x 4096 to 256 columns
+  // (GFLOP/s of the dense product it stands for).
+  if (part("math")) {
+    Kernel drop = load("dsl-examples/dropout_exercises.kite", "seeded_dropout_rows");
+    Kernel jl = load("dsl-examples/dropout_exercises.kite", "sparse_jl");
+    Kernel fill = load("bench/fill.kite", "fill_f32");
+    const int rows = 4096, cols = 4096, k = 256;
+    size_t n = size_t(rows) * cols;
+    uint64_t x = filled(fill, n, 4, 14), y = deviceAlloc(n * 4).value();
+    uint64_t seeds = deviceAlloc(rows * 4).value();
+    std::vector<int32_t> hs(rows);
+    for (int r = 0; r < rows; ++r)
+      hs[r] = 17 + r;
+    copyToDevice(seeds, hs.data(), rows * 4).value();
+    synchronize().value();
+    double ms = timeMs([&] {
+      drop.launch(Grid(rows, uint32_t(cdiv(cols, 1024))),
+                  {Arg::pointer(x), Arg::pointer(y), Arg::pointer(seeds), cols,
+                   cols, cols, 0.3f}).value();
+    }, 25);
+    std::printf("{\"impl\": \"kite\", \"kernel\": \"seeded_dropout_rows\", "
+                "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+                rows, cols, ms * 1e3, 8.0 * n / ms / 1e6);
+    ms = timeMs([&] {
+      jl.launch(Grid(uint32_t(cdiv(rows, 32)), uint32_t(cdiv(k, 32))),
+                {Arg::pointer(x), Arg::pointer(y), rows, cols, k, 99}).value();
+    }, 10);
+    std::printf("{\"impl\": \"kite\", \"kernel\": \"sparse_jl\", "
+                "\"rows\": %d, \"cols\": %d, \"k\": %d, \"us\": %.2f, "
+                "\"gflops\": %.1f}\n",
+                rows, cols, k, ms * 1e3, 2.0 * rows * cols * k / ms / 1e6);
+    std::fflush(stdout);
+    for (uint64_t p : {x, y, seeds})
+      deviceFree(p);
+  }
+
   // The perceptron layer (dsl-examples/perceptron.kite): Y = sigmoid(X W +
   // b) in f16, autotuned (outside the timing) like the matmul rows.
   if (part("perceptron")) {

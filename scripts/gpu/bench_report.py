@@ -49,6 +49,17 @@ for kernel in ("asin", "sigmoid"):
         table.append(dict(kernel=kernel, size=label, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / r["copy_GBps"]))
+# Tutorial 04's exercises: beside Triton's same kernels.
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("seeded_dropout_rows", "sparse_jl")]:
+    unit = "GBps" if "GBps" in r else "gflops"
+    t = find(impl="triton", kernel=r["kernel"], rows=r["rows"], cols=r["cols"])
+    tv = t[unit] if t else float("nan")
+    shape = f"{r['rows']}x{r['cols']}" + (f"->{r['k']}" if "k" in r else "")
+    label = "GB" if unit == "GBps" else "GF"
+    print(f"{r['kernel']:24} {shape:>16} {r[unit]:8.0f}{label} {tv:8.0f}{label} {'':>10}  "
+          f"{r[unit] / tv:10.2f}x")
+    table.append(dict(kernel=r["kernel"], size=shape, kite=r[unit], triton=tv, unit=unit,
+                      kite_over_triton=r[unit] / tv))
 # The perceptron layer: ref = torch (cuBLAS addmm, then sigmoid).
 for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "perceptron"]:
     key = dict(kernel="perceptron", M=r["M"], N=r["N"], K=r["K"])

@@ -405,6 +405,56 @@ def elementwise_math():
                      GBps=8 * n / ms / 1e6)
 
 
+# Tutorial 04's exercises, as dsl-examples/dropout_exercises.kite.
+@triton.jit
+def seeded_dropout_rows_kernel(x_ptr, out_ptr, seeds_ptr, n_cols, stride_x, stride_out, p,
+                               BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    seed = tl.load(seeds_ptr + row)
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask)
+    keep = tl.rand(seed, cols) > p
+    tl.store(out_ptr + row * stride_out + cols, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def sparse_jl_kernel(x_ptr, y_ptr, n, d, k, seed, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+                     BLOCK_D: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    outs = tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_K), tl.float32)
+    for d0 in range(0, d, BLOCK_D):
+        ds = d0 + tl.arange(0, BLOCK_D)
+        x = tl.load(x_ptr + rows[:, None] * d + ds[None, :],
+                    mask=(rows[:, None] < n) & (ds[None, :] < d), other=0.0)
+        u = tl.rand(seed, ds[:, None] * k + outs[None, :])
+        r = tl.where(u < 1.0 / 6.0, -1.0, tl.where(u > 5.0 / 6.0, 1.0, 0.0))
+        r = tl.where((ds[:, None] < d) & (outs[None, :] < k), r, 0.0)
+        acc = tl.dot(x, r, acc, input_precision="ieee")
+    y = acc * (1.7320508075688772 / tl.sqrt(k.to(tl.float32)))
+    tl.store(y_ptr + rows[:, None] * k + outs[None, :], y,
+             mask=(rows[:, None] < n) & (outs[None, :] < k))
+
+
+def dropout_exercises():
+    rows, cols, k = 4096, 4096, 256
+    x = torch.randn(rows, cols, device="cuda")
+    y = torch.empty_like(x)
+    seeds = torch.arange(17, 17 + rows, device="cuda", dtype=torch.int32)
+    fn = lambda: seeded_dropout_rows_kernel[(rows, triton.cdiv(cols, 1024))](
+        x, y, seeds, cols, cols, cols, 0.3, BLOCK=1024)
+    ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+    emit(impl="triton", kernel="seeded_dropout_rows", rows=rows, cols=cols, us=ms * 1e3,
+         GBps=8 * rows * cols / ms / 1e6)
+    out = torch.empty(rows, k, device="cuda")
+    fn = lambda: sparse_jl_kernel[(triton.cdiv(rows, 32), triton.cdiv(k, 32))](
+        x, out, rows, cols, k, 99, BLOCK_M=32, BLOCK_K=32, BLOCK_D=32, num_warps=4)
+    ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+    emit(impl="triton", kernel="sparse_jl", rows=rows, cols=cols, k=k, us=ms * 1e3,
+         gflops=2 * rows * cols * k / ms / 1e6)
+
+
 # The perceptron layer (dsl-examples/perceptron.kite): the tutorial matmul
 # with a bias and sigmoid epilogue, autotuned over the same five configurations.
 @triton.autotune(configs=[triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk},
@@ -594,6 +644,7 @@ def main():
         rows_reductions()
     if "math" in only:
         elementwise_math()
+        dropout_exercises()
     if "perceptron" in only:
         perceptron()
     if "attention" in only:

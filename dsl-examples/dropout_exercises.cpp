@@ -1,0 +1,159 @@
+// Triton tutorial 04's exercises from C++ (dsl-examples/dropout_exercises.kite),
+// on the GPU or in the Kite interpreter where there is none:
+//   1. seeded dropout of a matrix with a seed per row and row strides,
+//      checked element for element against the host's Philox (Triton's
+//      stream), and that rows with the same seed drop the same columns;
+//   2. a sparse Johnson-Lindenstrauss transform that regenerates its
+//      projection from a seed, checked against the host's (the same random
+//      projection, in float64), and that it roughly keeps distances.
+//   dropout_exercises [rows cols n d k]   (default 300 x 5000, 200 x 1000 -> 128
+//                                          on a GPU; 6 x 1500, 40 x 100 -> 48 without)
+#include "common.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// Word 0 of Philox4x32-10 for key `seed` (sign-extended) and counter
+/// (offset, 0, 0, 0): Triton's randint.
+uint32_t randint(int32_t seed, uint32_t offset) {
+  uint64_t key = uint64_t(int64_t(seed));
+  uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
+  uint32_t c[4] = {offset, 0, 0, 0};
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c[0];
+}
+
+/// Triton's rand: the word as a float in [0, 1).
+float rand(int32_t seed, uint32_t offset) {
+  int32_t x = int32_t(randint(seed, offset));
+  if (x < 0)
+    x = ~x;
+  return float(x) * 4.6566127342e-10f;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool gpu = examples::haveGPU();
+  int rows = gpu ? 300 : 6, cols = gpu ? 5000 : 1500;
+  int n = gpu ? 200 : 40, d = gpu ? 1000 : 100, k = gpu ? 128 : 48;
+  if (argc == 6)
+    rows = std::atoi(argv[1]), cols = std::atoi(argv[2]), n = std::atoi(argv[3]),
+    d = std::atoi(argv[4]), k = std::atoi(argv[5]);
+  if (rows < 1 || cols < 1 || n < 1 || d < 1 || k < 1) {
+    std::fprintf(stderr, "usage: dropout_exercises [rows cols n d k] (each >= 1)\n");
+    return 2;
+  }
+  std::string src = examples::source("dropout_exercises.kite");
+  kite::CompileOptions o;
+  o.kernel = "seeded_dropout_rows";
+  kite::Kernel drop = kite::compileFile(src, o).value();
+  o.kernel = "sparse_jl";
+  kite::Kernel jl = kite::compileFile(src, o).value();
+  std::mt19937 rng(0);
+  std::normal_distribution<float> normal;
+  bool ok = true;
+
+  // 1. Seeded dropout, one seed per row (rows 0 and 2 share one); the
+  // matrix sits in rows of stride cols + 3, the output in rows of cols.
+  {
+    const float p = 0.3f;
+    int strideX = cols + 3;
+    std::vector<float> x(size_t(rows) * strideX), out(size_t(rows) * cols, NAN);
+    for (float &v : x)
+      v = normal(rng);
+    std::vector<int32_t> seeds(rows);
+    for (int r = 0; r < rows; ++r)
+      seeds[r] = r == 2 ? 17 : 17 + 1000 * r;
+    kite::Grid grid(uint32_t(rows), uint32_t(kite::cdiv(cols, 1024)));
+    if (gpu) {
+      auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
+      auto dout = kite::DeviceBuffer<float>::fromHost(out).value();
+      auto ds = kite::DeviceBuffer<int32_t>::fromHost(seeds).value();
+      drop.launch(grid, {dx, dout, ds, cols, strideX, cols, p}).value();
+      out = dout.toHost().value();
+    } else {
+      drop.interpret(grid, {x, out, seeds, cols, strideX, cols, p}).value();
+    }
+    size_t wrong = 0, dropped = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        bool keep = rand(seeds[r], uint32_t(c)) > p;
+        dropped += !keep;
+        float want = keep ? x[size_t(r) * strideX + c] / (1 - p) : 0.f;
+        wrong += out[size_t(r) * cols + c] != want;
+      }
+    bool same = rows < 3 || std::equal(out.begin(), out.begin() + cols,
+                                       out.begin() + 2 * size_t(cols),
+                                       [](float a, float b) {
+                                         return (a == 0.f) == (b == 0.f);
+                                       });
+    std::printf("seeded dropout, %d x %d, a seed per row: %.3f dropped, %zu "
+                "differ from the host%s\n",
+                rows, cols, double(dropped) / (double(rows) * cols), wrong,
+                same ? "; rows 0 and 2 (one seed) drop the same columns" : "");
+    ok &= wrong == 0 && same;
+  }
+
+  // 2. The sparse JL transform: Y = X R / sqrt(k), R regenerated from the
+  // seed.
+  {
+    const int32_t seed = 99;
+    std::vector<float> x(size_t(n) * d), y(size_t(n) * k, NAN);
+    for (float &v : x)
+      v = normal(rng);
+    kite::Grid grid(uint32_t(kite::cdiv(n, 32)), uint32_t(kite::cdiv(k, 32)));
+    if (gpu) {
+      auto dx = kite::DeviceBuffer<float>::fromHost(x).value();
+      auto dy = kite::DeviceBuffer<float>::fromHost(y).value();
+      jl.launch(grid, {dx, dy, n, d, k, seed}).value();
+      y = dy.toHost().value();
+    } else {
+      jl.interpret(grid, {x, y, n, d, k, seed}).value();
+    }
+    std::vector<double> R(size_t(d) * k);
+    size_t nonzero = 0;
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < k; ++j) {
+        float u = rand(seed, uint32_t(i * k + j));
+        R[size_t(i) * k + j] = u < 1.f / 6.f ? -1 : u > 5.f / 6.f ? 1 : 0;
+        nonzero += R[size_t(i) * k + j] != 0;
+      }
+    double worst = 0, scale = std::sqrt(3.0 / k);
+    std::vector<double> ref(size_t(n) * k);
+    for (int r = 0; r < n; ++r)
+      for (int j = 0; j < k; ++j) {
+        double s = 0;
+        for (int i = 0; i < d; ++i)
+          s += double(x[size_t(r) * d + i]) * R[size_t(i) * k + j];
+        ref[size_t(r) * k + j] = s * scale;
+        worst = std::fmax(worst, std::fabs(y[size_t(r) * k + j] - s * scale));
+      }
+    // Distances: |y0 - y1| / |x0 - x1| near 1 (within a few 1/sqrt(k)).
+    double dx2 = 0, dy2 = 0;
+    for (int i = 0; i < d; ++i)
+      dx2 += std::pow(double(x[i]) - x[size_t(d) + i], 2);
+    for (int j = 0; j < k && n > 1; ++j)
+      dy2 += std::pow(double(y[j]) - y[size_t(k) + j], 2);
+    double ratio = n > 1 ? std::sqrt(dy2 / dx2) : 1;
+    std::printf("sparse JL, %d x %d -> %d: %.3f of R nonzero, max difference "
+                "from the host %.2e, |y0 - y1| / |x0 - x1| = %.3f\n",
+                n, d, k, double(nonzero) / (double(d) * k), worst, ratio);
+    ok &= worst < 1e-3 && std::fabs(ratio - 1) < 6 / std::sqrt(double(k));
+  }
+  std::printf(ok ? "ok\n" : "FAILED\n");
+  return ok ? 0 : 1;
+}
