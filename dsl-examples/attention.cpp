@@ -33,7 +33,7 @@ void philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
 }
 
 /// Whether attention.kite's dropout keeps the weight of row i, column j of
-/// head zh (documented in its dropout_keep).
+/// head zh (documented in its dropout_decisions).
 bool kept(uint32_t seed, int zh, int N, int i, int j, int threshold) {
   uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
                    0, 0, 0};

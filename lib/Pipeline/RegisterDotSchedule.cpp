@@ -14,7 +14,8 @@
 //                                           thread is done with iteration
 //                                           k-1's slot, refilled next)
 //              stage the Bs of iteration k + D into slot (k + D) % S; commit
-//              each dot: dot_staged a = A, slot k % S; dot_wait 0
+//              each dot: dot_staged a = A, slot k % S; dot_wait 0 (moved
+//                        down to the first op that reads the product)
 //   after:     async_wait 0
 // When the last dot's result only goes around the loop (attention's acc)
 // and is read after the first dot, its wait moves to the next iteration,
@@ -221,6 +222,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
       constant(slots));
   stageAt(map, ivAt, aheadSlot);
+  SmallVector<kd::DotWaitOp> waits;
   for (auto [n, r] : llvm::enumerate(staged)) {
     rewriter.setInsertionPoint(r.dot);
     RankedTensorType aType = r.dot.getA().getType();
@@ -232,9 +234,12 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         /*b_k_major=*/bool(r.trans), r.dot.getA(),
         rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
     Value result = dotStaged.getResult();
-    if (!(deferred >= 0 && n + 1 == staged.size()))
-      result = kd::DotWaitOp::create(rewriter, r.dot.getLoc(), r.dot.getType(),
-                                     result, 0);
+    if (!(deferred >= 0 && n + 1 == staged.size())) {
+      auto wait = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
+                                        r.dot.getType(), result, 0);
+      result = wait.getResult();
+      waits.push_back(wait);
+    }
     if (deferred >= 0 && n == 0) {
       // The previous iteration's last product is complete too: its
       // result is read from here on.
@@ -242,11 +247,28 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       auto ready = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
                                          arg.getType(), arg, 0);
       arg.replaceAllUsesExcept(ready.getResult(), ready);
+      waits.push_back(ready);
     }
     rewriter.replaceOp(r.dot, result);
     if (r.trans)
       rewriter.eraseOp(r.trans);
     rewriter.eraseOp(r.load);
+  }
+  // Each wait goes down to the first op that reads its product (the
+  // deferred one's: the previous iteration's): what the body computes in
+  // between without them (attention's dropout decisions) runs while the
+  // tensor cores work. (Waits are for all earlier products: the first to
+  // run does the work, the others find them done.)
+  for (kd::DotWaitOp wait : waits) {
+    Operation *first = nullptr;
+    for (Operation *user : wait->getUsers()) {
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    if (first && first != wait->getNextNode() &&
+        wait->getBlock() == first->getBlock())
+      wait->moveBefore(first);
   }
   rewriter.setInsertionPointAfter(loop);
   kd::AsyncWaitOp::create(rewriter, loc, 0);

@@ -132,7 +132,7 @@ TEST(GPU, RegisterDotsOnTensorCores) {
   }
 }
 
-/// Whether attention.kite's dropout (its dropout_keep) keeps weight (i, j)
+/// Whether attention.kite's dropout (its dropout_decisions) keeps weight (i, j)
 /// of head zh: byte 2g + e of Philox evaluation (i * cdiv(N, 64) + j / 64)
 /// * 4 + c under key (seed, zh), for j = 64a + 8g + 2c + e.
 static bool attentionKeeps(uint32_t seed, int zh, int N, int i, int j,
