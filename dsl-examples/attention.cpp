@@ -17,27 +17,12 @@
 
 namespace {
 
-/// Philox4x32-10 (Triton's stream): key (k0, k1), counter c in place.
-void philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
-  for (int r = 0; r < 10; ++r) {
-    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
-    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
-    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
-    c[1] = uint32_t(pb);
-    c[3] = uint32_t(pa);
-    c[0] = n0;
-    c[2] = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-}
-
 /// Whether attention.kite's dropout keeps the weight of row i, column j of
 /// head zh (documented in its dropout_decisions).
 bool kept(uint32_t seed, int zh, int N, int i, int j, int threshold) {
   uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
                    0, 0, 0};
-  philox(seed, uint32_t(zh), c);
+  examples::philox(seed, uint32_t(zh), c);
   int byte = ((j >> 3) & 7) * 2 + (j & 1);
   return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
 }

@@ -88,6 +88,40 @@ inline std::pair<double, double> rowStats(const std::vector<uint16_t> &x,
   return {m, 1 / std::sqrt(v / cols + eps)};
 }
 
+/// Philox4x32-10, Triton's random stream (../shared/notes/random.md):
+/// counter `c` under key (k0, k1), in place. The host references of the
+/// examples that use random numbers regenerate them with it.
+inline void philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
+  for (int r = 0; r < 10; ++r) {
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+/// Triton's tl.randint(seed, offset): word 0 of Philox under the seed
+/// sign-extended to 64 bits, counter (offset, 0, 0, 0).
+inline uint32_t randint(int32_t seed, uint32_t offset) {
+  uint64_t key = uint64_t(int64_t(seed));
+  uint32_t c[4] = {offset, 0, 0, 0};
+  philox(uint32_t(key), uint32_t(key >> 32), c);
+  return c[0];
+}
+
+/// Triton's tl.rand(seed, offset): the randint word as a float in [0, 1).
+inline float rand(int32_t seed, uint32_t offset) {
+  int32_t x = int32_t(randint(seed, offset));
+  if (x < 0)
+    x = ~x;
+  return float(x) * 4.6566127342e-10f;
+}
+
 } // namespace examples
 
 #endif

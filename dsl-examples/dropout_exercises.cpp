@@ -14,37 +14,6 @@
 #include <random>
 #include <vector>
 
-namespace {
-
-/// Word 0 of Philox4x32-10 for key `seed` (sign-extended) and counter
-/// (offset, 0, 0, 0): Triton's randint.
-uint32_t randint(int32_t seed, uint32_t offset) {
-  uint64_t key = uint64_t(int64_t(seed));
-  uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
-  uint32_t c[4] = {offset, 0, 0, 0};
-  for (int r = 0; r < 10; ++r) {
-    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
-    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
-    uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
-    c[1] = uint32_t(pb);
-    c[3] = uint32_t(pa);
-    c[0] = n0;
-    c[2] = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c[0];
-}
-
-/// Triton's rand: the word as a float in [0, 1).
-float rand(int32_t seed, uint32_t offset) {
-  int32_t x = int32_t(randint(seed, offset));
-  if (x < 0)
-    x = ~x;
-  return float(x) * 4.6566127342e-10f;
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
   bool gpu = examples::haveGPU();
@@ -91,7 +60,7 @@ int main(int argc, char **argv) {
     size_t wrong = 0, dropped = 0;
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
-        bool keep = rand(seeds[r], uint32_t(c)) > p;
+        bool keep = examples::rand(seeds[r], uint32_t(c)) > p;
         dropped += !keep;
         // The mask exactly; the kept values within 2 ulp (the GPU's f32
         // division is div.full, as Triton's).
@@ -132,7 +101,7 @@ int main(int argc, char **argv) {
     size_t nonzero = 0;
     for (int i = 0; i < d; ++i)
       for (int j = 0; j < k; ++j) {
-        float u = rand(seed, uint32_t(i * k + j));
+        float u = examples::rand(seed, uint32_t(i * k + j));
         R[size_t(i) * k + j] = u < 1.f / 6.f ? -1 : u > 5.f / 6.f ? 1 : 0;
         nonzero += R[size_t(i) * k + j] != 0;
       }

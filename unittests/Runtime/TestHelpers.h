@@ -18,22 +18,28 @@ namespace kite::test {
 /// Poisoned (NaN) elements after each output buffer.
 inline constexpr size_t kGuard = 64;
 
-/// Triton's tl.randint word on the host (../shared/notes/random.md),
-/// written independently of the compiler and the interpreter.
-inline uint32_t philox(uint32_t seed, uint32_t offset) {
-  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0;
-  uint32_t k0 = seed, k1 = int32_t(seed) < 0 ? 0xffffffffu : 0u;
+/// Philox4x32-10 on the host (../shared/notes/random.md): counter `c`
+/// under key (k0, k1), in place; written independently of the compiler and
+/// the interpreter.
+inline void philox4x32(uint32_t k0, uint32_t k1, uint32_t c[4]) {
   for (int r = 0; r < 10; ++r) {
-    uint64_t pb = uint64_t(0xCD9E8D57u) * c2, pa = uint64_t(0xD2511F53u) * c0;
-    uint32_t n0 = uint32_t(pb >> 32) ^ c1 ^ k0, n2 = uint32_t(pa >> 32) ^ c3 ^ k1;
-    c1 = uint32_t(pb);
-    c3 = uint32_t(pa);
-    c0 = n0;
-    c2 = n2;
+    uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
+    uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0, n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
+    c[1] = uint32_t(pb);
+    c[3] = uint32_t(pa);
+    c[0] = n0;
+    c[2] = n2;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  return c0;
+}
+
+/// Triton's tl.randint word on the host: key the seed sign-extended,
+/// counter (offset, 0, 0, 0).
+inline uint32_t philox(uint32_t seed, uint32_t offset) {
+  uint32_t c[4] = {offset, 0, 0, 0};
+  philox4x32(seed, int32_t(seed) < 0 ? 0xffffffffu : 0u, c);
+  return c[0];
 }
 
 /// Triton's tl.rand: a randint word -> float in [0, 1).
