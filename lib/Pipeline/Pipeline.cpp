@@ -43,6 +43,7 @@ namespace kite {
 #define GEN_PASS_DECL_PIPELINELOADS
 #define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
 #define GEN_PASS_DECL_CARRYPOINTEROFFSETS
+#define GEN_PASS_DECL_VERSIONFULLBLOCKS
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
 #define GEN_PASS_DECL_LOWERDESCRIPTORS
@@ -107,6 +108,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 
   case Stage::GPU: {
     // Kite-level scheduling for the GPU, then the lowering.
+    pm.addPass(createVersionFullBlocks());
     pm.addPass(createRematerializeBroadcasts());
     pm.addPass(createCarryPointerOffsets());
     pm.addPass(createCanonicalizerPass());

@@ -84,8 +84,11 @@ for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):
         copy = r["copy_GBps"]
         name = f"{kernel} ({'f32' if elem == 4 else 'f16'})"
         shape = f"{r['rows']}x{r['cols']}"
+        # layer_norm: also Kite over Triton running Kite's one-pass form.
+        t1 = find(impl="triton_1pass", kernel=kernel, rows=r["rows"], cols=r["cols"])
         print(f"{name:24} {shape:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
-              f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x  copy {r['GBps'] / copy:4.2f}x")
+              f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x  copy {r['GBps'] / copy:4.2f}x"
+              + (f"  1-pass Triton {r['GBps'] / t1['GBps']:4.2f}x" if t1 else ""))
         table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / copy))

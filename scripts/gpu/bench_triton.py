@@ -15,7 +15,8 @@ from triton.language.extra import libdevice
 from triton.testing import do_bench
 
 from triton_kernels import (add_kernel, dropout_kernel, seeded_kernel, softmax_kernel,
-                            layer_norm_fwd_kernel, layer_norm_bwd_dx_fused_kernel,
+                            layer_norm_fwd_kernel, layer_norm_fwd_onepass_kernel,
+                            layer_norm_bwd_dx_fused_kernel,
                             layer_norm_bwd_dwdb_kernel)
 
 quick = "--quick" in sys.argv
@@ -575,6 +576,17 @@ def rows_reductions():
         fn()
         ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
         emit(impl="triton", kernel="layer_norm", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=4 * rows * cols / ms / 1e6)
+        # The same with dsl-examples/layer_norm.kite's one-pass form (a row
+        # that fits in the block read once), Kite's kernel in Triton.
+        fn = lambda: layer_norm_fwd_onepass_kernel[(rows,)](xh, yh, w, b, mean, rstd,
+                                                            xh.stride(0), cols, 1e-5,
+                                                            BLOCK_SIZE=lblock, num_warps=lwarps)
+        fn()
+        ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+        assert torch.allclose(yh, torch.nn.functional.layer_norm(xh, (cols,), w, b, 1e-5),
+                              atol=2e-2, rtol=0)
+        emit(impl="triton_1pass", kernel="layer_norm", rows=rows, cols=cols, us=ms * 1e3,
              GBps=4 * rows * cols / ms / 1e6)
         ref = lambda: torch.nn.functional.layer_norm(xh, (cols,), w, b, 1e-5)
         ms = do_bench(ref, warmup=25, rep=200, return_mode="median")

@@ -91,6 +91,32 @@ def RematerializeBroadcasts
   }];
 }
 
+def VersionFullBlocks
+    : Pass<"kite-version-full-blocks", "::mlir::ModuleOp"> {
+  let summary = "A mask-free copy of a kernel's body for the programs whose blocks are full";
+  let description = [{
+    A load or store masked by `offsets < n`, with `offsets = s + arange(lo,
+    hi)` and n not known to be a multiple of the vector width, is lowered
+    with a guarded vector access plus per-element accesses for a ragged
+    group, in every program. This pass computes the scalar condition under
+    which such masks are all true (s + hi - 1 < n, in 64 bits) and versions
+    the kernel body after the definitions of s and n: an `scf.if` (marked
+    `kite.full_blocks`) whose then-branch is the body with those masks
+    constant true (their loads and stores fold to unmasked vector accesses)
+    and whose else-branch is the body as written. Conjunctions of such
+    comparisons are handled; other masks are left alone. It applies only
+    where some access through the mask could be a wider vector than the mask
+    is proved uniform over, and not to kernels with dots, tensor
+    descriptors or staging, nor to bodies of more than `max-ops` ops.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "3000",
+           "Leave kernels with more ops than this alone">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def CarryPointerOffsets
     : Pass<"kite-carry-pointer-offsets", "::mlir::ModuleOp"> {
   let summary = "Carry a scalar offset instead of a block of pointers in loops";

@@ -271,6 +271,12 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                                 "math.sqrt";
     return success();
   }
+  if (name == kFullBlocksAttr) {
+    if (!isa<UnitAttr>(attr.getValue()) || op->getName().getStringRef() != "scf.if")
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute of scf.if";
+    return success();
+  }
   return op->emitError() << "unknown Kite attribute '" << name << "'";
 }
 

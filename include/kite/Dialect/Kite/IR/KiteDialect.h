@@ -49,6 +49,11 @@ constexpr int64_t kMaxBlockElements = int64_t(1) << 20;
 /// unmarked ops are approximate (div.full, sqrt.approx) as in Triton.
 constexpr llvm::StringLiteral kIeeeRoundingAttr = "kite.ieee";
 
+/// A unit attribute on the `scf.if` that kite-version-full-blocks makes:
+/// its then-branch is the kernel body for programs whose masked blocks are
+/// full (masks folded to true), its else-branch the body as written.
+constexpr llvm::StringLiteral kFullBlocksAttr = "kite.full_blocks";
+
 } // namespace mlir::kite
 
 #endif // KITE_DIALECT_KITE_IR_KITEDIALECT_H

@@ -1,0 +1,301 @@
+//===- VersionFullBlocks.cpp - A mask-free path for full blocks -----------===//
+//
+// kite-version-full-blocks: see Passes.td.
+//
+// The tutorials' one-dimensional kernels mask every access with
+//   mask = offsets < n,   offsets = pid * BLOCK + arange(0, BLOCK)
+// When n is not known to be a multiple of the vector width, the lowering
+// cannot prove a mask uniform over a 16-byte group and pays, for every
+// group, a vector access guarded by "whole group enabled" plus per-element
+// accesses for a ragged group (issued, though predicated off, by every
+// program). Yet all programs but the last see a mask that is all true.
+//
+// This pass finds such masks (a comparison of `s + arange(lo, hi)` against
+// a splat of a scalar `n`, or a conjunction of them), computes the scalar
+// condition under which each is all true (`s + hi - 1 < n` in 64 bits, so
+// that no element can wrap), and versions the kernel body that follows the
+// definitions of those scalars:
+//
+//   if all masks are all true:  the body, each such mask a constant true
+//                               (loads and stores then fold their masks)
+//   else:                       the body as written
+//
+// Only where it pays: some load or store through the mask could be a vector
+// access that the mask is not proved uniform over. Kernels with dots,
+// tensor descriptors or shared-memory staging are left alone (their size
+// would double for an epilogue's sake), and so are kernels whose body is
+// large.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Analysis/AxisInfo.h"
+#include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kite {
+#define GEN_PASS_DECL_VERSIONFULLBLOCKS
+#define GEN_PASS_DEF_VERSIONFULLBLOCKS
+#include "kite/Pipeline/Passes.h.inc"
+} // namespace kite
+
+using namespace mlir;
+namespace kd = mlir::kite;
+
+namespace {
+
+/// A mask's "all true" condition: start + last OP limit, where OP is < or
+/// <= (signed or unsigned) and start/limit are scalars (start may be absent:
+/// 0) or constants.
+struct Bound {
+  Value start;   // i32/i64 scalar, or null for 0
+  int64_t last;  // the largest element of the arange
+  Value limit;   // scalar, or null when `constLimit` is used
+  int64_t constLimit = 0;
+  bool isUnsigned = false;
+  bool inclusive = false;
+};
+
+/// `v` as `start + arange(lo, hi)`: the arange's last element and the
+/// scalar start (null for a bare arange).
+static bool matchRange(Value v, Value &start, int64_t &last) {
+  if (auto range = v.getDefiningOp<kd::ArangeOp>()) {
+    start = {};
+    last = int64_t(range.getEnd()) - 1;
+    return range.getEnd() > range.getStart();
+  }
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return false;
+  for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
+                      std::pair(add.getRhs(), add.getLhs())}) {
+    auto splat = a.getDefiningOp<kd::SplatOp>();
+    auto range = b.getDefiningOp<kd::ArangeOp>();
+    if (splat && range && range.getEnd() > range.getStart()) {
+      start = splat.getSrc();
+      last = int64_t(range.getEnd()) - 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The scalar every element of `v` equals (a splat), or a constant.
+static bool matchLimit(Value v, bool isUnsigned, Value &limit,
+                       int64_t &constant) {
+  if (auto splat = v.getDefiningOp<kd::SplatOp>()) {
+    limit = splat.getSrc();
+    return true;
+  }
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value))) {
+    limit = {};
+    constant = isUnsigned ? int64_t(value.getZExtValue()) : value.getSExtValue();
+    return true;
+  }
+  return false;
+}
+
+/// The bounds whose conjunction makes the i1 block `mask` all true.
+static bool matchMask(Value mask, SmallVectorImpl<Bound> &bounds) {
+  if (auto both = mask.getDefiningOp<arith::AndIOp>())
+    return matchMask(both.getLhs(), bounds) && matchMask(both.getRhs(), bounds);
+  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return false;
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  Value block = cmp.getLhs(), other = cmp.getRhs();
+  // `n > offsets` is `offsets < n`.
+  switch (pred) {
+  case P::sgt: pred = P::slt; std::swap(block, other); break;
+  case P::sge: pred = P::sle; std::swap(block, other); break;
+  case P::ugt: pred = P::ult; std::swap(block, other); break;
+  case P::uge: pred = P::ule; std::swap(block, other); break;
+  default: break;
+  }
+  if (pred != P::slt && pred != P::sle && pred != P::ult && pred != P::ule)
+    return false;
+  Bound b;
+  b.isUnsigned = pred == P::ult || pred == P::ule;
+  b.inclusive = pred == P::sle || pred == P::ule;
+  if (!matchRange(block, b.start, b.last) ||
+      !matchLimit(other, b.isUnsigned, b.limit, b.constLimit))
+    return false;
+  bounds.push_back(b);
+  return true;
+}
+
+/// Whether an access of `ptr` (elements of `bytes`) could be wider than one
+/// element while `mask` is not proved uniform over such a group.
+static bool raggedVector(const kd::AxisInfoAnalysis &info, Value ptr,
+                         Value mask, int64_t bytes) {
+  if (!isa<RankedTensorType>(ptr.getType()))
+    return false;
+  kd::AxisInfo p = info.get(ptr);
+  int64_t width = std::min<int64_t>(16 / bytes, p.contiguity);
+  width = std::min<int64_t>(width, p.divisibility / bytes);
+  if (width < 2 || width * bytes < 4)
+    return false;
+  return info.get(mask).constancy < width;
+}
+
+static int64_t pointeeBytes(Value ptr) {
+  auto type = cast<kd::PointerType>(getElementTypeOrSelf(ptr.getType()));
+  Type e = type.getPointeeType();
+  return e.isIntOrFloat() ? std::max<unsigned>(1, e.getIntOrFloatBitWidth() / 8)
+                          : 8;
+}
+
+/// The defining op of `v` in `block`'s top level, or null for an argument
+/// of `block`; fails (returns false) when `v` is defined elsewhere.
+static bool topLevelDef(Value v, Block &block, Operation *&def) {
+  def = nullptr;
+  if (!v)
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &block;
+  def = v.getDefiningOp();
+  return def->getBlock() == &block;
+}
+
+/// `v` (an i32 or i64 scalar) widened to i64.
+static Value widen(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
+  if (v.getType().isInteger(64))
+    return v;
+  if (isUnsigned)
+    return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+  return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+}
+
+struct VersionFullBlocks
+    : ::kite::impl::VersionFullBlocksBase<VersionFullBlocks> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](func::FuncOp func) {
+      if (func->hasAttr("kite.kernel") && !func.isExternal())
+        version(func);
+    });
+  }
+
+  void version(func::FuncOp func) {
+    Block &entry = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
+    if (!ret || ret.getNumOperands())
+      return;
+    int64_t ops = 0;
+    bool excluded = false;
+    func.walk([&](Operation *op) {
+      ++ops;
+      if (isa<kd::DotOp, kd::DotStagedOp, kd::AsyncStageOp, kd::TmaStageOp,
+              kd::MakeTensorDescOp, kd::DescriptorLoadOp,
+              kd::DescriptorStoreOp>(op))
+        excluded = true;
+    });
+    if (excluded || ops > maxOps)
+      return;
+
+    // The masks worth versioning: top-level values whose all-true condition
+    // is known, used by a load or store that could otherwise be wider.
+    kd::AxisInfoAnalysis info(func);
+    SmallVector<Value> masks;
+    SmallVector<Bound> bounds;
+    func.walk([&](Operation *op) {
+      Value ptr, mask;
+      if (auto load = dyn_cast<kd::LoadOp>(op))
+        ptr = load.getPtr(), mask = load.getMask();
+      else if (auto store = dyn_cast<kd::StoreOp>(op))
+        ptr = store.getPtr(), mask = store.getMask();
+      if (!mask || llvm::is_contained(masks, mask))
+        return;
+      Operation *def;
+      if (!topLevelDef(mask, entry, def) || !def)
+        return;
+      if (!raggedVector(info, ptr, mask, pointeeBytes(ptr)))
+        return;
+      SmallVector<Bound> these;
+      if (!matchMask(mask, these))
+        return;
+      masks.push_back(mask);
+      bounds.append(these);
+    });
+    if (masks.empty())
+      return;
+
+    // The body is versioned after the last of the scalars the condition
+    // reads.
+    Operation *after = nullptr;
+    for (const Bound &b : bounds)
+      for (Value v : {b.start, b.limit}) {
+        Operation *def;
+        if (!topLevelDef(v, entry, def))
+          return;
+        if (def && (!after || after->isBeforeInBlock(def)))
+          after = def;
+      }
+    Block::iterator first = after ? std::next(after->getIterator())
+                                  : entry.begin();
+    OpBuilder b(&entry, first);
+    Location loc = func.getLoc();
+    Value cond;
+    for (const Bound &bound : bounds) {
+      Value start = bound.start
+                        ? widen(b, loc, bound.start, bound.isUnsigned)
+                        : arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0)
+                              .getResult();
+      Value last = arith::AddIOp::create(
+          b, loc, start,
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), bound.last));
+      Value limit =
+          bound.limit
+              ? widen(b, loc, bound.limit, bound.isUnsigned)
+              : arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                             bound.constLimit)
+                    .getResult();
+      // No element wraps when the largest fits below the limit.
+      auto pred = bound.isUnsigned
+                      ? (bound.inclusive ? arith::CmpIPredicate::ule
+                                         : arith::CmpIPredicate::ult)
+                      : (bound.inclusive ? arith::CmpIPredicate::sle
+                                         : arith::CmpIPredicate::slt);
+      Value c = arith::CmpIOp::create(b, loc, pred, last, limit);
+      cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/true);
+    ifOp->setAttr(kd::kFullBlocksAttr, b.getUnitAttr());
+
+    // Then: a copy of the body with the masks all true.
+    Block *thenBlock = ifOp.thenBlock();
+    OpBuilder tb = OpBuilder::atBlockBegin(thenBlock);
+    IRMapping map;
+    for (Value m : masks) {
+      auto type = cast<RankedTensorType>(m.getType());
+      Value t = arith::ConstantOp::create(
+          tb, loc, DenseElementsAttr::get(type, true));
+      map.map(m, t);
+    }
+    Block::iterator end = ifOp->getIterator();
+    SmallVector<Operation *> body;
+    for (Operation &op : llvm::make_range(std::next(end), Block::iterator(ret)))
+      body.push_back(&op);
+    tb.setInsertionPoint(thenBlock->getTerminator());
+    for (Operation *op : body) {
+      if (op->getNumResults() == 1 && llvm::is_contained(masks, op->getResult(0)))
+        continue;
+      tb.clone(*op, map);
+    }
+    // Else: the body as written.
+    Block *elseBlock = ifOp.elseBlock();
+    elseBlock->getOperations().splice(elseBlock->begin(), entry.getOperations(),
+                                      std::next(end), Block::iterator(ret));
+  }
+};
+
+} // namespace
