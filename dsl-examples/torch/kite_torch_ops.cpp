@@ -9,6 +9,11 @@
 //   torch.ops.kite.sigmoid(x)       f32 (dsl-examples/sigmoid.kite)
 //   torch.ops.kite.perceptron(x, w, b)  sigmoid(x @ w + b): x, w f16, b f32,
 //                                   autotuned (dsl-examples/perceptron.kite)
+//   torch.ops.kite.softmax(x)       tutorial 02, f32, over the last dimension
+//                                   of a 2-D x (dsl-examples/softmax.kite)
+//   torch.ops.kite.layer_norm(x, w, b, eps)  tutorial 05, f16, over the last
+//                                   dimension of a 2-D x
+//                                   (dsl-examples/layer_norm.kite)
 // Each checks its tensors (CUDA, dtype, contiguity, shapes) with a clear
 // message, compiles its kernel once (Kite's runtime: in memory and on
 // disk), and launches on the current CUDA stream of the tensors' device.
@@ -25,6 +30,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -39,17 +45,28 @@ std::string examplesDir() {
 
 /// The kernel of `file`, compiled on first use (a compile error is a
 /// Python RuntimeError).
-const kite::Kernel &kernel(const std::string &file) {
+const kite::Kernel &kernel(const std::string &file,
+                           const kite::CompileOptions &options = {},
+                           const std::string &variant = "") {
   static std::mutex mutex;
   static std::map<std::string, kite::Kernel> kernels;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = kernels.find(file);
+  std::string key = file + "/" + variant;
+  auto it = kernels.find(key);
   if (it == kernels.end()) {
-    auto k = kite::compileFile(examplesDir() + "/" + file);
+    auto k = kite::compileFile(examplesDir() + "/" + file, options);
     TORCH_CHECK(k, "kite: cannot compile ", file, ": ", k.error().str());
-    it = kernels.emplace(file, std::move(*k)).first;
+    it = kernels.emplace(key, std::move(*k)).first;
   }
   return it->second;
+}
+
+/// The rows kernels' block: the row's next power of two (at least 1).
+int rowBlock(int64_t cols) {
+  int block = 1;
+  while (block < cols)
+    block *= 2;
+  return block;
 }
 
 void checkTensor(const at::Tensor &t, const char *name, at::ScalarType type) {
@@ -174,6 +191,62 @@ at::Tensor perceptron(const at::Tensor &x, const at::Tensor &w,
   return y;
 }
 
+at::Tensor softmax(const at::Tensor &x) {
+  checkTensor(x, "x", at::kFloat);
+  TORCH_CHECK(x.dim() == 2, "kite: softmax takes a 2-D x, got ", x.dim(), "-D");
+  TORCH_CHECK(x.size(1) <= 16384, "kite: softmax rows of at most 16384 "
+              "columns (a row is one block), got ", x.size(1));
+  TORCH_CHECK(x.size(0) < (int64_t(1) << 31), "kite: at most 2^31 - 1 rows");
+  at::Tensor y = at::empty_like(x);
+  int32_t rows = int32_t(x.size(0)), cols = int32_t(x.size(1));
+  if (rows == 0 || cols == 0)
+    return y;
+  int block = rowBlock(cols);
+  kite::CompileOptions o;
+  o.constants = {{"BLOCK_SIZE", block}};
+  check(kernel("softmax.kite", o, std::to_string(block))
+            .launch(kite::Grid(uint32_t(rows)),
+                    {pointer(y), pointer(x), cols, cols, rows, cols},
+                    launchOn(x)),
+        "softmax");
+  return y;
+}
+
+at::Tensor layerNorm(const at::Tensor &x, const at::Tensor &w,
+                     const at::Tensor &b, double eps) {
+  checkTensor(x, "x", at::kHalf);
+  checkTensor(w, "w", at::kHalf);
+  checkTensor(b, "b", at::kHalf);
+  TORCH_CHECK(x.dim() == 2 && w.dim() == 1 && b.dim() == 1,
+              "kite: layer_norm takes a 2-D x and a 1-D w and b, got ", x.dim(),
+              "-D, ", w.dim(), "-D and ", b.dim(), "-D");
+  TORCH_CHECK(w.size(0) == x.size(1) && b.size(0) == x.size(1),
+              "kite: layer_norm's w and b need ", x.size(1),
+              " elements (x's columns), got ", w.size(0), " and ", b.size(0));
+  TORCH_CHECK(x.device() == w.device() && x.device() == b.device(),
+              "kite: x, w and b are on different devices");
+  TORCH_CHECK(x.numel() < (int64_t(1) << 31), "kite: at most 2^31 - 1 elements");
+  TORCH_CHECK(eps > 0, "kite: layer_norm's eps must be positive, got ", eps);
+  at::Tensor y = at::empty_like(x);
+  int32_t rows = int32_t(x.size(0)), cols = int32_t(x.size(1));
+  if (rows == 0 || cols == 0)
+    return y;
+  // The tutorial's block (at most 64 KB of f16) and warps.
+  int block = std::min(rowBlock(cols), 32768);
+  kite::CompileOptions o;
+  o.constants = {{"BLOCK_SIZE", block}};
+  o.overrideNumWarps = std::clamp(block / 256, 1, 8);
+  auto stats = at::empty({2, rows}, x.options().dtype(at::kFloat));
+  check(kernel("layer_norm.kite", o, std::to_string(block))
+            .launch(kite::Grid(uint32_t(rows)),
+                    {pointer(x), pointer(y), pointer(w), pointer(b),
+                     pointer(stats[0]), pointer(stats[1]), cols, cols,
+                     float(eps)},
+                    launchOn(x)),
+        "layer_norm");
+  return y;
+}
+
 } // namespace
 
 TORCH_LIBRARY(kite, m) {
@@ -182,6 +255,8 @@ TORCH_LIBRARY(kite, m) {
   m.def("asin(Tensor x) -> Tensor");
   m.def("sigmoid(Tensor x) -> Tensor");
   m.def("perceptron(Tensor x, Tensor w, Tensor b) -> Tensor");
+  m.def("softmax(Tensor x) -> Tensor");
+  m.def("layer_norm(Tensor x, Tensor w, Tensor b, float eps=1e-05) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(kite, CUDA, m) {
@@ -190,6 +265,8 @@ TORCH_LIBRARY_IMPL(kite, CUDA, m) {
   m.impl("asin", asinOp);
   m.impl("sigmoid", sigmoidOp);
   m.impl("perceptron", perceptron);
+  m.impl("softmax", softmax);
+  m.impl("layer_norm", layerNorm);
 }
 
 // CPU tensors reach the same checks (a clear "must be a CUDA tensor" rather
@@ -200,4 +277,6 @@ TORCH_LIBRARY_IMPL(kite, CPU, m) {
   m.impl("asin", asinOp);
   m.impl("sigmoid", sigmoidOp);
   m.impl("perceptron", perceptron);
+  m.impl("softmax", softmax);
+  m.impl("layer_norm", layerNorm);
 }

@@ -93,10 +93,29 @@ for M, N, K in ((16, 16, 16), (100, 70, 33), (1000, 1000, 1000), (4096, 4096, 40
     ref = torch.sigmoid(x.double() @ w.double() + b.double())
     err = (torch.ops.kite.perceptron(x, w, b).double() - ref).abs().max().item()
     check(f"perceptron {M}x{N}x{K}", err < 1e-3, f"(max error {err:.1e} from float64)")
+for rows, cols in ((1, 1), (3, 3), (29, 781), (64, 1024), (7, 16383)):
+    x = torch.randn(rows, cols, device=cuda) * 4
+    err = (torch.ops.kite.softmax(x).double() - torch.softmax(x.double(), dim=1)).abs().max().item()
+    check(f"softmax {rows}x{cols}", err < 1e-6, f"(max error {err:.1e} from float64)")
+for rows, cols in ((1, 1), (3, 3), (29, 781), (64, 4096), (5, 16384), (3, 40000)):
+    x = (1.5 + torch.randn(rows, cols, device=cuda)).half()
+    w = (0.5 + torch.rand(cols, device=cuda)).half()
+    b = (0.1 * torch.randn(cols, device=cuda)).half()
+    ref = torch.nn.functional.layer_norm(x.double(), (cols,), w.double(), b.double(), 1e-5)
+    err = (torch.ops.kite.layer_norm(x, w, b, 1e-5).double() - ref).abs().max().item()
+    torch_err = (torch.nn.functional.layer_norm(x, (cols,), w, b, 1e-5).double() - ref).abs().max().item()
+    check(f"layer_norm {rows}x{cols}", err < 1e-2 and err <= 2 * torch_err + 2e-3,
+          f"(max error {err:.1e} from float64; torch's f16 layer_norm {torch_err:.1e})")
 
 x = torch.rand(16, device=cuda)
 expect_error("add rejects CPU tensors", lambda: torch.ops.kite.add(x.cpu(), x.cpu()),
              ["CUDA tensor"])
+expect_error("layer_norm checks w's length",
+             lambda: torch.ops.kite.layer_norm(torch.rand(2, 8, device=cuda).half(),
+                                               torch.rand(7, device=cuda).half(),
+                                               torch.rand(8, device=cuda).half()),
+             ["w and b need 8 elements"])
+expect_error("softmax rejects 1-D", lambda: torch.ops.kite.softmax(x), ["2-D x"])
 expect_error("add rejects f64", lambda: torch.ops.kite.add(x.double(), x.double()),
              ["must be Float"])
 expect_error("add rejects mismatched shapes",
