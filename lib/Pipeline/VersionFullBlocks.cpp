@@ -122,6 +122,9 @@ static bool matchMask(Value mask, SmallVectorImpl<Bound> &bounds) {
   }
   if (pred != P::slt && pred != P::sle && pred != P::ult && pred != P::ule)
     return false;
+  // 64-bit arithmetic on 32-bit offsets cannot overflow (i64 offsets could).
+  if (getElementTypeOrSelf(block.getType()).getIntOrFloatBitWidth() > 32)
+    return false;
   Bound b;
   b.isUnsigned = pred == P::ult || pred == P::ule;
   b.inclusive = pred == P::sle || pred == P::ule;

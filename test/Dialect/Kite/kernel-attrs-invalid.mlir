@@ -155,3 +155,21 @@ func.func @too_big(%p: !kite.ptr<f32>) attributes {kite.kernel} {
   %c = arith.constant dense<1.0> : tensor<2048x1024xf32>
   return
 }
+
+// -----
+
+// kite.full_blocks marks the scf.if of kite-version-full-blocks only.
+func.func @full_blocks_not_if(%a: f32) attributes {kite.kernel} {
+  // expected-error @+1 {{'kite.full_blocks' is a unit attribute of scf.if}}
+  %b = arith.addf %a, %a {kite.full_blocks} : f32
+  return
+}
+
+// -----
+
+func.func @full_blocks_value(%c: i1) attributes {kite.kernel} {
+  // expected-error @+1 {{'kite.full_blocks' is a unit attribute of scf.if}}
+  scf.if %c {
+  } {kite.full_blocks = 1 : i32}
+  return
+}

@@ -272,7 +272,8 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kFullBlocksAttr) {
-    if (!isa<UnitAttr>(attr.getValue()) || op->getName().getStringRef() != "scf.if")
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "scf.if")
       return op->emitError() << "'" << name
                              << "' is a unit attribute of scf.if";
     return success();
