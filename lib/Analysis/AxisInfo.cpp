@@ -70,6 +70,14 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
       visitBlock(block);
 }
 
+int64_t AxisInfoAnalysis::vectorElements(Value ptrs,
+                                         int64_t elementBytes) const {
+  AxisInfo info = get(ptrs);
+  int64_t width = std::min<int64_t>(16 / elementBytes, info.contiguity);
+  width = std::min<int64_t>(width, info.divisibility / elementBytes);
+  return std::max<int64_t>(width, 1);
+}
+
 /// What holds of both `a` and `b` (runs of the gcd are runs of both).
 static AxisInfo join(AxisInfo a, AxisInfo b) {
   AxisInfo j;

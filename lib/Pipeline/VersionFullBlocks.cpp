@@ -38,6 +38,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/bit.h"
 
 namespace kite {
 #define GEN_PASS_DECL_VERSIONFULLBLOCKS
@@ -141,9 +142,8 @@ static bool raggedVector(const kd::AxisInfoAnalysis &info, Value ptr,
                          Value mask, int64_t bytes) {
   if (!isa<RankedTensorType>(ptr.getType()))
     return false;
-  kd::AxisInfo p = info.get(ptr);
-  int64_t width = std::min<int64_t>(16 / bytes, p.contiguity);
-  width = std::min<int64_t>(width, p.divisibility / bytes);
+  // The lowering's rule (planAccess), before the layout's run length.
+  int64_t width = int64_t(llvm::bit_floor(uint64_t(info.vectorElements(ptr, bytes))));
   if (width < 2 || width * bytes < 4)
     return false;
   return info.get(mask).constancy < width;

@@ -42,6 +42,12 @@ public:
   /// The facts known about `value`; conservative ({1, 1, 1}) if unknown.
   AxisInfo get(Value value) const;
 
+  /// How many consecutive elements of `elementBytes` each one access of the
+  /// block of pointers `ptrs` may move at once: at most 16 bytes, within a
+  /// contiguous run and as aligned as its start (at least 1; not yet
+  /// rounded to a power of two).
+  int64_t vectorElements(Value ptrs, int64_t elementBytes) const;
+
 private:
   void visitBlock(Block &block);
   /// Visits `op` and what it nests (loops to a fixed point).

@@ -72,10 +72,8 @@ AccessPlan mlir::kite::detail::planAccess(const KiteLoweringState &state,
   AccessPlan plan;
   if (layout.isReplicated())
     return plan;
-  AxisInfo info = state.axisInfo.get(ptrs);
-  int64_t width = std::min<int64_t>(layout.chunk, 16 / elementBytes);
-  width = std::min<int64_t>(width, info.contiguity);
-  width = std::min<int64_t>(width, info.divisibility / elementBytes);
+  int64_t width = std::min<int64_t>(
+      layout.chunk, state.axisInfo.vectorElements(ptrs, elementBytes));
   plan.width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
   if (plan.width * elementBytes < 4)
     plan.width = 1; // sub-word vectors would need byte shuffles
