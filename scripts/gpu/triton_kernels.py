@@ -51,54 +51,6 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
         tl.store(output_ptrs, softmax_output, mask=mask)
 
 
-@triton.jit
-def layer_norm_fwd_onepass_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    """dsl-examples/layer_norm.kite's form: a row that fits in one block is
-    read once; longer rows take the tutorial's three loops."""
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    if N <= BLOCK_SIZE:
-        cols = tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        mean = tl.sum(x, axis=0) / N
-        xc = tl.where(mask, x - mean, 0.)
-        var = tl.sum(xc * xc, axis=0) / N
-        rstd = 1 / tl.sqrt(var + eps)
-        tl.store(Mean + row, mean)
-        tl.store(Rstd + row, rstd)
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        tl.store(Y + cols, xc * rstd * w + b, mask=mask)
-    else:
-        _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-        for off in range(0, N, BLOCK_SIZE):
-            cols = off + tl.arange(0, BLOCK_SIZE)
-            a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-            _mean += a
-        mean = tl.sum(_mean, axis=0) / N
-        _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-        for off in range(0, N, BLOCK_SIZE):
-            cols = off + tl.arange(0, BLOCK_SIZE)
-            x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-            x = tl.where(cols < N, x - mean, 0.)
-            _var += x * x
-        var = tl.sum(_var, axis=0) / N
-        rstd = 1 / tl.sqrt(var + eps)
-        tl.store(Mean + row, mean)
-        tl.store(Rstd + row, rstd)
-        for off in range(0, N, BLOCK_SIZE):
-            cols = off + tl.arange(0, BLOCK_SIZE)
-            mask = cols < N
-            w = tl.load(W + cols, mask=mask)
-            b = tl.load(B + cols, mask=mask)
-            x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-            x_hat = (x - mean) * rstd
-            y = x_hat * w + b
-            tl.store(Y + cols, y, mask=mask)
-
-
 # Triton tutorial 05 (layer norm), the forward kernel as written there.
 @triton.jit
 def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
@@ -131,6 +83,29 @@ def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl
         x_hat = (x - mean) * rstd
         y = x_hat * w + b
         tl.store(Y + cols, y, mask=mask)
+
+
+@triton.jit
+def layer_norm_fwd_onepass_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    """dsl-examples/layer_norm.kite's form: a row that fits in one block is
+    read once; longer rows take the tutorial's three loops (its kernel,
+    called as a function)."""
+    if N <= BLOCK_SIZE:
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
+        mean = tl.sum(x, axis=0) / N
+        xc = tl.where(mask, x - mean, 0.)
+        var = tl.sum(xc * xc, axis=0) / N
+        rstd = 1 / tl.sqrt(var + eps)
+        tl.store(Mean + row, mean)
+        tl.store(Rstd + row, rstd)
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        tl.store(Y + row * stride + cols, xc * rstd * w + b, mask=mask)
+    else:
+        layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE)
 
 
 # Triton tutorial 05 (layer norm), the backward kernels as written there:
