@@ -15,6 +15,8 @@
 #include <fstream>
 #include <spawn.h>
 #include <sstream>
+#include <csignal>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -227,6 +229,140 @@ static std::string readAll(const std::string &path) {
   return ss.str();
 }
 
+bool kite::detail::earlyPtxasEnabled() {
+  const char *e = std::getenv("KITE_EARLY_PTXAS");
+  return !(e && (std::strcmp(e, "0") == 0 || std::strcmp(e, "off") == 0));
+}
+
+std::unique_ptr<PtxasProcess>
+PtxasProcess::start(const Ptxas &ptxas, const std::string &chip,
+                    std::string &error) {
+  if (ptxas.inProcess) {
+    error = "nvJitLink is not a process";
+    return nullptr;
+  }
+  std::unique_ptr<PtxasProcess> p(new PtxasProcess());
+  p->path_ = ptxas.path;
+  p->chip_ = chip;
+  const char *tmp = std::getenv("TMPDIR");
+  p->dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/kite-ptxas-XXXXXX";
+  if (!mkdtemp(p->dir_.data())) {
+    error = std::string("cannot create a temporary directory: ") +
+            std::strerror(errno);
+    p->dir_.clear();
+    return nullptr;
+  }
+  p->out_ = p->dir_ + "/kernel.cubin";
+  p->log_ = p->dir_ + "/ptxas.log";
+  // The pipe's ends are close-on-exec: another thread's child never holds
+  // this write end (which would keep ptxas from seeing the end of input).
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return nullptr; // the destructor removes the directory
+  }
+  std::string arch = "-arch=" + chip;
+  const char *argv[] = {ptxas.path.c_str(), arch.c_str(), "-O3", "/dev/stdin",
+                        "-o", p->out_.c_str(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[0], 0);
+  posix_spawn_file_actions_addopen(&actions, 1, p->log_.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  int rc = posix_spawn(&p->pid_, ptxas.path.c_str(), &actions, nullptr,
+                       const_cast<char *const *>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[0]);
+  if (rc != 0) {
+    close(fds[1]);
+    p->pid_ = -1;
+    error = "cannot run " + ptxas.path + ": " + std::strerror(rc);
+    return nullptr;
+  }
+  p->input_ = fds[1];
+  return p;
+}
+
+/// Writes all of `data` to `fd` without a SIGPIPE (ptxas may have exited):
+/// the signal is blocked on this thread and a pending one consumed.
+static bool writeAllNoSigpipe(int fd, std::string_view data) {
+  sigset_t pipeSet, old;
+  sigemptyset(&pipeSet);
+  sigaddset(&pipeSet, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipeSet, &old);
+  bool ok = true;
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    data.remove_prefix(size_t(n));
+  }
+  if (!ok) {
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipeSet, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+std::optional<std::string> PtxasProcess::finish(std::string_view ptx,
+                                                std::string &error) {
+  if (pid_ < 0) {
+    error = "ptxas is not running";
+    return std::nullopt;
+  }
+  writeAllNoSigpipe(input_, ptx); // a failure shows as ptxas's own
+  close(input_);
+  input_ = -1;
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  std::optional<std::string> cubin;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    cubin = readAll(out_);
+  if (!cubin || cubin->empty()) {
+    std::string log = readAll(log_);
+    // ptxas names its input: say what it is rather than "/dev/stdin".
+    for (size_t at; (at = log.find("/dev/stdin")) != std::string::npos;)
+      log.replace(at, 10, "<kernel PTX>");
+    error = path_ + " failed" +
+            (WIFSIGNALED(status)
+                 ? " (signal " + std::to_string(WTERMSIG(status)) + ")"
+                 : "") +
+            ": " + log;
+    cubin.reset();
+  }
+  cleanup();
+  return cubin;
+}
+
+void PtxasProcess::cleanup() {
+  if (input_ >= 0)
+    close(input_);
+  input_ = -1;
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pid_ = -1;
+  if (!dir_.empty()) {
+    unlink(out_.c_str());
+    unlink(log_.c_str());
+    rmdir(dir_.c_str());
+  }
+  dir_.clear();
+}
+
+PtxasProcess::~PtxasProcess() { cleanup(); }
+
 std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
                                                   const std::string &ptx,
                                                   const std::string &chip,
@@ -237,59 +373,10 @@ std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
     error = "cannot load " + ptxas.path + ": " + dlErrorOr("not a usable nvJitLink");
     return std::nullopt;
   }
-  const char *tmp = std::getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/kite-ptxas-XXXXXX";
-  if (!mkdtemp(dir.data())) {
-    error = std::string("cannot create a temporary directory: ") +
-            std::strerror(errno);
+  auto process = PtxasProcess::start(ptxas, chip, error);
+  if (!process)
     return std::nullopt;
-  }
-  std::string in = dir + "/kernel.ptx", out = dir + "/kernel.cubin",
-              log = dir + "/ptxas.log";
-  auto cleanup = [&] {
-    unlink(in.c_str());
-    unlink(out.c_str());
-    unlink(log.c_str());
-    rmdir(dir.c_str());
-  };
-  {
-    std::ofstream f(in, std::ios::binary);
-    f << ptx;
-    if (!f) {
-      error = "cannot write " + in;
-      cleanup();
-      return std::nullopt;
-    }
-  }
-  std::string arch = "-arch=" + chip;
-  const char *argv[] = {ptxas.path.c_str(), arch.c_str(), "-O3", in.c_str(),
-                        "-o", out.c_str(), nullptr};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, ptxas.path.c_str(), &actions, nullptr,
-                       const_cast<char *const *>(argv), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    error = "cannot run " + ptxas.path + ": " + std::strerror(rc);
-    cleanup();
-    return std::nullopt;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::optional<std::string> cubin;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    cubin = readAll(out);
-  if (!cubin || cubin->empty()) {
-    error = ptxas.path + " failed: " + readAll(log);
-    cubin.reset();
-  }
-  cleanup();
-  return cubin;
+  return process->finish(ptx, error);
 }
 
 namespace {

@@ -81,6 +81,9 @@ struct Variant {
   std::mutex loadMutex;
   /// CUfunction per device ordinal (null until loaded).
   std::array<std::atomic<CUfunction>, 64> functions{};
+  /// A ptxas started while this variant's PTX was compiled, for the chip
+  /// of the device that launches it (Ptxas.h); guarded by loadMutex.
+  std::unique_ptr<detail::PtxasProcess> earlyPtxas;
 };
 
 std::mutex &variantMutex() {
@@ -116,6 +119,12 @@ struct TraceTimer {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
 
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 const char *stageName(IRStage s) {
   switch (s) {
   case IRStage::Kite:
@@ -139,6 +148,7 @@ public:
   /// Set when the kernel has autotuning configurations (Autotune.h).
   std::shared_ptr<detail::Tuning> tuning;
   std::atomic<int> lastOutcome{int(CacheOutcome::Compiled)};
+  std::atomic<double> toPtxMs{0}, machineCodeMs{0}, loadMs{0};
   /// Variants this kernel already resolved, by (spec, chip): the launch
   /// path's lock-free-ish fast lookup.
   mutable std::shared_mutex mutex;
@@ -208,9 +218,11 @@ public:
   }
 
   /// The variant for (spec, chip): from this kernel, the process, the disk,
-  /// or compiled.
+  /// or compiled. A compile for a launch on `device` (>= 0) starts ptxas
+  /// for that device's chip beside it.
   Expected<std::shared_ptr<Variant>> variant(Specialization spec,
-                                             const std::string &chip) {
+                                             const std::string &chip,
+                                             int device = -1) {
     std::string local = spec.str() + "/" + chip;
     {
       std::shared_lock<std::shared_mutex> lock(mutex);
@@ -230,6 +242,7 @@ public:
     TraceTimer trace(source.signature.name + " spec " +
                      spec.str() + " " + chip +
                      ": PTX");
+    toPtxMs = machineCodeMs = loadMs = 0;
     if (v) {
       lastOutcome = int(CacheOutcome::MemoryHit);
       trace.note = "memory cache";
@@ -252,13 +265,23 @@ public:
             std::ofstream(where + "/" + label + ".mlir") << text;
           }
         };
-      // The in-process PTX compiler's start-up overlaps the MLIR compile.
+      // The PTX compiler's start-up overlaps the MLIR compile: the
+      // in-process one's first use, or a ptxas process for the device.
       detail::prewarmPtxCompiler(chip);
+      std::unique_ptr<detail::PtxasProcess> early;
+      if (device >= 0 && detail::earlyPtxasEnabled())
+        if (const auto &ptxas = detail::findPtxas();
+            ptxas && !ptxas->inProcess)
+          if (auto native = nativeChip(device)) {
+            std::string ignored; // a failed start: ptxas runs later
+            early = detail::PtxasProcess::start(*ptxas, *native, ignored);
+          }
       auto compiled = detail::lowerToPTX(source.canonical, source.signature,
                                          spec, options, chip, dump);
       if (!compiled)
         return compiled.error();
       v = std::make_shared<Variant>();
+      v->earlyPtxas = std::move(early);
       v->key = key;
       v->ptx = std::move(*compiled);
       cache::write(keyText, "ptx", v->ptx);
@@ -266,6 +289,7 @@ public:
         std::ofstream(where + "/" + source.signature.name + ".ptx") << v->ptx;
       lastOutcome = int(CacheOutcome::Compiled);
       trace.note = "compiled, " + key.substr(0, 12);
+      toPtxMs = msSince(trace.start);
     }
     {
       std::lock_guard<std::mutex> lock(variantMutex());
@@ -310,14 +334,23 @@ public:
       if (const auto &ptxas = detail::findPtxas()) {
         std::string cubinKey =
             "cubin of " + v.key + " for " + *native + " by " + ptxas->stamp;
-        if (auto cubin = cache::read(cubinKey, "cubin")) {
-          image = std::move(*cubin);
+        // The ptxas started with the compile, if it was for this chip.
+        std::unique_ptr<detail::PtxasProcess> early = std::move(v.earlyPtxas);
+        if (early && early->chip() != *native)
+          early.reset();
+        if (auto cached = cache::read(cubinKey, "cubin")) {
+          image = std::move(*cached);
           traceLink.note = "disk cache";
         } else {
           std::string error;
-          if (auto cubin = detail::runPtxas(*ptxas, v.ptx, *native, error)) {
+          std::optional<std::string> cubin =
+              early ? early->finish(v.ptx, error)
+                    : detail::runPtxas(*ptxas, v.ptx, *native, error);
+          if (cubin) {
             image = std::move(*cubin);
-            traceLink.note = ptxas->inProcess ? "nvJitLink" : "ptxas";
+            traceLink.note = ptxas->inProcess ? "nvJitLink"
+                             : early          ? "ptxas, started early"
+                                              : "ptxas";
             cache::write(cubinKey, "cubin", image);
           } else {
             traceLink.note = "PTX compiler failed, the driver's JIT instead: " + error;
@@ -330,6 +363,7 @@ public:
         if (traceLink.note.empty())
           traceLink.note = "no nvJitLink or ptxas: the driver's JIT of the PTX";
       }
+      machineCodeMs = msSince(traceLink.start);
     }
     CUmodule module;
     TraceTimer traceLoad(source.signature.name + " device " +
@@ -379,6 +413,7 @@ public:
         return ok.error();
       v.dynamicShared.store(bytes);
     }
+    loadMs = msSince(traceLoad.start);
     v.functions[device].store(f, std::memory_order_release);
     return f;
   }
@@ -448,6 +483,11 @@ const std::vector<Param> &Kernel::params() const {
   return impl_->source.signature.params;
 }
 int Kernel::threadsPerProgram() const { return impl_->source.signature.threads; }
+CompileTimes Kernel::lastCompileTimes() const {
+  return {impl_->toPtxMs.load(), impl_->machineCodeMs.load(),
+          impl_->loadMs.load()};
+}
+
 CacheOutcome Kernel::lastOutcome() const {
   return CacheOutcome(impl_->lastOutcome.load());
 }
@@ -600,7 +640,7 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
     auto chip = impl_->chipFor(options.device);
     if (!chip)
       return chip.error();
-    auto v = impl_->variant(spec, *chip);
+    auto v = impl_->variant(spec, *chip, options.device);
     if (!v)
       return v.error();
     auto f = impl_->function(**v, options.device);

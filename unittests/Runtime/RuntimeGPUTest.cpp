@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <dirent.h>
 #include <fstream>
 #include <map>
 #include <random>
@@ -168,6 +169,74 @@ TEST(GPU, ThreadsCompileAndLaunchAtOnce) {
     EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_EQ(results[t], results[0]) << "thread " << t;
   }
+}
+
+/// The bytes of the one `.cubin` entry in `dir` (empty when not exactly one).
+static std::string onlyCubinIn(const std::string &dir) {
+  std::string found;
+  int count = 0;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".cubin") == 0) {
+        std::ifstream in(dir + "/" + name, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        found = ss.str();
+        ++count;
+      }
+    }
+    closedir(d);
+  }
+  return count == 1 ? found : "";
+}
+
+// A first launch starts ptxas beside its MLIR compile (Ptxas.h); with
+// KITE_EARLY_PTXAS=0 ptxas starts once the PTX is ready. Both give the same
+// cubin (the disk cache's entries, byte for byte) and the same outputs, and
+// the phases are reported.
+TEST(GPU, EarlyPtxasGivesTheSameCubin) {
+  REQUIRE_GPU();
+  if (machineCodeCompiler().empty() ||
+      machineCodeCompiler().rfind("nvJitLink", 0) == 0)
+    GTEST_SKIP() << "no ptxas process here: " << machineCodeCompiler();
+  std::string oldDir =
+      std::getenv("KITE_CACHE_DIR") ? std::getenv("KITE_CACHE_DIR") : "";
+  size_t n = (1 << 20) + 5;
+  auto dx = DeviceBuffer<float>::fromHost(randomVector(n, 8)).value();
+  std::vector<std::vector<float>> outputs;
+  std::vector<std::string> cubins;
+  for (const char *early : {"1", "0"}) {
+    char dir[] = "/tmp/kite-early-XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir));
+    setenv("KITE_CACHE_DIR", dir, 1);
+    setenv("KITE_EARLY_PTXAS", early, 1);
+    clearMemoryCache();
+    auto k = compileMLIR(source("seeded_dropout.mlir")).value();
+    auto out = poisoned(n);
+    ASSERT_TRUE(k.launch(cdiv(n, 1024), {dx, out, int32_t(n), 0.3f,
+                                         int32_t(77)})
+                    .ok());
+    EXPECT_EQ(k.lastOutcome(), CacheOutcome::Compiled);
+    CompileTimes t = k.lastCompileTimes();
+    EXPECT_GT(t.toPtx, 0) << "early = " << early;
+    EXPECT_GT(t.machineCode, 0) << "early = " << early;
+    EXPECT_GT(t.load, 0) << "early = " << early;
+    outputs.push_back(out.toHost().value());
+    cubins.push_back(onlyCubinIn(dir));
+    EXPECT_FALSE(cubins.back().empty()) << "no single cubin in " << dir;
+    std::system(("rm -rf " + std::string(dir)).c_str());
+  }
+  unsetenv("KITE_EARLY_PTXAS");
+  if (oldDir.empty())
+    unsetenv("KITE_CACHE_DIR");
+  else
+    setenv("KITE_CACHE_DIR", oldDir.c_str(), 1);
+  clearMemoryCache();
+  EXPECT_EQ(cubins[0], cubins[1]);
+  EXPECT_EQ(std::memcmp(outputs[0].data(), outputs[1].data(),
+                        (n + kGuard) * sizeof(float)),
+            0);
 }
 
 TEST(GPU, DriverErrorsAreReported) {

@@ -599,6 +599,30 @@ TEST_F(RuntimeTest, PtxToCubinWithoutAGpu) {
   EXPECT_EQ(bad.error().code(), kite::ErrorCode::CompileError);
   EXPECT_NE(bad.error().message().find("bogus"), std::string::npos)
       << bad.error().message();
+  // ptxas reads the PTX from a pipe: the message does not name it.
+  EXPECT_EQ(bad.error().message().find("/dev/stdin"), std::string::npos)
+      << bad.error().message();
+}
+
+// A PTX compiler process that exits without reading its input (a second
+// ctest entry sets KITE_PTXAS=/bin/true): a compile error, and this process
+// survives writing a large PTX into the closed pipe (no SIGPIPE).
+TEST_F(RuntimeTest, PtxCompilerThatStopsReading) {
+  const char *ptxas = std::getenv("KITE_PTXAS");
+  if (!ptxas || std::string(ptxas) != "/bin/true")
+    GTEST_SKIP() << "run with KITE_PTXAS=/bin/true (ctest does)";
+  ASSERT_EQ(kite::machineCodeCompiler().rfind("/bin/true", 0), 0u)
+      << kite::machineCodeCompiler();
+  std::string ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n";
+  ptx += std::string(4 << 20, '\n'); // far beyond a pipe's buffer
+  for (int i = 0; i < 3; ++i) {
+    auto cubin = kite::compilePtxToCubin(ptx, "sm_90a");
+    ASSERT_FALSE(cubin);
+    EXPECT_EQ(cubin.error().code(), kite::ErrorCode::CompileError);
+    EXPECT_NE(cubin.error().message().find("/bin/true failed"),
+              std::string::npos)
+        << cubin.error().message();
+  }
 }
 
 int main(int argc, char **argv) {

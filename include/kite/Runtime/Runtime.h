@@ -219,6 +219,16 @@ struct Specialization {
 /// Where a compiled variant came from (most recent compile of a Kernel).
 enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
 
+/// Where the host time of a Kernel's most recent variant went, in
+/// milliseconds (zero for a part a cache provided).
+struct CompileTimes {
+  double toPtx = 0; ///< MLIR and LLVM to PTX (the analysis is compileFile's)
+  /// ptxas or nvJitLink, from the PTX being ready to the cubin (a ptxas
+  /// started early has part of its run hidden in toPtx).
+  double machineCode = 0;
+  double load = 0; ///< the driver loading the module
+};
+
 /// IR stages a kernel can show.
 enum class IRStage { Kite, GPU, LLVM, PTX };
 
@@ -245,6 +255,8 @@ public:
   std::string cacheKey(Specialization spec = {}) const;
   /// How the last variant this Kernel needed was obtained.
   CacheOutcome lastOutcome() const;
+  /// The phases of the most recent variant compiled or loaded.
+  CompileTimes lastCompileTimes() const;
 
   /// Runs the kernel in the interpreter (no GPU needed) on host memory:
   /// pointer arguments are std::vectors or Arg::host(ptr, count). Loads and
