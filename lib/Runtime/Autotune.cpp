@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -154,6 +155,26 @@ private:
   int device = 0;
 };
 
+/// One timed run of `kernel` after flushing the L2 (milliseconds).
+Expected<double> timeOnce(const Kernel &kernel, Grid grid,
+                          const std::vector<Arg> &args,
+                          const LaunchOptions &options, uint64_t flush,
+                          size_t flushBytes, uint8_t fill, Event &start,
+                          Event &stop) {
+  if (auto ok = memsetDevice(flush, fill, flushBytes, options.device); !ok)
+    return ok.error();
+  if (auto ok = start.record(options.stream); !ok)
+    return ok.error();
+  if (auto ok = kernel.launch(grid, args, options); !ok)
+    return ok.error();
+  if (auto ok = stop.record(options.stream); !ok)
+    return ok.error();
+  auto t = Event::elapsedMs(start, stop);
+  if (!t)
+    return t.error();
+  return double(*t);
+}
+
 /// The median milliseconds of `kernel` on grid(config) over a few runs,
 /// each after flushing the L2 (a write of `flush`). Warm-up runs first, for
 /// at least kWarmMs (and at most kMaxWarmRuns): right after heavy kernels
@@ -185,16 +206,8 @@ Expected<double> timeOnDevice(const Kernel &kernel, Grid grid,
     return stop.error();
   std::vector<double> ms;
   for (int r = 0; r < 5; ++r) {
-    if (auto ok = memsetDevice(flush, uint8_t(r), flushBytes, options.device);
-        !ok)
-      return ok.error();
-    if (auto ok = start->record(options.stream); !ok)
-      return ok.error();
-    if (auto ok = kernel.launch(grid, args, options); !ok)
-      return ok.error();
-    if (auto ok = stop->record(options.stream); !ok)
-      return ok.error();
-    auto t = Event::elapsedMs(*start, *stop);
+    auto t = timeOnce(kernel, grid, args, options, flush, flushBytes,
+                      uint8_t(r), *start, *stop);
     if (!t)
       return t.error();
     ms.push_back(*t);
@@ -202,6 +215,11 @@ Expected<double> timeOnDevice(const Kernel &kernel, Grid grid,
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
+
+/// Configurations within this fraction of the fastest first time are timed
+/// again, taking turns.
+constexpr double kContenderMargin = 0.10;
+constexpr int kContenderRounds = 9;
 } // namespace
 
 void kite::detail::setTuningTimerForTesting(
@@ -333,11 +351,14 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
   // Times: from the disk, else measured (outputs restored afterwards).
   const double unusable = std::numeric_limits<double>::infinity();
   std::vector<double> ms(n, -1);
+  int fromDisk = 0;
   for (int i = 0; i < n; ++i) {
     if (errors[i])
       ms[i] = unusable;
-    else if (auto entry = cache::read(entryKeys[i], "tune"))
+    else if (auto entry = cache::read(entryKeys[i], "tune")) {
       ms[i] = std::strtod(entry->c_str(), nullptr);
+      ++fromDisk;
+    }
   }
   std::function<double(const TuningConfig &, int)> fake;
   {
@@ -382,6 +403,59 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
         std::fprintf(stderr, "kite: autotune %s [%s] config %d (%s): %.4f ms\n",
                      tuning.sourceName.c_str(), keyValues.c_str(), i,
                      tuning.configs[i].str().c_str(), ms[i]);
+    }
+    // The first times were taken one configuration after another, so each
+    // at another temperature and clock (on the H100 the first of a 8192^3
+    // matmul's configurations timed 714 TFLOP/s, the last 502, where both
+    // sustain 655): the close ones are timed again taking turns, one run
+    // each per round, and their medians decide. Only when every time is
+    // from this call (a later process re-timing one edited configuration
+    // compares it with the kept times instead).
+    if (failed && !fake && fromDisk == 0 && usable > 1) {
+      double fastest = *std::min_element(ms.begin(), ms.end());
+      std::vector<int> contenders;
+      for (int i = 0; i < n; ++i)
+        if (std::isfinite(ms[i]) && ms[i] <= fastest * (1 + kContenderMargin))
+          contenders.push_back(i);
+      if (contenders.size() > 1) {
+        auto start = Event::create(options.device);
+        auto stop = Event::create(options.device);
+        if (!start)
+          failed = start.error();
+        else if (!stop)
+          failed = stop.error();
+        std::vector<std::vector<double>> runs(n);
+        for (int r = 0; r < kContenderRounds && failed; ++r)
+          for (int i : contenders) {
+            auto k = configKernel(tuning, i);
+            if (!k) {
+              failed = k.error();
+              break;
+            }
+            auto t = timeOnce(*k, grid(tuning.configs[i]), args, options,
+                              flush, flushBytes, uint8_t(r), *start, *stop);
+            if (!t) {
+              failed = t.error();
+              break;
+            }
+            runs[i].push_back(*t);
+          }
+        for (int i : contenders) {
+          if (!failed || runs[i].empty())
+            break;
+          std::sort(runs[i].begin(), runs[i].end());
+          ms[i] = runs[i][runs[i].size() / 2];
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%.6g", ms[i]);
+          cache::write(entryKeys[i], "tune", buf);
+          if (detail::tracing())
+            std::fprintf(stderr,
+                         "kite: autotune %s [%s] config %d, timed again "
+                         "taking turns: %.4f ms\n",
+                         tuning.sourceName.c_str(), keyValues.c_str(), i,
+                         ms[i]);
+        }
+      }
     }
     if (flush)
       deviceFree(flush, options.device);
