@@ -155,6 +155,12 @@ private:
   int device = 0;
 };
 
+/// The median of `xs` (not empty).
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs[xs.size() / 2];
+}
+
 /// One timed run of `kernel` after flushing the L2 (milliseconds).
 Expected<double> timeOnce(const Kernel &kernel, Grid grid,
                           const std::vector<Arg> &args,
@@ -212,8 +218,7 @@ Expected<double> timeOnDevice(const Kernel &kernel, Grid grid,
       return t.error();
     ms.push_back(*t);
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median(ms);
 }
 
 /// Configurations within this fraction of the fastest first time are timed
@@ -380,29 +385,33 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
         return f.error();
       flush = *f;
     }
+    // A time is kept in memory and on disk, and traced.
+    auto keep = [&](int i, double t, const char *how) {
+      ms[i] = t;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", t);
+      cache::write(entryKeys[i], "tune", buf);
+      if (detail::tracing())
+        std::fprintf(stderr, "kite: autotune %s [%s] config %d (%s)%s: %.4f ms\n",
+                     tuning.sourceName.c_str(), keyValues.c_str(), i,
+                     tuning.configs[i].str().c_str(), how, t);
+    };
     Expected<void> failed = Success{};
     for (int i = 0; i < n && failed; ++i) {
       if (ms[i] >= 0)
         continue;
       if (fake) {
-        ms[i] = fake(tuning.configs[i], i);
-      } else {
-        auto k = configKernel(tuning, i);
-        auto t = timeOnDevice(*k, grid(tuning.configs[i]), args, options,
-                              flush, flushBytes);
-        if (!t) {
-          failed = t.error();
-          break;
-        }
-        ms[i] = *t;
+        keep(i, fake(tuning.configs[i], i), "");
+        continue;
       }
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g", ms[i]);
-      cache::write(entryKeys[i], "tune", buf);
-      if (detail::tracing())
-        std::fprintf(stderr, "kite: autotune %s [%s] config %d (%s): %.4f ms\n",
-                     tuning.sourceName.c_str(), keyValues.c_str(), i,
-                     tuning.configs[i].str().c_str(), ms[i]);
+      auto k = configKernel(tuning, i);
+      auto t = timeOnDevice(*k, grid(tuning.configs[i]), args, options, flush,
+                            flushBytes);
+      if (!t) {
+        failed = t.error();
+        break;
+      }
+      keep(i, *t, "");
     }
     // The first times were taken one configuration after another, so each
     // at another temperature and clock (on the H100 the first of a 8192^3
@@ -440,21 +449,9 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
             }
             runs[i].push_back(*t);
           }
-        for (int i : contenders) {
-          if (!failed || runs[i].empty())
-            break;
-          std::sort(runs[i].begin(), runs[i].end());
-          ms[i] = runs[i][runs[i].size() / 2];
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "%.6g", ms[i]);
-          cache::write(entryKeys[i], "tune", buf);
-          if (detail::tracing())
-            std::fprintf(stderr,
-                         "kite: autotune %s [%s] config %d, timed again "
-                         "taking turns: %.4f ms\n",
-                         tuning.sourceName.c_str(), keyValues.c_str(), i,
-                         ms[i]);
-        }
+        for (int i : contenders)
+          if (failed && !runs[i].empty())
+            keep(i, median(runs[i]), ", timed again taking turns");
       }
     }
     if (flush)

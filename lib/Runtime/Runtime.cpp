@@ -104,26 +104,24 @@ bool dumpEnabled(std::string &where) {
 }
 
 
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 struct TraceTimer {
   explicit TraceTimer(std::string what) : what(std::move(what)) {}
   ~TraceTimer() {
     if (!detail::tracing())
       return;
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+    double ms = msSince(start);
     std::fprintf(stderr, "kite: %s: %.2f ms%s\n", what.c_str(), ms,
                  note.empty() ? "" : (" (" + note + ")").c_str());
   }
   std::string what, note;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
-
-double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 const char *stageName(IRStage s) {
   switch (s) {
