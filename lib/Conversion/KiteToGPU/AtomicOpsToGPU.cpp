@@ -1,7 +1,7 @@
 //===- AtomicOpsToGPU.cpp - kite.atomic_rmw and kite.atomic_cas ------------===//
 //
 // Each element of an atomic is done once, by its owner: the thread whose
-// replication bits (LayoutBits: thread bits that move no element) are 0, or
+// replication bits (LinearLayout: thread bits that move no element) are 0, or
 // thread 0 for a scalar pointer. An owner's register becomes an LLVM
 // `atomicrmw`/`cmpxchg` (NVPTX: atom.global.*) under `scf.if` on its mask;
 // masked-off elements give 0. Read-modify-writes are PTX `atom` with

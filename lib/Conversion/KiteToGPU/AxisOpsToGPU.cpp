@@ -1,7 +1,7 @@
 //===- AxisOpsToGPU.cpp - Reductions and scans along an axis ---------------===//
 //
 // kite.reduce and kite.scan in the steps the hardware wants, read off the
-// source's layout bit by bit (LayoutBits): each bit of the register index
+// source's layout bit by bit (LinearLayout): each bit of the register index
 // and of the thread index moves an element along the row-major index by a
 // power of two or not at all, so the bits that move within the axis's field
 // say where the axis lives: registers (combined within the thread), lanes
@@ -190,8 +190,8 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
 
 /// The bits of an axis op's source layout, or an error on `op` (every
 /// layout Kite builds has them).
-std::optional<LayoutBits> sourceBits(Operation *op, const BlockedLayout &in) {
-  std::optional<LayoutBits> bits = LayoutBits::of(in);
+std::optional<LinearLayout> sourceBits(Operation *op, const BlockedLayout &in) {
+  std::optional<LinearLayout> bits = LinearLayout::of(in);
   if (!bits)
     op->emitOpError() << "has a source layout that does not factor into bits "
                          "(every layout Kite builds does; this is a compiler "
@@ -223,7 +223,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LayoutBits> bits = sourceBits(op, in);
+    std::optional<LinearLayout> bits = sourceBits(op, in);
     if (!bits)
       return failure();
     rewriter.replaceOp(op,
@@ -235,7 +235,7 @@ private:
   const KiteLoweringState &state;
 
   Value lowerByBits(ReduceOp op, Value regs, const BlockedLayout &in,
-                    const LayoutBits &bits,
+                    const LinearLayout &bits,
                     ConversionPatternRewriter &b) const {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     Location loc = op.getLoc();
@@ -260,8 +260,8 @@ private:
     // 1. Within the thread: one partial per group of registers that differ
     //    only in bits along the axis.
     int64_t regAlong = 0;
-    for (size_t i = 0; i < bits.reg.size(); ++i)
-      if (along(bits.reg[i]))
+    for (size_t i = 0; i < bits.numBits(LinearLayout::In::Register); ++i)
+      if (along(bits.bases(LinearLayout::In::Register)[i]))
         regAlong |= int64_t(1) << i;
     Value tbase = threadBase(b, loc, in);
     Value tAxis;
@@ -274,7 +274,7 @@ private:
       if (arg)
         p.index = arith::OrIOp::create(
             b, loc, tAxis,
-            i32Const(b, loc, (bits.registerMove(e) & axisMask) >> axisLo));
+            i32Const(b, loc, (bits.apply(LinearLayout::In::Register, e) & axisMask) >> axisLo));
       return p;
     };
     SmallVector<int64_t> groups; // the group's first register
@@ -292,8 +292,8 @@ private:
 
     // 2. Across the lanes of a warp.
     SmallVector<int64_t> warpAlong; // thread bits of warps along the axis
-    for (size_t j = 0; j < bits.thread.size(); ++j) {
-      if (!along(bits.thread[j]))
+    for (size_t j = 0; j < bits.numBits(LinearLayout::In::Thread); ++j) {
+      if (!along(bits.bases(LinearLayout::In::Thread)[j]))
         continue;
       if (j >= 5) {
         warpAlong.push_back(j);
@@ -368,7 +368,7 @@ private:
     s.barrier();
     for (size_t g = 0; g < groups.size(); ++g) {
       Value lin = arith::OrIOp::create(
-          b, loc, tbase, s.i32(bits.registerMove(groups[g])));
+          b, loc, tbase, s.i32(bits.apply(LinearLayout::In::Register, groups[g])));
       Value high = arith::ShLIOp::create(
           b, loc, arith::ShRUIOp::create(b, loc, lin, s.i32(axisLo + axisBits)),
           s.i32(axisLo));
@@ -421,7 +421,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
                   ConversionPatternRewriter &b) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LayoutBits> bits = sourceBits(op, in);
+    std::optional<LinearLayout> bits = sourceBits(op, in);
     if (!bits)
       return failure();
     Location loc = op.getLoc();
@@ -465,11 +465,11 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
       int64_t move = int64_t(1) << (axisLo + k);
       // Which bit of (register, thread) moves the element by `move`.
       int regBit = -1, threadBit = -1;
-      for (size_t i = 0; i < bits->reg.size(); ++i)
-        if (bits->reg[i] == move)
+      for (size_t i = 0; i < bits->numBits(LinearLayout::In::Register); ++i)
+        if (bits->bases(LinearLayout::In::Register)[i] == move)
           regBit = int(i);
-      for (size_t j = 0; j < bits->thread.size(); ++j)
-        if (bits->thread[j] == move)
+      for (size_t j = 0; j < bits->numBits(LinearLayout::In::Thread); ++j)
+        if (bits->bases(LinearLayout::In::Thread)[j] == move)
           threadBit = int(j);
       if (regBit < 0 && threadBit < 0)
         return op.emitOpError()
@@ -488,7 +488,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
         s.publish(registers(total), type, in);
         for (int64_t e = 0; e < n; ++e) {
           Value lin = arith::OrIOp::create(b, loc, tbase,
-                                           s.i32(bits->registerMove(e)));
+                                           s.i32(bits->apply(LinearLayout::In::Register, e)));
           Value other = arith::XOrIOp::create(b, loc, lin, s.i32(move));
           partner[e] = s.load(0, other, elem, kiteElem);
         }

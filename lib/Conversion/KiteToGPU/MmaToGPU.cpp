@@ -12,10 +12,10 @@
 //     transpose in ldmatrix) two ld.shared.b32 per 8 columns;
 //   - one mma.sync.aligned.m16n8k16 (f16/bf16) or m16n8k8 (tf32) per
 //     instruction, accumulating in f32 in the MmaTile layout.
-// The staging's swizzle depends only on a row's place within 8-row atoms,
-// so each lane's swizzle is computed once (from lane % 16 for ldmatrix, or
-// lane % 4 for tf32's B) and the steps add constants: the addresses stay
-// loop-invariant apart from the slot.
+// Each load's lane addresses are the staging's layout composed with the
+// lanes' (LinearLayout): the thread's part is computed once, each load
+// XORs or adds a constant, so the addresses stay loop-invariant apart from
+// the slot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,46 +41,10 @@ namespace {
 Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
                 const MmaTile &tile, const SwizzledStaging &st, Value slot,
                 Value acc, Type operandType, VectorType vecType) {
-  const int64_t M = st.M, K = st.K;
+  const int64_t K = st.K;
   const bool tf32 = operandType.isF32();
   const int64_t eb = st.elemBytes, kStep = tf32 ? 8 : 16;
-    const int64_t aW = st.aSwizzle, bW = st.bSwizzle;
-    const int64_t aPe = st.aPanelElems(), bPe = st.bPanelElems();
     MLIRContext *ctx = rewriter.getContext();
-    auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-    auto add = [&](Value x, Value y) {
-      return arith::AddIOp::create(rewriter, loc, x, y).getResult();
-    };
-    auto mul = [&](Value x, int64_t y) {
-      return arith::MulIOp::create(rewriter, loc, x, c(y)).getResult();
-    };
-    auto xori = [&](Value x, Value y) {
-      return arith::XOrIOp::create(rewriter, loc, x, y).getResult();
-    };
-    auto udiv = [&](Value x, int64_t y) {
-      return arith::DivUIOp::create(rewriter, loc, x, c(y)).getResult();
-    };
-    auto urem = [&](Value x, int64_t y) {
-      return arith::RemUIOp::create(rewriter, loc, x, c(y)).getResult();
-    };
-    // The swizzle (chunk XOR, as a byte offset) of a row `r` of a panel of
-    // `width`-byte rows (SwizzledStaging::swizzle).
-    auto swizzleOf = [&](Value r, int64_t width) {
-      Value bits = arith::AndIOp::create(
-          rewriter, loc, udiv(mul(r, width), 128), c(width / 16 - 1));
-      return mul(bits, 16);
-    };
-
-    Value tid = threadId(rewriter, loc);
-    Value lane = urem(tid, 32), warp = udiv(tid, 32);
-    Value wmRow = mul(urem(warp, tile.warpsM), tile.warpRows());
-    Value wnCol = mul(udiv(warp, tile.warpsM), tile.warpCols());
-    auto at = [&](Value bytes) {
-      return LLVM::GEPOp::create(rewriter, loc, slot.getType(),
-                                 rewriter.getI8Type(), slot,
-                                 ValueRange{bytes})
-          .getResult();
-    };
     auto i32 = rewriter.getI32Type();
     auto struct4 = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(4, i32));
@@ -96,51 +60,33 @@ Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
       return regs;
     };
 
-    // ldmatrix.x4: lane l gives the address of row l % 16 of the 16-row
-    // block, at 16 bytes * (l / 16) into the k-step (A) or the 16 columns
-    // (B); the swizzle depends on l % 16 only (the blocks start on
-    // multiples of 16 rows).
-    Value row16 = urem(lane, 16);
-    Value half16 = mul(udiv(lane, 16), 16);
-    Value aLaneRow = mul(row16, aW);
-    Value aLaneSw = swizzleOf(row16, aW);
-    Value bLaneRow = mul(row16, bW);
-    Value bLaneSw = swizzleOf(row16, bW);
-    // tf32's B: lane l reads k-rows l % 4 and l % 4 + 4, column l / 4.
-    Value t4 = urem(lane, 4), g4 = mul(udiv(lane, 4), 4);
+    // What each lane reads (MmaTile::aLoads, bLoads: (load, thread) ->
+    // element), composed with the staging's layouts: the address of load r
+    // of thread t is the thread's part XOR r's (SharedAddresses), the
+    // thread's part computed once.
+    const int64_t kSteps = K / kStep;
+    SharedAddresses aAt(rewriter, loc,
+                        tile.aLoads(K, eb).compose(st.operandLayout(0)), 0,
+                        slot);
+    SharedAddresses bAt(rewriter, loc,
+                        tile.bLoads(K, eb).compose(st.operandLayout(1)),
+                        st.bOffset(), slot);
 
-    // A's fragments for the k-step at `k` and instruction row `mr`.
-    auto loadA = [&](int64_t k, int64_t mr) {
-      Value rowBytes = add(mul(wmRow, aW), aLaneRow);
-      Value chunk = xori(add(c((k % aPe) * eb), half16), aLaneSw);
-      Value bytes = add(add(rowBytes, chunk),
-                        c((k / aPe) * M * aW + mr * 16 * aW));
-      return ldmatrix(at(bytes), /*trans=*/false);
+    // A's fragments for k-step `ks` and instruction row `mr`.
+    auto loadA = [&](int64_t ks, int64_t mr) {
+      return ldmatrix(aAt.at(mr + tile.mRep * ks), /*trans=*/false);
     };
-    // f16/bf16 B's fragments for the k-step at `k` and 16 columns from
-    // warp column `n` (two instructions: registers 0-1 and 2-3).
-    auto loadB16 = [&](int64_t k, int64_t n) {
-      Value col = add(wnCol, c(n));
-      Value panel = mul(udiv(col, bPe), K * bW);
-      Value chunk = xori(add(mul(urem(col, bPe), eb), half16), bLaneSw);
-      Value bytes = add(add(add(panel, bLaneRow), chunk),
-                        c(st.bOffset() + k * bW));
-      return ldmatrix(at(bytes), /*trans=*/true);
+    // f16/bf16 B's fragments for k-step `ks` and the 16 columns `np` (two
+    // instructions: registers 0-1 and 2-3).
+    auto loadB16 = [&](int64_t ks, int64_t np) {
+      return ldmatrix(bAt.at(np + tile.nRep / 2 * ks), /*trans=*/true);
     };
-    // tf32 B's fragment for the k-step at `k` and 8 columns from warp
-    // column `n`.
-    auto loadB32 = [&](int64_t k, int64_t n) {
-      Value col = add(wnCol, c(n));
-      Value panel = mul(udiv(col, bPe), K * bW);
-      Value colBytes = add(mul(urem(col, bPe), eb), g4);
+    // tf32 B's fragment for k-step `ks` and the 8 columns `nr`.
+    auto loadB32 = [&](int64_t ks, int64_t nr) {
       SmallVector<Value> regs;
-      for (int64_t h = 0; h < 2; ++h) {
-        Value r = add(t4, c(4 * h));
-        Value chunk = xori(colBytes, swizzleOf(r, bW));
-        Value bytes = add(add(panel, add(mul(r, bW), chunk)),
-                          c(st.bOffset() + k * bW));
-        regs.push_back(LLVM::LoadOp::create(rewriter, loc, i32, at(bytes)));
-      }
+      for (int64_t h = 0; h < 2; ++h)
+        regs.push_back(LLVM::LoadOp::create(
+            rewriter, loc, i32, bAt.at(h + 2 * (nr + tile.nRep * ks))));
       return regs;
     };
 
@@ -172,16 +118,16 @@ Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
       return out;
     };
 
-    for (int64_t k = 0; k < K; k += kStep) {
+    for (int64_t ks = 0; ks < kSteps; ++ks) {
       SmallVector<SmallVector<Value>> a, b(tile.nRep);
       for (int64_t mr = 0; mr < tile.mRep; ++mr)
-        a.push_back(asOperands(loadA(k, mr)));
+        a.push_back(asOperands(loadA(ks, mr)));
       if (tf32) {
         for (int64_t nr = 0; nr < tile.nRep; ++nr)
-          b[nr] = asOperands(loadB32(k, nr * 8));
+          b[nr] = asOperands(loadB32(ks, nr));
       } else {
         for (int64_t np = 0; np < tile.nRep / 2; ++np) {
-          SmallVector<Value> regs = asOperands(loadB16(k, np * 16));
+          SmallVector<Value> regs = asOperands(loadB16(ks, np));
           b[2 * np] = {regs[0], regs[1]};
           b[2 * np + 1] = {regs[2], regs[3]};
         }
@@ -270,8 +216,9 @@ struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
-    storeDotOperands(rewriter, loc, conv, op, adaptor.getA(), adaptor.getB(),
-                     st, s.base);
+    if (failed(storeDotOperands(rewriter, loc, conv, op, adaptor.getA(),
+                                adaptor.getB(), st, s.base)))
+      return failure();
     s.barrier();
     rewriter.replaceOp(op, issueMmas(rewriter, loc, *tile, st, s.base,
                                      adaptor.getAcc(),

@@ -5,7 +5,9 @@
 // of each thread's groups of 4-16 contiguous bytes (2-8 f16/bf16, 1-4 f32)
 // into the slot's swizzled operand layouts (SwizzledStaging); masked-off
 // elements are zero-filled through cp.async's source size (a group is
-// enabled whole, or as a prefix for `x < bound` masks). Both engines read
+// enabled whole, or as a prefix for `x < bound` masks); each group's address
+// is the pointers' layout composed with the staging's (LinearLayout,
+// SharedAddresses), as for operands stored from registers. Both engines read
 // the same layouts: wgmma through shared-memory descriptors (WgmmaToGPU.cpp),
 // mma.sync through ldmatrix (MmaToGPU.cpp).
 //
@@ -38,65 +40,30 @@ Value mlir::kite::detail::slotPointer(OpBuilder &b, Location loc,
                              ValueRange{bytes});
 }
 
-Value mlir::kite::detail::swizzleOffset(OpBuilder &b, Location loc,
-                                        Value offset, int64_t width) {
-  Value bits = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, offset, i32Const(b, loc, 7)),
-      i32Const(b, loc, width / 16 - 1));
-  return arith::XOrIOp::create(
-      b, loc, offset,
-      arith::ShLIOp::create(b, loc, bits, i32Const(b, loc, 4)));
-}
-
-/// The byte offset (i32) of element (`row`, `col`) in a panel layout:
-/// panels of `panelElems` columns, each `panelBytes`, of rows of `swz`
-/// bytes, swizzled (swizzleOffset); `eb` bytes an element.
-static Value panelOffset(OpBuilder &b, Location loc, Value row, Value col,
-                         int64_t panelElems, int64_t panelBytes, int64_t swz,
-                         int64_t eb) {
-  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
-  Value panel = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, col, c(panelElems)),
-      c(panelBytes));
-  Value within = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, c(swz)),
-      arith::MulIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, col, c(panelElems)), c(eb)));
-  return arith::AddIOp::create(b, loc, panel,
-                               swizzleOffset(b, loc, within, swz));
-}
-
-void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
-                                          Location loc,
-                                          const KiteTypeConverter &conv,
-                                          DotOp op, Value aRegs, Value bRegs,
-                                          const SwizzledStaging &st,
-                                          Value base) {
+LogicalResult mlir::kite::detail::storeDotOperands(
+    ConversionPatternRewriter &rewriter, Location loc,
+    const KiteTypeConverter &conv, DotOp op, Value aRegs, Value bRegs,
+    const SwizzledStaging &st, Value base) {
   const int64_t eb = st.elemBytes;
-  auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-  // Stores a rows x cols block (its registers `regs`) into a panel layout
-  // of rows of `swz` bytes, `panelBytes` a panel, from `offset`.
+  // Stores a block of `cols` columns (its registers `regs`) as operand
+  // `operand` of the staging.
   auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
-                          int64_t swz, int64_t panelBytes, int64_t offset) {
+                          int operand, bool transposed) -> LogicalResult {
     BlockedLayout l = conv.getLayout(blockValue);
+    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    if (!linear)
+      return op.emitOpError()
+             << "has an operand whose layout does not factor into bits "
+                "(every layout Kite builds does; this is a compiler bug)";
     Type elem = cast<VectorType>(regs.getType()).getElementType();
     auto runs = registerRuns(l, cols, 16 / eb);
-    Value tbase = threadBase(rewriter, loc, l);
+    SharedAddresses addresses(
+        rewriter, loc, linear->compose(st.operandLayout(operand, transposed)),
+        operand == 0 ? 0 : st.bOffset(), base);
     for (int64_t e = 0; e < l.perThread; ++e) {
       int64_t w = runs[e];
       if (!w)
         continue;
-      Value lin =
-          arith::AddIOp::create(rewriter, loc, tbase, c(l.registerOffset(e)));
-      Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
-      Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
-      Value bytes = arith::AddIOp::create(
-          rewriter, loc,
-          panelOffset(rewriter, loc, row, col, swz / eb, panelBytes, swz, eb),
-          c(offset));
-      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(),
-                                       rewriter.getI8Type(), base,
-                                       ValueRange{bytes});
       Value v;
       if (w == 1) {
         v = extractRegister(rewriter, loc, regs, e);
@@ -106,20 +73,19 @@ void mlir::kite::detail::storeDotOperands(ConversionPatternRewriter &rewriter,
           v = vector::InsertOp::create(
               rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v, i);
       }
-      LLVM::StoreOp::create(rewriter, loc, v, addr, w * eb);
+      LLVM::StoreOp::create(rewriter, loc, v, addresses.at(e), w * eb);
     }
+    return success();
   };
-  // A (M x K): panels of K, M rows each. B (K x N): panels of N, K rows;
-  // or, read through a transposition, its N x K source K-major: panels of
-  // K, N rows each (like A).
-  if (aRegs)
-    storeOperand(op.getA(), aRegs, st.K, st.aSwizzle, st.M * st.aSwizzle, 0);
+  // A (M x K); B (K x N), or read through a transposition its N x K
+  // source, K-major like A.
+  if (aRegs && failed(storeOperand(op.getA(), aRegs, st.K, 0, false)))
+    return failure();
   if (TransOp trans = wgmmaStagedTranspose(op))
-    storeOperand(trans.getSrc(), rewriter.getRemappedValue(trans.getSrc()),
-                 st.K, st.bSwizzle, st.N * st.bSwizzle, st.bOffset());
-  else
-    storeOperand(op.getB(), bRegs, st.N, st.bSwizzle, st.K * st.bSwizzle,
-                 st.bOffset());
+    return storeOperand(trans.getSrc(),
+                        rewriter.getRemappedValue(trans.getSrc()), st.K, 1,
+                        true);
+  return storeOperand(op.getB(), bRegs, st.N, 1, false);
 }
 
 namespace {
@@ -200,104 +166,43 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     bool uniform = state.axisInfo.get(op.getMask()).constancy >= width;
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              staging.bytes());
-    Value base = threadBase(rewriter, loc, l);
     auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     auto cache = NVVM::LoadCacheModifierKindAttr::get(
         rewriter.getContext(), width * eb == 16
                                    ? NVVM::LoadCacheModifierKind::CG
                                    : NVVM::LoadCacheModifierKind::CA);
-    int64_t swz = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
-    int64_t panelElems = swz / eb;
-    // The staging's rows and the position along them: A's rows are M (its
-    // columns K), an N-major B's K (its columns N), a K-major B's N (its
-    // rows K). Panels of panelElems positions, each all rows of swz bytes.
-    int64_t panelBytes = (operand == 0                   ? staging.M
-                          : kMajorB || transposed ? staging.N
-                                                  : staging.K) *
-                         swz;
-    // The byte offset of linear index `lin` in the slot, as the IR below
-    // computes it.
-    auto offsetOf = [&](int64_t lin) {
-      int64_t row = lin / cols, col = lin % cols;
-      return operand == 0  ? staging.aByte(row, col)
-             : transposed ? staging.bByte(col, row)
-                          : staging.bByte(row, col);
-    };
-    // Groups whose offset is an earlier group's plus the same constant in
-    // every thread (rows a multiple of the swizzle's period apart, say)
-    // take that constant, which PTX folds into the address: one address
-    // computation for several groups.
-    auto constantDelta = [&](int64_t e, int64_t from) -> std::optional<int64_t> {
-      std::optional<int64_t> delta;
-      for (int64_t t = 0; t < l.numThreads; ++t) {
-        int64_t tb = l.threadOffset(t);
-        int64_t d = offsetOf(tb + l.registerOffset(e)) -
-                    offsetOf(tb + l.registerOffset(from));
-        if (delta && *delta != d)
-          return std::nullopt;
-        delta = d;
-      }
-      return delta;
-    };
-    // The groups whose address was computed: (register, address).
-    SmallVector<std::pair<int64_t, Value>> computed;
+    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    if (!linear)
+      return op.emitOpError()
+             << "has pointers whose layout does not factor into bits (every "
+                "layout Kite builds does; this is a compiler bug)";
+    SharedAddresses addresses(
+        rewriter, loc,
+        linear->compose(staging.operandLayout(operand, transposed)),
+        operand == 0 ? 0 : staging.bOffset(), slot);
     for (int64_t e = 0; e < l.perThread; e += width) {
-      std::optional<int64_t> delta;
-      Value from;
-      for (auto &[f, dst] : computed)
-        if ((delta = constantDelta(e, f))) {
-          from = dst;
-          break;
+      Value src = LLVM::IntToPtrOp::create(
+          rewriter, loc, globalPtr,
+          extractRegister(rewriter, loc, adaptor.getPtr(), e));
+      // Source bytes: the whole group or nothing (uniform mask), or the
+      // enabled prefix.
+      Value size;
+      if (uniform) {
+        Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
+        size = arith::SelectOp::create(rewriter, loc, on, c(width * eb), c(0));
+      } else {
+        size = c(0);
+        for (int64_t i = 0; i < width; ++i) {
+          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e + i);
+          size = arith::AddIOp::create(
+              rewriter, loc, size,
+              arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
         }
-      auto copy = [&](Value dst) {
-        Value src = LLVM::IntToPtrOp::create(
-            rewriter, loc, globalPtr,
-            extractRegister(rewriter, loc, adaptor.getPtr(), e));
-        // Source bytes: the whole group or nothing (uniform mask), or the
-        // enabled prefix.
-        Value size;
-        if (uniform) {
-          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
-          size = arith::SelectOp::create(rewriter, loc, on, c(width * eb),
-                                         c(0));
-        } else {
-          size = c(0);
-          for (int64_t i = 0; i < width; ++i) {
-            Value on =
-                extractRegister(rewriter, loc, adaptor.getMask(), e + i);
-            size = arith::AddIOp::create(
-                rewriter, loc, size,
-                arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
-          }
-        }
-        NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
-                                rewriter.getI32IntegerAttr(width * eb), cache,
-                                size);
-      };
-      if (delta) {
-        copy(LLVM::GEPOp::create(rewriter, loc, slot.getType(),
-                                 rewriter.getI8Type(), from,
-                                 ArrayRef<LLVM::GEPArg>{int32_t(*delta)}));
-        continue;
       }
-      Value lin = arith::AddIOp::create(rewriter, loc, base,
-                                        c(l.registerOffset(e)));
-      Value row = arith::DivUIOp::create(rewriter, loc, lin, c(cols));
-      Value col = arith::RemUIOp::create(rewriter, loc, lin, c(cols));
-      if (kMajorB)
-        std::swap(row, col); // staging row n, position k
-      // Byte offset: panel of `col`, then the swizzled row/column offset.
-      Value offset = panelOffset(rewriter, loc, row, col, panelElems,
-                                 panelBytes, swz, eb);
-      if (operand == 1)
-        offset = arith::AddIOp::create(rewriter, loc, offset,
-                                       c(staging.bOffset()));
-      Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
-                                      rewriter.getI8Type(), slot,
-                                      ValueRange{offset});
-      computed.push_back({e, dst});
-      copy(dst);
+      NVVM::CpAsyncOp::create(rewriter, loc, addresses.at(e), src,
+                              rewriter.getI32IntegerAttr(width * eb), cache,
+                              size);
     }
     rewriter.eraseOp(op);
     return success();

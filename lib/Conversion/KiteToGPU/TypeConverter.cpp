@@ -63,7 +63,7 @@ static SmallVector<LayoutDigit, 4> digitsOfMoves(ArrayRef<int64_t> moves) {
 
 std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
                                                   int64_t axis) const {
-  std::optional<LayoutBits> bits = LayoutBits::of(*this);
+  std::optional<LinearLayout> bits = LinearLayout::of(*this);
   if (!bits)
     return std::nullopt;
   // The axis's field of the row-major index's bits.
@@ -76,10 +76,10 @@ std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
     return ((move >> (lo + width)) << lo) | (move & ((int64_t(1) << lo) - 1));
   };
   SmallVector<int64_t, 8> regMoves, threadMoves;
-  for (int64_t m : bits->reg)
+  for (int64_t m : bits->bases(LinearLayout::In::Register))
     if (!(m & axisMask))
       regMoves.push_back(drop(m));
-  for (int64_t m : bits->thread)
+  for (int64_t m : bits->bases(LinearLayout::In::Thread))
     threadMoves.push_back(m & axisMask ? 0 : drop(m));
   BlockedLayout out;
   out.numel = numel >> width;
@@ -145,49 +145,6 @@ bool BlockedLayout::placesLike(const BlockedLayout &other) const {
     if (threadOffset(t) != other.threadOffset(t))
       return false;
   return true;
-}
-
-/// Appends the moves of the bits of `digits` (lowest first) to `bits`;
-/// false when a digit's size or stride is not a power of two.
-static bool digitBits(ArrayRef<LayoutDigit> digits,
-                      SmallVectorImpl<int64_t> &bits) {
-  for (const LayoutDigit &d : digits) {
-    if (!llvm::isPowerOf2_64(d.size) ||
-        (d.stride != 0 && !llvm::isPowerOf2_64(d.stride)))
-      return false;
-    for (int64_t s = 1; s < d.size; s *= 2)
-      bits.push_back(d.stride * s);
-  }
-  return true;
-}
-
-std::optional<LayoutBits> LayoutBits::of(const BlockedLayout &layout) {
-  if (!llvm::isPowerOf2_64(layout.numel) ||
-      !llvm::isPowerOf2_64(layout.numThreads) ||
-      !llvm::isPowerOf2_64(layout.perThread))
-    return std::nullopt;
-  LayoutBits bits;
-  if (!digitBits(layout.registerDigits, bits.reg) ||
-      !digitBits(layout.threadDigits, bits.thread))
-    return std::nullopt;
-  if (int64_t(1) << bits.reg.size() != layout.perThread ||
-      int64_t(1) << bits.thread.size() != layout.numThreads)
-    return std::nullopt;
-  int64_t seen = 0;
-  for (int64_t m : llvm::concat<int64_t>(bits.reg, bits.thread)) {
-    if (m >= layout.numel || (seen & m))
-      return std::nullopt;
-    seen |= m;
-  }
-  return bits;
-}
-
-int64_t LayoutBits::registerMove(int64_t e) const {
-  int64_t m = 0;
-  for (size_t i = 0; i < reg.size(); ++i)
-    if (e >> i & 1)
-      m |= reg[i];
-  return m;
 }
 
 std::optional<DotTile> DotTile::choose(int64_t M, int64_t N,
@@ -497,10 +454,8 @@ Value mlir::kite::detail::ownerPredicate(
   int64_t replicated = 0;
   if (!layout) {
     replicated = -1; // a scalar: thread 0
-  } else if (auto bits = LayoutBits::of(*layout)) {
-    for (size_t j = 0; j < bits->thread.size(); ++j)
-      if (bits->thread[j] == 0)
-        replicated |= int64_t(1) << j;
+  } else if (auto bits = LinearLayout::of(*layout)) {
+    replicated = bits->replicatedThreads();
   } else if (layout->isReplicated()) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
                                  i32Const(b, loc, layout->numel));

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <map>
+
 namespace mlir::kite::detail {
 
 /// The thread's index in its program (i32).
@@ -105,11 +107,42 @@ AccessPlan planAccess(const KiteLoweringState &state,
 
 /// The predicate "this thread owns its copy of its registers" for a value
 /// in `layout` (i1): the thread bits that move no element (replication,
-/// LayoutBits) are 0; thread 0 for a scalar (no layout). Null when every
+/// LinearLayout::replicatedThreads) are 0; thread 0 for a scalar (no layout). Null when every
 /// thread owns its registers. Side effects on replicated values (atomics,
 /// prints, asserts) happen once under it.
 Value ownerPredicate(OpBuilder &b, Location loc,
                      const std::optional<BlockedLayout> &layout);
+
+/// The image of the runtime value `x` (i32, an input of dimension `dim`)
+/// under `layout` (i32): the XOR of the bases of its set bits, a run of
+/// bits whose bases double from one to the next taken as one field (one
+/// shift, mask and shift or multiply). Bits above the dimension's are
+/// ignored (LinearLayout.cpp).
+Value applyLinear(OpBuilder &b, Location loc, const LinearLayout &layout,
+                  LinearLayout::In dim, Value x);
+
+/// The shared-memory addresses of the registers of a (register, thread)
+/// -> byte offset layout (a block's layout composed with a staging's, or an
+/// ldmatrix's lanes composed with it), `start` bytes from `base`
+/// (!llvm.ptr<3>). Register e of thread t lies at T(t) XOR R(e): the
+/// thread's part T is computed once from the thread id (applyLinear); each
+/// register's R splits into the bits T can set (one XOR, shared by the
+/// registers with the same such bits) and the rest, a constant PTX folds
+/// into the address.
+class SharedAddresses {
+public:
+  SharedAddresses(OpBuilder &b, Location loc, const LinearLayout &addr,
+                  int64_t start, Value base);
+  Value at(int64_t reg);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  LinearLayout addr;
+  Value base, threadPart;
+  int64_t threadSpan, start;
+  std::map<int64_t, Value> xored;
+};
 
 /// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
 Value toPointer(OpBuilder &b, Location loc, Value addr);
@@ -130,19 +163,18 @@ inline Value i32Const(OpBuilder &b, Location loc, int64_t v) {
 Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
                   Value slot, int64_t slotBytes);
 
-/// SwizzledStaging::swizzle on an i32 byte offset within a panel.
-Value swizzleOffset(OpBuilder &b, Location loc, Value offset, int64_t width);
-
 /// Stores the registers of a kite.dot's operands (A in `aRegs`, none when
 /// null: wgmma reads it from registers; B in `bRegs`, converted) into
 /// `st`'s swizzled layouts at `base`
 /// (!llvm.ptr<3>), in runs of up to 16 bytes: A K-major; B N-major, or,
 /// when the dot reads B through a transposition its lowering elides
 /// (wgmmaStagedTranspose), the transposition's source K-major
-/// (TensorCoreStaging.cpp).
-void storeDotOperands(ConversionPatternRewriter &rewriter, Location loc,
-                      const KiteTypeConverter &conv, DotOp op, Value aRegs,
-                      Value bRegs, const SwizzledStaging &st, Value base);
+/// (TensorCoreStaging.cpp). Each register's address comes from its layout
+/// composed with the staging's (LinearLayout).
+LogicalResult storeDotOperands(ConversionPatternRewriter &rewriter,
+                               Location loc, const KiteTypeConverter &conv,
+                               DotOp op, Value aRegs, Value bRegs,
+                               const SwizzledStaging &st, Value base);
 
 } // namespace mlir::kite::detail
 

@@ -115,7 +115,7 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
                   Value slot, Value acc, Type operandType,
                   VectorType vecType, Value aRegs = {}) {
   MLIRContext *ctx = rewriter.getContext();
-  const int64_t M = staging.M, N = staging.N, K = staging.K;
+  const int64_t N = staging.N, K = staging.K;
   auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
     // This warpgroup's place in the block (uniform over the warpgroup).
     Value wg = arith::DivUIOp::create(rewriter, loc, threadId(rewriter, loc),
@@ -205,11 +205,17 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
           }
     }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    int64_t aPanel = aW / eb, bPanel = bW / eb;
+    // Each instruction's operands start where the staging's layouts
+    // (LinearLayout) put the first element of its sub-tile: row mr * 64 of
+    // A at column k, B's (k, nr * nInst), relative to the warpgroup's part.
+    // Those rows and columns are multiples of the swizzle's 8-row atoms, so
+    // the start is a plain address; wgmma applies the swizzle within.
+    LinearLayout aStaged = staging.operandLayout(0);
+    LinearLayout bStaged = staging.operandLayout(1);
+    using In = LinearLayout::In;
     for (int64_t k = 0; k < K; k += kStep) {
       for (int64_t mr = 0; mr < tile.mRep; ++mr) {
-        int64_t aOffset = (k / aPanel) * M * aW + mr * 64 * aW +
-                          (k % aPanel) * eb;
+        int64_t aOffset = aStaged.apply(In::Index, mr * 64 * K + k);
         Value da = arith::AddIOp::create(rewriter, loc, aDesc,
                                          c64(aOffset >> 4));
         ArrayRef<Value> aPairs;
@@ -218,9 +224,7 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
               4 * (mr * (K / 16) + k / 16), 4);
         for (int64_t nr = 0; nr < tile.nRep; ++nr) {
           int64_t bOffset =
-              kMajorB ? (k / bPanel) * N * bW + nr * tile.nInst * bW +
-                            (k % bPanel) * eb
-                      : (nr * tile.nInst / bPanel) * K * bW + k * bW;
+              bStaged.apply(In::Index, k * N + nr * tile.nInst);
           Value db = arith::AddIOp::create(rewriter, loc, bDesc,
                                            c64(bOffset >> 4));
           Value &part = parts[mr * tile.nRep + nr];
@@ -386,8 +390,10 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
                       : Value();
     Scratch s(rewriter, loc, state.sharedMemory);
     s.barrier();
-    storeDotOperands(rewriter, loc, conv, op, aRegs ? Value() : adaptor.getA(),
-                     adaptor.getB(), st, s.base);
+    if (failed(storeDotOperands(rewriter, loc, conv, op,
+                                aRegs ? Value() : adaptor.getA(),
+                                adaptor.getB(), st, s.base)))
+      return failure();
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),

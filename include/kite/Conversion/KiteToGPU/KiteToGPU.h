@@ -16,6 +16,7 @@
 #define KITE_CONVERSION_KITETOGPU_KITETOGPU_H
 
 #include "kite/Analysis/AxisInfo.h"
+#include "kite/Conversion/KiteToGPU/LinearLayout.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -83,7 +84,7 @@ struct BlockedLayout {
   /// lanes and warps along the axis, and broadcasting the result back
   /// (x[:, None]) moves nothing. Register bits along the axis are dropped,
   /// thread bits along it replicate. None when the layout does not factor
-  /// into bits (LayoutBits).
+  /// into bits (LinearLayout::of).
   std::optional<BlockedLayout> slice(ArrayRef<int64_t> shape,
                                      int64_t axis) const;
   /// Linear index of register `e` relative to the thread's base.
@@ -93,26 +94,6 @@ struct BlockedLayout {
   /// Whether every register of every thread holds the same element in
   /// both layouts (then converting between them moves no data).
   bool placesLike(const BlockedLayout &other) const;
-};
-
-/// A layout seen bit by bit: when every digit of a BlockedLayout has a
-/// power-of-two size and stride, each bit of the register index and of the
-/// thread index moves the element by a power of two along the row-major
-/// index, or not at all (replication), and no two bits move it alike; the
-/// element of (register e, thread t) is then the OR of the moves of e's and
-/// t's set bits (Triton's linear layouts, for the layouts that permute
-/// bits). Thread bits 0-4 are lane bits, the rest warp bits. Every layout
-/// Kite builds today has this form; a reduction or scan uses it to combine
-/// within a thread, across lanes (shuffles) and across warps.
-struct LayoutBits {
-  SmallVector<int64_t, 8> reg;    ///< move of register bit i (0: none)
-  SmallVector<int64_t, 8> thread; ///< move of thread bit j (0: none)
-
-  /// The bits of `layout`, or none when a digit is not a power of two or
-  /// two bits overlap.
-  static std::optional<LayoutBits> of(const BlockedLayout &layout);
-  /// The linear index of register `e` relative to its thread's base.
-  int64_t registerMove(int64_t e) const;
 };
 
 /// The register-tiled dot's arrangement of an M x N result over the
@@ -263,6 +244,13 @@ struct SwizzledStaging {
       return slotBytes;
     return bOffset() + bBytes();
   }
+  /// Operand `operand`'s place in the slot as a linear layout (over GF(2)):
+  /// the element index of the operand block as it is held in registers (A:
+  /// M x K; B: K x N, or N x K when read through its transposition,
+  /// `transposed`) -> its byte offset from the operand's start (aByte, and
+  /// bByte - bOffset()). Shapes are powers of two, so the panels and the
+  /// swizzle are linear.
+  LinearLayout operandLayout(int operand, bool transposed = false) const;
   /// The descriptor's swizzle field for a width (bits 62-63).
   static int64_t swizzleMode(int64_t width) {
     return width == 128 ? 1 : width == 64 ? 2 : 3;
@@ -294,6 +282,20 @@ struct MmaTile {
                                        int64_t numWarps,
                                        int64_t maxRegisters = 128);
   BlockedLayout layout() const;
+  /// What each thread reads of the M x K operand A per load, as a linear
+  /// layout (load, thread) -> element index (row * K + column): one
+  /// ldmatrix.x4 per 16 rows (mr) and k-step (ks: 16 columns, 8 for tf32,
+  /// `elemBytes` 4), load mr + mRep * ks; lane l gives the address of row
+  /// l % 16 at 16 bytes * (l / 16) into the k-step; warps along M start
+  /// warpRows() apart, those along N read the same A (bases 0).
+  LinearLayout aLoads(int64_t K, int64_t elemBytes) const;
+  /// Likewise for the K x N operand B (element k * N + n): f16/bf16, one
+  /// ldmatrix.x4.trans per 16 columns (np) and k-step, load np + nRep / 2
+  /// * ks, lane l at k-row l % 16 and column 8 * (l / 16); tf32 (no 32-bit
+  /// transpose in ldmatrix), one 4-byte load per fragment register (h), 8
+  /// columns (nr) and k-step, load h + 2 * (nr + nRep * ks), lane l at k-row
+  /// l % 4 + 4h of column l / 4. Warps along N start warpCols() apart.
+  LinearLayout bLoads(int64_t K, int64_t elemBytes) const;
 };
 
 /// Maps kite types to their per-thread representation for one kernel.
