@@ -143,6 +143,7 @@ struct LowerDescriptors
           for (kd::DescriptorLoadOp load : *loads)
             keep.insert(load);
       });
+    int64_t mapsLeft = 4 - int64_t(keep.size());
     IRRewriter rewriter(&getContext());
     for (Operation *op : accesses) {
       if (keep.contains(op))
@@ -173,6 +174,21 @@ struct LowerDescriptors
         continue;
       }
       auto store = cast<kd::DescriptorStoreOp>(op);
+      // A TMA store while the runtime's tensor maps last (4 a kernel, the
+      // dots' operands first).
+      if (keepTma && mapsLeft > 0 && ::kite::detail::tmaStore(store, chip)) {
+        --mapsLeft;
+        RankedTensorType block = store.getValue().getType();
+        int64_t rowBytes =
+            block.getDimSize(1) * block.getElementTypeBitWidth() / 8;
+        int64_t swizzle = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : 32;
+        Value map = ::kite::detail::appendTensorMap(
+            store->getParentOfType<func::FuncOp>(), make, swizzle);
+        kd::TmaStoreOp::create(rewriter, loc, map, store.getOffsets(),
+                               store.getValue());
+        rewriter.eraseOp(store);
+        continue;
+      }
       auto [ptrs, mask] =
           blockAddresses(rewriter, loc, make, store.getOffsets());
       kd::StoreOp::create(rewriter, loc, ptrs, store.getValue(), mask);

@@ -59,12 +59,12 @@ static bool isLaunchValue(Value v, func::FuncOp func) {
   return matchPattern(v, m_Constant());
 }
 
-/// Whether `desc` can be a CUtensorMap of rows of `rowBytes` bytes, `rows`
-/// rows a box, made outside `loop`.
+/// Whether `desc` can be a CUtensorMap (2-D, at most 256 rows a box, rows
+/// of a multiple of 32 bytes), made outside `loop` (if any).
 static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
                           const kd::AxisInfoAnalysis &axisInfo) {
   auto make = desc.getDefiningOp<kd::MakeTensorDescOp>();
-  if (!make || loop->isAncestor(make))
+  if (!make || (loop && loop->isAncestor(make)))
     return false;
   RankedTensorType block = make.getType().getBlockType();
   if (block.getRank() != 2 || block.getDimSize(0) > 256)
@@ -143,5 +143,54 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
     if (!tmaDescriptor(load.getDesc(), loop, func, axisInfo))
       return std::nullopt;
   return loads;
+}
+} // namespace kite::detail
+
+namespace kite::detail {
+bool tmaStore(kd::DescriptorStoreOp store, StringRef chip) {
+  if (chip != "sm_90a" || store.getOffsets().size() != 2)
+    return false;
+  RankedTensorType block = store.getValue().getType();
+  Type element = block.getElementType();
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return false;
+  auto func = store->getParentOfType<func::FuncOp>();
+  kd::AxisInfoAnalysis axisInfo(func);
+  return tmaDescriptor(store.getDesc(), /*loop=*/{}, func, axisInfo);
+}
+
+Value appendTensorMap(func::FuncOp func, kd::MakeTensorDescOp make,
+                      int64_t swizzle) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  // A parameter's index, or -(c + 1) for a constant c.
+  auto encode = [&](Value v) -> int64_t {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getArgNumber();
+    APInt c;
+    (void)matchPattern(v, m_ConstantInt(&c));
+    return -c.getSExtValue() - 1;
+  };
+  SmallVector<int64_t> shape, strides;
+  for (Value v : make.getShape())
+    shape.push_back(encode(v));
+  for (Value v : make.getStrides())
+    strides.push_back(encode(v));
+  RankedTensorType block = make.getType().getBlockType();
+  int64_t elemBytes = block.getElementTypeBitWidth() / 8;
+  SmallVector<int64_t> box = {block.getDimSize(0), swizzle / elemBytes};
+  NamedAttrList attrs;
+  attrs.set("base", b.getI64IntegerAttr(encode(make.getBase())));
+  attrs.set("shape", b.getDenseI64ArrayAttr(shape));
+  attrs.set("strides", b.getDenseI64ArrayAttr(strides));
+  attrs.set("box", b.getDenseI64ArrayAttr(box));
+  attrs.set("swizzle", b.getI64IntegerAttr(swizzle));
+  unsigned index = func.getNumArguments();
+  (void)func.insertArgument(
+      index, make.getType(),
+      b.getDictionaryAttr({b.getNamedAttr(
+          kd::KiteDialect::getTensorMapAttrName(), attrs.getDictionary(ctx))}),
+      make.getLoc());
+  return func.getArgument(index);
 }
 } // namespace kite::detail

@@ -38,6 +38,21 @@ std::optional<std::array<mlir::kite::DescriptorLoadOp, 2>>
 tmaOperands(mlir::kite::DotOp dot, llvm::StringRef chip, int64_t warps,
             int64_t stages);
 
+/// Whether `store` (a descriptor_store) can be a TMA store (kite.tma_store):
+/// `chip` is sm_90a, f16, bf16 or f32 elements, and its descriptor can be a
+/// CUtensorMap as for tmaOperands (made from kernel parameters or
+/// constants, unit inner stride, 16-byte-aligned base and row stride, at
+/// most 256 rows of a multiple of 32 bytes).
+bool tmaStore(mlir::kite::DescriptorStoreOp store, llvm::StringRef chip);
+
+/// Appends to `func` the parameter standing for `make` as a CUtensorMap the
+/// runtime encodes at launch (its kite.tensor_map attribute says how from
+/// the other parameters: docs/lowering.md), with boxes of the block's rows
+/// by `swizzle` bytes in that swizzle mode.
+mlir::Value appendTensorMap(mlir::func::FuncOp func,
+                            mlir::kite::MakeTensorDescOp make,
+                            int64_t swizzle);
+
 /// `func`'s warps and stages (kite.num_warps / kite.num_stages, else the
 /// defaults).
 int64_t kernelWarps(mlir::func::FuncOp func, int64_t defaultWarps);

@@ -49,37 +49,8 @@ Value TmaSchedules::tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
   auto key = std::make_pair(make.getOperation(), operand);
   if (auto it = tensorMaps.find(key); it != tensorMaps.end())
     return it->second;
-  MLIRContext *ctx = func.getContext();
-  Builder b(ctx);
-  // A parameter's index, or -(c + 1) for a constant c.
-  auto encode = [&](Value v) -> int64_t {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return arg.getArgNumber();
-    APInt c;
-    (void)matchPattern(v, m_ConstantInt(&c));
-    return -c.getSExtValue() - 1;
-  };
-  SmallVector<int64_t> shape, strides;
-  for (Value v : make.getShape())
-    shape.push_back(encode(v));
-  for (Value v : make.getStrides())
-    strides.push_back(encode(v));
-  RankedTensorType block = make.getType().getBlockType();
   int64_t swizzle = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
-  SmallVector<int64_t> box = {block.getDimSize(0), swizzle / staging.elemBytes};
-  NamedAttrList attrs;
-  attrs.set("base", b.getI64IntegerAttr(encode(make.getBase())));
-  attrs.set("shape", b.getDenseI64ArrayAttr(shape));
-  attrs.set("strides", b.getDenseI64ArrayAttr(strides));
-  attrs.set("box", b.getDenseI64ArrayAttr(box));
-  attrs.set("swizzle", b.getI64IntegerAttr(swizzle));
-  unsigned index = func.getNumArguments();
-  (void)func.insertArgument(
-      index, make.getType(),
-      b.getDictionaryAttr({b.getNamedAttr(
-          kd::KiteDialect::getTensorMapAttrName(), attrs.getDictionary(ctx))}),
-      make.getLoc());
-  Value param = func.getArgument(index);
+  Value param = ::kite::detail::appendTensorMap(func, make, swizzle);
   tensorMaps[key] = param;
   return param;
 }

@@ -28,13 +28,16 @@ func.func @copy(%src: !kite.ptr<f32>, %dst: !kite.ptr<f32>, %M: i32, %N: i32, %i
   return
 }
 
+// The C descriptor (16-byte aligned, from parameters) becomes a TMA store
+// through a tensor-map parameter: boxes of 128 rows x 32 f32 (128 bytes).
 // KEEP-LABEL: func.func @matmul
+// KEEP-SAME: !kite.tensordesc<tensor<128x128xf32>> {kite.tensor_map = {base = 2 : i64, box = array<i64: 128, 32>, shape = array<i64: 3, 4>, strides = array<i64: 4, -2>, swizzle = 128 : i64}}
 // KEEP: scf.for
 // KEEP: kite.descriptor_load {{.*}}tensor<128x64xf16>> -> tensor<128x64xf16>
 // KEEP: kite.descriptor_load {{.*}}tensor<64x128xf16>> -> tensor<64x128xf16>
 // KEEP: kite.dot
 // KEEP-NOT: kite.descriptor_store
-// KEEP: kite.store
+// KEEP: kite.tma_store %[[MAP:.*]][%{{.*}}, %{{.*}}], %{{.*}} : <tensor<128x128xf32>>, tensor<128x128xf32>
 func.func @matmul(%a: !kite.ptr<f16> {kite.divisibility = 16 : i32}, %b: !kite.ptr<f16> {kite.divisibility = 16 : i32}, %c: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %M: i32 {kite.divisibility = 16 : i32}, %N: i32 {kite.divisibility = 16 : i32}, %K: i32 {kite.divisibility = 16 : i32}, %n: i32) attributes {kite.kernel, kite.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

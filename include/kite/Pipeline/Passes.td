@@ -40,7 +40,9 @@ def LowerDescriptors : Pass<"kite-lower-descriptors", "::mlir::ModuleOp"> {
     [0, shape) masked off, loads filling them with zero), and erases the
     descriptors no access reads any more. With `keep-tma`, the loads that a
     K loop's dot reads through TMA on `chip` (sm_90a; see
-    kite-stage-dot-operands) are kept for the staging. The pipeline runs it
+    kite-stage-dot-operands) are kept for the staging, and the stores whose
+    descriptor can be a CUtensorMap become kite.tma_store (each appends its
+    tensor-map parameter; at most 4 maps a kernel). The pipeline runs it
     with keep-tma at the end of its first stage and without after the
     staging.
   }];

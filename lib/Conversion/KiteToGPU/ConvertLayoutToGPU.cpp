@@ -138,7 +138,7 @@ int64_t mlir::kite::convertLayoutBytes(ConvertLayoutOp op) {
                        16);
 }
 
-bool mlir::kite::reusesStagingMemory(ConvertLayoutOp op) {
+bool mlir::kite::reusesStagingMemory(Operation *op) {
   auto kernel = op->getParentOfType<FunctionOpInterface>();
   if (!kernel)
     return false;

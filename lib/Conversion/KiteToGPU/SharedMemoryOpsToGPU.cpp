@@ -88,6 +88,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(sp.getSrc().getType());
   if (auto r = dyn_cast<ReshapeOp>(op))
     return bytesOf(r.getSrc().getType());
+  if (auto t = dyn_cast<TmaStoreOp>(op))
+    return reusesStagingMemory(t) ? 0 : tmaStoreBytes(t);
   if (auto c = dyn_cast<ConvertLayoutOp>(op))
     return reusesStagingMemory(c) ? 0 : convertLayoutBytes(c);
   if (auto d = dyn_cast<DotOp>(op)) {
@@ -113,12 +115,21 @@ static int64_t scratchBytes(Operation *kernel) {
   return bytes;
 }
 
+int64_t mlir::kite::tmaStoreBytes(TmaStoreOp op) {
+  // The swizzled panels (TmaToGPU.cpp), 1024-byte aligned.
+  RankedTensorType type = op.getValue().getType();
+  return llvm::alignTo(
+      type.getNumElements() * (type.getElementTypeBitWidth() / 8), 1024);
+}
+
 bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {
   bool found = false;
   kernel->walk([&](DotStagedOp op) {
     found |= op.getEngine() != DotEngine::FMA;
   });
   kernel->walk([&](DotOp op) { found |= op.getEngine() != DotEngine::FMA; });
+  // A TMA store's swizzled panels need the same 1024-byte alignment.
+  kernel->walk([&](TmaStoreOp) { found = true; });
   return found;
 }
 
@@ -223,6 +234,10 @@ static int64_t dataBytes(Operation *kernel) {
   kernel->walk([&](ConvertLayoutOp op) {
     if (reusesStagingMemory(op))
       reuse = std::max(reuse, convertLayoutBytes(op));
+  });
+  kernel->walk([&](TmaStoreOp op) {
+    if (reusesStagingMemory(op))
+      reuse = std::max(reuse, tmaStoreBytes(op));
   });
   return std::max(reuse, staging ? mlir::kite::kernelStagingOffset(kernel) +
                                        staging

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -156,6 +157,96 @@ struct TmaWaitLowering : OpConversionPattern<TmaWaitOp> {
   const KiteLoweringState &state;
 };
 
+/// kite.tma_store: the block's registers into the swizzled panels of the
+/// scratch buffer (its layout composed with the panels', SharedAddresses),
+/// visible to the async proxy; then one thread stores each panel (a box of
+/// rows x swizzle bytes) with cp.async.bulk.tensor and waits until the
+/// panels have been read, so the buffer is free for the next op after its
+/// barrier (the global writes complete on their own; the TMA clips what
+/// lies outside the tensor).
+struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
+  TmaStoreLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                   MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    int64_t eb = type.getElementTypeBitWidth() / 8;
+    // The panels: a SwizzledStaging A operand of the block's shape.
+    SwizzledStaging panels = SwizzledStaging::get(rows, 16, cols, eb);
+    int64_t swz = panels.aSwizzle, panelElems = swz / eb;
+    BlockedLayout l = conv.getLayout(op.getValue());
+    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    if (!linear)
+      return op.emitOpError()
+             << "has a value whose layout does not factor into bits (every "
+                "layout Kite builds does; this is a compiler bug)";
+    // The scratch, or where no staged operand is live the kernel's shared
+    // memory from its start (the staging slots: their last copies, cp.async
+    // ones included, are complete first).
+    Scratch s(rewriter, loc, state.sharedMemory);
+    if (reusesStagingMemory(op)) {
+      bool staged = false;
+      op->getParentOfType<FunctionOpInterface>()->walk(
+          [&](AsyncStageOp) { staged = true; });
+      if (staged)
+        NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, 0);
+    }
+    s.barrier(); // the buffer's previous users are done
+    SharedAddresses at(rewriter, loc,
+                       linear->compose(panels.operandLayout(0)), 0, s.base);
+    Value regs = adaptor.getValue();
+    Type elem = cast<VectorType>(regs.getType()).getElementType();
+    SmallVector<int64_t> runs = registerRuns(l, cols, 16 / eb);
+    for (int64_t e = 0; e < l.perThread; ++e) {
+      int64_t w = runs[e];
+      if (!w)
+        continue;
+      Value v;
+      if (w == 1) {
+        v = extractRegister(rewriter, loc, regs, e);
+      } else {
+        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({w}, elem));
+        for (int64_t i = 0; i < w; ++i)
+          v = vector::InsertOp::create(
+              rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v, i);
+      }
+      LLVM::StoreOp::create(rewriter, loc, v, at.at(e), w * eb);
+    }
+    // The generic proxy's writes, visible to the TMA (async proxy).
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    s.barrier();
+    Value first = firstThread(rewriter, loc);
+    ValueRange offsets = adaptor.getOffsets();
+    for (int64_t p = 0; p < cols / panelElems; ++p) {
+      Value src = LLVM::GEPOp::create(
+          rewriter, loc, s.base.getType(), rewriter.getI8Type(), s.base,
+          ArrayRef<LLVM::GEPArg>{int32_t(p * rows * swz)});
+      // Coordinates innermost first: the panel's column, then the row.
+      Value col = arith::AddIOp::create(rewriter, loc, offsets[1],
+                                        i32Const(rewriter, loc, p * panelElems));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          rewriter, loc, adaptor.getDesc(), src, ValueRange{col, offsets[0]},
+          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, first);
+    }
+    // Every thread commits (the others' groups are empty) and waits for
+    // its groups' reads of shared memory.
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                         rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
 /// Lane 0 of each warp arrives on the slot's empty barrier.
 struct TmaReleaseLowering : OpConversionPattern<TmaReleaseOp> {
   TmaReleaseLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -217,8 +308,8 @@ struct ExitLowering : OpConversionPattern<ExitOp> {
 void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
                                      const KiteLoweringState &state,
                                      RewritePatternSet &patterns) {
-  patterns.add<TmaInitLowering, TmaStageLowering, TmaWaitLowering,
-               TmaReleaseLowering, WarpIsProducerLowering>(
+  patterns.add<TmaInitLowering, TmaStageLowering, TmaStoreLowering,
+               TmaWaitLowering, TmaReleaseLowering, WarpIsProducerLowering>(
       converter, state, patterns.getContext());
   patterns.add<ExitLowering>(converter, patterns.getContext());
 }

@@ -734,6 +734,38 @@ func.func @tma_stage_shape(%d: !kite.tensordesc<tensor<64xf16>>, %i: i32, %p: i1
 
 // -----
 
+func.func @tma_store_rank(%d: !kite.tensordesc<tensor<64xf16>>, %i: i32, %v: tensor<64xf16>) {
+  // expected-error @+1 {{stores 2-D blocks at two offsets}}
+  kite.tma_store %d[%i], %v : !kite.tensordesc<tensor<64xf16>>, tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @tma_store_value(%d: !kite.tensordesc<tensor<64x64xf16>>, %i: i32, %v: tensor<64x32xf16>) {
+  // expected-error @+1 {{is not the descriptor's block}}
+  kite.tma_store %d[%i, %i], %v : !kite.tensordesc<tensor<64x64xf16>>, tensor<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @tma_store_type(%d: !kite.tensordesc<tensor<64x64xi32>>, %i: i32, %v: tensor<64x64xi32>) {
+  // expected-error @+1 {{stores f16, bf16 or f32 blocks, got 'i32'}}
+  kite.tma_store %d[%i, %i], %v : !kite.tensordesc<tensor<64x64xi32>>, tensor<64x64xi32>
+  return
+}
+
+// -----
+
+func.func @tma_store_rows(%d: !kite.tensordesc<tensor<64x8xf16>>, %i: i32, %v: tensor<64x8xf16>) {
+  // expected-error @+1 {{needs at most 256 rows of a multiple of 32 bytes, got 64 rows of 16}}
+  kite.tma_store %d[%i, %i], %v : !kite.tensordesc<tensor<64x8xf16>>, tensor<64x8xf16>
+  return
+}
+
+// -----
+
 func.func @tma_init_slots() {
   // expected-error @+1 {{takes 1 to 16 slots, got 0}}
   kite.tma_init slots 0 arrivals 2

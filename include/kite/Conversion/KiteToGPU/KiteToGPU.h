@@ -32,6 +32,7 @@ class DotStagedOp;
 class DotOp;
 class TransOp;
 class ConvertLayoutOp;
+class TmaStoreOp;
 
 /// One factor of a layout: an index (thread or register) is a mixed-radix
 /// number whose digit i (radix `size`) moves the element `stride` places
@@ -437,8 +438,9 @@ bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
 /// its kite.dot_staged ops.
 int64_t kernelSharedMemoryBytes(Operation *kernel);
 /// Whether a kernel stages a dot for the tensor cores (wgmma or mma.sync,
-/// or kite.dot on wgmma: its slots, and the scratch, then start 1024-byte
-/// aligned, as the swizzle works on address bits).
+/// or kite.dot on wgmma) or stores with TMA (kite.tma_store): its slots,
+/// and the scratch, then start 1024-byte aligned, as the swizzle works on
+/// address bits.
 bool kernelUsesTensorCores(Operation *kernel);
 /// The swizzled staging of a tensor-core dot (engine wgmma or mma).
 SwizzledStaging stagingOf(DotStagedOp op);
@@ -489,11 +491,13 @@ void separateLayoutLeaves(Operation *kernel);
 /// Shared memory kite.convert_layout moves its block through: row-major,
 /// rows padded (ConvertLayoutToGPU.cpp).
 int64_t convertLayoutBytes(ConvertLayoutOp op);
-/// Whether `op` sits where no staged dot operand is live (outside every
-/// pipelined loop and its prologue), so that it may use the kernel's
-/// shared memory from the start, staging slots included, instead of scratch
-/// of its own.
-bool reusesStagingMemory(ConvertLayoutOp op);
+/// Whether `op` (a kite.convert_layout or kite.tma_store) sits where no
+/// staged dot operand is live (outside every pipelined loop and its
+/// prologue), so that it may use the kernel's shared memory from the start,
+/// staging slots included, instead of scratch of its own.
+bool reusesStagingMemory(Operation *op);
+/// Shared memory kite.tma_store writes its swizzled panels to (TmaToGPU.cpp).
+int64_t tmaStoreBytes(TmaStoreOp op);
 /// Puts a kite.convert_layout before each store of a block of a
 /// tensor-core dot's result shape, where the shared memory it needs leaves
 /// as many programs on an SM as before (the epilogue then stores in the result's linear

@@ -630,6 +630,24 @@ LogicalResult DescriptorStoreOp::verify() {
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  RankedTensorType block = getDesc().getType().getBlockType();
+  if (block.getRank() != 2 || getOffsets().size() != 2)
+    return emitOpError() << "stores 2-D blocks at two offsets";
+  if (getValue().getType() != block)
+    return emitOpError() << "value " << getValue().getType()
+                         << " is not the descriptor's block " << block;
+  Type element = block.getElementType();
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return emitOpError() << "stores f16, bf16 or f32 blocks, got " << element;
+  int64_t rowBytes = block.getDimSize(1) * element.getIntOrFloatBitWidth() / 8;
+  if (block.getDimSize(0) > 256 || rowBytes % 32)
+    return emitOpError() << "needs at most 256 rows of a multiple of 32 "
+                            "bytes, got "
+                         << block.getDimSize(0) << " rows of " << rowBytes;
+  return success();
+}
+
 LogicalResult TmaInitOp::verify() {
   if (getSlots() < 1 || getSlots() > 16)
     return emitOpError() << "takes 1 to 16 slots, got " << getSlots();

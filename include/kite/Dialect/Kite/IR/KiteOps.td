@@ -763,6 +763,27 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
   let hasVerifier = 1;
 }
 
+def Kite_TmaStoreOp : Kite_Op<"tma_store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Store a block through a tensor map with TMA";
+  let description = [{
+    kite.descriptor_store on sm_90a, made by kite-lower-descriptors when the
+    descriptor can be a CUtensorMap (a kernel parameter, as for
+    kite.tma_stage): every thread writes its registers of `value` into
+    shared memory in the swizzled panels a TMA box reads (the layout of a
+    SwizzledStaging A operand of `value`'s shape), then one thread stores
+    the panels with cp.async.bulk.tensor and waits until they have been
+    read. Elements outside the tensor are not written.
+
+    ```mlir
+    kite.tma_store %map[%i, %j], %v : !kite.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
+    ```
+  }];
+  let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
+                       Kite_Block:$value);
+  let assemblyFormat = "$desc `[` $offsets `]` `,` $value attr-dict `:` type($desc) `,` type($value)";
+  let hasVerifier = 1;
+}
+
 def Kite_TmaWaitOp : Kite_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Wait for a staging slot's TMA copies, then synchronize";
   let description = [{
