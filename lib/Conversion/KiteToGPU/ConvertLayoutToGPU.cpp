@@ -6,11 +6,13 @@
 // result takes its users'.
 //
 // The lowering: registers forwarded when both layouts place every element
-// alike; otherwise through shared memory, row-major with each row padded by
-// 16 bytes when rows are a multiple of 128 bytes (a warp's writes of a
-// fragment layout, whose lanes hold pieces of 8 rows, then spread over all
-// 32 banks), written and read in the widest runs of registers that are
-// contiguous and aligned for every thread (16 bytes at most):
+// alike; otherwise through shared memory in a linear layout
+// (exchangeLayout: row-major, the 16-byte chunks of rows of a multiple of
+// 128 bytes swizzled by the row, so that a warp's writes of a fragment
+// layout, whose lanes hold pieces of 8 rows, spread over all 32 banks),
+// each side's addresses its layout composed with the buffer's
+// (SharedAddresses), written and read in the widest runs of registers that
+// are contiguous and aligned for every thread (16 bytes at most):
 //   barrier; stores from the operand's layout; barrier; loads in the
 //   result's layout.
 // Where no staged dot operand is live (after a pipelined loop: see
@@ -47,60 +49,29 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// Row-major with `pad` elements after each row of `rowLen`.
-struct PaddedRows {
-  int64_t rowLen = 1, pad = 0;
+/// The exchange buffer of a block of `type` as a linear layout (element
+/// index -> byte offset): row-major, and where rows are a multiple of 128
+/// bytes, the 16-byte chunk c of row r at c ^ (r mod 8) within its 128
+/// bytes (the staging's swizzle), so that a warp's writes of a fragment
+/// layout, whose lanes hold pieces of 8 rows in one chunk column, hit 8
+/// different chunks (32 banks), and a row's 128 bytes stay whole for the
+/// linear layout's 16-byte reads.
+LinearLayout exchangeLayout(RankedTensorType type) {
+  int64_t rowLen = type.getRank() ? type.getShape().back() : 1;
+  int64_t eb = elementBytes(type.getElementType());
+  int64_t rowBytes = rowLen * eb;
+  bool swizzled = rowBytes % 128 == 0;
+  return LinearLayout::probe(type.getNumElements(), [&](int64_t lin) {
+    int64_t o = lin * eb;
+    if (swizzled)
+      o ^= ((o / rowBytes) & 7) << 4;
+    return o;
+  });
+}
 
-  static PaddedRows of(RankedTensorType type) {
-    PaddedRows p;
-    p.rowLen = type.getRank() ? type.getShape().back() : 1;
-    int64_t eb = elementBytes(type.getElementType());
-    if ((p.rowLen * eb) % 128 == 0)
-      p.pad = std::max<int64_t>(1, 16 / eb);
-    return p;
-  }
-  int64_t index(int64_t lin) const { return lin + lin / rowLen * pad; }
-};
+} // namespace
 
-
-/// The shared-memory addresses of the runs of `l` in PaddedRows `p`: the
-/// thread's part plus a constant where no thread's row carries.
-struct PaddedAddresses {
-  Scratch &s;
-  const BlockedLayout &l;
-  PaddedRows p;
-  Type kiteElem;
-  Value tbase, tindex;
-  std::set<int64_t> baseCols;
-
-  PaddedAddresses(Scratch &s, const BlockedLayout &l, PaddedRows p,
-                  Type kiteElem)
-      : s(s), l(l), p(p), kiteElem(kiteElem) {
-    for (int64_t t = 0; t < l.numThreads; ++t)
-      baseCols.insert(l.threadOffset(t) % p.rowLen);
-    tbase = threadBase(s.b, s.loc, l);
-    tindex = padded(tbase);
-  }
-
-  Value padded(Value lin) {
-    if (!p.pad)
-      return lin;
-    Value row = arith::DivUIOp::create(s.b, s.loc, lin, s.i32(p.rowLen));
-    return arith::AddIOp::create(
-        s.b, s.loc, lin, arith::MulIOp::create(s.b, s.loc, row, s.i32(p.pad)));
-  }
-
-  Value at(int64_t e) {
-    int64_t r = l.registerOffset(e);
-    bool split = llvm::all_of(baseCols, [&](int64_t c) {
-      return c + r % p.rowLen < p.rowLen;
-    });
-    if (split)
-      return s.address(p.index(r) * elementBytes(kiteElem), tindex, kiteElem);
-    Value lin = arith::AddIOp::create(s.b, s.loc, tbase, s.i32(r));
-    return s.address(0, padded(lin), kiteElem);
-  }
-};
+namespace {
 
 /// The kite.dot_staged loops of `kernel` and, per loop, the span of its
 /// block where staged operands may be live: from the first copy before it
@@ -132,10 +103,8 @@ SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel)
 
 int64_t mlir::kite::convertLayoutBytes(ConvertLayoutOp op) {
   RankedTensorType type = op.getType();
-  PaddedRows p = PaddedRows::of(type);
-  return llvm::alignTo(p.index(type.getNumElements()) *
-                           elementBytes(type.getElementType()),
-                       16);
+  return llvm::alignTo(
+      type.getNumElements() * elementBytes(type.getElementType()), 16);
 }
 
 bool mlir::kite::reusesStagingMemory(Operation *op) {
@@ -261,7 +230,14 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     Type elem = resultType.getElementType();
     Type mem = Scratch::memoryType(elem);
     int64_t eb = elementBytes(kiteElem);
-    PaddedRows rows = PaddedRows::of(type);
+    int64_t rowLen = type.getRank() ? type.getShape().back() : 1;
+    LinearLayout buffer = exchangeLayout(type);
+    std::optional<LinearLayout> inBits = LinearLayout::of(in),
+                                outBits = LinearLayout::of(out);
+    if (!inBits || !outBits)
+      return op.emitOpError()
+             << "has a layout that does not factor into bits (every layout "
+                "Kite builds does; this is a compiler bug)";
     Scratch s(rewriter, loc, state.sharedMemory);
 
     bool reuse = reusesStagingMemory(op);
@@ -276,8 +252,8 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
       return w == 1 ? mem : VectorType::get({w}, mem);
     };
     Value regs = adaptor.getSrc();
-    auto inRuns = registerRuns(in, rows.rowLen, std::max<int64_t>(1, 16 / eb));
-    PaddedAddresses inAddr(s, in, rows, kiteElem);
+    auto inRuns = registerRuns(in, rowLen, std::max<int64_t>(1, 16 / eb));
+    SharedAddresses inAddr(rewriter, loc, inBits->compose(buffer), 0, s.base);
     for (int64_t e = 0; e < in.perThread; ++e) {
       int64_t w = inRuns[e];
       if (!w)
@@ -301,9 +277,9 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     s.barrier();
 
     Value result = constantOf(rewriter, loc, resultType, 0);
-    auto outRuns =
-        registerRuns(out, rows.rowLen, std::max<int64_t>(1, 16 / eb));
-    PaddedAddresses outAddr(s, out, rows, kiteElem);
+    auto outRuns = registerRuns(out, rowLen, std::max<int64_t>(1, 16 / eb));
+    SharedAddresses outAddr(rewriter, loc, outBits->compose(buffer), 0,
+                            s.base);
     for (int64_t e = 0; e < out.perThread; ++e) {
       int64_t w = outRuns[e];
       if (!w)
