@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -233,6 +234,60 @@ TEST(LinearLayout, MmaLoadsReadTheInstructionFragments) {
         }
       }
     }
+}
+
+/// Shared-memory wavefronts a warp's access of `bytes` per lane takes at
+/// `addr[lane]`: per 4-byte bank, the distinct 4-byte words mapped to it.
+int64_t wavefronts(const std::vector<int64_t> &addr, int64_t bytes) {
+  std::map<int64_t, std::set<int64_t>> words;
+  for (int64_t a : addr)
+    for (int64_t w = a / 4; w < (a + bytes) / 4; ++w)
+      words[w % 32].insert(w);
+  int64_t most = 0;
+  for (auto &[bank, ws] : words)
+    most = std::max<int64_t>(most, ws.size());
+  return most;
+}
+
+TEST(LinearLayout, ExchangeBufferIsConflictFree) {
+  // The epilogue's conversion of a 128 x 256 wgmma accumulator (8 warps) to
+  // the linear layout, through the exchange buffer: a bijection onto the
+  // buffer; each warp store of a register pair (8 bytes of f32, 8 rows x 4
+  // lanes) takes the minimum 2 wavefronts (8 in plain row-major rows of
+  // 1024 bytes), and each 16-byte load of the linear layout 4.
+  const int64_t M = 128, N = 256, eb = 4;
+  LinearLayout buffer = exchangeLayout({M, N}, eb);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < M * N; ++i) {
+    int64_t o = buffer.apply(In::Index, i);
+    ASSERT_EQ(o % eb, 0);
+    seen.insert(o);
+    ASSERT_LT(o, M * N * eb);
+  }
+  EXPECT_EQ(int64_t(seen.size()), M * N);
+  BlockedLayout acc = WgmmaTile::choose(M, N, 8)->layout();
+  BlockedLayout lin = BlockedLayout::get(M * N, 256, 4);
+  LinearLayout in = LinearLayout::of(acc)->compose(buffer);
+  LinearLayout out = LinearLayout::of(lin)->compose(buffer);
+  LinearLayout plain = LinearLayout::of(acc)->compose(
+      LinearLayout::probe(M * N, [&](int64_t i) { return i * eb; }));
+  for (int64_t warp = 0; warp < 8; ++warp) {
+    for (int64_t e = 0; e < acc.perThread; e += 2) {
+      std::vector<int64_t> swizzled, rowMajor;
+      for (int64_t l = 0; l < 32; ++l) {
+        swizzled.push_back(in.apply(e, warp * 32 + l));
+        rowMajor.push_back(plain.apply(e, warp * 32 + l));
+      }
+      ASSERT_EQ(wavefronts(swizzled, 8), 2) << "register " << e;
+      ASSERT_EQ(wavefronts(rowMajor, 8), 8) << "register " << e;
+    }
+    for (int64_t e = 0; e < lin.perThread; e += 4) {
+      std::vector<int64_t> a;
+      for (int64_t l = 0; l < 32; ++l)
+        a.push_back(out.apply(e, warp * 32 + l));
+      ASSERT_EQ(wavefronts(a, 16), 4) << "register " << e;
+    }
+  }
 }
 
 /// Evaluates the straight-line arith IR in `block` with its argument x.

@@ -49,30 +49,6 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// The exchange buffer of a block of `type` as a linear layout (element
-/// index -> byte offset): row-major, and where rows are a multiple of 128
-/// bytes, the 16-byte chunk c of row r at c ^ (r mod 8) within its 128
-/// bytes (the staging's swizzle), so that a warp's writes of a fragment
-/// layout, whose lanes hold pieces of 8 rows in one chunk column, hit 8
-/// different chunks (32 banks), and a row's 128 bytes stay whole for the
-/// linear layout's 16-byte reads.
-LinearLayout exchangeLayout(RankedTensorType type) {
-  int64_t rowLen = type.getRank() ? type.getShape().back() : 1;
-  int64_t eb = elementBytes(type.getElementType());
-  int64_t rowBytes = rowLen * eb;
-  bool swizzled = rowBytes % 128 == 0;
-  return LinearLayout::probe(type.getNumElements(), [&](int64_t lin) {
-    int64_t o = lin * eb;
-    if (swizzled)
-      o ^= ((o / rowBytes) & 7) << 4;
-    return o;
-  });
-}
-
-} // namespace
-
-namespace {
-
 /// The kite.dot_staged loops of `kernel` and, per loop, the span of its
 /// block where staged operands may be live: from the first copy before it
 /// (the prologue: kite.async_stage, or kite.tma_stage) to the last
@@ -100,6 +76,22 @@ SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel)
 }
 
 } // namespace
+
+LinearLayout mlir::kite::exchangeLayout(ArrayRef<int64_t> shape,
+                                        int64_t elemBytes) {
+  int64_t rowLen = shape.empty() ? 1 : shape.back();
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  int64_t rowBytes = rowLen * elemBytes;
+  bool swizzled = rowBytes % 128 == 0;
+  return LinearLayout::probe(numel, [&](int64_t lin) {
+    int64_t o = lin * elemBytes;
+    if (swizzled)
+      o ^= ((o / rowBytes) & 7) << 4;
+    return o;
+  });
+}
 
 int64_t mlir::kite::convertLayoutBytes(ConvertLayoutOp op) {
   RankedTensorType type = op.getType();
@@ -231,7 +223,7 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     Type mem = Scratch::memoryType(elem);
     int64_t eb = elementBytes(kiteElem);
     int64_t rowLen = type.getRank() ? type.getShape().back() : 1;
-    LinearLayout buffer = exchangeLayout(type);
+    LinearLayout buffer = exchangeLayout(type.getShape(), eb);
     std::optional<LinearLayout> inBits = LinearLayout::of(in),
                                 outBits = LinearLayout::of(out);
     if (!inBits || !outBits)

@@ -488,9 +488,17 @@ int64_t swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
 /// (KiteTypeConverter::getLayout(Value)).
 void separateLayoutLeaves(Operation *kernel);
 
-/// Shared memory kite.convert_layout moves its block through: row-major,
-/// rows padded (ConvertLayoutToGPU.cpp).
+/// Shared memory kite.convert_layout moves its block through
+/// (ConvertLayoutToGPU.cpp).
 int64_t convertLayoutBytes(ConvertLayoutOp op);
+/// The exchange buffer of a block of `shape` (`elemBytes` an element) as a
+/// linear layout, element index -> byte offset: row-major, and where rows
+/// are a multiple of 128 bytes, the 16-byte chunk c of row r at
+/// c ^ (r mod 8) within its 128 bytes (the staging's swizzle), so that a
+/// warp's writes of a fragment layout, whose lanes hold pieces of 8 rows in
+/// one chunk column, hit 8 different chunks (all 32 banks), and a row's 128
+/// bytes stay whole for the linear layout's 16-byte reads.
+LinearLayout exchangeLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
 /// Whether `op` (a kite.convert_layout or kite.tma_store) sits where no
 /// staged dot operand is live (outside every pipelined loop and its
 /// prologue), so that it may use the kernel's shared memory from the start,
