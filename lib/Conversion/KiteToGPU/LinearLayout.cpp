@@ -9,6 +9,7 @@
 #include "kite/Conversion/KiteToGPU/LinearLayout.h"
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -265,4 +266,27 @@ Value mlir::kite::detail::SharedAddresses::at(int64_t reg) {
     return ptr;
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), ptr,
                              ArrayRef<LLVM::GEPArg>{int32_t(rest)});
+}
+
+void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
+                                           const BlockedLayout &l, Value regs,
+                                           int64_t rowLen, int64_t elemBytes,
+                                           SharedAddresses &at) {
+  Type elem = cast<VectorType>(regs.getType()).getElementType();
+  SmallVector<int64_t> runs = registerRuns(l, rowLen, 16 / elemBytes);
+  for (int64_t e = 0; e < l.perThread; ++e) {
+    int64_t w = runs[e];
+    if (!w)
+      continue;
+    Value v;
+    if (w == 1) {
+      v = extractRegister(b, loc, regs, e);
+    } else {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({w}, elem));
+      for (int64_t i = 0; i < w; ++i)
+        v = vector::InsertOp::create(b, loc, extractRegister(b, loc, regs, e + i),
+                                     v, i);
+    }
+    LLVM::StoreOp::create(b, loc, v, at.at(e), w * elemBytes);
+  }
 }

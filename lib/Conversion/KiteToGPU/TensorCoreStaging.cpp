@@ -55,26 +55,10 @@ LogicalResult mlir::kite::detail::storeDotOperands(
       return op.emitOpError()
              << "has an operand whose layout does not factor into bits "
                 "(every layout Kite builds does; this is a compiler bug)";
-    Type elem = cast<VectorType>(regs.getType()).getElementType();
-    auto runs = registerRuns(l, cols, 16 / eb);
     SharedAddresses addresses(
         rewriter, loc, linear->compose(st.operandLayout(operand, transposed)),
         operand == 0 ? 0 : st.bOffset(), base);
-    for (int64_t e = 0; e < l.perThread; ++e) {
-      int64_t w = runs[e];
-      if (!w)
-        continue;
-      Value v;
-      if (w == 1) {
-        v = extractRegister(rewriter, loc, regs, e);
-      } else {
-        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({w}, elem));
-        for (int64_t i = 0; i < w; ++i)
-          v = vector::InsertOp::create(
-              rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v, i);
-      }
-      LLVM::StoreOp::create(rewriter, loc, v, addresses.at(e), w * eb);
-    }
+    storeRegisterRuns(rewriter, loc, l, regs, cols, eb, addresses);
     return success();
   };
   // A (M x K); B (K x N), or read through a transposition its N x K

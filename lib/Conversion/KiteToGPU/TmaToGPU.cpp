@@ -199,24 +199,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     s.barrier(); // the buffer's previous users are done
     SharedAddresses at(rewriter, loc,
                        linear->compose(panels.operandLayout(0)), 0, s.base);
-    Value regs = adaptor.getValue();
-    Type elem = cast<VectorType>(regs.getType()).getElementType();
-    SmallVector<int64_t> runs = registerRuns(l, cols, 16 / eb);
-    for (int64_t e = 0; e < l.perThread; ++e) {
-      int64_t w = runs[e];
-      if (!w)
-        continue;
-      Value v;
-      if (w == 1) {
-        v = extractRegister(rewriter, loc, regs, e);
-      } else {
-        v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({w}, elem));
-        for (int64_t i = 0; i < w; ++i)
-          v = vector::InsertOp::create(
-              rewriter, loc, extractRegister(rewriter, loc, regs, e + i), v, i);
-      }
-      LLVM::StoreOp::create(rewriter, loc, v, at.at(e), w * eb);
-    }
+    storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at);
     // The generic proxy's writes, visible to the TMA (async proxy).
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,

@@ -144,6 +144,15 @@ private:
   std::map<int64_t, Value> xored;
 };
 
+/// Stores the registers `regs` of a block in layout `l` (rows of `rowLen`
+/// elements of `elemBytes`) at their SharedAddresses, in the widest runs of
+/// registers that are contiguous and aligned for every thread, 16 bytes at
+/// most (registerRuns, Scratch.h): the tensor-core operands stored into
+/// their staging, the TMA store's panels.
+void storeRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
+                       Value regs, int64_t rowLen, int64_t elemBytes,
+                       SharedAddresses &at);
+
 /// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
 Value toPointer(OpBuilder &b, Location loc, Value addr);
 
