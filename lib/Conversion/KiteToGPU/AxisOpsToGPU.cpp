@@ -188,17 +188,6 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
                            : r;
 }
 
-/// The bits of an axis op's source layout, or an error on `op` (every
-/// layout Kite builds has them).
-std::optional<LinearLayout> sourceBits(Operation *op, const BlockedLayout &in) {
-  std::optional<LinearLayout> bits = LinearLayout::of(in);
-  if (!bits)
-    op->emitOpError() << "has a source layout that does not factor into bits "
-                         "(every layout Kite builds does; this is a compiler "
-                         "bug)";
-  return bits;
-}
-
 /// Where dimension `axis` lies in the bits of the row-major index: from
 /// bit `lo`, `bits` wide (shapes are powers of two).
 struct AxisField {
@@ -223,7 +212,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LinearLayout> bits = sourceBits(op, in);
+    std::optional<LinearLayout> bits = linearLayoutOf(op, in, "a source");
     if (!bits)
       return failure();
     rewriter.replaceOp(op,
@@ -421,7 +410,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
                   ConversionPatternRewriter &b) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc());
-    std::optional<LinearLayout> bits = sourceBits(op, in);
+    std::optional<LinearLayout> bits = linearLayoutOf(op, in, "a source");
     if (!bits)
       return failure();
     Location loc = op.getLoc();

@@ -124,6 +124,19 @@ bool mlir::kite::reusesStagingMemory(Operation *op) {
   return true;
 }
 
+bool mlir::kite::detail::waitForStagedCopies(OpBuilder &b, Location loc,
+                                             Operation *op) {
+  if (!reusesStagingMemory(op))
+    return false;
+  bool staged = false;
+  op->getParentOfType<FunctionOpInterface>()->walk(
+      [&](AsyncStageOp) { staged = true; });
+  // The pipeline's last prefetches may be in flight.
+  if (staged)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  return staged;
+}
+
 SmallVector<int64_t> mlir::kite::detail::registerRuns(const BlockedLayout &l, int64_t rowLen,
                                   int64_t maxWidth) {
   std::set<int64_t> bases;
@@ -224,20 +237,15 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     int64_t eb = elementBytes(kiteElem);
     int64_t rowLen = type.getRank() ? type.getShape().back() : 1;
     LinearLayout buffer = exchangeLayout(type.getShape(), eb);
-    std::optional<LinearLayout> inBits = LinearLayout::of(in),
-                                outBits = LinearLayout::of(out);
-    if (!inBits || !outBits)
-      return op.emitOpError()
-             << "has a layout that does not factor into bits (every layout "
-                "Kite builds does; this is a compiler bug)";
+    std::optional<LinearLayout> inBits = linearLayoutOf(op, in, "a source");
+    if (!inBits)
+      return failure();
+    std::optional<LinearLayout> outBits = linearLayoutOf(op, out, "a result");
+    if (!outBits)
+      return failure();
     Scratch s(rewriter, loc, state.sharedMemory);
 
-    bool reuse = reusesStagingMemory(op);
-    auto kernel = op->getParentOfType<FunctionOpInterface>();
-    bool staged = false;
-    kernel->walk([&](AsyncStageOp) { staged = true; });
-    if (reuse && staged) // the pipeline's last prefetches may be in flight
-      NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, 0);
+    bool overStaging = waitForStagedCopies(rewriter, loc, op);
     s.barrier();
 
     auto vectorOf = [&](int64_t w) -> Type {
@@ -286,7 +294,7 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
         result = vector::InsertOp::create(rewriter, loc, x, result, e + i);
       }
     }
-    if (reuse && staged) // a later staging may overwrite what we read
+    if (overStaging) // a later staging may overwrite what we read
       s.barrier();
     rewriter.replaceOp(op, result);
     return success();

@@ -290,3 +290,14 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
     LLVM::StoreOp::create(b, loc, v, at.at(e), w * elemBytes);
   }
 }
+
+std::optional<LinearLayout>
+mlir::kite::detail::linearLayoutOf(Operation *op, const BlockedLayout &l,
+                                   StringRef what) {
+  std::optional<LinearLayout> linear = LinearLayout::of(l);
+  if (!linear)
+    op->emitOpError() << "has " << what
+                      << " whose layout does not factor into bits (every "
+                         "layout Kite builds does; this is a compiler bug)";
+  return linear;
+}

@@ -50,11 +50,9 @@ LogicalResult mlir::kite::detail::storeDotOperands(
   auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
                           int operand, bool transposed) -> LogicalResult {
     BlockedLayout l = conv.getLayout(blockValue);
-    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "an operand");
     if (!linear)
-      return op.emitOpError()
-             << "has an operand whose layout does not factor into bits "
-                "(every layout Kite builds does; this is a compiler bug)";
+      return failure();
     SharedAddresses addresses(
         rewriter, loc, linear->compose(st.operandLayout(operand, transposed)),
         operand == 0 ? 0 : st.bOffset(), base);
@@ -156,11 +154,9 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
         rewriter.getContext(), width * eb == 16
                                    ? NVVM::LoadCacheModifierKind::CG
                                    : NVVM::LoadCacheModifierKind::CA);
-    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "pointers");
     if (!linear)
-      return op.emitOpError()
-             << "has pointers whose layout does not factor into bits (every "
-                "layout Kite builds does; this is a compiler bug)";
+      return failure();
     SharedAddresses addresses(
         rewriter, loc,
         linear->compose(staging.operandLayout(operand, transposed)),

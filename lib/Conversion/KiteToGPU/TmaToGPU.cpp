@@ -180,22 +180,14 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     SwizzledStaging panels = SwizzledStaging::get(rows, 16, cols, eb);
     int64_t swz = panels.aSwizzle, panelElems = swz / eb;
     BlockedLayout l = conv.getLayout(op.getValue());
-    std::optional<LinearLayout> linear = LinearLayout::of(l);
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a value");
     if (!linear)
-      return op.emitOpError()
-             << "has a value whose layout does not factor into bits (every "
-                "layout Kite builds does; this is a compiler bug)";
+      return failure();
     // The scratch, or where no staged operand is live the kernel's shared
     // memory from its start (the staging slots: their last copies, cp.async
     // ones included, are complete first).
     Scratch s(rewriter, loc, state.sharedMemory);
-    if (reusesStagingMemory(op)) {
-      bool staged = false;
-      op->getParentOfType<FunctionOpInterface>()->walk(
-          [&](AsyncStageOp) { staged = true; });
-      if (staged)
-        NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, 0);
-    }
+    waitForStagedCopies(rewriter, loc, op);
     s.barrier(); // the buffer's previous users are done
     SharedAddresses at(rewriter, loc,
                        linear->compose(panels.operandLayout(0)), 0, s.base);

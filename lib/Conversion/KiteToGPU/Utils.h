@@ -144,6 +144,20 @@ private:
   std::map<int64_t, Value> xored;
 };
 
+/// For an op that moves blocks through shared memory (kite.convert_layout,
+/// kite.tma_store) where it reuses the staging slots
+/// (reusesStagingMemory) in a kernel that stages with cp.async: waits for
+/// the pipeline's last copies (cp.async.wait_group 0) and returns true;
+/// else emits nothing and returns false (ConvertLayoutToGPU.cpp).
+bool waitForStagedCopies(OpBuilder &b, Location loc, Operation *op);
+
+/// `l` as a LinearLayout, or none after an error on `op` naming `what`
+/// holds the layout ("an operand", "pointers"): every layout Kite builds
+/// factors into bits, so none is a compiler bug.
+std::optional<LinearLayout> linearLayoutOf(Operation *op,
+                                           const BlockedLayout &l,
+                                           StringRef what);
+
 /// Stores the registers `regs` of a block in layout `l` (rows of `rowLen`
 /// elements of `elemBytes`) at their SharedAddresses, in the widest runs of
 /// registers that are contiguous and aligned for every thread, 16 bytes at
