@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
   // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
   const char *onlyEnv = std::getenv("KITE_BENCH_ONLY");
   std::string only =
-      onlyEnv ? onlyEnv : "1d,rows,math,perceptron,attention,matmul";
+      onlyEnv ? onlyEnv : "1d,rows,math,perceptron,attention,attnbwd,matmul";
   auto part = [&](const char *name) {
     return only.find(name) != std::string::npos;
   };
@@ -441,10 +441,12 @@ int main(int argc, char **argv) {
           uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
                    v = filled(fill, n, 2, 13);
           uint64_t out = deviceAlloc(n * 2).value();
+          uint64_t m = deviceAlloc(size_t(Z) * H * N * 4).value();
           synchronize().value();
           int sz = H * N * D, sh = N * D, sm = D;
           std::vector<Arg> args = {Arg::pointer(q), Arg::pointer(k),
                                    Arg::pointer(v), Arg::pointer(out),
+                                   Arg::pointer(m),
                                    float(1 / std::sqrt(double(D))),
                                    sz, sh, sm, sz, sh, sm, sz, sh, sm,
                                    sz, sh, sm, H, N, 0.1f, int32_t(1234)};
@@ -461,7 +463,83 @@ int main(int argc, char **argv) {
                       causal ? "true" : "false", dropout ? "0.1" : "0",
                       ms * 1e3, flops / ms / 1e9);
           std::fflush(stdout);
-          for (uint64_t p : {q, k, v, out})
+          for (uint64_t p : {q, k, v, out, m})
+            deviceFree(p);
+        }
+      }
+  }
+
+  // Attention backward (tutorial 06, dsl-examples/attention_bwd.kite):
+  // the preprocess (Delta) and the dQ/dK/dV kernel, timed together, after
+  // one forward for Out and M. BLOCK_M1 x BLOCK_N1 (dK, dV; BLOCK_M2 =
+  // BLOCK_N1, BLOCK_N2 = BLOCK_M1) on warps.
+  std::vector<AttnConfig> bwdConfigs =
+      quick ? std::vector<AttnConfig>{{32, 128, 8}}
+            : std::vector<AttnConfig>{{32, 128, 8}, {32, 64, 4}, {64, 128, 8}};
+  for (AttnConfig cfg : part("attnbwd") ? bwdConfigs : std::vector<AttnConfig>{}) {
+    Kernel fill = load("bench/fill.kite", "fill_f16");
+    const int Z = 4, H = 32;
+    std::vector<int> lengths = quick ? std::vector<int>{1024}
+                                     : std::vector<int>{1024, 4096, 16384};
+    for (int D : {64, 128})
+      for (bool causal : {false, true}) {
+        CompileOptions fo;
+        fo.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1},
+                        {"BLOCK_M", 128}, {"BLOCK_N", 64}};
+        Kernel fwd = load("dsl-examples/attention.kite", "", fo);
+        CompileOptions po;
+        po.constants = {{"HEAD_DIM", D}, {"BLOCK_M", cfg.bn}};
+        Kernel pre = load("dsl-examples/attention_bwd.kite",
+                          "attn_bwd_preprocess", po);
+        CompileOptions bo;
+        bo.constants = {{"HEAD_DIM", D}, {"CAUSAL", causal ? 1 : 0},
+                        {"BLOCK_M1", cfg.bm}, {"BLOCK_N1", cfg.bn},
+                        {"BLOCK_M2", cfg.bn}, {"BLOCK_N2", cfg.bm}};
+        bo.overrideNumWarps = cfg.warps;
+        Kernel bwd = load("dsl-examples/attention_bwd.kite", "attn_bwd", bo);
+        for (int N : lengths) {
+          size_t n = size_t(Z) * H * N * D, rows = size_t(Z) * H * N;
+          uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
+                   v = filled(fill, n, 2, 13), dout = filled(fill, n, 2, 14);
+          uint64_t out = deviceAlloc(n * 2).value(),
+                   m = deviceAlloc(rows * 4).value(),
+                   delta = deviceAlloc(rows * 4).value(),
+                   dq = deviceAlloc(n * 2).value(),
+                   dk = deviceAlloc(n * 2).value(),
+                   dv = deviceAlloc(n * 2).value();
+          int sz = H * N * D, sh = N * D, sm = D;
+          float scale = float(1 / std::sqrt(double(D)));
+          fwd.launch(Grid(uint32_t(cdiv(N, 128)), uint32_t(Z * H)),
+                     {Arg::pointer(q), Arg::pointer(k), Arg::pointer(v),
+                      Arg::pointer(out), Arg::pointer(m), scale, sz, sh, sm,
+                      sz, sh, sm, sz, sh, sm, sz, sh, sm, H, N, 0.f,
+                      int32_t(0)})
+              .value();
+          synchronize().value();
+          Grid grid(uint32_t(cdiv(N, cfg.bn)), uint32_t(Z * H));
+          std::vector<Arg> preArgs = {Arg::pointer(out), Arg::pointer(dout),
+                                      Arg::pointer(delta), N};
+          std::vector<Arg> args = {Arg::pointer(q),  Arg::pointer(k),
+                                   Arg::pointer(v),  scale,
+                                   Arg::pointer(dout), Arg::pointer(dq),
+                                   Arg::pointer(dk), Arg::pointer(dv),
+                                   Arg::pointer(m),  Arg::pointer(delta),
+                                   H, N};
+          double ms = timeMs(
+              [&] {
+                pre.launch(grid, preArgs).value();
+                bwd.launch(grid, args).value();
+              },
+              10, /*settle=*/true);
+          double flops = 10.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+          std::printf("{\"impl\": \"kite\", \"kernel\": \"attention_bwd\", "
+                      "\"blocks\": \"%dx%d w%d\", "
+                      "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+                      "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
+                      cfg.bm, cfg.bn, cfg.warps, Z, H, N, D,
+                      causal ? "true" : "false", ms * 1e3, flops / ms / 1e9);
+          std::fflush(stdout);
+          for (uint64_t p : {q, k, v, dout, out, m, delta, dq, dk, dv})
             deviceFree(p);
         }
       }

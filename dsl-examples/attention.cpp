@@ -56,12 +56,14 @@ bool maskBitExact(bool gpu, int seed, float dropP, int threshold) {
     auto dk = kite::DeviceBuffer<uint16_t>::fromHost(k).value();
     auto dv = kite::DeviceBuffer<uint16_t>::fromHost(v).value();
     auto dout = kite::DeviceBuffer<uint16_t>::fromHost(out).value();
-    attn->launch(grid, {dq, dk, dv, dout, scale, sz, sh, sm, sz, sh, sm, sz,
+    auto dm = kite::DeviceBuffer<float>::allocate(size_t(Z) * H * N).value();
+    attn->launch(grid, {dq, dk, dv, dout, dm, scale, sz, sh, sm, sz, sh, sm, sz,
                         sh, sm, sz, sh, sm, H, N, dropP, seed})
         .value();
     out = dout.toHost().value();
   } else {
-    attn->interpret(grid, {q, k, v, out, scale, sz, sh, sm, sz, sh, sm, sz,
+    std::vector<float> m(size_t(Z) * H * N);
+    attn->interpret(grid, {q, k, v, out, m, scale, sz, sh, sm, sz, sh, sm, sz,
                            sh, sm, sz, sh, sm, H, N, dropP, seed})
         .value();
   }
@@ -163,7 +165,8 @@ int main(int argc, char **argv) {
       auto dk = kite::DeviceBuffer<uint16_t>::fromHost(k).value();
       auto dv = kite::DeviceBuffer<uint16_t>::fromHost(v).value();
       auto dout = kite::DeviceBuffer<uint16_t>::fromHost(out).value();
-      std::vector<kite::Arg> args = {dq, dk, dv, dout, scale, sz, sh, sm, sz,
+      auto dm = kite::DeviceBuffer<float>::allocate(size_t(Z) * H * N).value();
+      std::vector<kite::Arg> args = {dq, dk, dv, dout, dm, scale, sz, sh, sm, sz,
                                      sh, sm, sz, sh, sm, sz, sh, sm, H, N,
                                      dropP, seed};
       double ms = examples::timedLaunchMs(*attn, grid, args);
@@ -172,7 +175,8 @@ int main(int argc, char **argv) {
       tflops = flops / ms / 1e9;
       out = dout.toHost().value();
     } else {
-      std::vector<kite::Arg> args = {q, k, v, out, scale, sz, sh, sm, sz,
+      std::vector<float> m(size_t(Z) * H * N);
+      std::vector<kite::Arg> args = {q, k, v, out, m, scale, sz, sh, sm, sz,
                                      sh, sm, sz, sh, sm, sz, sh, sm, H, N,
                                      dropP, seed};
       auto run = attn->interpret(grid, args);

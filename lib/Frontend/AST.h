@@ -68,6 +68,9 @@ struct Stmt {
   std::vector<std::pair<std::string, Loc>> names; ///< targets / loop variable
   std::string op;
   ExprPtr value;
+  /// `name: annotation = value` (Assign): `constexpr` makes the name a
+  /// compile-time constant; other annotations are ignored, as in Triton.
+  ExprPtr annotation;
   Block body, orelse;
 
   Stmt(Kind kind, Loc loc) : kind(kind), loc(loc) {}

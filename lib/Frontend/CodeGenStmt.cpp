@@ -84,6 +84,18 @@ void CodeGen::statement(const Stmt &s) {
   }
   case Stmt::Assign: {
     Val v = expr(*s.value);
+    if (s.annotation && s.annotation->kind == Expr::Name &&
+        s.annotation->name == "constexpr") {
+      // As Triton: a constexpr is bound once, to a compile-time value.
+      const auto &[name, loc] = s.names[0];
+      if (!v.isConst())
+        fail(s.value->loc, "the value of constexpr '" + name +
+                               "' is not a compile-time constant (" +
+                               describe(v) + ", computed at run time)");
+      if (scope->count(name))
+        fail(loc, "constexpr '" + name + "' is already defined; a "
+                  "constexpr cannot be reassigned");
+    }
     if (!s.op.empty()) {
       Val old = lookup(s.names[0].first, s.names[0].second);
       v = binary(s.op, old, v, s.loc);

@@ -376,6 +376,17 @@ private:
         expectNewline();
         return s;
       }
+    // An annotated assignment, `NAME: annotation = value` (Triton's
+    // `BLOCK: tl.constexpr = 64`).
+    if (e->kind == Expr::Name && acceptOp(":")) {
+      auto s = std::make_unique<Stmt>(Stmt::Assign, l);
+      s->names.emplace_back(e->name, e->loc);
+      s->annotation = expr();
+      expectOp("=", "after the annotation (an annotated name needs a value)");
+      s->value = expr();
+      expectNewline();
+      return s;
+    }
     if (acceptOp("=")) {
       auto s = std::make_unique<Stmt>(Stmt::Assign, l);
       std::vector<Expr *> targets;

@@ -85,6 +85,7 @@ void normalize(ExprPtr &e) {
 void normalizeBlock(Block &block) {
   for (StmtPtr &s : block) {
     normalize(s->value);
+    normalize(s->annotation);
     normalizeBlock(s->body);
     normalizeBlock(s->orelse);
   }

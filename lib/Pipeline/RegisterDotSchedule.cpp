@@ -53,7 +53,49 @@ struct RegisterDot {
   kd::WgmmaTile tile; ///< the accumulator's
   kd::BlockedLayout aLayout; ///< the register layout A must have
   int64_t offset = 0; ///< B's bytes into the slot
+  /// Whether an earlier dot copies the same load to the same bytes (the
+  /// attention backward's k read as k.T by one product and k by another):
+  /// this one reads that copy.
+  bool shared = false;
 };
+
+/// A load in `body` that the dots of `dots` read as B (directly or through
+/// a kite.trans that only such a dot reads) and nothing else reads, of
+/// `element`, its masked-off elements 0: what the staging copies in the
+/// dots' place (once, where they agree on its bytes).
+kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
+                               ArrayRef<kd::DotOp> dots) {
+  auto load = v.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != body)
+    return {};
+  auto readsAsB = [&](Operation *user, Value b) {
+    auto dot = dyn_cast<kd::DotOp>(user);
+    return dot && dot.getB() == b && llvm::is_contained(dots, dot);
+  };
+  for (Operation *user : load->getUsers()) {
+    if (readsAsB(user, load.getResult()))
+      continue;
+    auto trans = dyn_cast<kd::TransOp>(user);
+    if (!trans || !trans->hasOneUse() ||
+        !readsAsB(*trans->user_begin(), trans.getResult()) ||
+        ::kite::detail::transposedB(cast<kd::DotOp>(*trans->user_begin())) !=
+            trans)
+      return {};
+  }
+  // The rest of the checks (element type, zero fill) as for one use.
+  if (load->hasOneUse())
+    return ::kite::detail::stageableLoad(v, body, element);
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getElementType() != element)
+    return {};
+  if (Value other = load.getOther()) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
+        !dense.getSplatValue<APFloat>().isPosZero())
+      return {};
+  }
+  return load;
+}
 
 } // namespace
 
@@ -102,8 +144,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     if (!aOk)
       return false;
     RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile, *aLayout};
-    r.load = stageableLoad(r.trans ? r.trans.getSrc() : dot.getB(), body,
-                           element);
+    r.load = stageableSharedLoad(r.trans ? r.trans.getSrc() : dot.getB(), body,
+                                 element, dots);
     if (!r.load)
       return false;
     auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());
@@ -114,10 +156,34 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       return false;
     kd::SwizzledStaging st = kd::SwizzledStaging::get(
         M, N, K, element.getIntOrFloatBitWidth() / 8, bool(r.trans));
-    r.offset = slotBytes;
-    slotBytes += st.bBytes();
+    // A load an earlier dot copies already, to the same bytes for each of
+    // its elements (B read N-major as loaded, or K-major through its
+    // transposition: the same rows when its row bytes choose the same
+    // swizzle), is copied once.
+    kd::LinearLayout bytes = st.operandLayout(1, bool(r.trans));
+    for (auto [n, o] : llvm::enumerate(staged))
+      if (o.load == r.load && !o.shared &&
+          kd::SwizzledStaging::get(dotShapeOf(o.dot)[0], dotShapeOf(o.dot)[1],
+                                   dotShapeOf(o.dot)[2],
+                                   element.getIntOrFloatBitWidth() / 8,
+                                   bool(o.trans))
+                  .operandLayout(1, bool(o.trans)) == bytes) {
+        r.offset = o.offset;
+        r.shared = true;
+        break;
+      }
+    if (!r.shared) {
+      r.offset = slotBytes;
+      slotBytes += st.bBytes();
+    }
     staged.push_back(r);
   }
+  // A load read by several dots at different bytes is copied once for each
+  // (correct, but twice the traffic): not worth a schedule of its own.
+  for (RegisterDot &r : staged)
+    for (RegisterDot &o : staged)
+      if (&r != &o && r.load == o.load && !r.shared && !o.shared)
+        return false;
   // Dots whose As share a layout class must want the same layout.
   for (RegisterDot &r : staged)
     for (RegisterDot &o : staged)
@@ -126,7 +192,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         return false;
   SmallVector<Operation *> loads;
   for (RegisterDot &r : staged)
-    loads.push_back(r.load);
+    if (!r.shared)
+      loads.push_back(r.load);
   auto slices = LoadSlices::get(loop, ArrayRef<Operation *>(loads));
   if (!slices)
     return false;
@@ -188,6 +255,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
                                        ivAt, loop.getUpperBound());
     for (RegisterDot &r : staged) {
+      if (r.shared)
+        continue;
       Value ptr = map.lookupOrDefault(r.load.getPtr());
       Value mask = r.load.getMask() ? map.lookupOrDefault(r.load.getMask())
                                     : Value();
@@ -252,8 +321,10 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     rewriter.replaceOp(r.dot, result);
     if (r.trans)
       rewriter.eraseOp(r.trans);
-    rewriter.eraseOp(r.load);
   }
+  for (RegisterDot &r : staged)
+    if (!r.shared)
+      rewriter.eraseOp(r.load);
   // Each wait goes down to the first op that reads its product (the
   // deferred one's: the previous iteration's): what the body computes in
   // between without them (attention's dropout decisions) runs while the

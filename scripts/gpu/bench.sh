@@ -8,7 +8,7 @@
 # device copy (bench_triton.py), the runtime's launch and compile figures
 # (kite-bench-runtime); then one table, bench.json and bandwidth.png in
 # $OUT. KITE_BENCH_QUICK=1 runs a small subset; KITE_BENCH_ONLY picks parts
-# (any of 1d, rows, math, perceptron, attention, matmul, fp8, runtime; default
+# (any of 1d, rows, math, perceptron, attention, attnbwd, matmul, fp8, runtime; default
 # all; matmul includes fp8).
 #
 #===-----------------------------------------------------------------------===#

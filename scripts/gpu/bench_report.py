@@ -138,6 +138,23 @@ for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "att
                       **({"kite_no_dropout_tflops": tv, "kite_over_no_dropout": r["tflops"] / tv}
                          if dropout else {"triton_tflops": tv, "kite_over_triton": r["tflops"] / tv}),
                       torch_tflops=cv, kite_over_torch=r["tflops"] / cv))
+# Attention backward: beside Triton's tutorial-06 backward and torch's
+# scaled_dot_product_attention backward (preprocess included on all sides).
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "attention_bwd"]:
+    key = dict(kernel="attention_bwd", N_CTX=r["N_CTX"], HEAD_DIM=r["HEAD_DIM"],
+               causal=r["causal"])
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["tflops"] if t else float("nan")
+    cv = c["tflops"] if c else float("nan")
+    name = (f"attn bwd d{r['HEAD_DIM']}{' causal' if r['causal'] else ''} "
+            f"{r.get('blocks', '')}")
+    shape = f"{r['Z']}x{r['H']}x{r['N_CTX']}"
+    print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x")
+    table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+                      kite_over_triton=r["tflops"] / tv, torch_tflops=cv,
+                      kite_over_torch=r["tflops"] / cv))
 launch = [r for r in rows if r.get("bench") == "launch"]
 compiles = [r for r in rows if r.get("bench") == "compile"]
 for r in launch:

@@ -23,7 +23,7 @@ quick = "--quick" in sys.argv
 # KITE_BENCH_ONLY=1d,rows,math,perceptron,attention,matmul,fp8 (any of them):
 # only those parts ("matmul" includes the fp8 rows).
 only = __import__("os").environ.get("KITE_BENCH_ONLY",
-                                    "1d,rows,math,perceptron,attention,matmul")
+                                    "1d,rows,math,perceptron,attention,attnbwd,matmul")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -255,7 +255,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, start_m, qk_scale, stride_
                                                (128, 128, 8, 3), (128, 64, 4, 4))],
                  key=["N_CTX", "HEAD_DIM", "STAGE"])
 @triton.jit
-def attn_fwd_kernel(Q, K, V, Out, sm_scale, sqz, sqh, sqm, skz, skh, skn, svz, svh, svn,
+def attn_fwd_kernel(Q, K, V, Out, M, sm_scale, sqz, sqh, sqm, skz, skh, skn, svz, svh, svn,
                     soz, soh, som, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
     start_m = tl.program_id(0)
@@ -281,8 +281,145 @@ def attn_fwd_kernel(Q, K, V, Out, sm_scale, sqz, sqh, sqm, skz, skh, skn, svz, s
     if STAGE & 2:
         acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, start_m, qk_scale,
                                         skn, svn, offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2)
+    # M for the backward (as the tutorial's forward; Kite's stores it too).
+    tl.store(M + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i))
     acc = acc / l_i[:, None]
     tl.store(o_ptrs, acc.to(tl.float16))
+
+
+# Tutorial 06's backward: Delta = rowsum(O * dO), then one kernel for dK/dV
+# (BLOCK_N1 rows of K and V a program) and dQ (BLOCK_M2 rows of Q), with K
+# pre-scaled by sm_scale / ln 2 by the caller, its blocks and warps (32,
+# 128, 128, 32; 4 warps, 5 stages). Kite's attention_bwd.kite is the same
+# algorithm.
+@triton.jit
+def attn_bwd_preprocess(O, DO, Delta, N_CTX, BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr):
+    off_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    off_hz = tl.program_id(1)
+    off_n = tl.arange(0, HEAD_DIM)
+    o = tl.load(O + off_hz * HEAD_DIM * N_CTX + off_m[:, None] * HEAD_DIM + off_n[None, :])
+    do = tl.load(DO + off_hz * HEAD_DIM * N_CTX + off_m[:, None] * HEAD_DIM + off_n[None, :]).to(tl.float32)
+    tl.store(Delta + off_hz * N_CTX + off_m, tl.sum(o * do, axis=1))
+
+
+@triton.jit
+def _bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, N_CTX, BLOCK_M1: tl.constexpr,
+              BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, start_n, start_m, num_steps,
+              MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M1)
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    offs_k = tl.arange(0, HEAD_DIM)
+    qT_ptrs = Q + offs_m[None, :] * stride_tok + offs_k[:, None]
+    do_ptrs = DO + offs_m[:, None] * stride_tok + offs_k[None, :]
+    curr_m = start_m
+    for blk_idx in range(num_steps):
+        qT = tl.load(qT_ptrs)
+        offs_m = curr_m + tl.arange(0, BLOCK_M1)
+        m = tl.load(M + offs_m)
+        qkT = tl.dot(k, qT)
+        pT = tl.math.exp2(qkT - m[None, :])
+        if MASK:
+            pT = tl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
+        do = tl.load(do_ptrs)
+        dv += tl.dot(pT.to(tl.float16), do)
+        Di = tl.load(D + offs_m)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = (pT * (dpT - Di[None, :])).to(tl.float16)
+        dk += tl.dot(dsT, tl.trans(qT))
+        curr_m += BLOCK_M1
+        qT_ptrs += BLOCK_M1 * stride_tok
+        do_ptrs += BLOCK_M1 * stride_tok
+    return dk, dv
+
+
+@triton.jit
+def _bwd_dq(dq, q, K, V, do, m, D, stride_tok, N_CTX, BLOCK_M2: tl.constexpr,
+            BLOCK_N2: tl.constexpr, HEAD_DIM: tl.constexpr, start_m, start_n, num_steps,
+            MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    offs_n = start_n + tl.arange(0, BLOCK_N2)
+    offs_k = tl.arange(0, HEAD_DIM)
+    kT_ptrs = K + offs_n[None, :] * stride_tok + offs_k[:, None]
+    vT_ptrs = V + offs_n[None, :] * stride_tok + offs_k[:, None]
+    Di = tl.load(D + offs_m)
+    curr_n = start_n
+    for blk_idx in range(num_steps):
+        kT = tl.load(kT_ptrs)
+        vT = tl.load(vT_ptrs)
+        qk = tl.dot(q, kT)
+        p = tl.math.exp2(qk - m)
+        if MASK:
+            offs_n = curr_n + tl.arange(0, BLOCK_N2)
+            p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
+        dp = tl.dot(do, vT).to(tl.float32)
+        ds = (p * (dp - Di[:, None])).to(tl.float16)
+        dq += tl.dot(ds, tl.trans(kT))
+        curr_n += BLOCK_N2
+        kT_ptrs += BLOCK_N2 * stride_tok
+        vT_ptrs += BLOCK_N2 * stride_tok
+    return dq
+
+
+@triton.jit
+def attn_bwd_kernel(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok,
+                    H, N_CTX, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
+                    BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+                    BLK_SLICE_FACTOR: tl.constexpr, HEAD_DIM: tl.constexpr,
+                    CAUSAL: tl.constexpr):
+    LN2: tl.constexpr = 0.6931471824645996
+    bhid = tl.program_id(1)
+    off_chz = (bhid * N_CTX).to(tl.int64)
+    adj = (stride_h * (bhid % H) + stride_z * (bhid // H)).to(tl.int64)
+    pid = tl.program_id(0)
+    Q += adj
+    K += adj
+    V += adj
+    DO += adj
+    DQ += adj
+    DK += adj
+    DV += adj
+    M += off_chz
+    D += off_chz
+    offs_k = tl.arange(0, HEAD_DIM)
+    start_n = pid * BLOCK_N1
+    start_m = 0
+    MASK_BLOCK_M1: tl.constexpr = BLOCK_M1 // BLK_SLICE_FACTOR
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    k = tl.load(K + offs_n[:, None] * stride_tok + offs_k[None, :])
+    v = tl.load(V + offs_n[:, None] * stride_tok + offs_k[None, :])
+    if CAUSAL:
+        start_m = start_n
+        num_steps = BLOCK_N1 // MASK_BLOCK_M1
+        dk, dv = _bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, N_CTX, MASK_BLOCK_M1,
+                           BLOCK_N1, HEAD_DIM, start_n, start_m, num_steps, MASK=True)
+        start_m += num_steps * MASK_BLOCK_M1
+    num_steps = (N_CTX - start_m) // BLOCK_M1
+    dk, dv = _bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, N_CTX, BLOCK_M1, BLOCK_N1,
+                       HEAD_DIM, start_n, start_m, num_steps, MASK=False)
+    tl.store(DV + offs_n[:, None] * stride_tok + offs_k[None, :], dv)
+    dk *= sm_scale
+    tl.store(DK + offs_n[:, None] * stride_tok + offs_k[None, :], dk)
+    start_m = pid * BLOCK_M2
+    end_n = N_CTX
+    MASK_BLOCK_N2: tl.constexpr = BLOCK_N2 // BLK_SLICE_FACTOR
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    q = tl.load(Q + offs_m[:, None] * stride_tok + offs_k[None, :])
+    dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
+    do = tl.load(DO + offs_m[:, None] * stride_tok + offs_k[None, :])
+    m = tl.load(M + offs_m)[:, None]
+    if CAUSAL:
+        end_n = start_m + BLOCK_M2
+        num_steps = BLOCK_M2 // MASK_BLOCK_N2
+        dq = _bwd_dq(dq, q, K, V, do, m, D, stride_tok, N_CTX, BLOCK_M2, MASK_BLOCK_N2,
+                     HEAD_DIM, start_m, end_n - num_steps * MASK_BLOCK_N2, num_steps, MASK=True)
+        end_n -= num_steps * MASK_BLOCK_N2
+    num_steps = end_n // BLOCK_N2
+    dq = _bwd_dq(dq, q, K, V, do, m, D, stride_tok, N_CTX, BLOCK_M2, BLOCK_N2, HEAD_DIM,
+                 start_m, end_n - num_steps * BLOCK_N2, num_steps, MASK=False)
+    dq *= LN2
+    tl.store(DQ + offs_m[:, None] * stride_tok + offs_k[None, :], dq)
 
 
 def attention():
@@ -294,11 +431,12 @@ def attention():
                 q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16)
                            for _ in range(3))
                 o = torch.empty_like(q)
+                m = torch.empty((Z, H, N), device="cuda", dtype=torch.float32)
                 scale = 1 / math.sqrt(D)
                 grid = lambda meta: (triton.cdiv(N, meta["BLOCK_M"]), Z * H)
                 forms = (
                     ("triton", lambda: attn_fwd_kernel[grid](
-                        q, k, v, o, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
+                        q, k, v, o, m, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
                         *o.stride()[:3], H, N, HEAD_DIM=D, STAGE=3 if causal else 1)),
                     ("torch", lambda: torch.nn.functional.scaled_dot_product_attention(
                         q, k, v, is_causal=causal, scale=scale)),
@@ -316,6 +454,53 @@ def attention():
                              causal=causal, us=ms * 1e3, tflops=flops / ms / 1e9)
                     except Exception as e:
                         print(f"{impl} attention skipped: {e}", file=sys.stderr)
+
+
+def attention_bwd():
+    """Triton's tutorial-06 backward (preprocess + dQ/dK/dV kernel) and
+    torch's scaled_dot_product_attention backward."""
+    Z, H = 4, 32
+    for D in (64, 128):
+        for causal in (False, True):
+            for N in ((1024,) if quick else (1024, 4096, 16384)):
+                q, k, v, do = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16)
+                               for _ in range(4))
+                o = torch.empty_like(q)
+                m = torch.empty((Z, H, N), device="cuda", dtype=torch.float32)
+                scale = 1 / math.sqrt(D)
+                attn_fwd_kernel[lambda meta: (triton.cdiv(N, meta["BLOCK_M"]), Z * H)](
+                    q, k, v, o, m, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
+                    *o.stride()[:3], H, N, HEAD_DIM=D, STAGE=3 if causal else 1)
+                arg_k = k * (scale * 1.4426950408889634)  # the tutorial's caller
+                delta = torch.empty_like(m)
+                dq, dk, dv = (torch.empty_like(q) for _ in range(3))
+
+                def triton_bwd():
+                    attn_bwd_preprocess[(N // 128, Z * H)](o, do, delta, N, BLOCK_M=128,
+                                                           HEAD_DIM=D)
+                    attn_bwd_kernel[(N // 128, Z * H)](
+                        q, arg_k, v, scale, do, dq, dk, dv, m, delta, q.stride(0),
+                        q.stride(1), q.stride(2), H, N, BLOCK_M1=32, BLOCK_N1=128,
+                        BLOCK_M2=128, BLOCK_N2=32, BLK_SLICE_FACTOR=2, HEAD_DIM=D,
+                        CAUSAL=causal, num_warps=4, num_stages=5)
+
+                qt, kt, vt = (t.detach().clone().requires_grad_() for t in (q, k, v))
+                ot = torch.nn.functional.scaled_dot_product_attention(
+                    qt, kt, vt, is_causal=causal, scale=scale)
+                forms = (("triton", triton_bwd),
+                         ("torch", lambda: torch.autograd.grad(ot, (qt, kt, vt), do,
+                                                               retain_graph=True)))
+                flops = 10.0 * Z * H * N * N * D * (0.5 if causal else 1)
+                for impl, fn in forms:
+                    try:
+                        fn()
+                        torch.cuda.synchronize(); time.sleep(0.3)
+                        ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                        emit(impl=impl, kernel="attention_bwd", Z=Z, H=H, N_CTX=N, HEAD_DIM=D,
+                             causal=causal, us=ms * 1e3, tflops=flops / ms / 1e9)
+                    except Exception as e:
+                        print(f"{impl} attention_bwd skipped: {e}", file=sys.stderr)
+                del ot, qt, kt, vt
 
 
 def fp8_matmuls(shapes):
@@ -661,6 +846,8 @@ def main():
         perceptron()
     if "attention" in only:
         attention()
+    if "attnbwd" in only:
+        attention_bwd()
     fp8_only = "fp8" in only and "matmul" not in only
     shapes = [] if "matmul" not in only and not fp8_only else [(1024, 1024, 1024)] if quick else [
         (1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]

@@ -178,14 +178,20 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     auto dv = DeviceBuffer<uint16_t>::fromHost(hv).value();
     auto dout =
         DeviceBuffer<uint16_t>::fromHost(std::vector<uint16_t>(n, 0x7e00)).value();
+    auto dm = DeviceBuffer<float>::fromHost(
+                  std::vector<float>(size_t(c.Z) * c.H * c.N, NAN))
+                  .value();
     float scale = 1.f / std::sqrt(float(c.D));
     int sz = c.H * c.N * c.D, sh = c.N * c.D, sm = c.D;
     auto run = k->launch(Grid(uint32_t((c.N + 127) / 128), uint32_t(c.Z * c.H)),
-                         {Arg(dq), Arg(dk), Arg(dv), Arg(dout), scale, sz, sh,
+                         {Arg(dq), Arg(dk), Arg(dv), Arg(dout), Arg(dm), scale,
+                          sz, sh,
                           sm, sz, sh, sm, sz, sh, sm, sz, sh, sm, c.H, c.N,
                           dropP, seed});
     ASSERT_TRUE(run) << run.error().str();
     auto out = dout.toHost().value();
+    auto m = dm.toHost().value();
+    double worstM = 0;
     std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
                        " N_CTX=" + std::to_string(c.N) +
                        " HEAD_DIM=" + std::to_string(c.D) +
@@ -208,6 +214,9 @@ TEST(GPU, AttentionAgreesWithFloat64) {
         }
         for (int j = 0; j <= last; ++j)
           sum += (s[j] = std::exp(s[j] - mx));
+        // M: log2 of the softmax denominator of s * log2(e).
+        worstM = std::max(worstM, std::fabs(m[size_t(zh) * c.N + i] -
+                                            (mx + std::log(sum)) / std::log(2.0)));
         for (int j = 0; c.dropout && j <= last; ++j)
           s[j] = attentionKeeps(seed, zh, c.N, i, j, threshold)
                      ? s[j] * 256.0 / (256 - threshold)
@@ -224,5 +233,145 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     }
     // P and Out are f16 (2^-11 relative); Triton's tutorial test allows 1e-2.
     EXPECT_LT(worst, 2e-3) << what;
+    EXPECT_LT(worstM, 1e-4) << what << " (M)";
+  }
+}
+
+// The backward (dsl-examples/attention_bwd.kite) after the forward: dQ, dK
+// and dV against a float64 backward of the same f16 inputs, at lengths that
+// are not multiples of the blocks, causal and not, head dims 64 and 128,
+// wgmma (sm_90a) and mma.sync (sm_80), in the tutorial's blocks (8 warps)
+// and in 32 x 64 blocks on 4 warps.
+TEST(GPU, AttentionBackwardAgreesWithFloat64) {
+  REQUIRE_GPU();
+  std::string fwdSrc = source("attention.kite"), bwdSrc = source("attention_bwd.kite");
+  ASSERT_FALSE(fwdSrc.empty());
+  ASSERT_FALSE(bwdSrc.empty());
+  struct Case {
+    int Z, H, N, D;
+    bool causal;
+    const char *chip;
+    int block1 = 128, warps = 8; // BLOCK_N1 = BLOCK_M2
+  };
+  for (Case c : {Case{1, 2, 1000, 64, false, ""}, Case{1, 2, 1000, 64, true, ""},
+                 Case{2, 1, 129, 128, false, ""}, Case{2, 1, 129, 128, true, ""},
+                 Case{1, 1, 256, 64, true, ""},
+                 Case{1, 2, 333, 64, true, "", 64, 4},
+                 Case{1, 2, 1000, 64, true, "sm_80"},
+                 Case{2, 1, 129, 128, false, "sm_80"}}) {
+    std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
+                       " N_CTX=" + std::to_string(c.N) +
+                       " HEAD_DIM=" + std::to_string(c.D) +
+                       (c.causal ? " causal" : "") + " blocks " +
+                       std::to_string(c.block1) + " " + c.chip;
+    CompileOptions fo;
+    fo.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}};
+    fo.chip = c.chip;
+    auto fwd = compileKite(fwdSrc, fo, "attention.kite");
+    ASSERT_TRUE(fwd) << fwd.error().str();
+    CompileOptions po;
+    po.kernel = "attn_bwd_preprocess";
+    po.constants = {{"HEAD_DIM", c.D}, {"BLOCK_M", c.block1}};
+    po.chip = c.chip;
+    auto pre = compileKite(bwdSrc, po, "attention_bwd.kite");
+    ASSERT_TRUE(pre) << pre.error().str();
+    CompileOptions bo;
+    bo.kernel = "attn_bwd";
+    bo.constants = {{"HEAD_DIM", c.D}, {"CAUSAL", c.causal ? 1 : 0},
+                    {"BLOCK_N1", c.block1}, {"BLOCK_M2", c.block1}};
+    bo.overrideNumWarps = c.warps;
+    bo.chip = c.chip;
+    auto bwd = compileKite(bwdSrc, bo, "attention_bwd.kite");
+    ASSERT_TRUE(bwd) << bwd.error().str();
+    size_t n = size_t(c.Z) * c.H * c.N * c.D, rows = size_t(c.Z) * c.H * c.N;
+    std::vector<uint16_t> hq, hk, hv, hdo;
+    auto q = randomHalfs(n, 4, false, hq), kk = randomHalfs(n, 5, false, hk),
+         v = randomHalfs(n, 6, false, hv), gO = randomHalfs(n, 7, false, hdo);
+    auto bq = DeviceBuffer<uint16_t>::fromHost(hq).value();
+    auto bk = DeviceBuffer<uint16_t>::fromHost(hk).value();
+    auto bv = DeviceBuffer<uint16_t>::fromHost(hv).value();
+    auto bdo = DeviceBuffer<uint16_t>::fromHost(hdo).value();
+    auto nan16 = std::vector<uint16_t>(n, 0x7e00);
+    auto bout = DeviceBuffer<uint16_t>::fromHost(nan16).value();
+    auto bdq = DeviceBuffer<uint16_t>::fromHost(nan16).value();
+    auto bdk = DeviceBuffer<uint16_t>::fromHost(nan16).value();
+    auto bdv = DeviceBuffer<uint16_t>::fromHost(nan16).value();
+    auto bm = DeviceBuffer<float>::allocate(rows).value();
+    auto bdelta = DeviceBuffer<float>::allocate(rows).value();
+    float scale = 1.f / std::sqrt(float(c.D));
+    int sz = c.H * c.N * c.D, sh = c.N * c.D, sm = c.D;
+    auto run = fwd->launch(Grid(uint32_t((c.N + 127) / 128), uint32_t(c.Z * c.H)),
+                           {Arg(bq), Arg(bk), Arg(bv), Arg(bout), Arg(bm), scale,
+                            sz, sh, sm, sz, sh, sm, sz, sh, sm, sz, sh, sm, c.H,
+                            c.N, 0.f, 0});
+    ASSERT_TRUE(run) << run.error().str();
+    Grid grid(uint32_t((c.N + c.block1 - 1) / c.block1), uint32_t(c.Z * c.H));
+    run = pre->launch(grid, {Arg(bout), Arg(bdo), Arg(bdelta), c.N});
+    ASSERT_TRUE(run) << run.error().str();
+    run = bwd->launch(grid, {Arg(bq), Arg(bk), Arg(bv), scale, Arg(bdo),
+                             Arg(bdq), Arg(bdk), Arg(bdv), Arg(bm),
+                             Arg(bdelta), c.H, c.N});
+    ASSERT_TRUE(run) << run.error().str();
+    auto gq = bdq.toHost().value(), gk = bdk.toHost().value(),
+         gv = bdv.toHost().value();
+    double worst[3] = {0, 0, 0}; // dQ, dK, dV
+    const int N = c.N, D = c.D;
+    for (int zh = 0; zh < c.Z * c.H; ++zh) {
+      size_t base = size_t(zh) * N * D;
+      auto at = [&](const std::vector<float> &t, int row, int col) {
+        return double(t[base + size_t(row) * D + col]);
+      };
+      std::vector<double> p(size_t(N) * N, 0.0), o(size_t(N) * D, 0.0),
+          ds(size_t(N) * N, 0.0);
+      for (int i = 0; i < N; ++i) {
+        int last = c.causal ? i : N - 1;
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j <= last; ++j) {
+          double d = 0;
+          for (int e = 0; e < D; ++e)
+            d += at(q, i, e) * at(kk, j, e);
+          p[size_t(i) * N + j] = d * scale;
+          mx = std::max(mx, d * scale);
+        }
+        for (int j = 0; j <= last; ++j)
+          sum += (p[size_t(i) * N + j] = std::exp(p[size_t(i) * N + j] - mx));
+        for (int j = 0; j <= last; ++j)
+          p[size_t(i) * N + j] /= sum;
+        for (int j = 0; j <= last; ++j)
+          for (int e = 0; e < D; ++e)
+            o[size_t(i) * D + e] += p[size_t(i) * N + j] * at(v, j, e);
+        double delta = 0;
+        for (int e = 0; e < D; ++e)
+          delta += at(gO, i, e) * o[size_t(i) * D + e];
+        for (int j = 0; j <= last; ++j) {
+          double dp = 0;
+          for (int e = 0; e < D; ++e)
+            dp += at(gO, i, e) * at(v, j, e);
+          ds[size_t(i) * N + j] = p[size_t(i) * N + j] * (dp - delta);
+        }
+      }
+      for (int r = 0; r < N; ++r)
+        for (int e = 0; e < D; ++e) {
+          double wq = 0, wk = 0, wv = 0;
+          for (int j = 0; j < N; ++j) {
+            wq += ds[size_t(r) * N + j] * at(kk, j, e) * scale;
+            wk += ds[size_t(j) * N + r] * at(q, j, e) * scale;
+            wv += p[size_t(j) * N + r] * at(gO, j, e);
+          }
+          size_t idx = base + size_t(r) * D + e;
+          double got[3] = {fromHalfBits(gq[idx], false), fromHalfBits(gk[idx], false),
+                           fromHalfBits(gv[idx], false)};
+          double want[3] = {wq, wk, wv};
+          for (int t = 0; t < 3; ++t) {
+            ASSERT_FALSE(std::isnan(got[t])) << what << ": gradient " << t
+                                             << " row " << r << " col " << e;
+            worst[t] = std::max(worst[t], std::fabs(got[t] - want[t]));
+          }
+        }
+    }
+    // Triton's test of the tutorial allows 1e-2 on the gradients.
+    EXPECT_LT(worst[0], 1e-2) << what << " (dQ)";
+    EXPECT_LT(worst[1], 1e-2) << what << " (dK)";
+    EXPECT_LT(worst[2], 1e-2) << what << " (dV)";
   }
 }
