@@ -415,8 +415,21 @@ int main(int argc, char **argv) {
       quick ? std::vector<AttnConfig>{{128, 64, 8}}
             : std::vector<AttnConfig>{{128, 64, 8}, {64, 64, 4}, {128, 128, 8},
                                       {128, 64, 4}};
+  // KITE_BENCH_BLOCKS=128x64w8,32x64w4 (any of them): only those attention
+  // configurations (forward and backward).
+  const char *blocksEnv = std::getenv("KITE_BENCH_BLOCKS");
+  auto wanted = [&](AttnConfig c) {
+    if (!blocksEnv)
+      return true;
+    std::string name = std::to_string(c.bm) + "x" + std::to_string(c.bn) +
+                       "w" + std::to_string(c.warps);
+    std::string list = std::string(",") + blocksEnv + ",";
+    return list.find("," + name + ",") != std::string::npos;
+  };
   for (AttnConfig cfg : part("attention") ? attnConfigs
                                           : std::vector<AttnConfig>{}) {
+    if (!wanted(cfg))
+      continue;
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
@@ -426,6 +439,9 @@ int main(int argc, char **argv) {
     for (int D : {64, 128})
       for (int mode : {0, 1, 2, 3}) {
         bool causal = mode & 1, dropout = mode >= 2;
+        if (dropout && std::getenv("KITE_BENCH_DROPOUT") &&
+            std::string(std::getenv("KITE_BENCH_DROPOUT")) == "0")
+          continue;
         if (dropout && (cfg.bn % 64 || cfg.bm != attnConfigs[0].bm ||
                         cfg.bn != attnConfigs[0].bn ||
                         cfg.warps != attnConfigs[0].warps))
@@ -477,6 +493,8 @@ int main(int argc, char **argv) {
       quick ? std::vector<AttnConfig>{{32, 128, 8}}
             : std::vector<AttnConfig>{{32, 128, 8}, {32, 64, 4}, {64, 128, 8}};
   for (AttnConfig cfg : part("attnbwd") ? bwdConfigs : std::vector<AttnConfig>{}) {
+    if (!wanted(cfg))
+      continue;
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}

@@ -186,7 +186,43 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     for (size_t d = dim + 1; dim >= 0 && d < to.size(); ++d)
       inner *= to[d];
     Value base = threadBase(rewriter, loc, layout);
+    // Where no thread's base shares a bit with a register's offset (the
+    // index is their OR: a layout of digits over power-of-two shapes), a
+    // coordinate is the thread's plus the register's, the latter a
+    // constant: one division and remainder a thread, and the registers'
+    // offsets fold into address immediates (instead of a remainder a
+    // register, each value live until its last use).
+    int64_t threadBits = 0, registerBits = 0;
+    for (int64_t t = 0; t < layout.numThreads; ++t)
+      threadBits |= layout.threadOffset(t);
+    for (int64_t e = 0; e < layout.perThread; ++e)
+      registerBits |= layout.registerOffset(e);
+    bool additive = dim >= 0 && (threadBits & registerBits) == 0 &&
+                    llvm::isPowerOf2_64(inner) &&
+                    llvm::isPowerOf2_64(to[dim]) && layout.numel == [&] {
+                      int64_t n = 1;
+                      for (int64_t d : to)
+                        n *= d;
+                      return n;
+                    }();
     SmallVector<Value> elems;
+    if (additive) {
+      Value ct = arith::AddIOp::create(
+          rewriter, loc,
+          arith::RemUIOp::create(
+              rewriter, loc,
+              arith::DivUIOp::create(rewriter, loc, base, i32(inner)),
+              i32(to[dim])),
+          i32(arange.getStart()));
+      for (int64_t e = 0; e < layout.perThread; ++e)
+        elems.push_back(arith::AddIOp::create(
+            rewriter, loc, ct,
+            i32(layout.registerOffset(e) / inner % to[dim])));
+      auto vecType =
+          VectorType::get({layout.perThread}, rewriter.getI32Type());
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+      return success();
+    }
     for (int64_t e = 0; e < layout.perThread; ++e) {
       Value c = i32(0);
       if (dim >= 0) {

@@ -117,9 +117,16 @@ void mlir::kite::separateLayoutLeaves(Operation *kernel) {
   for (Operation *op : llvm::reverse(order)) {
     Value result = op->getResult(0);
     auto type = cast<RankedTensorType>(result.getType());
-    if (type.getRank() != 2 ||
-        !dotShapes.count({type.getDimSize(0), type.getDimSize(1)}) ||
-        result.use_empty() || result.hasOneUse())
+    // Also 1-D ones (a row's offsets, `offs_m`, that index a load of one
+    // value per row, `M + offs_m`, and the rows of a 2-D block,
+    // `offs_m[:, None]`): the load may then take the slice of a product's
+    // layout that its `m[None, :]` is read in, each thread loading what it
+    // holds, while the 2-D block's rows come from the same offsets
+    // computed in its own layout.
+    bool dotShaped = type.getRank() == 2 &&
+                     dotShapes.count({type.getDimSize(0), type.getDimSize(1)});
+    if (!(dotShaped || type.getRank() == 1) || result.use_empty() ||
+        result.hasOneUse())
       continue;
     OpBuilder b(op);
     b.setInsertionPointAfter(op);
@@ -345,6 +352,12 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (auto reshape = dyn_cast<ReshapeOp>(op)) {
         src = reshape.getSrc();
         result = reshape.getResult();
+      } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+        // A size-1 dimension does not change the row-major index either
+        // (the attention backward's m[None, :], loaded in the loop: each
+        // thread loads the columns it holds of the product).
+        src = expand.getSrc();
+        result = expand.getResult();
       } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
         src = broadcast.getSrc();
         result = broadcast.getResult();
