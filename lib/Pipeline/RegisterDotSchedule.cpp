@@ -198,14 +198,48 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   if (!slices)
     return false;
 
+  // The registers a thread holds through the loop: the blocks carried
+  // around it and the As made before it (f16 pairs). Issuing a product
+  // early (below) keeps its accumulator live beside what the body computes
+  // meanwhile: worth it where this leaves room (the attention backward at
+  // head dim 64: 96 registers, 1.1x), not where it does not (head dim 128:
+  // 192, where the early products made ptxas spill: 0.8x).
+  int64_t resident = 0;
+  for (BlockArgument arg : loop.getRegionIterArgs())
+    if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
+      resident += conv.getLayout(arg).perThread *
+                  std::max<int64_t>(32, type.getElementTypeBitWidth()) / 32;
+  llvm::SmallPtrSet<Value, 4> outsideAs;
+  for (RegisterDot &r : staged)
+    if (!loop->isAncestor(r.dot.getA().getParentBlock()->getParentOp()) &&
+        outsideAs.insert(r.dot.getA()).second)
+      resident += conv.getLayout(r.dot.getA()).perThread / 2;
+  const bool issueEarly = resident <= 128;
+  // Dots whose result only goes around the loop into their own
+  // accumulator (the attention backward's dV and dK): chained as a K
+  // loop's wgmmas are (wgmmas into one accumulator are ordered), with no
+  // wait in the loop and one after it. (Where products are issued early,
+  // the waits of the others cover them, and chaining only held registers
+  // longer: 168 -> 194 at head dim 64 on 4 warps.)
+  SmallVector<int64_t> chained(staged.size(), -1); // the iteration argument
+  for (auto [n, r] : llvm::enumerate(staged)) {
+    if (issueEarly)
+      break;
+    kd::DotOp d = r.dot;
+    if (!d->hasOneUse() || !isa<scf::YieldOp>(*d->user_begin()))
+      continue;
+    unsigned i = d->use_begin()->getOperandNumber();
+    BlockArgument arg = loop.getRegionIterArgs()[i];
+    if (arg.hasOneUse() && d.getAcc() == arg)
+      chained[n] = i;
+  }
   // The last dot's result only goes around the loop (yield operand i),
   // read after the first dot in the next iteration (attention's acc, read
   // by acc * alpha): its wait moves there, after the first dot's (wgmmas
   // complete in order), so that it runs beside the next iteration's
-  // barrier, copies and first product. Its slot may then still be read
-  // while the next iteration refills one: one slot more.
+  // barrier, copies and first product.
   int64_t deferred = -1; // the iteration argument, if any
-  if (staged.size() >= 2) {
+  if (staged.size() >= 2 && chained.back() < 0) {
     kd::DotOp last = staged.back().dot, first = staged.front().dot;
     if (last->hasOneUse() && isa<scf::YieldOp>(*last->user_begin())) {
       unsigned i = last->use_begin()->getOperandNumber();
@@ -217,13 +251,21 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         deferred = i;
     }
   }
-
-  // The ring within shared memory (leaving room for the scratch of the
-  // other ops): the extra slot of the deferred wait goes first, then
-  // stages, down to 2.
-  const int64_t budget = kd::kMaxSharedMemory - 16 * 1024;
-  if (deferred >= 0 && (stages + 1) * slotBytes > budget)
+  // A deferred or chained dot's slot may still be read while the next
+  // iteration refills one: one slot more. The ring within shared memory
+  // (leaving room for the scratch of the other ops): the extra slot goes
+  // first, then stages, down to 2.
+  auto dropExtraSlot = [&] {
     deferred = -1;
+    for (int64_t &c : chained)
+      c = -1;
+  };
+  auto extraSlot = [&] {
+    return deferred >= 0 || llvm::any_of(chained, [](int64_t c) { return c >= 0; });
+  };
+  const int64_t budget = kd::kMaxSharedMemory - 16 * 1024;
+  if (extraSlot() && (stages + 1) * slotBytes > budget)
+    dropExtraSlot();
   // Nor where the extra slot would leave one program on an SM instead of
   // two: a 4-warp kernel's registers allow two (attention's 64x64 blocks
   // at d128: 96 KB a program, 128 KB with the slot: 1.2x slower on the
@@ -231,10 +273,10 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   auto programsPerSM = [](int64_t bytes) {
     return (228 * 1024) / (bytes + 4 * 1024);
   };
-  if (deferred >= 0 && warps <= 4 &&
+  if (extraSlot() && warps <= 4 &&
       programsPerSM((stages + 1) * slotBytes) < 2 &&
       programsPerSM(stages * slotBytes) >= 2)
-    deferred = -1;
+    dropExtraSlot();
   while (stages > 2 && stages * slotBytes > budget)
     --stages;
   if (stages * slotBytes > budget)
@@ -242,7 +284,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
 
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
-  const int64_t S = stages, D = S - 1, slots = deferred >= 0 ? S + 1 : S;
+  const int64_t S = stages, D = S - 1, slots = extraSlot() ? S + 1 : S;
   Type i32 = rewriter.getI32Type();
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
@@ -291,8 +333,9 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
       constant(slots));
   stageAt(map, ivAt, aheadSlot);
-  SmallVector<kd::DotWaitOp> waits;
-  for (auto [n, r] : llvm::enumerate(staged)) {
+  Operation *commit = &*std::prev(rewriter.getInsertionPoint());
+  SmallVector<kd::DotStagedOp> issued;
+  for (RegisterDot &r : staged) {
     rewriter.setInsertionPoint(r.dot);
     RankedTensorType aType = r.dot.getA().getType();
     Type element = aType.getElementType();
@@ -302,49 +345,80 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         TypeAttr::get(element),
         /*b_k_major=*/bool(r.trans), r.dot.getA(),
         rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
-    Value result = dotStaged.getResult();
-    if (!(deferred >= 0 && n + 1 == staged.size())) {
-      auto wait = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
-                                        r.dot.getType(), result, 0);
-      result = wait.getResult();
-      waits.push_back(wait);
-    }
-    if (deferred >= 0 && n == 0) {
-      // The previous iteration's last product is complete too: its
-      // result is read from here on.
-      BlockArgument arg = loop.getRegionIterArgs()[deferred];
-      auto ready = kd::DotWaitOp::create(rewriter, r.dot.getLoc(),
-                                         arg.getType(), arg, 0);
-      arg.replaceAllUsesExcept(ready.getResult(), ready);
-      waits.push_back(ready);
-    }
-    rewriter.replaceOp(r.dot, result);
+    issued.push_back(dotStaged);
+    rewriter.replaceOp(r.dot, dotStaged.getResult());
     if (r.trans)
       rewriter.eraseOp(r.trans);
   }
   for (RegisterDot &r : staged)
     if (!r.shared)
       rewriter.eraseOp(r.load);
-  // Each wait goes down to the first op that reads its product (the
-  // deferred one's: the previous iteration's): what the body computes in
-  // between without them (attention's dropout decisions) runs while the
-  // tensor cores work. (Waits are for all earlier products: the first to
-  // run does the work, the others find them done.)
-  for (kd::DotWaitOp wait : waits) {
+  // Each product is issued as early as its operands allow (after this
+  // iteration's copies are started): the backward's v @ do.T, which reads
+  // only the staging, goes right after k @ q.T, and runs while exp2 makes
+  // P from the first. Products issued at one place keep their order.
+  llvm::SmallPtrSet<Operation *, 4> hoisted;
+  for (kd::DotStagedOp dot : issueEarly ? issued : ArrayRef<kd::DotStagedOp>()) {
+    Operation *at = commit;
+    for (Value v : dot->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        if (Operation *anc = body->findAncestorOpInBlock(*def);
+            anc && at->isBeforeInBlock(anc))
+          at = anc;
+    while (at->getNextNode() && hoisted.count(at->getNextNode()))
+      at = at->getNextNode();
+    if (at != dot && at->isBeforeInBlock(dot))
+      dot->moveAfter(at);
+    hoisted.insert(dot);
+  }
+  // The products issued in the body after `from` (the loop's start if
+  // null) and before `to`.
+  auto issuedBetween = [&](Operation *from, Operation *to) {
+    int64_t n = 0;
+    for (kd::DotStagedOp dot : issued)
+      n += (!from || from->isBeforeInBlock(dot)) && dot->isBeforeInBlock(to);
+    return n;
+  };
+  // Before the first op that reads `value` in the body: a wait for it,
+  // which the ops from there on read. What the body computes in between
+  // (the backward's exp2 beside v @ do.T, attention's dropout decisions)
+  // runs while the tensor cores work. wgmmas complete in order: with the
+  // products issued after it (`pending`) still allowed to run, it is
+  // complete.
+  auto waitBeforeFirstUse = [&](Value value, Operation *issuedAt) {
     Operation *first = nullptr;
-    for (Operation *user : wait->getUsers()) {
+    for (Operation *user : value.getUsers()) {
       Operation *at = body->findAncestorOpInBlock(*user);
       if (at && (!first || at->isBeforeInBlock(first)))
         first = at;
     }
-    if (first && first != wait->getNextNode() &&
-        wait->getBlock() == first->getBlock())
-      wait->moveBefore(first);
+    if (!first)
+      return;
+    rewriter.setInsertionPoint(first);
+    int64_t pending = issuedBetween(issuedAt, first);
+    auto wait = kd::DotWaitOp::create(rewriter, value.getLoc(),
+                                      cast<RankedTensorType>(value.getType()),
+                                      value, pending);
+    value.replaceAllUsesExcept(wait.getResult(), wait);
+  };
+  for (auto [n, dot] : llvm::enumerate(issued)) {
+    if (chained[n] >= 0 || (deferred >= 0 && n + 1 == issued.size()))
+      continue;
+    waitBeforeFirstUse(dot.getResult(), dot);
   }
-  rewriter.setInsertionPointAfter(loop);
-  kd::AsyncWaitOp::create(rewriter, loc, 0);
+  // The previous iteration's last product: every product of this
+  // iteration was issued after it.
   if (deferred >= 0)
-    waitAroundLoop(rewriter, loop, unsigned(deferred));
+    waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
+  rewriter.setInsertionPointAfter(loop);
+  auto copied = kd::AsyncWaitOp::create(rewriter, loc, 0);
+  SmallVector<int64_t> waitAfter(chained.begin(), chained.end());
+  waitAfter.push_back(deferred);
+  for (int64_t i : waitAfter)
+    if (i >= 0) {
+      rewriter.setInsertionPointAfter(copied);
+      waitAroundLoop(rewriter, loop, unsigned(i));
+    }
   carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }
