@@ -112,9 +112,9 @@ int main(int argc, char **argv) {
   for (uint16_t &x : dO)
     x = examples::toHalf(g(rng));
   const float scale = 1.f / std::sqrt(float(D));
-  // The forward's blocks (attention.kite) and the backward's (the
-  // tutorial's: 32 x 128 for dK/dV, 128 x 32 for dQ).
-  int bm = gpu ? 128 : 64, bn = gpu ? 64 : 32, bwdBlock = 128;
+  // The forward's blocks (attention.kite) and the backward's (its
+  // defaults: 32 x 64 for dK/dV, 64 x 32 for dQ).
+  int bm = gpu ? 128 : 64, bn = gpu ? 64 : 32, bwdBlock = 64;
   std::printf("attention backward, Z=%d H=%d N_CTX=%d HEAD_DIM=%d, %s\n", Z,
               H, N, D, gpu ? "on the GPU" : "in the interpreter");
   std::printf("%-8s %10s %10s %10s %10s %10s\n", "mask", "M", "dQ", "dK",
