@@ -11,19 +11,24 @@ namespace kd = mlir::kite;
 
 namespace kite::detail {
 
-kd::LoadOp stageableLoad(Value v, Block *body, Type element) {
-  auto load = v.getDefiningOp<kd::LoadOp>();
-  if (!load || load->getBlock() != body || !load->hasOneUse())
-    return {};
+bool stageableContents(kd::LoadOp load, Type element) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getElementType() != element)
-    return {};
+    return false;
   if (Value other = load.getOther()) {
     DenseFPElementsAttr dense;
     if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
         !dense.getSplatValue<APFloat>().isPosZero())
-      return {};
+      return false;
   }
+  return true;
+}
+
+kd::LoadOp stageableLoad(Value v, Block *body, Type element) {
+  auto load = v.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != body || !load->hasOneUse() ||
+      !stageableContents(load, element))
+    return {};
   return load;
 }
 

@@ -58,9 +58,11 @@ struct SlotStart {
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start = {});
 
-/// A load of blocks of `element` in `body` with one use (the dot), whose
-/// masked-off elements are 0 (or that has no mask): what a staging copies
-/// in its place.
+/// Whether `load` reads blocks of `element` whose masked-off elements are 0
+/// (or has no mask): what a staging can copy in its place.
+bool stageableContents(kd::LoadOp load, Type element);
+
+/// A load in `body` with one use (the dot) and stageable contents.
 kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 
 /// Stages the Bs of `loop`'s dots (`dots`, the kite.dot ops of its body)

@@ -14,14 +14,22 @@
 //                                           thread is done with iteration
 //                                           k-1's slot, refilled next)
 //              stage the Bs of iteration k + D into slot (k + D) % S; commit
-//              each dot: dot_staged a = A, slot k % S; dot_wait 0 (moved
-//                        down to the first op that reads the product)
+//              each dot: dot_staged a = A, slot k % S; dot_wait pending P
+//                        just before the first op that reads the product
+//                        (P: the products issued in between; wgmmas
+//                        complete in order)
 //   after:     async_wait 0
 // When the last dot's result only goes around the loop (attention's acc)
 // and is read after the first dot, its wait moves to the next iteration,
-// after the first dot's (wgmmas complete in order): it runs beside the
-// next iteration's barrier, copies and first product; the ring then has
-// S + 1 slots (its slot may be read while the next iteration refills one).
+// after the first dot's: it runs beside the next iteration's barrier,
+// copies and first product. Where the loop's resident registers leave
+// room, each product is issued as early as its operands allow (the
+// attention backward's v @ do.T beside the exp2 of k @ q.T's product);
+// elsewhere products that only feed their own accumulator around the loop
+// are chained, with no wait in it. A deferred or chained product's slot
+// may be read while the next iteration refills one: S + 1 slots then.
+// A load that two dots read as B (one through its transposition, at the
+// same bytes) is copied once.
 //
 // Without it such a loop loads B into registers (one iteration ahead:
 // kite-pipeline-loads) and stores it into the scratch buffer before each
@@ -82,19 +90,8 @@ kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
             trans)
       return {};
   }
-  // The rest of the checks (element type, zero fill) as for one use.
-  if (load->hasOneUse())
-    return ::kite::detail::stageableLoad(v, body, element);
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getElementType() != element)
-    return {};
-  if (Value other = load.getOther()) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
-        !dense.getSplatValue<APFloat>().isPosZero())
-      return {};
-  }
-  return load;
+  return ::kite::detail::stageableContents(load, element) ? load
+                                                          : kd::LoadOp();
 }
 
 } // namespace
