@@ -61,6 +61,9 @@ struct RegisterDot {
   kd::WgmmaTile tile; ///< the accumulator's
   kd::BlockedLayout aLayout; ///< the register layout A must have
   int64_t offset = 0; ///< B's bytes into the slot
+  /// B's placement in its staging, in the load's own indices (element ->
+  /// byte from B's start).
+  std::optional<kd::LinearLayout> bytes;
   /// Whether an earlier dot copies the same load to the same bytes (the
   /// attention backward's k read as k.T by one product and k by another):
   /// this one reads that copy.
@@ -157,14 +160,9 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     // its elements (B read N-major as loaded, or K-major through its
     // transposition: the same rows when its row bytes choose the same
     // swizzle), is copied once.
-    kd::LinearLayout bytes = st.operandLayout(1, bool(r.trans));
-    for (auto [n, o] : llvm::enumerate(staged))
-      if (o.load == r.load && !o.shared &&
-          kd::SwizzledStaging::get(dotShapeOf(o.dot)[0], dotShapeOf(o.dot)[1],
-                                   dotShapeOf(o.dot)[2],
-                                   element.getIntOrFloatBitWidth() / 8,
-                                   bool(o.trans))
-                  .operandLayout(1, bool(o.trans)) == bytes) {
+    r.bytes = st.operandLayout(1, bool(r.trans));
+    for (RegisterDot &o : staged)
+      if (o.load == r.load && !o.shared && *o.bytes == *r.bytes) {
         r.offset = o.offset;
         r.shared = true;
         break;

@@ -199,31 +199,26 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       registerBits |= layout.registerOffset(e);
     bool additive = dim >= 0 && (threadBits & registerBits) == 0 &&
                     llvm::isPowerOf2_64(inner) &&
-                    llvm::isPowerOf2_64(to[dim]) && layout.numel == [&] {
-                      int64_t n = 1;
-                      for (int64_t d : to)
-                        n *= d;
-                      return n;
-                    }();
-    SmallVector<Value> elems;
-    if (additive) {
-      Value ct = arith::AddIOp::create(
+                    llvm::isPowerOf2_64(to[dim]) &&
+                    layout.numel == op.getType().getNumElements();
+    // The thread's coordinate, the arange's start added (additive only).
+    Value threadCoord;
+    if (additive)
+      threadCoord = arith::AddIOp::create(
           rewriter, loc,
           arith::RemUIOp::create(
               rewriter, loc,
               arith::DivUIOp::create(rewriter, loc, base, i32(inner)),
               i32(to[dim])),
           i32(arange.getStart()));
-      for (int64_t e = 0; e < layout.perThread; ++e)
-        elems.push_back(arith::AddIOp::create(
-            rewriter, loc, ct,
-            i32(layout.registerOffset(e) / inner % to[dim])));
-      auto vecType =
-          VectorType::get({layout.perThread}, rewriter.getI32Type());
-      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
-      return success();
-    }
+    SmallVector<Value> elems;
     for (int64_t e = 0; e < layout.perThread; ++e) {
+      if (additive) {
+        elems.push_back(arith::AddIOp::create(
+            rewriter, loc, threadCoord,
+            i32(layout.registerOffset(e) / inner % to[dim])));
+        continue;
+      }
       Value c = i32(0);
       if (dim >= 0) {
         Value lin = arith::AddIOp::create(
