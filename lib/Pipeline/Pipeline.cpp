@@ -108,7 +108,8 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 
   case Stage::GPU: {
     // Kite-level scheduling for the GPU, then the lowering.
-    pm.addPass(createVersionFullBlocks());
+    if (!options.quickTier)
+      pm.addPass(createVersionFullBlocks());
     pm.addPass(createRematerializeBroadcasts());
     pm.addPass(createCarryPointerOffsets());
     pm.addPass(createCanonicalizerPass());

@@ -363,7 +363,8 @@ static ::kite::IRStage publicStage(::kite::Stage s) {
 auto ::kite::detail::lowerToPTX(const std::string &canonical,
                          const Signature &signature, Specialization spec,
                          const CompileOptions &options,
-                         const std::string &chip, const StageFn &onStage)
+                         const std::string &chip, const StageFn &onStage,
+                         QuickTier *quick)
     -> Expected<std::string> {
   MLIRContext &ctx = threadContext();
   DiagnosticCollector diags(ctx);
@@ -397,6 +398,10 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   target.fpFusion = options.fpFusion;
   target.tma = ::kite::detail::tmaEnabled(options);
   target.warpSpecialize = ::kite::detail::warpSpecializeEnabled(options);
+  if (quick) {
+    quick->warps = ::kite::planQuickTier(*module, target, quick->why);
+    target.quickTier = quick->warps > 0;
+  }
   ::kite::StageCallback callback;
   if (onStage)
     callback = [&](::kite::Stage s, ModuleOp m) {
@@ -530,6 +535,13 @@ std::string (::kite::detail::interpret)(const std::string &canonical,
 bool (::kite::detail::tmaEnabled)(const ::kite::CompileOptions &options) {
   const char *env = std::getenv("KITE_TMA");
   return options.tma && !(env && std::string_view(env) == "0");
+}
+
+bool (::kite::detail::tieredEnabled)(const ::kite::CompileOptions &options) {
+  const char *env = std::getenv("KITE_TIERED");
+  if (env && (std::string_view(env) == "0" || std::string_view(env) == "1"))
+    return std::string_view(env) == "1";
+  return options.tiered;
 }
 
 bool (::kite::detail::warpSpecializeEnabled)(

@@ -42,14 +42,27 @@ Expected<Analyzed> analyzeSource(std::string_view text,
 
 using StageFn = std::function<void(IRStage, const std::string &)>;
 
+/// What a tiered compile's first lowering made (lowerToPTX).
+struct QuickTier {
+  int warps = 0;   ///< the quick tier's warps; 0: the optimized form
+  std::string why; ///< why the kernel has no quick tier
+};
+
 /// Lowers a canonical module to PTX for `chip`, with `spec`'s divisibility
-/// facts; `onStage` (optional) sees the IR after every stage.
+/// facts; `onStage` (optional) sees the IR after every stage. With `quick`,
+/// the kernel's quick tier (kite::planQuickTier) when it has one, else the
+/// optimized form, and `quick` says which.
 Expected<std::string> lowerToPTX(const std::string &canonical,
                                  const Signature &signature,
                                  Specialization spec,
                                  const CompileOptions &options,
                                  const std::string &chip,
-                                 const StageFn &onStage = {});
+                                 const StageFn &onStage = {},
+                                 QuickTier *quick = nullptr);
+
+/// Whether a first launch compiles tiered (CompileOptions::tiered, unless
+/// KITE_TIERED says 0 or 1).
+bool tieredEnabled(const CompileOptions &options);
 
 /// Runs the kernel in the interpreter; empty string or the error.
 std::string interpret(const std::string &canonical, const Grid &grid,

@@ -180,10 +180,14 @@ cache::readAll(const std::string &suffix) {
 
 void cache::write(const std::string &key, const std::string &suffix,
                   const std::string &payload) {
-  std::string dir = directory();
+  writeIn(directory(), key, suffix, payload);
+}
+
+void cache::writeIn(const std::string &dir, const std::string &key,
+                    const std::string &suffix, const std::string &payload) {
   if (dir.empty() || !makeDirs(dir))
     return;
-  std::string path = entryPath(key, suffix);
+  std::string path = dir + "/" + hashHex(key) + "." + suffix;
   static std::atomic<unsigned> counter{0};
   std::string tmp = dir + "/.tmp-" + std::to_string(getpid()) + "-" +
                     std::to_string(std::hash<std::thread::id>()(

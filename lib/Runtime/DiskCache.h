@@ -41,6 +41,11 @@ readAll(const std::string &suffix);
 void write(const std::string &key, const std::string &suffix,
            const std::string &payload);
 
+/// write() into `dir` (a directory() of earlier: a background compile
+/// writes where the launch that started it would have); nothing if empty.
+void writeIn(const std::string &dir, const std::string &key,
+             const std::string &suffix, const std::string &payload);
+
 /// The path of the entry for `key` (whether or not it exists).
 std::string entryPath(const std::string &key, const std::string &suffix);
 

@@ -167,14 +167,17 @@ def median(xs):
 
 
 for kernel in dict.fromkeys(r["kernel"] for r in compiles):
-    for outcome, label in (("compiled", "cold compile"), ("disk", "warm disk hit")):
+    for outcome, label in (("compiled", "cold compile"), ("quick", "cold, quick tier"),
+                           ("disk", "warm disk hit")):
         rs = [r for r in compiles if r["kernel"] == kernel and r["outcome"] == outcome]
         if rs:
+            tier = (f"; optimized code ready at {median(r['optimized_ms'] for r in rs):.1f}"
+                    if outcome == "quick" else "")
             print(f"{label:24} {kernel:>16} {median(r['ms'] for r in rs):8.1f}ms   "
                   f"(median of {len(rs)} new processes: parse {median(r['parse_ms'] for r in rs):.1f}, "
                   f"to PTX {median(r['to_ptx_ms'] for r in rs):.1f}, "
                   f"then ptxas {median(r.get('machine_code_ms', 0) for r in rs):.1f}, "
-                  f"load {median(r['load_ms'] for r in rs):.1f})")
+                  f"load {median(r['load_ms'] for r in rs):.1f}{tier})")
 json.dump(dict(rows=rows, table=table), open(os.path.join(out_dir, "bench.json"), "w"), indent=1)
 print("(ref: the device copy for the 1-D kernels, torch for softmax/layer norm/attention, cuBLAS for matmul; GB = GB/s, TF = TFLOP/s)")
 

@@ -1,6 +1,7 @@
 // RUN: kite-opt %s --kite-version-full-blocks --canonicalize --cse | FileCheck %s
 // RUN: kite-opt %s --kite-version-full-blocks=max-ops=10 | FileCheck %s --check-prefix=SMALL
 // RUN: kite-opt %s --kite-to-ptx="chip=sm_90a stop-after=gpu" | FileCheck %s --check-prefix=PIPE
+// RUN: kite-opt %s --kite-version-full-blocks=uniform-masks=false --canonicalize --cse | FileCheck %s --check-prefix=NOUNI
 
 // The tutorials' 1-D form with n not known to be a multiple of 4: the body
 // after `pid * 1024` is versioned on pid * 1024 + 1023 < n (in 64 bits);
@@ -46,10 +47,17 @@ func.func @tail(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32},
   return
 }
 
-// n a multiple of 16: every 4-element group's mask is uniform already.
+// n a multiple of 16: every 4-element group's mask is uniform already, and
+// each group still pays its predicate: versioned by default (the full-block
+// copy has no predicates), left alone with uniform-masks=false.
 // CHECK-LABEL: func.func @aligned
-// CHECK-NOT: scf.if
-// CHECK: return
+// CHECK: scf.if
+// CHECK: kite.load %{{.*}} : tensor<256x!kite.ptr<f32>>
+// CHECK: } else {
+// CHECK: } {kite.full_blocks}
+// NOUNI-LABEL: func.func @aligned
+// NOUNI-NOT: scf.if
+// NOUNI: return
 func.func @aligned(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32},
                    %n: i32 {kite.divisibility = 16 : i32}) attributes {kite.kernel} {
   %pid = kite.program_id 0

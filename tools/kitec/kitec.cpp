@@ -133,6 +133,13 @@ cl::opt<std::string> metadataFile("metadata",
                                   cl::cat(category));
 cl::opt<bool> timing("time", cl::desc("Print the time of the frontend and of each pass"),
                      cl::init(false), cl::cat(category));
+cl::opt<std::string> tier(
+    "tier",
+    cl::desc("optimized (default), or quick: the quick tier of the runtime's "
+             "tiered compile (each thread one element of the kernel's "
+             "largest block, no full-block versioning); an error for a "
+             "kernel that has none"),
+    cl::init("optimized"), cl::cat(category));
 cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas for --emit=cubin"),
                                cl::init("/usr/local/cuda/bin/ptxas"),
                                cl::cat(category));
@@ -345,6 +352,18 @@ static int compile() {
   options.fpFusion = fpFusion;
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
+  if (tier != "optimized" && tier != "quick") {
+    errs() << "kitec: error: --tier=" << tier
+           << ": expected optimized or quick\n";
+    return BadUsage;
+  }
+  if (tier == "quick" && (emit == "c" || allConfigs)) {
+    errs() << "kitec: error: --tier=quick is the runtime's first form of a "
+              "kernel, not one to export: drop it with --emit=c and "
+              "--all-configs\n";
+    return BadUsage;
+  }
+  options.quickTier = tier == "quick";
   if (Error err = kite::validateTargetOptions(options)) {
     errs() << "kitec: error: " << toString(std::move(err)) << "\n";
     return BadUsage;
@@ -480,6 +499,15 @@ static int compile() {
       errs() << "kitec: error: --num-warps/--num-stages: the input has no "
                 "kernel\n";
       return BadUsage;
+    }
+  }
+
+  // --tier=quick: the runtime's quick tier, or why the kernel has none.
+  if (options.quickTier) {
+    std::string why;
+    if (!kite::planQuickTier(*module, options, why)) {
+      errs() << "kitec: error: the kernel has no quick tier: " << why << "\n";
+      return InvalidInput;
     }
   }
 

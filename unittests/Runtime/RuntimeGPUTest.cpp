@@ -211,6 +211,7 @@ TEST(GPU, EarlyPtxasGivesTheSameCubin) {
     ASSERT_TRUE(mkdtemp(dir));
     setenv("KITE_CACHE_DIR", dir, 1);
     setenv("KITE_EARLY_PTXAS", early, 1);
+    setenv("KITE_TIERED", "0", 1); // one cubin: the optimized code's
     clearMemoryCache();
     auto k = compileMLIR(source("seeded_dropout.mlir")).value();
     auto out = poisoned(n);
@@ -228,15 +229,137 @@ TEST(GPU, EarlyPtxasGivesTheSameCubin) {
     std::system(("rm -rf " + std::string(dir)).c_str());
   }
   unsetenv("KITE_EARLY_PTXAS");
+  unsetenv("KITE_TIERED");
   if (oldDir.empty())
     unsetenv("KITE_CACHE_DIR");
   else
     setenv("KITE_CACHE_DIR", oldDir.c_str(), 1);
   clearMemoryCache();
-  EXPECT_EQ(cubins[0], cubins[1]);
+  EXPECT_TRUE(cubins[0] == cubins[1]) << "the cubins differ";
   EXPECT_EQ(std::memcmp(outputs[0].data(), outputs[1].data(),
                         (n + kGuard) * sizeof(float)),
             0);
+}
+
+// Tiered compilation (CompileOptions::tiered, docs/runtime.md): a first
+// launch that compiles an elementwise kernel runs its quick tier; after
+// finishCompiles() the launches run the optimized code. Both give the bits a
+// direct compile (KITE_TIERED=0) gives, at a size divisible by 16 and an odd
+// one, and the background compile leaves the direct compile's cubin in the
+// disk cache, byte for byte (the quick tier's is never cached). A kernel with
+// a reduction has no quick tier.
+TEST(GPU, TieredCompileGivesTheSameBits) {
+  REQUIRE_GPU();
+  if (machineCodeCompiler().empty() ||
+      machineCodeCompiler().rfind("nvJitLink", 0) == 0)
+    GTEST_SKIP() << "no ptxas process here: " << machineCodeCompiler();
+  std::string oldDir =
+      std::getenv("KITE_CACHE_DIR") ? std::getenv("KITE_CACHE_DIR") : "";
+  struct Case {
+    const char *file;
+    int inputs; // float inputs before the output; then n (and p, seed)
+    const char *extra;
+  };
+  const Case cases[] = {{"seeded_dropout.mlir", 1, "p,seed"},
+                        {"dropout.mlir", 1, "keep,p"},
+                        {"vector_add.mlir", 2, ""},
+                        {"sigmoid.kite", 1, ""},
+                        {"libdevice.kite", 1, ""}};
+  for (const Case &c : cases) {
+    for (size_t n : {size_t(1) << 20, (size_t(1) << 20) + 3}) {
+      SCOPED_TRACE(std::string(c.file) + ", n = " + std::to_string(n));
+      auto x = randomVector(n, 11), y = randomVector(n, 12);
+      for (float &e : x)
+        e = std::tanh(e); // asin's domain
+      std::vector<int32_t> keep(n);
+      for (size_t i = 0; i < n; ++i)
+        keep[i] = (i * 2654435761u >> 7) & 1;
+      auto dx = DeviceBuffer<float>::fromHost(x).value();
+      auto dy = DeviceBuffer<float>::fromHost(y).value();
+      auto dk = DeviceBuffer<int32_t>::fromHost(keep).value();
+      auto run = [&](const Kernel &k) {
+        auto out = poisoned(n);
+        std::vector<Arg> args = {dx};
+        if (std::string(c.extra) == "keep,p")
+          args.push_back(dk);
+        if (c.inputs == 2)
+          args.push_back(dy);
+        args.push_back(out);
+        args.push_back(int32_t(n));
+        if (std::string(c.extra) == "keep,p")
+          args.push_back(0.3f);
+        if (std::string(c.extra) == "p,seed") {
+          args.push_back(0.3f);
+          args.push_back(int32_t(1234));
+        }
+        EXPECT_TRUE(k.launch(cdiv(n, 1024), args).ok());
+        return out.toHost().value();
+      };
+      auto compile = [&]() {
+        std::string text = source(c.file);
+        return std::string(c.file).find(".kite") != std::string::npos
+                   ? compileKite(text, {}, c.file).value()
+                   : compileMLIR(text, {}, c.file).value();
+      };
+      std::vector<float> direct, quick, optimized;
+      std::string directCubin, tieredCubin;
+      for (const char *tiered : {"0", "1"}) {
+        char dir[] = "/tmp/kite-tiered-XXXXXX";
+        ASSERT_TRUE(mkdtemp(dir));
+        setenv("KITE_CACHE_DIR", dir, 1);
+        setenv("KITE_TIERED", tiered, 1);
+        clearMemoryCache();
+        Kernel k = compile();
+        if (*tiered == '0') {
+          direct = run(k);
+          EXPECT_EQ(k.lastOutcome(), CacheOutcome::Compiled);
+          directCubin = onlyCubinIn(dir);
+        } else {
+          quick = run(k);
+          EXPECT_EQ(k.lastOutcome(), CacheOutcome::QuickTier);
+          auto finished = k.finishCompiles();
+          EXPECT_TRUE(finished.ok()) << finished.error().message();
+          optimized = run(k);
+          tieredCubin = onlyCubinIn(dir);
+        }
+        std::system(("rm -rf " + std::string(dir)).c_str());
+      }
+      EXPECT_FALSE(directCubin.empty());
+      EXPECT_TRUE(directCubin == tieredCubin)
+          << "the tiered compile's cubin differs from the direct one's";
+      ASSERT_EQ(direct.size(), quick.size());
+      EXPECT_EQ(std::memcmp(direct.data(), quick.data(),
+                            (n + kGuard) * sizeof(float)),
+                0);
+      EXPECT_EQ(std::memcmp(direct.data(), optimized.data(),
+                            (n + kGuard) * sizeof(float)),
+                0);
+    }
+  }
+  // A reduction: no quick tier.
+  setenv("KITE_TIERED", "1", 1);
+  clearMemoryCache();
+  char dir[] = "/tmp/kite-tiered-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  setenv("KITE_CACHE_DIR", dir, 1);
+  auto softmax = compileMLIR(source("softmax.mlir"), {}, "softmax.mlir").value();
+  int rows = 4, cols = 781;
+  auto in = DeviceBuffer<float>::fromHost(randomVector(rows * cols, 13)).value();
+  auto out = DeviceBuffer<float>::allocate(rows * cols).value();
+  ASSERT_TRUE(softmax
+                  .launch(uint32_t(rows), {out, in, int32_t(cols),
+                                           int32_t(cols), int32_t(rows),
+                                           int32_t(cols)})
+                  .ok());
+  EXPECT_EQ(softmax.lastOutcome(), CacheOutcome::Compiled);
+  EXPECT_TRUE(softmax.finishCompiles().ok());
+  std::system(("rm -rf " + std::string(dir)).c_str());
+  unsetenv("KITE_TIERED");
+  if (oldDir.empty())
+    unsetenv("KITE_CACHE_DIR");
+  else
+    setenv("KITE_CACHE_DIR", oldDir.c_str(), 1);
+  clearMemoryCache();
 }
 
 TEST(GPU, DriverErrorsAreReported) {

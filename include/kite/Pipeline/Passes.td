@@ -108,12 +108,17 @@ def VersionFullBlocks
     and whose else-branch is the body as written. Conjunctions of such
     comparisons are handled; other masks are left alone. It applies only
     where some access through the mask could be a wider vector than the mask
-    is proved uniform over, and not to kernels with dots, tensor
-    descriptors or staging, nor to bodies of more than `max-ops` ops.
+    is proved uniform over (with `uniform-masks`, the default: any vector
+    access through such a mask, for the mask-free copy has no predicates
+    at all), and not to kernels with dots, tensor descriptors or staging,
+    nor to bodies of more than `max-ops` ops.
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", "3000",
-           "Leave kernels with more ops than this alone">
+           "Leave kernels with more ops than this alone">,
+    Option<"uniformMasks", "uniform-masks", "bool", "true",
+           "Also version masks proved uniform over the vector width (n a "
+           "multiple of 16): predicated vector accesses become plain ones">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

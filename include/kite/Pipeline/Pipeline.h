@@ -47,6 +47,10 @@ struct TargetOptions {
   /// A TMA-staged loop gets a producer warp (kite-stage-dot-operands
   /// warp-specialize): the kernel then runs 32 x (num_warps + 1) threads.
   bool warpSpecialize = false;
+  /// The quick tier of a tiered compile (planQuickTier): no full-block
+  /// versioning (a second copy of the body is compile time the quick tier
+  /// exists to save).
+  bool quickTier = false;
 };
 
 /// Checks the chip, PTX features and levels before LLVM sees them (LLVM
@@ -109,6 +113,17 @@ llvm::Expected<CompiledModule> compileToPTX(mlir::ModuleOp module,
                                             TargetOptions options,
                                             const StageCallback &onStage = {},
                                             bool timing = false);
+
+/// The quick tier of a tiered compile (lib/Pipeline/QuickTier.cpp,
+/// docs/runtime.md): when every op of `module`'s kernel computes each
+/// element on its own (no reduction, scan, sort, dot, atomic or debug
+/// output) and a thread holds more than one element of its largest block,
+/// sets the kernel's kite.num_warps to the warps that give each thread one
+/// (at most 32) and returns them; else returns 0 and says why in `why`.
+/// The results are the same bits either way; compile it with
+/// TargetOptions::quickTier.
+int planQuickTier(mlir::ModuleOp module, const TargetOptions &options,
+                  std::string &why);
 
 /// How a kernel parameter is specialized (like Triton's automatic
 /// specialization of launch arguments).

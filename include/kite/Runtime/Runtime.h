@@ -72,6 +72,12 @@ struct CompileOptions {
   /// constexpr values, warps and stages) as a plain kernel; -1: the kernel
   /// as written (autotuned at launch when it has configurations).
   int autotuneConfig = -1;
+  /// Tiered compilation (docs/runtime.md): a first launch that has to
+  /// compile an elementwise kernel runs its quick tier (the same results,
+  /// compiled in about half the time) while the optimized code compiles on
+  /// a background thread; a later launch switches to it once it is ready
+  /// (Kernel::finishCompiles waits for that). KITE_TIERED=0 / 1 overrides.
+  bool tiered = true;
 };
 
 /// One autotuning configuration (`@autotune(configs=[config(...)])`, or a
@@ -217,7 +223,14 @@ struct Specialization {
 };
 
 /// Where a compiled variant came from (most recent compile of a Kernel).
-enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
+enum class CacheOutcome {
+  Compiled,
+  MemoryHit,
+  DiskHit,
+  /// Compiled the kernel's quick tier (CompileOptions::tiered); the
+  /// optimized code compiles in the background.
+  QuickTier,
+};
 
 /// Where the host time of a Kernel's most recent variant went, in
 /// milliseconds (zero for a part a cache provided).
@@ -255,6 +268,10 @@ public:
   std::string cacheKey(Specialization spec = {}) const;
   /// How the last variant this Kernel needed was obtained.
   CacheOutcome lastOutcome() const;
+  /// Waits for the background compiles of this kernel's tiered launches
+  /// (CompileOptions::tiered): the launches after it run the optimized
+  /// code. A CompileError if one failed (its quick tier keeps running).
+  Expected<void> finishCompiles() const;
   /// The phases of the most recent variant compiled or loaded.
   CompileTimes lastCompileTimes() const;
 
