@@ -81,6 +81,30 @@ TEST_F(RuntimeTest, SignatureOfSeededDropout) {
   EXPECT_EQ(k->params()[3].type, ScalarType::F32);
 }
 
+// Tiered compilation is on by default and has a switch; finishCompiles()
+// with nothing queued returns at once. (Its GPU behaviour:
+// GPU.TieredCompileGivesTheSameBits.)
+TEST_F(RuntimeTest, TieredCompileOptions) {
+  CompileOptions defaults;
+  EXPECT_TRUE(defaults.tiered);
+  auto k = compileMLIR(example("seeded_dropout.mlir"));
+  ASSERT_TRUE(k) << k.error().str();
+  EXPECT_TRUE(k->finishCompiles().ok());
+  // Kernel::ptx() is always the optimized code (tiers are for launches):
+  // the same text whether tiering is on or off.
+  CompileOptions untiered;
+  untiered.tiered = false;
+  auto u = compileMLIR(example("seeded_dropout.mlir"), untiered);
+  ASSERT_TRUE(u) << u.error().str();
+  Specialization spec;
+  spec.divisibleBy16 = 0x7;
+  auto a = k->ptx(spec), b = u->ptx(spec);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(a->find(".maxntid 128,"), std::string::npos);
+  EXPECT_EQ(k->cacheKey(spec), u->cacheKey(spec));
+}
+
 TEST_F(RuntimeTest, ArgumentChecking) {
   auto k = compileMLIR(example("seeded_dropout.mlir")).value();
   float *x = reinterpret_cast<float *>(0x1000), *y = reinterpret_cast<float *>(0x2000);
