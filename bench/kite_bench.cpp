@@ -414,26 +414,42 @@ int main(int argc, char **argv) {
   // on warps: the example's 128x64 on 8 warps first).
   struct AttnConfig {
     int bm, bn, warps;
+    int stages = 0; ///< 0: the kernel's own
+    std::string name() const {
+      return std::to_string(bm) + "x" + std::to_string(bn) + "w" +
+             std::to_string(warps) +
+             (stages ? "s" + std::to_string(stages) : std::string());
+    }
   };
   std::vector<AttnConfig> attnConfigs =
       quick ? std::vector<AttnConfig>{{128, 64, 8}}
             : std::vector<AttnConfig>{{128, 64, 8}, {64, 64, 4}, {128, 128, 8},
                                       {128, 64, 4}};
-  // KITE_BENCH_BLOCKS=128x64w8,32x64w4 (any of them): only those attention
-  // configurations (forward and backward).
+  // KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 (BMxBNwWARPS[sSTAGES], any):
+  // these attention configurations instead of the lists below (forward and
+  // backward alike).
   const char *blocksEnv = std::getenv("KITE_BENCH_BLOCKS");
-  auto wanted = [&](AttnConfig c) {
-    if (!blocksEnv)
-      return true;
-    std::string name = std::to_string(c.bm) + "x" + std::to_string(c.bn) +
-                       "w" + std::to_string(c.warps);
-    std::string list = std::string(",") + blocksEnv + ",";
-    return list.find("," + name + ",") != std::string::npos;
-  };
+  std::vector<AttnConfig> chosen;
+  for (const char *p = blocksEnv; p && *p;) {
+    AttnConfig c{0, 0, 0};
+    int used = 0;
+    if (std::sscanf(p, "%dx%dw%d%n", &c.bm, &c.bn, &c.warps, &used) != 3) {
+      std::fprintf(stderr, "KITE_BENCH_BLOCKS: expected BMxBNwW[sS], got '%s'\n", p);
+      return 2;
+    }
+    p += used;
+    if (*p == 's') {
+      c.stages = int(std::strtol(p + 1, const_cast<char **>(&p), 10));
+    }
+    chosen.push_back(c);
+    if (*p == ',')
+      ++p;
+  }
+  if (!chosen.empty())
+    attnConfigs = chosen;
+
   for (AttnConfig cfg : part("attention") ? attnConfigs
                                           : std::vector<AttnConfig>{}) {
-    if (!wanted(cfg))
-      continue;
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
@@ -455,6 +471,7 @@ int main(int argc, char **argv) {
                        {"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                        {"DROPOUT", dropout ? 1 : 0}};
         o.overrideNumWarps = cfg.warps;
+        o.overrideNumStages = cfg.stages;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         for (int N : lengths) {
           size_t n = size_t(Z) * H * N * D;
@@ -475,12 +492,13 @@ int main(int argc, char **argv) {
                              /*settle=*/true);
           double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
           std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
-                      "\"blocks\": \"%dx%d w%d\", "
+                      "\"blocks\": \"%dx%d w%d%s\", "
                       "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
                       "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
                       "\"tflops\": %.2f}\n",
-                      cfg.bm, cfg.bn, cfg.warps, Z, H, N, D,
-                      causal ? "true" : "false", dropout ? "0.1" : "0",
+                      cfg.bm, cfg.bn, cfg.warps,
+                      cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+                      Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
                       ms * 1e3, flops / ms / 1e9);
           std::fflush(stdout);
           for (uint64_t p : {q, k, v, out, m})
@@ -495,10 +513,10 @@ int main(int argc, char **argv) {
   // BLOCK_N1, BLOCK_N2 = BLOCK_M1) on warps.
   std::vector<AttnConfig> bwdConfigs =
       quick ? std::vector<AttnConfig>{{32, 128, 8}}
-            : std::vector<AttnConfig>{{32, 128, 8}, {32, 64, 4}, {64, 128, 8}};
+            : std::vector<AttnConfig>{{32, 128, 8}, {32, 64, 4}, {64, 64, 4}};
+  if (!chosen.empty())
+    bwdConfigs = chosen;
   for (AttnConfig cfg : part("attnbwd") ? bwdConfigs : std::vector<AttnConfig>{}) {
-    if (!wanted(cfg))
-      continue;
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
@@ -518,6 +536,7 @@ int main(int argc, char **argv) {
                         {"BLOCK_M1", cfg.bm}, {"BLOCK_N1", cfg.bn},
                         {"BLOCK_M2", cfg.bn}, {"BLOCK_N2", cfg.bm}};
         bo.overrideNumWarps = cfg.warps;
+        bo.overrideNumStages = cfg.stages;
         Kernel bwd = load("dsl-examples/attention_bwd.kite", "attn_bwd", bo);
         for (int N : lengths) {
           size_t n = size_t(Z) * H * N * D, rows = size_t(Z) * H * N;
@@ -555,11 +574,13 @@ int main(int argc, char **argv) {
               10, /*settle=*/true);
           double flops = 10.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
           std::printf("{\"impl\": \"kite\", \"kernel\": \"attention_bwd\", "
-                      "\"blocks\": \"%dx%d w%d\", "
+                      "\"blocks\": \"%dx%d w%d%s\", "
                       "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
                       "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
-                      cfg.bm, cfg.bn, cfg.warps, Z, H, N, D,
-                      causal ? "true" : "false", ms * 1e3, flops / ms / 1e9);
+                      cfg.bm, cfg.bn, cfg.warps,
+                      cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+                      Z, H, N, D, causal ? "true" : "false", ms * 1e3,
+                      flops / ms / 1e9);
           std::fflush(stdout);
           for (uint64_t p : {q, k, v, dout, out, m, delta, dq, dk, dv})
             deviceFree(p);

@@ -145,7 +145,11 @@ KernelImpl::variant(Specialization spec, const std::string &chip, int device) {
         }
     // Tiered: a kernel with a quick tier launches that first (a compile
     // for a launch, no IR dump asked for).
-    bool tiered = device >= 0 && !dump && detail::tieredEnabled(options);
+    // Not without a PTX compiler (ptxas or nvJitLink) for the background
+    // compile: the driver's JIT of the optimized PTX would then run on a
+    // later launch's thread and stall it.
+    bool tiered = device >= 0 && !dump && detail::tieredEnabled(options) &&
+                  detail::findPtxas().has_value();
     detail::QuickTier quick;
     auto compiled =
         detail::lowerToPTX(source.canonical, source.signature, spec, options,

@@ -252,17 +252,22 @@ TEST(GPU, AttentionBackwardAgreesWithFloat64) {
     bool causal;
     const char *chip;
     int block1 = 128, warps = 8; // BLOCK_N1 = BLOCK_M2
+    int block2 = 32;             // BLOCK_M1 = BLOCK_N2
   };
   for (Case c : {Case{1, 2, 1000, 64, false, ""}, Case{1, 2, 1000, 64, true, ""},
                  Case{2, 1, 129, 128, false, ""}, Case{2, 1, 129, 128, true, ""},
                  Case{1, 1, 256, 64, true, ""},
                  Case{1, 2, 333, 64, true, "", 64, 4},
+                 // 64 x 64 on 4 warps: the host program's blocks for d64.
+                 Case{1, 2, 1000, 64, false, "", 64, 4, 64},
+                 Case{1, 2, 333, 64, true, "", 64, 4, 64},
                  Case{1, 2, 1000, 64, true, "sm_80"},
                  Case{2, 1, 129, 128, false, "sm_80"}}) {
     std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
                        " N_CTX=" + std::to_string(c.N) +
                        " HEAD_DIM=" + std::to_string(c.D) +
                        (c.causal ? " causal" : "") + " blocks " +
+                       std::to_string(c.block2) + "x" +
                        std::to_string(c.block1) + " " + c.chip;
     CompileOptions fo;
     fo.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}};
@@ -278,7 +283,8 @@ TEST(GPU, AttentionBackwardAgreesWithFloat64) {
     CompileOptions bo;
     bo.kernel = "attn_bwd";
     bo.constants = {{"HEAD_DIM", c.D}, {"CAUSAL", c.causal ? 1 : 0},
-                    {"BLOCK_N1", c.block1}, {"BLOCK_M2", c.block1}};
+                    {"BLOCK_N1", c.block1}, {"BLOCK_M2", c.block1},
+                    {"BLOCK_M1", c.block2}, {"BLOCK_N2", c.block2}};
     bo.overrideNumWarps = c.warps;
     bo.chip = c.chip;
     auto bwd = compileKite(bwdSrc, bo, "attention_bwd.kite");
