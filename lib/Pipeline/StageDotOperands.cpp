@@ -81,6 +81,7 @@ struct StageDotOperands
     int64_t version = chipVersion();
     if (version < 80)
       return;
+    llvm::DenseSet<const void *> warned; // one warning a source location
     func.walk([&](kd::DotOp dot) {
       RankedTensorType a = dot.getA().getType();
       Type element = a.getElementType();
@@ -88,10 +89,29 @@ struct StageDotOperands
               N = dot.getType().getDimSize(1);
       if (!(element.isF16() || element.isBF16()) || K % 16 || N % 16)
         return;
-      if (chip == "sm_90a" && kd::WgmmaTile::choose(M, N, warps))
+      if (chip == "sm_90a" && kd::WgmmaTile::choose(M, N, warps)) {
         dot.setEngine(kd::DotEngine::WGMMA);
-      else if (kd::MmaTile::choose(M, N, warps))
+        return;
+      }
+      if (kd::MmaTile::choose(M, N, warps))
         dot.setEngine(kd::DotEngine::MMA);
+      // A shape wgmma takes on fewer warps: say so (mma.sync with operands
+      // exchanged through shared memory ran attention's backward at a
+      // fifth of the speed of 4 warps on the H100).
+      if (chip == "sm_90a" &&
+          warned.insert(dot.getLoc().getAsOpaquePointer()).second)
+        for (int64_t fewer = warps / 2; fewer >= 4; fewer /= 2)
+          if (kd::WgmmaTile::choose(M, N, fewer)) {
+            dot.emitWarning()
+                << "this " << M << "x" << N << " product does not split "
+                << "over " << warps / 4 << " warpgroups for wgmma (each "
+                << "needs 64 rows, or whole 128-byte column panels), so it "
+                << "runs on " << (dot.getEngine() == kd::DotEngine::MMA
+                                      ? "mma.sync"
+                                      : "the FMA units")
+                << ", much slower: use " << fewer << " warps";
+            break;
+          }
     });
   }
 
