@@ -245,6 +245,9 @@ Expected<Kernel> kite::detail::configKernel(Tuning &tuning, int index) {
   }
   CompileOptions o = tuning.options;
   o.autotuneConfig = index;
+  // Trials time the optimized code: never a quick tier (the configurations
+  // are compiled before they are timed anyway; this keeps it so).
+  o.tiered = false;
   auto k = tuning.isKite ? compileKite(tuning.text, o, tuning.sourceName)
                          : compileMLIR(tuning.text, o, tuning.sourceName);
   if (!k)
