@@ -34,7 +34,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -667,9 +669,13 @@ int main(int argc, char **argv) {
   // 3 stages (the tutorial's fp16 configuration); "persistent" reads the
   // operands through pointer blocks (cp.async), "persistent TMA" through
   // tensor descriptors, "persistent TMA+WS s2" with a producer warp.
+  // The same kernels with bf16 in and out (the example's text with its
+  // f16 types replaced), beside Triton's tutorial 09 likewise.
+  for (const char *dtype : {"f16", "bf16"}) {
+  const bool bf16 = std::strcmp(dtype, "bf16") == 0;
   if (!shapes.empty() && !fp8Only) {
     const int sms = deviceMultiprocessors().value();
-    Kernel fill = load("bench/fill.kite", "fill_f16");
+    Kernel fill = load("bench/fill.kite", bf16 ? "fill_bf16" : "fill_f16");
     // The descriptor form also with a producer warp ("TMA+WS").
     // With the producer running ahead into the next tile, the epilogue's
     // conversion cannot reuse the slots: it needs 66 KB of its own, which
@@ -693,7 +699,21 @@ int main(int argc, char **argv) {
       if (descriptors)
         o.constants["WARP_SPECIALIZE"] = f.ws ? 1 : 0;
       o.overrideNumStages = f.stages;
-      Kernel mm = load("dsl-examples/persistent_matmul.kite", form, o);
+      Kernel mm = [&] {
+        if (!bf16)
+          return load("dsl-examples/persistent_matmul.kite", form, o);
+        std::ifstream in(root + "/dsl-examples/persistent_matmul.kite");
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string src = text.str();
+        for (const char *from : {"*f16", "to(f16)"})
+          for (size_t at; (at = src.find(from)) != std::string::npos;)
+            src.replace(at, std::strlen(from),
+                        std::string(from).replace(from[0] == '*' ? 1 : 3, 3,
+                                                  "bf16"));
+        o.kernel = form;
+        return compileKite(src, o, "persistent_matmul.kite (bf16)").value();
+      }();
       for (Shape s : shapes) {
         uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
         uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
@@ -708,16 +728,17 @@ int main(int argc, char **argv) {
         double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
                            /*settle=*/true);
         double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
-        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"f16\", "
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
                     "\"blocks\": \"128x256x64 persistent%s\", "
                     "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
                     "\"tflops\": %.2f}\n",
-                    f.suffix, s.M, s.N, s.K, ms * 1e3, tflops);
+                    dtype, f.suffix, s.M, s.N, s.K, ms * 1e3, tflops);
         std::fflush(stdout);
         for (uint64_t p : {a, b, c})
           deviceFree(p);
       }
     }
+  }
   }
   // fp8 (dsl-examples/fp8_matmul.kite): A and B in e4m3, B given N x K,
   // per-tensor scales, C in bf16 (torch._scaled_mm's operation), with

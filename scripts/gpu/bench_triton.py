@@ -123,7 +123,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, s
             acc = tl.dot(a, b, acc)
         offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], acc.to(tl.float16),
+        tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], acc.to(c_ptr.dtype.element_ty),
                  mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
@@ -151,7 +151,7 @@ def matmul_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
             a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])
             b = b_desc.load([ki * BLOCK_K, pid_n * BLOCK_N])
             acc = tl.dot(a, b, acc)
-        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_ptr.dtype.element_ty))
 
 
 # fp8 (e4m3) with per-tensor scales and a bf16 C, B given N x K: the two
@@ -886,10 +886,11 @@ def main():
                          us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
                 except Exception as e:  # an older Triton: no TMA row
                     print(f"triton TMA matmul skipped: {e}", file=sys.stderr)
-            if dtype == "f16":
-                # Tutorial 09: f16 output, a grid of min(#SMs, tiles).
+            if dtype in ("f16", "bf16"):
+                # Tutorial 09: output in the input's type, a grid of
+                # min(#SMs, tiles).
                 sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-                c16 = torch.empty(M, N, device="cuda", dtype=torch.float16)
+                c16 = torch.empty(M, N, device="cuda", dtype=a.dtype)
                 pgrid = (min(sms, triton.cdiv(M, 128) * triton.cdiv(N, 256)),)
                 meta = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, NUM_SMS=sms,
                             num_warps=8, num_stages=3)
