@@ -130,6 +130,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     lower.numWarps = options.numWarps;
     lower.ieeeDivision = options.ieeeDivision;
     lower.fpFusion = options.fpFusion;
+    lower.occupancyHint = !options.quickTier;
     pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -433,6 +434,17 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
           k.dynamicSharedBytes = int(bytes);
         }
     }
+    result.ptx = header + result.ptx;
+  }
+  // Kernels the runtime compiles again for two programs an SM when ptxas
+  // gives them more registers (kite-convert-to-gpu's occupancy hint).
+  if (auto limits = module->getAttrOfType<DictionaryAttr>(
+          mlir::kite::KiteDialect::getOccupancyRegistersAttrName())) {
+    std::string header;
+    for (NamedAttribute entry : limits)
+      header += "// kite.occupancy_registers " + entry.getName().str() + " " +
+                std::to_string(cast<IntegerAttr>(entry.getValue()).getInt()) +
+                "\n";
     result.ptx = header + result.ptx;
   }
   // Tensor maps the launch encodes (kite-stage-dot-operands' TMA staging),

@@ -9,6 +9,7 @@
 #include "kite/Runtime/Runtime.h"
 
 #include "CudaDriver.h"
+#include "Occupancy.h"
 #include "Ptxas.h"
 
 using namespace kite;
@@ -45,9 +46,25 @@ Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
                  "no PTX compiler: neither libnvJitLink nor ptxas was found "
                  "(KITE_NVJITLINK, KITE_PTXAS, CUDA_HOME)");
   std::string error;
-  if (auto cubin = detail::runPtxas(*c, ptx, chip, error))
+  if (auto cubin = detail::runPtxas(*c, ptx, chip, error)) {
+    detail::raiseOccupancy(*c, ptx, chip, *cubin);
     return std::move(*cubin);
+  }
   return Error(ErrorCode::CompileError, error);
+}
+
+Expected<kite::MachineCodeInfo>
+kite::machineCodeInfo(const std::string &cubin, const std::string &kernel) {
+  auto functions = detail::cubinFunctions(cubin);
+  if (functions.empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "machineCodeInfo: not a cubin (an ELF image with .nv.info "
+                 "attributes)");
+  auto it = functions.find(kernel);
+  if (it == functions.end())
+    return Error(ErrorCode::InvalidArgument,
+                 "machineCodeInfo: the cubin has no function '" + kernel + "'");
+  return it->second;
 }
 
 Expected<void> kite::synchronize(int device) {

@@ -3,6 +3,7 @@
 #include "KernelImpl.h"
 #include "CudaDriver.h"
 #include "DiskCache.h"
+#include "Occupancy.h"
 #include "Ptxas.h"
 
 #include <chrono>
@@ -30,7 +31,8 @@ detail::variantCache() {
 std::string detail::cubinKeyText(const std::string &ptxKey,
                                  const std::string &chip,
                                  const detail::Ptxas &ptxas) {
-  return "cubin of " + ptxKey + " for " + chip + " by " + ptxas.stamp;
+  return "cubin of " + ptxKey + " for " + chip + " by " + ptxas.stamp +
+         (occupancyEnabled() ? "" : ", no occupancy retry");
 }
 
 namespace {
@@ -249,6 +251,10 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
           traceLink.note = ptxas->inProcess ? "nvJitLink"
                            : early          ? "ptxas, started early"
                                             : "ptxas";
+          if (std::string more =
+                  detail::raiseOccupancy(*ptxas, v.ptx, *native, image);
+              !more.empty())
+            traceLink.note += "; " + more;
           if (!v.quick)
             cache::write(cubinKey, "cubin", image);
         } else {

@@ -1,6 +1,7 @@
 //===- TierUp.cpp - Tiered compilation's background compiles --------------===//
 
 #include "TierUp.h"
+#include "Occupancy.h"
 
 #include <chrono>
 #include <cstdio>
@@ -110,6 +111,7 @@ std::shared_ptr<TierUp> kite::detail::startTierUp(TierUpJob job) {
            std::string
                error; // a failure: the load runs ptxas (or the JIT) again
            if (auto cubin = runPtxas(*ptxas, v->ptx, job.nativeChip, error)) {
+             raiseOccupancy(*ptxas, v->ptx, job.nativeChip, *cubin);
              cache::writeIn(job.cacheDir,
                             cubinKeyText(v->key, job.nativeChip, *ptxas),
                             "cubin", *cubin);

@@ -628,6 +628,62 @@ TEST_F(RuntimeTest, PtxToCubinWithoutAGpu) {
       << bad.error().message();
 }
 
+// Occupancy (docs/runtime.md): layer norm backward's dx kernel at 8192
+// columns on 8 warps has no dot, so its PTX asks for two programs an SM (128
+// registers a thread); ptxas alone gives it more, and compilePtxToCubin
+// compiles it again under `.maxnreg 128`, keeping that cubin when it does
+// not spill. KITE_OCCUPANCY=0 keeps the first compile.
+TEST_F(RuntimeTest, OccupancyRetryFitsTwoProgramsAnSM) {
+  if (kite::machineCodeCompiler().empty())
+    GTEST_SKIP() << "no PTX compiler here (no libnvJitLink, no ptxas)";
+  kite::CompileOptions options;
+  options.kernel = "_layer_norm_bwd_dx_fused";
+  options.constants = {{"BLOCK_SIZE_N", 8192}, {"GROUP_SIZE_M", 96}};
+  options.overrideNumWarps = 8;
+  options.chip = "sm_90a";
+  auto k = kite::compileFile(std::string(KITE_SOURCE_DIR) +
+                                 "/dsl-examples/layer_norm_bwd.kite",
+                             options);
+  ASSERT_TRUE(k) << k.error().message();
+  // Pointers, stride and N divisible by 16 (parameters 0-8, 9, 10).
+  auto ptx = k->ptx(kite::Specialization{0x7ff});
+  ASSERT_TRUE(ptx) << ptx.error().message();
+  EXPECT_NE(ptx->find("// kite.occupancy_registers _layer_norm_bwd_dx_fused 128\n"),
+            std::string::npos);
+  setenv("KITE_OCCUPANCY", "0", 1);
+  auto first = kite::compilePtxToCubin(*ptx, "sm_90a");
+  unsetenv("KITE_OCCUPANCY");
+  ASSERT_TRUE(first) << first.error().message();
+  auto firstInfo = kite::machineCodeInfo(*first, "_layer_norm_bwd_dx_fused");
+  ASSERT_TRUE(firstInfo) << firstInfo.error().message();
+  EXPECT_GT(firstInfo->registers, 0);
+  auto cubin = kite::compilePtxToCubin(*ptx, "sm_90a");
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  auto info = kite::machineCodeInfo(*cubin, "_layer_norm_bwd_dx_fused");
+  ASSERT_TRUE(info) << info.error().message();
+  EXPECT_EQ(info->stackBytes, 0);
+  EXPECT_LE(info->registers, 128);
+  if (firstInfo->registers <= 128) {
+    EXPECT_EQ(*cubin, *first) << "nothing to retry: the same cubin";
+  }
+  // A kernel with a dot keeps its registers (no hint), and bad images are
+  // InvalidArgument.
+  kite::CompileOptions mm;
+  mm.chip = "sm_90a";
+  auto matmul = kite::compileFile(
+      std::string(KITE_SOURCE_DIR) + "/dsl-examples/matmul.kite", mm);
+  ASSERT_TRUE(matmul) << matmul.error().message();
+  auto mmPtx = matmul->ptx();
+  ASSERT_TRUE(mmPtx) << mmPtx.error().message();
+  EXPECT_EQ(mmPtx->find("kite.occupancy_registers"), std::string::npos);
+  auto bad = kite::machineCodeInfo("not an ELF image", "k");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), kite::ErrorCode::InvalidArgument);
+  auto missing = kite::machineCodeInfo(*cubin, "no_such_kernel");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("no_such_kernel"), std::string::npos);
+}
+
 // A PTX compiler process that exits without reading its input (a second
 // ctest entry sets KITE_PTXAS=/bin/true): a compile error, and this process
 // survives writing a large PTX into the closed pipe (no SIGPIPE).

@@ -34,6 +34,10 @@ def ConvertKiteToGPU : Pass<"convert-kite-to-gpu", "::mlir::ModuleOp"> {
     Option<"fpFusion", "fp-fusion", "bool", /*default=*/"true",
            "Let f32/f16 multiplies and adds fuse into fma (Triton's "
            "enable_fp_fusion)">,
+    Option<"occupancyHint", "occupancy-hint", "bool", /*default=*/"false",
+           "Record, for kernels without a dot on 256 threads or more, the "
+           "registers a thread that two programs per SM allow "
+           "(kite.occupancy_registers), for the runtime's second ptxas run">,
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"kite\"",
            "Name of the gpu.module that receives the kernels">,
   ];

@@ -369,9 +369,21 @@ KITE_API std::string cacheDirectory();
 KITE_API std::string machineCodeCompiler();
 /// Compiles PTX to a cubin for `chip` (e.g. "sm_90a") with that compiler;
 /// no GPU needed. CompileError with the compiler's message on bad PTX;
-/// NoDriver when there is no compiler.
+/// NoDriver when there is no compiler. Kernels the PTX marks for two
+/// programs an SM are compiled again under that register limit when they
+/// exceed it, as launches do (docs/runtime.md, "Occupancy").
 KITE_API Expected<std::string> compilePtxToCubin(const std::string &ptx,
                                                  const std::string &chip);
+
+/// What a cubin's function uses (Triton's n_regs and n_spills).
+struct MachineCodeInfo {
+  int registers = 0;  ///< registers a thread
+  int stackBytes = 0; ///< stack frame a thread: spills and local arrays
+};
+/// `kernel`'s resources in `cubin` (from compilePtxToCubin); InvalidArgument
+/// if the image is not a cubin or has no such function.
+KITE_API Expected<MachineCodeInfo> machineCodeInfo(const std::string &cubin,
+                                                   const std::string &kernel);
 
 /// Number of CUDA devices (NoDriver error without a driver).
 KITE_API Expected<int> deviceCount();

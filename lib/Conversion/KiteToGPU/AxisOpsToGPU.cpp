@@ -54,16 +54,36 @@ using namespace mlir::kite::detail;
 
 namespace {
 
+/// With fp fusion on (Triton's enable_fp_fusion), a float add, sub or mul
+/// of a combine may fuse with its neighbours into an fma, as elementwise
+/// ones may (ElementwiseToGPU.cpp): `sum(x * y)` accumulates with one fma
+/// an element instead of a product held per element and an add.
+void allowContraction(Operation *op, bool fpFusion) {
+  if (!fpFusion || !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+    return;
+  auto fm = cast<arith::ArithFastMathInterface>(op);
+  op->setAttr(fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(
+                  op->getContext(), fm.getFastMathFlagsAttr().getValue() |
+                                        arith::FastMathFlags::contract));
+}
+
+Value contractible(Value v, bool fpFusion) {
+  allowContraction(v.getDefiningOp(), fpFusion);
+  return v;
+}
+
 /// A custom combine region's body applied to (acc, x): its ops cloned at
 /// the builder with the two block arguments mapped (scalar arith: already
 /// legal for the conversion).
-Value applyCombineRegion(OpBuilder &b, Region &region, Value acc, Value x) {
+Value applyCombineRegion(OpBuilder &b, Region &region, Value acc, Value x,
+                         bool fpFusion) {
   Block &block = region.front();
   IRMapping map;
   map.map(block.getArgument(0), acc);
   map.map(block.getArgument(1), x);
   for (Operation &op : block.without_terminator())
-    b.clone(op, map);
+    allowContraction(b.clone(op, map), fpFusion);
   return map.lookup(cast<YieldOp>(block.getTerminator()).getValue());
 }
 
@@ -74,6 +94,7 @@ struct Combiner {
   ReduceKind kind;
   bool isFloat;
   Region *custom = nullptr; ///< kind Custom: the combine region
+  bool fpFusion = false;    ///< float adds may fuse into fmas
 
   bool isArg() const {
     return kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
@@ -82,7 +103,8 @@ struct Combiner {
   Value combine(Value acc, Value x) const {
     switch (kind) {
     case ReduceKind::Sum:
-      return isFloat ? arith::AddFOp::create(b, loc, acc, x).getResult()
+      return isFloat ? contractible(arith::AddFOp::create(b, loc, acc, x),
+                                    fpFusion)
                      : arith::AddIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Max:
       return isFloat ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
@@ -93,7 +115,7 @@ struct Combiner {
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Custom:
-      return applyCombineRegion(b, *custom, acc, x);
+      return applyCombineRegion(b, *custom, acc, x, fpFusion);
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
       break;
@@ -232,7 +254,7 @@ private:
     Type kiteElem = srcType.getElementType();
     Type elem = conv.convertType(kiteElem);
     Combiner comb{b, loc, op.getKind(), isa<FloatType>(elem),
-                  &op.getCombiner()};
+                  &op.getCombiner(), state.fpFusion};
     bool arg = comb.isArg();
 
     // The axis as a field of the row-major index's bits.
@@ -422,11 +444,13 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     bool reverse = op.getReverse();
     auto combine = [&](Value a, Value x) -> Value {
       if (custom)
-        return applyCombineRegion(b, op.getCombiner(), a, x);
+        return applyCombineRegion(b, op.getCombiner(), a, x, state.fpFusion);
       if (sum)
-        return isFloat ? arith::AddFOp::create(b, loc, a, x).getResult()
+        return isFloat ? contractible(arith::AddFOp::create(b, loc, a, x),
+                                      state.fpFusion)
                        : arith::AddIOp::create(b, loc, a, x).getResult();
-      return isFloat ? arith::MulFOp::create(b, loc, a, x).getResult()
+      return isFloat ? contractible(arith::MulFOp::create(b, loc, a, x),
+                                    state.fpFusion)
                      : arith::MulIOp::create(b, loc, a, x).getResult();
     };
 

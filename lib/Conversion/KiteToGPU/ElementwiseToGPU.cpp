@@ -44,8 +44,13 @@ struct ElementwiseLowering : ConversionPattern {
     OperationState result(op->getLoc(), op->getName(), operands, resultTypes,
                           op->getAttrs());
     Operation *newOp = rewriter.create(result);
-    // fp fusion: the multiply and the add of a*b+c may become one fma.
-    if (state.fpFusion &&
+    // fp fusion: the multiply and the add of a*b+c may become one fma. Not
+    // a product with several users: NVPTX fuses aggressively, folding the
+    // multiply into each add that reads it, which keeps both factors live
+    // where the product alone was (layer norm backward's `w * dy`, summed
+    // and used again: 32 more registers a thread).
+    bool sharedProduct = isa<arith::MulFOp>(op) && !op->getResult(0).hasOneUse();
+    if (state.fpFusion && !sharedProduct &&
         isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(newOp)) {
       auto fm = cast<arith::ArithFastMathInterface>(newOp);
       fm->setAttr(fm.getFastMathAttrName(),

@@ -141,6 +141,37 @@ struct ConvertKiteToGPUPass
              "local memory (use more warps or smaller blocks)";
   }
 
+  /// A kernel without a dot on 256 threads or more: the registers a thread
+  /// that let two of its programs share an SM (65536 / (2 x threads),
+  /// rounded down to ptxas' unit of 8), recorded on the module
+  /// (kite.occupancy_registers) and in a comment line of the PTX. When
+  /// ptxas gives the kernel more, one program fills an SM's register file
+  /// and its barriers and waits stall the SM; the runtime then compiles it
+  /// again under that limit and keeps the result if nothing spills
+  /// (docs/runtime.md, "Occupancy"). A dot's tiles want their registers.
+  void recordOccupancyRegisters(func::FuncOp func, int64_t numThreads) {
+    if (numThreads < 256)
+      return; // two programs of 128 threads or fewer always fit
+    bool dot = false;
+    func.walk([&](Operation *op) {
+      if (isa<DotOp, DotStagedOp>(op))
+        dot = true;
+    });
+    if (dot)
+      return;
+    int64_t registers = 65536 / (2 * numThreads) / 8 * 8;
+    ModuleOp module = getOperation();
+    NamedAttrList limits;
+    if (auto old = module->getAttrOfType<DictionaryAttr>(
+            KiteDialect::getOccupancyRegistersAttrName()))
+      limits.append(old.getValue());
+    limits.set(func.getSymName(),
+               IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                registers));
+    module->setAttr(KiteDialect::getOccupancyRegistersAttrName(),
+                    limits.getDictionary(&getContext()));
+  }
+
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
     MLIRContext *context = &getContext();
     int64_t warps = numWarps;
@@ -178,6 +209,8 @@ struct ConvertKiteToGPUPass
     bool producerWarp = false;
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });
     bool tensorCores = kernelUsesTensorCores(func);
+    if (occupancyHint)
+      recordOccupancyRegisters(func, numThreads);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
@@ -317,12 +350,16 @@ struct ConvertKiteToGPUPass
       return !getElementTypeOrSelf(op.getType()).isF32() &&
              converter.isLegal(op.getOperation());
     });
-    // div_rn / sqrt_rn in f32, scalars too, round correctly in inline PTX.
+    // div_rn / sqrt_rn in f32, scalars too, round correctly in inline PTX;
+    // f32 `/`, scalars too, is div.full.f32 as in Triton (LLVM would make a
+    // scalar fdiv div.rn.f32: IEEE, with a slow-path call) unless
+    // --ieee-div.
     target.addDynamicallyLegalOp<arith::DivFOp, math::SqrtOp>(
         [&](Operation *op) {
-          return !(op->hasAttr(kIeeeRoundingAttr) &&
-                   getElementTypeOrSelf(op->getResult(0).getType()).isF32()) &&
-                 converter.isLegal(op);
+          bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+          bool ieee = op->hasAttr(kIeeeRoundingAttr);
+          bool approxDiv = isa<arith::DivFOp>(op) && !ieeeDivision;
+          return !(f32 && (ieee || approxDiv)) && converter.isLegal(op);
         });
     target.addDynamicallyLegalOp<gpu::GPUFuncOp>([&](gpu::GPUFuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType()) &&

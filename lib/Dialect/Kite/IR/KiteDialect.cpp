@@ -234,9 +234,11 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of parameter names";
     return verifyOnKernel(op, name);
   }
-  if (name == getDynamicSharedMemoryAttrName()) {
+  if (name == getDynamicSharedMemoryAttrName() ||
+      name == getOccupancyRegistersAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
-    // shared memory its launch must provide.
+    // shared memory its launch must provide, or the registers a thread that
+    // let two of its programs share an SM (the runtime's second ptxas run).
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<ModuleOp>(op) ||
         !llvm::all_of(dict, [](NamedAttribute a) {

@@ -64,6 +64,7 @@ def Kite_Dialect : Dialect {
     /// On the module after lowering: kernel name -> array of the tensor-map
     /// lines the PTX carries ("// kite.tensor_map ...", docs/lowering.md).
     static constexpr ::llvm::StringLiteral getTensorMapsAttrName() { return "kite.tensor_maps"; }
+    static constexpr ::llvm::StringLiteral getOccupancyRegistersAttrName() { return "kite.occupancy_registers"; }
     /// On a kernel: its autotuning configurations, an array of dictionaries
     /// (constexpr name -> integer or float; `num_warps`, `num_stages` ->
     /// i32); the runtime compiles and times each.

@@ -1,0 +1,188 @@
+//===- Occupancy.cpp - Two programs an SM for kernels without a dot -------===//
+
+#include "Occupancy.h"
+#include "Ptxas.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace kite::detail;
+
+namespace {
+
+template <typename T> bool readAt(std::string_view b, uint64_t at, T &out) {
+  if (at > b.size() || b.size() - at < sizeof(T))
+    return false;
+  std::memcpy(&out, b.data() + at, sizeof(T));
+  return true;
+}
+
+struct Section {
+  uint32_t name = 0, type = 0, link = 0;
+  uint64_t offset = 0, size = 0, entrySize = 0;
+};
+
+std::string_view cString(std::string_view b, uint64_t at) {
+  if (at >= b.size())
+    return {};
+  std::string_view rest = b.substr(at);
+  return rest.substr(0, rest.find('\0'));
+}
+
+} // namespace
+
+std::map<std::string, kite::MachineCodeInfo>
+kite::detail::cubinFunctions(std::string_view b) {
+  std::map<std::string, MachineCodeInfo> out;
+  // ELF64, little-endian (what ptxas and nvJitLink write).
+  if (b.size() < 64 || b.substr(0, 4) != "\x7f" "ELF" || b[4] != 2 ||
+      b[5] != 1)
+    return out;
+  uint64_t shoff = 0;
+  uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
+  if (!readAt(b, 0x28, shoff) || !readAt(b, 0x3a, shentsize) ||
+      !readAt(b, 0x3c, shnum) || !readAt(b, 0x3e, shstrndx) ||
+      shentsize < 64 || shstrndx >= shnum)
+    return out;
+  std::vector<Section> sections(shnum);
+  for (uint16_t i = 0; i < shnum; ++i) {
+    uint64_t at = shoff + uint64_t(i) * shentsize;
+    Section &s = sections[i];
+    if (!readAt(b, at, s.name) || !readAt(b, at + 4, s.type) ||
+        !readAt(b, at + 24, s.offset) || !readAt(b, at + 32, s.size) ||
+        !readAt(b, at + 40, s.link) || !readAt(b, at + 56, s.entrySize) ||
+        s.offset > b.size() || b.size() - s.offset < s.size)
+      return out;
+  }
+  uint64_t names = sections[shstrndx].offset;
+  // The symbol table: the attributes name functions by symbol index.
+  const Section *symtab = nullptr;
+  for (const Section &s : sections)
+    if (s.type == 2 /*SHT_SYMTAB*/ && s.link < shnum && s.entrySize >= 24)
+      symtab = &s;
+  if (!symtab)
+    return out;
+  auto symbolName = [&](uint32_t index) -> std::string {
+    uint32_t name = 0;
+    if (uint64_t(index) * symtab->entrySize >= symtab->size ||
+        !readAt(b, symtab->offset + uint64_t(index) * symtab->entrySize, name))
+      return {};
+    return std::string(cString(b, sections[symtab->link].offset + name));
+  };
+  for (const Section &s : sections) {
+    std::string_view name = cString(b, names + s.name);
+    if (name.substr(0, 8) != ".nv.info")
+      continue;
+    // Attributes: format byte, attribute byte, a 16-bit value or size;
+    // EIFMT_SVAL (4) entries carry that many bytes: symbol, value.
+    for (uint64_t at = s.offset; at + 4 <= s.offset + s.size;) {
+      uint8_t format = uint8_t(b[at]), attribute = uint8_t(b[at + 1]);
+      uint16_t value = 0;
+      readAt(b, at + 2, value);
+      at += 4;
+      if (format != 4)
+        continue;
+      uint32_t symbol = 0, amount = 0;
+      if (value >= 8 && at + 8 <= s.offset + s.size &&
+          readAt(b, at, symbol) && readAt(b, at + 4, amount)) {
+        if (attribute == 0x2f) // EIATTR_REGCOUNT
+          out[symbolName(symbol)].registers = int(amount);
+        else if (attribute == 0x11) // EIATTR_FRAME_SIZE
+          out[symbolName(symbol)].stackBytes = int(amount);
+      }
+      at += value;
+    }
+  }
+  out.erase("");
+  return out;
+}
+
+std::map<std::string, int>
+kite::detail::occupancyHints(std::string_view ptx) {
+  std::map<std::string, int> hints;
+  static constexpr std::string_view kLine = "// kite.occupancy_registers ";
+  for (size_t at = ptx.find(kLine); at != std::string_view::npos;
+       at = ptx.find(kLine, at + 1)) {
+    std::string_view line = ptx.substr(at + kLine.size());
+    line = line.substr(0, line.find('\n'));
+    size_t space = line.find(' ');
+    if (space == std::string_view::npos)
+      continue;
+    int registers = std::atoi(std::string(line.substr(space + 1)).c_str());
+    if (registers > 0)
+      hints[std::string(line.substr(0, space))] = registers;
+  }
+  return hints;
+}
+
+std::string kite::detail::withMaxRegisters(std::string_view ptx,
+                                           std::string_view kernel,
+                                           int registers) {
+  std::string entry = ".entry " + std::string(kernel) + "(";
+  size_t at = ptx.find(entry);
+  if (at == std::string_view::npos)
+    return {};
+  size_t body = ptx.find('{', at);
+  size_t maxntid = ptx.find("\n.maxntid ", at);
+  if (maxntid == std::string_view::npos || maxntid > body)
+    return {};
+  size_t end = ptx.find('\n', maxntid + 1);
+  if (end == std::string_view::npos)
+    return {};
+  std::string out(ptx.substr(0, end + 1));
+  out += ".maxnreg " + std::to_string(registers) + "\n";
+  out += ptx.substr(end + 1);
+  return out;
+}
+
+bool kite::detail::occupancyEnabled() {
+  const char *env = std::getenv("KITE_OCCUPANCY");
+  return !env || std::strcmp(env, "0") != 0;
+}
+
+std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
+                                         const std::string &ptx,
+                                         const std::string &chip,
+                                         std::string &cubin) {
+  if (!occupancyEnabled())
+    return "";
+  std::map<std::string, int> hints = occupancyHints(ptx);
+  if (hints.empty())
+    return "";
+  std::map<std::string, MachineCodeInfo> before = cubinFunctions(cubin);
+  std::string limited = ptx, note;
+  std::vector<std::string> changed;
+  for (const auto &[kernel, registers] : hints) {
+    auto it = before.find(kernel);
+    if (it == before.end() || it->second.registers <= registers)
+      continue;
+    std::string next = withMaxRegisters(limited, kernel, registers);
+    if (next.empty())
+      continue;
+    limited = std::move(next);
+    changed.push_back(kernel);
+  }
+  if (changed.empty())
+    return "";
+  std::string error;
+  std::optional<std::string> second = runPtxas(ptxas, limited, chip, error);
+  if (!second)
+    return "occupancy: the compile under the register limit failed (" +
+           error + "); kept the first";
+  std::map<std::string, MachineCodeInfo> after = cubinFunctions(*second);
+  for (const std::string &kernel : changed) {
+    auto it = after.find(kernel);
+    const MachineCodeInfo &old = before[kernel];
+    if (it == after.end() || it->second.stackBytes > old.stackBytes)
+      return "occupancy: " + kernel + " spills under " +
+             std::to_string(hints[kernel]) + " registers; kept " +
+             std::to_string(old.registers);
+    note += (note.empty() ? "occupancy: " : ", ") + kernel + " " +
+            std::to_string(old.registers) + " -> " +
+            std::to_string(it->second.registers) + " registers";
+  }
+  cubin = std::move(*second);
+  return note + " (two programs an SM)";
+}
