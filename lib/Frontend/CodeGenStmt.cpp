@@ -515,7 +515,12 @@ void CodeGen::kernel(const Function &f) {
   constexprNames.clear();
   SmallVector<Type> argTypes;
   std::vector<const Param *> runtimeParams;
-  int64_t numWarps = 4, numStages = 0;
+  int64_t numWarps = 4, numStages = 0, maxRegisters = 0;
+  auto checkMaxRegisters = [&](int64_t n, Loc l) {
+    if (n < 24 || n > 255)
+      fail(l, "maxnreg must be in [24, 255] (registers a thread), got " +
+                  std::to_string(n));
+  };
   for (auto &[key, value] : f.decoratorArgs) {
     Val v = expr(*value);
     if (key == "num_warps") {
@@ -528,9 +533,12 @@ void CodeGen::kernel(const Function &f) {
       if (numStages < 1 || numStages > 8)
         fail(value->loc, "num_stages must be in [1, 8], got " +
                              std::to_string(numStages));
+    } else if (key == "maxnreg") {
+      maxRegisters = constInt(v, value->loc, "maxnreg");
+      checkMaxRegisters(maxRegisters, value->loc);
     } else {
       fail(value->loc, "unknown @kernel argument '" + key +
-                           "' (known: num_warps, num_stages)");
+                           "' (known: num_warps, num_stages, maxnreg)");
     }
   }
   std::set<std::string> seen;
@@ -591,6 +599,8 @@ void CodeGen::kernel(const Function &f) {
       numWarps = w->i;
     if (const Val *st = configValue(chosen, "num_stages"))
       numStages = st->i;
+    if (const Val *r = configValue(chosen, "maxnreg"))
+      maxRegisters = r->i;
   }
   auto funcType = b.getFunctionType(argTypes, {});
   auto func = func::FuncOp::create(b, loc(f.loc), f.name, funcType);
@@ -600,12 +610,21 @@ void CodeGen::kernel(const Function &f) {
   if (numStages)
     func->setAttr(kd::KiteDialect::getNumStagesAttrName(),
                   b.getI32IntegerAttr(numStages));
+  if (maxRegisters)
+    func->setAttr(kd::KiteDialect::getMaxRegistersAttrName(),
+                  b.getI32IntegerAttr(maxRegisters));
   if (!configs.empty()) {
     SmallVector<Attribute> dicts;
     for (size_t i = 0; i < configs.size(); ++i) {
       SmallVector<NamedAttribute> entries;
       for (auto &[name, v] : configs[i]) {
         Loc l = configLocs[i];
+        if (name == "maxnreg") {
+          int64_t n = constInt(v, l, "maxnreg");
+          checkMaxRegisters(n, l);
+          entries.push_back(b.getNamedAttr(name, b.getI32IntegerAttr(n)));
+          continue;
+        }
         if (name == "num_warps" || name == "num_stages") {
           int64_t n = constInt(v, l, name.c_str());
           bool ok = name == "num_warps"

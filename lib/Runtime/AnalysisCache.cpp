@@ -25,6 +25,7 @@ std::string kite::detail::analysisKeyText(std::string_view text,
      << "\nkernel=" << o.kernel << "\nnum_warps=" << o.numWarps
      << "\noverride_warps=" << o.overrideNumWarps
      << "\noverride_stages=" << o.overrideNumStages
+     << "\noverride_maxnreg=" << o.overrideMaxRegisters
      << "\nautotune_config=" << o.autotuneConfig
      << "\ninput_precision=" << o.inputPrecision << "\nf32_default=";
   if (const char *e = std::getenv("KITE_F32_DEFAULT"))
@@ -54,7 +55,8 @@ std::string kite::detail::serializeAnalysis(const Analyzed &a) {
   os << a.configs.size() << ':';
   char buf[64];
   for (const TuningConfig &c : a.configs) {
-    os << c.numWarps << ':' << c.numStages << ':' << c.constants.size() << ':';
+    os << c.numWarps << ':' << c.numStages << ':' << c.maxRegisters << ':'
+       << c.constants.size() << ':';
     for (auto &[name, value] : c.constants) {
       field(name);
       std::snprintf(buf, sizeof buf, "%.17g", value);
@@ -112,12 +114,13 @@ std::optional<Analyzed> kite::detail::deserializeAnalysis(const std::string &byt
     return std::nullopt;
   for (long long i = 0; i < configs; ++i) {
     TuningConfig c;
-    long long warps, stages, n;
-    if (!number(warps) || !number(stages) || !number(n) || warps > 32 ||
-        stages > 8 || n > 256)
+    long long warps, stages, registers, n;
+    if (!number(warps) || !number(stages) || !number(registers) ||
+        !number(n) || warps > 32 || stages > 8 || registers > 255 || n > 256)
       return std::nullopt;
     c.numWarps = int(warps);
     c.numStages = int(stages);
+    c.maxRegisters = int(registers);
     for (long long j = 0; j < n; ++j) {
       std::string name, value;
       if (!field(name) || !field(value))

@@ -34,6 +34,9 @@ std::string TuningConfig::str() const {
   if (numStages)
     out += (out.empty() ? "" : ", ") + std::string("num_stages=") +
            std::to_string(numStages);
+  if (maxRegisters)
+    out += (out.empty() ? "" : ", ") + std::string("maxnreg=") +
+           std::to_string(maxRegisters);
   return out;
 }
 

@@ -199,6 +199,8 @@ auto ::kite::detail::analyzeSource(std::string_view text,
           config.numWarps = int(cast<IntegerAttr>(e.getValue()).getInt());
         else if (key == "num_stages")
           config.numStages = int(cast<IntegerAttr>(e.getValue()).getInt());
+        else if (key == "maxnreg")
+          config.maxRegisters = int(cast<IntegerAttr>(e.getValue()).getInt());
         else if (auto i = dyn_cast<IntegerAttr>(e.getValue()))
           config.constants[key] = double(i.getInt());
         else
@@ -247,6 +249,9 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     if (c.numStages)
       kernel->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
                       attrs.getI32IntegerAttr(c.numStages));
+    if (c.maxRegisters)
+      kernel->setAttr(mlir::kite::KiteDialect::getMaxRegistersAttrName(),
+                      attrs.getI32IntegerAttr(c.maxRegisters));
   } else if (!isKite && !configs.empty()) {
     // As written: the first configuration's values where none is given.
     for (auto &[name, value] : configs.front().constants)
@@ -263,6 +268,9 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   if (options.overrideNumStages)
     kernel->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
                     attrs.getI32IntegerAttr(options.overrideNumStages));
+  if (options.overrideMaxRegisters)
+    kernel->setAttr(mlir::kite::KiteDialect::getMaxRegistersAttrName(),
+                    attrs.getI32IntegerAttr(options.overrideMaxRegisters));
 
   // Bind constexpr parameters.
   auto constexprName = mlir::kite::KiteDialect::getConstexprAttrName();

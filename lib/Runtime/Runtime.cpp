@@ -339,6 +339,11 @@ static Expected<void> checkOptions(const CompileOptions &o) {
     return Error(ErrorCode::InvalidArgument,
                  "overrideNumStages must be 0 (the kernel's own) or in [1, 8], "
                  "got " + std::to_string(o.overrideNumStages));
+  if (o.overrideMaxRegisters &&
+      (o.overrideMaxRegisters < 24 || o.overrideMaxRegisters > 255))
+    return Error(ErrorCode::InvalidArgument,
+                 "overrideMaxRegisters must be 0 (the kernel's own) or in "
+                 "[24, 255], got " + std::to_string(o.overrideMaxRegisters));
   if (o.optLevel < 0 || o.optLevel > 3)
     return Error(ErrorCode::InvalidArgument,
                  "optLevel must be in [0, 3], got " +

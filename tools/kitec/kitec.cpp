@@ -91,6 +91,11 @@ cl::opt<int> numStages("num-stages",
                        cl::desc("Pipeline stages of a K loop's dot (1..8); "
                                 "replaces the kernel's own num_stages"),
                        cl::init(0), cl::cat(category));
+cl::opt<int> maxRegisters(
+    "maxnreg",
+    cl::desc("Registers a thread ptxas may use (24..255: .maxnreg in the "
+             "PTX); replaces the kernel's own maxnreg"),
+    cl::init(0), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("LLVM optimization level 0..3"),
                       cl::init(3), cl::Prefix, cl::cat(category));
 cl::opt<bool> ieeeDiv("ieee-div",
@@ -480,6 +485,12 @@ static int compile() {
            << "\n";
     return BadUsage;
   }
+  if (maxRegisters.getNumOccurrences() &&
+      (maxRegisters < 24 || maxRegisters > 255)) {
+    errs() << "kitec: error: --maxnreg must be in [24, 255], got "
+           << maxRegisters << "\n";
+    return BadUsage;
+  }
   {
     mlir::OpBuilder attrs(&context);
     bool anyKernel = false;
@@ -493,11 +504,15 @@ static int compile() {
       if (numStages.getNumOccurrences())
         f->setAttr(mlir::kite::KiteDialect::getNumStagesAttrName(),
                    attrs.getI32IntegerAttr(numStages));
+      if (maxRegisters.getNumOccurrences())
+        f->setAttr(mlir::kite::KiteDialect::getMaxRegistersAttrName(),
+                   attrs.getI32IntegerAttr(maxRegisters));
     }
     if (!anyKernel &&
-        (numWarps.getNumOccurrences() || numStages.getNumOccurrences())) {
-      errs() << "kitec: error: --num-warps/--num-stages: the input has no "
-                "kernel\n";
+        (numWarps.getNumOccurrences() || numStages.getNumOccurrences() ||
+         maxRegisters.getNumOccurrences())) {
+      errs() << "kitec: error: --num-warps/--num-stages/--maxnreg: the input "
+                "has no kernel\n";
       return BadUsage;
     }
   }

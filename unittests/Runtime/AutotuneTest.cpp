@@ -27,7 +27,7 @@ namespace {
 
 const char *kSource = R"(@autotune(configs=[config(BLOCK=1024, num_warps=4),
                    config(BLOCK=256, num_warps=2),
-                   config(BLOCK=512, num_warps=4, num_stages=2)],
+                   config(BLOCK=512, num_warps=4, num_stages=2, maxnreg=64)],
           key=["n"])
 @kernel
 def add(x: *f32, y: *f32, out: *f32, n: i32, BLOCK: constexpr):
@@ -96,7 +96,7 @@ protected:
   std::map<std::string, double> times = {
       {"BLOCK=1024, num_warps=4", 3.0},
       {"BLOCK=256, num_warps=2", 1.0},
-      {"BLOCK=512, num_warps=4, num_stages=2", 2.0}};
+      {"BLOCK=512, num_warps=4, num_stages=2, maxnreg=64", 2.0}};
 };
 
 } // namespace
@@ -105,7 +105,9 @@ TEST_F(AutotuneTest, ConfigsAreListedAndTheFastestIsChosen) {
   Kernel k = compile(kSource);
   ASSERT_EQ(k.configs().size(), 3u);
   EXPECT_EQ(k.configs()[0].str(), "BLOCK=1024, num_warps=4");
-  EXPECT_EQ(k.configs()[2].str(), "BLOCK=512, num_warps=4, num_stages=2");
+  EXPECT_EQ(k.configs()[2].str(),
+            "BLOCK=512, num_warps=4, num_stages=2, maxnreg=64");
+  EXPECT_EQ(k.configs()[2].maxRegisters, 64);
   EXPECT_EQ(tuneBlock(k, 100000), 256);
   EXPECT_EQ(calls.size(), 3u);
   // Same kernel, same key: memory; another Kernel after the process's
@@ -139,7 +141,7 @@ TEST_F(AutotuneTest, EditingOneConfigRetimesOnlyIt) {
   std::string edited = kSource;
   edited.replace(edited.find("BLOCK=512, num_warps=4, num_stages=2"), 36,
                  "BLOCK=128, num_warps=4, num_stages=2");
-  times["BLOCK=128, num_warps=4, num_stages=2"] = 0.25;
+  times["BLOCK=128, num_warps=4, num_stages=2, maxnreg=64"] = 0.25;
   clearMemoryCache();
   Kernel k2 = compile(edited);
   EXPECT_EQ(tuneBlock(k2, 100000), 128);
@@ -177,7 +179,7 @@ TEST_F(AutotuneTest, APredicatePrunesConfigsBeforeTiming) {
   Kernel k = compile(kSource);
   times["BLOCK=1024, num_warps=4"] = 1.0; // the fastest, but pruned below
   times["BLOCK=256, num_warps=2"] = 3.0;
-  times["BLOCK=512, num_warps=4, num_stages=2"] = 2.0;
+  times["BLOCK=512, num_warps=4, num_stages=2, maxnreg=64"] = 2.0;
   // Keep blocks no larger than n / 64 (here 512 and 256).
   std::vector<int> seen;
   ASSERT_TRUE(k.pruneConfigs([&](const TuningConfig &c,
@@ -225,6 +227,15 @@ TEST_F(AutotuneTest, OneConfigCompilesAsAPlainKernel) {
   auto ir = k->ir(IRStage::Kite);
   ASSERT_TRUE(ir.ok());
   EXPECT_NE(ir->find("kite.arange 0, 256"), std::string::npos);
+  EXPECT_EQ(ir->find("kite.maxnreg"), std::string::npos);
+  // A config's maxnreg (Triton's) becomes the kernel's register limit.
+  one.autotuneConfig = 2;
+  auto limited = compileKite(kSource, one, "add.kite");
+  ASSERT_TRUE(limited.ok()) << limited.error().str();
+  auto limitedIr = limited->ir(IRStage::Kite);
+  ASSERT_TRUE(limitedIr.ok());
+  EXPECT_NE(limitedIr->find("kite.maxnreg = 64 : i32"), std::string::npos)
+      << *limitedIr;
   one.autotuneConfig = 3;
   auto bad = compileKite(kSource, one, "add.kite");
   ASSERT_FALSE(bad.ok());

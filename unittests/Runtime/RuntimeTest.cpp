@@ -226,6 +226,19 @@ TEST_F(RuntimeTest, CompileErrors) {
   ASSERT_FALSE(os);
   EXPECT_EQ(os.error().message(),
             "overrideNumStages must be 0 (the kernel's own) or in [1, 8], got 9");
+  over = {};
+  over.overrideMaxRegisters = 16;
+  auto oreg = compileMLIR(example("vector_add.mlir"), over);
+  ASSERT_FALSE(oreg);
+  EXPECT_EQ(oreg.error().message(), "overrideMaxRegisters must be 0 (the "
+                                    "kernel's own) or in [24, 255], got 16");
+  over.overrideMaxRegisters = 40;
+  auto limited = compileMLIR(example("vector_add.mlir"), over);
+  ASSERT_TRUE(limited) << limited.error().message();
+  auto limitedIr = limited->ir(IRStage::Kite);
+  ASSERT_TRUE(limitedIr) << limitedIr.error().message();
+  EXPECT_NE(limitedIr->find("kite.maxnreg = 40 : i32"), std::string::npos)
+      << *limitedIr;
 
   CompileOptions chip;
   chip.chip = "sm_1000";

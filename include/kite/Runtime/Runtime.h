@@ -48,6 +48,11 @@ struct CompileOptions {
   /// 128x256x16 blocks wants 8 warps and 2 stages.
   int overrideNumWarps = 0;
   int overrideNumStages = 0;
+  /// Registers a thread ptxas may use (`@kernel(maxnreg=...)`, Triton's
+  /// maxnreg; `.maxnreg` in the PTX) when nonzero, in [24, 255]; replaces
+  /// the kernel's own. A kernel with a limit is not compiled again for
+  /// occupancy (docs/runtime.md, "Occupancy").
+  int overrideMaxRegisters = 0;
   /// Target chip, e.g. "sm_90"; empty: the launching device's.
   std::string chip;
   int optLevel = 3;          ///< LLVM optimization level 0..3
@@ -81,12 +86,13 @@ struct CompileOptions {
 };
 
 /// One autotuning configuration (`@autotune(configs=[config(...)])`, or a
-/// kernel's `kite.autotune` attribute): constexpr values, and warps and
-/// stages (0: the kernel's own).
+/// kernel's `kite.autotune` attribute): constexpr values, and warps,
+/// stages and register limit (0: the kernel's own).
 struct TuningConfig {
   std::map<std::string, double> constants;
   int numWarps = 0;
   int numStages = 0;
+  int maxRegisters = 0; ///< maxnreg: registers a thread, [24, 255]
   /// "BLOCK_M=128, BLOCK_N=256, num_warps=8, num_stages=3".
   KITE_API std::string str() const;
 };

@@ -152,6 +152,8 @@ struct ConvertKiteToGPUPass
   void recordOccupancyRegisters(func::FuncOp func, int64_t numThreads) {
     if (numThreads < 256)
       return; // two programs of 128 threads or fewer always fit
+    if (func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
+      return; // the kernel sets its own limit
     bool dot = false;
     func.walk([&](Operation *op) {
       if (isa<DotOp, DotStagedOp>(op))
@@ -305,6 +307,11 @@ struct ConvertKiteToGPUPass
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
         {int32_t(numThreads + (producerWarp ? 32 : 0)), 1, 1}));
+    // @kernel(maxnreg=N): `.maxnreg N` on the entry.
+    if (auto limit = func->getAttrOfType<IntegerAttr>(
+            KiteDialect::getMaxRegistersAttrName()))
+      gpuFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                       builder.getI32IntegerAttr(int32_t(limit.getInt())));
     // A tensor map is a 128-byte, 64-byte-aligned .param the kernel reads
     // through its address (__grid_constant__): marked here (the GPU to
     // NVVM conversion keeps llvm.* argument attributes, not byval);

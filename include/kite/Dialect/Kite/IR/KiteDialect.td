@@ -41,6 +41,7 @@ def Kite_Dialect : Dialect {
     /// i32 attribute: warps (of 32 threads) per program.
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() { return "kite.num_stages"; }
+    static constexpr ::llvm::StringLiteral getMaxRegistersAttrName() { return "kite.maxnreg"; }
     /// Bool attribute on an `scf.for` (`range(..., warp_specialize=X)`):
     /// whether its dot's copies (or, on a tile loop, those of the K loop
     /// inside) go to a producer warp; overrides the warp-specialize option.
