@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/AOT/ExportC.h"
+#include "kite/Support/MachineCode.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -364,15 +365,9 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
   return std::make_pair(header, source);
 }
 
-Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
-                                                  StringRef ptxas) {
-  auto program = sys::findProgramByName(ptxas);
-  if (program && !sys::fs::can_execute(*program))
-    program = std::make_error_code(std::errc::no_such_file_or_directory);
-  if (!program)
-    return createStringError("ptxas ('" + ptxas.str() +
-                             "') was not found: compiling cubins needs the "
-                             "CUDA toolkit's ptxas (--ptxas)");
+/// One ptxas run at `program` (found) on `ptx`.
+static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
+                                          StringRef chip) {
   SmallString<128> ptxFile, cubinFile;
   if (sys::fs::createTemporaryFile("kitec", "ptx", ptxFile) ||
       sys::fs::createTemporaryFile("kitec", "cubin", cubinFile))
@@ -385,8 +380,8 @@ Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
     os << ptx;
   }
   std::string message;
-  int rc = sys::ExecuteAndWait(*program,
-                               {*program, "-arch=" + chip.str(),
+  int rc = sys::ExecuteAndWait(program,
+                               {program, "-arch=" + chip.str(),
                                 std::string(ptxFile), "-o",
                                 std::string(cubinFile)},
                                std::nullopt, {}, 0, 0, &message);
@@ -401,4 +396,28 @@ Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
   if (!cubin)
     return createStringError("cannot read the cubin ptxas wrote");
   return (*cubin)->getBuffer().str();
+}
+
+Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
+                                                  StringRef ptxas) {
+  auto program = sys::findProgramByName(ptxas);
+  if (program && !sys::fs::can_execute(*program))
+    program = std::make_error_code(std::errc::no_such_file_or_directory);
+  if (!program)
+    return createStringError("ptxas ('" + ptxas.str() +
+                             "') was not found: compiling cubins needs the "
+                             "CUDA toolkit's ptxas (--ptxas)");
+  auto cubin = runPtxasOnce(*program, ptx, chip);
+  if (!cubin)
+    return cubin.takeError();
+  // The occupancy retry, as the runtime's (kite/Support/MachineCode.h).
+  support::raiseOccupancy(
+      ptx.str(), *cubin, [&](const std::string &limited, std::string &error) {
+        auto second = runPtxasOnce(*program, limited, chip);
+        if (second)
+          return std::optional<std::string>(std::move(*second));
+        error = toString(second.takeError());
+        return std::optional<std::string>();
+      });
+  return std::move(*cubin);
 }

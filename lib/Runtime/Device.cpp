@@ -9,8 +9,8 @@
 #include "kite/Runtime/Runtime.h"
 
 #include "CudaDriver.h"
-#include "Occupancy.h"
 #include "Ptxas.h"
+#include "kite/Support/MachineCode.h"
 
 using namespace kite;
 using namespace kite::cuda;
@@ -47,7 +47,10 @@ Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
                  "(KITE_NVJITLINK, KITE_PTXAS, CUDA_HOME)");
   std::string error;
   if (auto cubin = detail::runPtxas(*c, ptx, chip, error)) {
-    detail::raiseOccupancy(*c, ptx, chip, *cubin);
+    support::raiseOccupancy(
+        ptx, *cubin, [&](const std::string &limited, std::string &e) {
+          return detail::runPtxas(*c, limited, chip, e);
+        });
     return std::move(*cubin);
   }
   return Error(ErrorCode::CompileError, error);
@@ -55,7 +58,7 @@ Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
 
 Expected<kite::MachineCodeInfo>
 kite::machineCodeInfo(const std::string &cubin, const std::string &kernel) {
-  auto functions = detail::cubinFunctions(cubin);
+  auto functions = support::cubinFunctions(cubin);
   if (functions.empty())
     return Error(ErrorCode::InvalidArgument,
                  "machineCodeInfo: not a cubin (an ELF image with .nv.info "
@@ -64,7 +67,7 @@ kite::machineCodeInfo(const std::string &cubin, const std::string &kernel) {
   if (it == functions.end())
     return Error(ErrorCode::InvalidArgument,
                  "machineCodeInfo: the cubin has no function '" + kernel + "'");
-  return it->second;
+  return MachineCodeInfo{it->second.registers, it->second.stackBytes};
 }
 
 Expected<void> kite::synchronize(int device) {

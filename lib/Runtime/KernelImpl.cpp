@@ -3,8 +3,8 @@
 #include "KernelImpl.h"
 #include "CudaDriver.h"
 #include "DiskCache.h"
-#include "Occupancy.h"
 #include "Ptxas.h"
+#include "kite/Support/MachineCode.h"
 
 #include <chrono>
 #include <cstdio>
@@ -32,7 +32,7 @@ std::string detail::cubinKeyText(const std::string &ptxKey,
                                  const std::string &chip,
                                  const detail::Ptxas &ptxas) {
   return "cubin of " + ptxKey + " for " + chip + " by " + ptxas.stamp +
-         (occupancyEnabled() ? "" : ", no occupancy retry");
+         (support::occupancyEnabled() ? "" : ", no occupancy retry");
 }
 
 namespace {
@@ -251,8 +251,11 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
           traceLink.note = ptxas->inProcess ? "nvJitLink"
                            : early          ? "ptxas, started early"
                                             : "ptxas";
-          if (std::string more =
-                  detail::raiseOccupancy(*ptxas, v.ptx, *native, image);
+          if (std::string more = support::raiseOccupancy(
+                  v.ptx, image,
+                  [&](const std::string &ptx, std::string &error) {
+                    return detail::runPtxas(*ptxas, ptx, *native, error);
+                  });
               !more.empty())
             traceLink.note += "; " + more;
           if (!v.quick)

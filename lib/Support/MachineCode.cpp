@@ -1,14 +1,13 @@
-//===- Occupancy.cpp - Two programs an SM for kernels without a dot -------===//
+//===- MachineCode.cpp - Cubin resources and the occupancy retry ----------===//
 
-#include "Occupancy.h"
-#include "Ptxas.h"
+#include "kite/Support/MachineCode.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-using namespace kite::detail;
+using namespace kite::support;
 
 namespace {
 
@@ -33,9 +32,9 @@ std::string_view cString(std::string_view b, uint64_t at) {
 
 } // namespace
 
-std::map<std::string, kite::MachineCodeInfo>
-kite::detail::cubinFunctions(std::string_view b) {
-  std::map<std::string, MachineCodeInfo> out;
+std::map<std::string, FunctionResources>
+kite::support::cubinFunctions(std::string_view b) {
+  std::map<std::string, FunctionResources> out;
   // ELF64, little-endian (what ptxas and nvJitLink write).
   if (b.size() < 64 || b.substr(0, 4) != "\x7f" "ELF" || b[4] != 2 ||
       b[5] != 1)
@@ -100,7 +99,7 @@ kite::detail::cubinFunctions(std::string_view b) {
 }
 
 std::map<std::string, int>
-kite::detail::occupancyHints(std::string_view ptx) {
+kite::support::occupancyHints(std::string_view ptx) {
   std::map<std::string, int> hints;
   static constexpr std::string_view kLine = "// kite.occupancy_registers ";
   for (size_t at = ptx.find(kLine); at != std::string_view::npos;
@@ -117,7 +116,7 @@ kite::detail::occupancyHints(std::string_view ptx) {
   return hints;
 }
 
-std::string kite::detail::withMaxRegisters(std::string_view ptx,
+std::string kite::support::withMaxRegisters(std::string_view ptx,
                                            std::string_view kernel,
                                            int registers) {
   std::string entry = ".entry " + std::string(kernel) + "(";
@@ -137,21 +136,20 @@ std::string kite::detail::withMaxRegisters(std::string_view ptx,
   return out;
 }
 
-bool kite::detail::occupancyEnabled() {
+bool kite::support::occupancyEnabled() {
   const char *env = std::getenv("KITE_OCCUPANCY");
   return !env || std::strcmp(env, "0") != 0;
 }
 
-std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
-                                         const std::string &ptx,
-                                         const std::string &chip,
-                                         std::string &cubin) {
+std::string kite::support::raiseOccupancy(const std::string &ptx,
+                                          std::string &cubin,
+                                          const CompilePtx &compile) {
   if (!occupancyEnabled())
     return "";
   std::map<std::string, int> hints = occupancyHints(ptx);
   if (hints.empty())
     return "";
-  std::map<std::string, MachineCodeInfo> before = cubinFunctions(cubin);
+  std::map<std::string, FunctionResources> before = cubinFunctions(cubin);
   std::string limited = ptx, note;
   std::vector<std::string> changed;
   for (const auto &[kernel, registers] : hints) {
@@ -167,14 +165,14 @@ std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
   if (changed.empty())
     return "";
   std::string error;
-  std::optional<std::string> second = runPtxas(ptxas, limited, chip, error);
+  std::optional<std::string> second = compile(limited, error);
   if (!second)
     return "occupancy: the compile under the register limit failed (" +
            error + "); kept the first";
-  std::map<std::string, MachineCodeInfo> after = cubinFunctions(*second);
+  std::map<std::string, FunctionResources> after = cubinFunctions(*second);
   for (const std::string &kernel : changed) {
     auto it = after.find(kernel);
-    const MachineCodeInfo &old = before[kernel];
+    const FunctionResources &old = before[kernel];
     if (it == after.end() || it->second.stackBytes > old.stackBytes)
       return "occupancy: " + kernel + " spills under " +
              std::to_string(hints[kernel]) + " registers; kept " +
