@@ -695,6 +695,20 @@ TEST_F(RuntimeTest, OccupancyRetryFitsTwoProgramsAnSM) {
   auto missing = kite::machineCodeInfo(*cubin, "no_such_kernel");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("no_such_kernel"), std::string::npos);
+  // Damaged images (cut short, or with bytes of the section table and the
+  // attributes overwritten) are read within their bounds: an error or some
+  // answer, never a crash.
+  for (size_t cut : {size_t(16), size_t(64), cubin->size() / 2,
+                     cubin->size() - 1}) {
+    auto r = kite::machineCodeInfo(cubin->substr(0, cut), "_layer_norm_bwd_dx_fused");
+    if (cut < cubin->size() / 2) {
+      EXPECT_FALSE(r) << cut;
+    }
+  }
+  std::string damaged = *cubin;
+  for (size_t i = 0x28; i < damaged.size(); i += 97)
+    damaged[i] = char(0xff);
+  (void)kite::machineCodeInfo(damaged, "_layer_norm_bwd_dx_fused");
 }
 
 // A PTX compiler process that exits without reading its input (a second
