@@ -205,23 +205,59 @@ Val CodeGen::inlineAsm(const Expr &e) {
   int64_t pack = 1;
   if (a.given[5])
     pack = constInt(a.values[5], a.locs[5], "pack");
-  if (pack != 1)
-    fail(a.locs[5], n + "() with pack=" + std::to_string(pack) +
-                        " is not supported yet (pack=1: one element a call)");
-  // "=..." outputs, then one input per argument (LLVM would crash on a
-  // mismatch).
+  if (pack < 1 || pack > 64 || (pack & (pack - 1)))
+    fail(a.locs[5], n + "()'s pack must be a power of two in [1, 64], got " +
+                        std::to_string(pack));
+  if (pack > 1) {
+    // Each call takes pack elements of every operand: scalars become
+    // blocks (as in Triton, where every argument is a tensor).
+    if (shape.empty())
+      fail(a.locs[5], n + "() with pack=" + std::to_string(pack) +
+                          " needs a block argument (pack groups elements "
+                          "of blocks)");
+    for (mlir::Value &x : operands)
+      if (!isa<RankedTensorType>(x.getType()))
+        x = broadcastTo(x, shape, e.loc);
+  }
+  // "=..." outputs, then one input a register (LLVM would crash on a
+  // mismatch): with pack > 1, pack elements of each operand, those
+  // narrower than 32 bits packed into 32-bit registers.
+  size_t wantOutputs = 0, wantInputs = 0;
+  auto registers = [&](Type t, Loc l) -> size_t {
+    Type element = getElementTypeOrSelf(t);
+    int64_t regs = kd::InlineAsmOp::registersPerCall(element, pack);
+    if (!regs) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << element;
+      fail(l, n + "() with pack=" + std::to_string(pack) + ": " + s +
+                  " elements do not fill 32-bit registers (pack x bits must "
+                  "be a multiple of 32)");
+    }
+    return size_t(regs);
+  };
+  for (Type t : results)
+    wantOutputs += registers(t, a.locs[3]);
+  for (mlir::Value x : operands)
+    wantInputs += registers(x.getType(), a.locs[2]);
   auto [outputs, inputs] = kd::InlineAsmOp::countConstraints(a.values[1].s);
-  if (outputs != results.size() || inputs != operands.size())
-    fail(a.locs[1], n + "()'s constraints \"" + a.values[1].s + "\" name " +
-                        std::to_string(outputs) + " outputs and " +
-                        std::to_string(inputs) +
-                        " inputs; the call has " +
-                        std::to_string(results.size()) + " results (dtype) and " +
-                        std::to_string(operands.size()) + " arguments");
+  if (outputs != wantOutputs || inputs != wantInputs)
+    fail(a.locs[1],
+         n + "()'s constraints \"" + a.values[1].s + "\" name " +
+             std::to_string(outputs) + " outputs and " +
+             std::to_string(inputs) + " inputs; " +
+             (pack == 1 ? "the call has " + std::to_string(results.size()) +
+                              " results (dtype) and " +
+                              std::to_string(operands.size()) + " arguments"
+                        : "with pack=" + std::to_string(pack) + " the call needs " +
+                              std::to_string(wantOutputs) + " output and " +
+                              std::to_string(wantInputs) +
+                              " input registers (narrower than 32 bits: " +
+                              "packed into 32-bit ones)"));
   auto op = kd::InlineAsmOp::create(
       b, loc(e.loc), results, b.getStringAttr(a.values[0].s),
       b.getStringAttr(a.values[1].s), pure.i ? b.getUnitAttr() : UnitAttr(),
-      b.getI32IntegerAttr(1), operands);
+      b.getI32IntegerAttr(int32_t(pack)), operands);
   if (results.size() == 1)
     return Val::runtime(op.getResult(0));
   Val out;

@@ -116,6 +116,24 @@ public:
         out.push_back(number(loc));
         continue;
       }
+      if ((c == '"' || c == '\'') && src.substr(pos, 3) == std::string(3, c)) {
+        // A triple-quoted string (Python's): it may span lines (multi-line
+        // PTX for inline_asm_elementwise, as Triton code writes it).
+        size_t close = src.find(std::string(3, c), pos + 3);
+        if (close == llvm::StringRef::npos) {
+          report(loc, "unterminated triple-quoted string");
+          while (pos < src.size())
+            src[pos] == '\n' ? newline() : advance(1);
+          continue;
+        }
+        std::string text = src.substr(pos + 3, close - pos - 3).str();
+        advance(3);
+        while (pos < close)
+          src[pos] == '\n' ? newline() : advance(1);
+        advance(3);
+        out.push_back({Tok::Str, std::move(text), loc});
+        continue;
+      }
       if (c == '"' || c == '\'') {
         size_t p = pos + 1;
         while (p < src.size() && src[p] != c && src[p] != '\n')

@@ -155,10 +155,18 @@ struct IeeeLowering : OpConversionPattern<Op> {
 /// several results come back as a struct.
 struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// Elements narrower than 32 bits travel `32 / bits` to a 32-bit
+  /// register when a call takes several (pack > 1).
+  static bool packed(Type element, int64_t pack) {
+    return pack > 1 && element.getIntOrFloatBitWidth() < 32;
+  }
+
   LogicalResult
   matchAndRewrite(InlineAsmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    int64_t pack = op.getPack();
     SmallVector<Type> resultTypes, elemTypes;
     for (Value r : op->getResults()) {
       Type c = getTypeConverter()->convertType(r);
@@ -167,37 +175,87 @@ struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
       resultTypes.push_back(c);
       elemTypes.push_back(getElementTypeOrSelf(c));
     }
-    int64_t regs = 1;
+    int64_t regs = 1; // elements a thread holds
     for (Type t : resultTypes)
       if (auto v = dyn_cast<VectorType>(t))
         regs = v.getNumElements();
+    if (regs % pack)
+      return op.emitOpError()
+             << "pack " << pack << ": each thread holds " << regs
+             << " element(s) of the block, not a multiple of pack (use a "
+                "larger block or fewer warps)";
+    Type i32 = rewriter.getI32Type();
+    // The asm's outputs: per result, its registers of one call.
+    SmallVector<Type> fields;
+    for (Type e : elemTypes)
+      fields.append(size_t(InlineAsmOp::registersPerCall(e, pack)),
+                    packed(e, pack) ? i32 : e);
     Type asmResult =
-        elemTypes.size() == 1
-            ? elemTypes[0]
-            : Type(LLVM::LLVMStructType::getLiteral(getContext(), elemTypes));
+        fields.size() == 1
+            ? fields[0]
+            : Type(LLVM::LLVMStructType::getLiteral(getContext(), fields));
     SmallVector<Value> results;
     for (Type t : resultTypes)
       results.push_back(isa<VectorType>(t) ? constantOf(rewriter, loc, t, 0)
                                            : Value());
-    for (int64_t e = 0; e < regs; ++e) {
+    for (int64_t first = 0; first < regs; first += pack) {
       SmallVector<Value> args;
-      for (Value a : adaptor.getArgs())
-        args.push_back(extractRegister(rewriter, loc, a, e));
+      for (Value a : adaptor.getArgs()) {
+        Type e = getElementTypeOrSelf(a.getType());
+        if (!packed(e, pack)) {
+          for (int64_t k = 0; k < pack; ++k)
+            args.push_back(extractRegister(rewriter, loc, a, first + k));
+          continue;
+        }
+        int64_t per = 32 / e.getIntOrFloatBitWidth();
+        auto groupType = VectorType::get({per}, e);
+        for (int64_t g = 0; g < pack; g += per) {
+          Value group = LLVM::UndefOp::create(rewriter, loc, groupType);
+          for (int64_t j = 0; j < per; ++j)
+            group = vector::InsertOp::create(
+                rewriter, loc, extractRegister(rewriter, loc, a, first + g + j),
+                group, j);
+          args.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, group));
+        }
+      }
       auto asmOp = LLVM::InlineAsmOp::create(
           rewriter, loc, asmResult, args, op.getAsmString(),
           op.getConstraints(), /*has_side_effects=*/!op.getPure(),
           /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
           /*asm_dialect=*/LLVM::AsmDialectAttr(),
           /*operand_attrs=*/ArrayAttr());
-      for (size_t r = 0; r < resultTypes.size(); ++r) {
+      int64_t field = 0;
+      auto next = [&]() -> Value {
         Value v = asmOp.getResult(0);
-        if (elemTypes.size() > 1)
-          v = LLVM::ExtractValueOp::create(rewriter, loc, v, r);
-        results[r] = isa<VectorType>(resultTypes[r])
-                         ? vector::InsertOp::create(rewriter, loc, v,
-                                                    results[r], e)
-                               .getResult()
-                         : v;
+        if (fields.size() > 1)
+          v = LLVM::ExtractValueOp::create(rewriter, loc, v, field);
+        ++field;
+        return v;
+      };
+      for (size_t r = 0; r < resultTypes.size(); ++r) {
+        if (!isa<VectorType>(resultTypes[r])) {
+          results[r] = next(); // a scalar call (pack 1)
+          continue;
+        }
+        auto place = [&](Value v, int64_t at) {
+          results[r] =
+              vector::InsertOp::create(rewriter, loc, v, results[r], at)
+                  .getResult();
+        };
+        Type e = elemTypes[r];
+        if (!packed(e, pack)) {
+          for (int64_t k = 0; k < pack; ++k)
+            place(next(), first + k);
+          continue;
+        }
+        int64_t per = 32 / e.getIntOrFloatBitWidth();
+        auto groupType = VectorType::get({per}, e);
+        for (int64_t g = 0; g < pack; g += per) {
+          Value group = LLVM::BitcastOp::create(rewriter, loc, groupType, next());
+          for (int64_t j = 0; j < per; ++j)
+            place(vector::ExtractOp::create(rewriter, loc, group, j),
+                  first + g + j);
+        }
       }
     }
     rewriter.replaceOp(op, results);

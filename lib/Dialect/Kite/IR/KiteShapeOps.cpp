@@ -91,10 +91,20 @@ static LogicalResult verifyJoined(Operation *op, RankedTensorType part,
   return success();
 }
 
+int64_t InlineAsmOp::registersPerCall(Type element, int64_t pack) {
+  if (pack == 1)
+    return 1;
+  int64_t bits = element.getIntOrFloatBitWidth();
+  if (bits >= 32)
+    return pack;
+  return (pack * bits) % 32 ? 0 : pack * bits / 32;
+}
+
 LogicalResult InlineAsmOp::verify() {
-  if (getPack() != 1)
-    return emitOpError() << "pack " << getPack()
-                         << " is not supported yet (only 1: one element a call)";
+  int64_t pack = getPack();
+  if (pack < 1 || pack > 64 || (pack & (pack - 1)))
+    return emitOpError() << "pack must be a power of two in [1, 64], got "
+                         << pack;
   if (getResults().empty())
     return emitOpError() << "needs at least one result";
   // One shape for every block operand and result.
@@ -111,14 +121,35 @@ LogicalResult InlineAsmOp::verify() {
     if (shape && !isa<RankedTensorType>(t))
       return emitOpError() << "a scalar result " << t
                            << " beside block operands";
-  // "=..." outputs, then one input per argument.
+  // With pack > 1 every operand is a block, and elements narrower than 32
+  // bits fill 32-bit registers.
+  size_t wantOutputs = 0, wantInputs = 0;
+  for (auto [isResult, t] : llvm::concat<std::pair<bool, Type>>(
+           llvm::map_range(getResultTypes(),
+                           [](Type t) { return std::make_pair(true, t); }),
+           llvm::map_range(getArgs().getTypes(),
+                           [](Type t) { return std::make_pair(false, t); }))) {
+    if (pack > 1 && !isa<RankedTensorType>(t))
+      return emitOpError() << "pack " << pack << " needs blocks, got " << t;
+    Type element = getElementTypeOrSelf(t);
+    int64_t regs = registersPerCall(element, pack);
+    if (!regs)
+      return emitOpError() << "pack " << pack << " of " << element
+                           << " elements does not fill 32-bit registers "
+                              "(pack x bits must be a multiple of 32)";
+    (isResult ? wantOutputs : wantInputs) += size_t(regs);
+  }
+  // "=..." outputs, then the inputs, one a register.
   StringRef c = getConstraints();
   auto [outputs, inputs] = countConstraints(c);
-  if (outputs != getResults().size() || inputs != getArgs().size())
+  if (outputs != wantOutputs || inputs != wantInputs)
     return emitOpError() << "constraints \"" << c << "\" name " << outputs
-                         << " outputs and " << inputs
-                         << " inputs; the op has " << getResults().size()
-                         << " results and " << getArgs().size() << " arguments";
+                         << " outputs and " << inputs << " inputs; "
+                         << (pack == 1 ? "the op has "
+                                       : "with pack " + std::to_string(pack) +
+                                             " the op needs ")
+                         << wantOutputs << (pack == 1 ? " results and " : " output and ")
+                         << wantInputs << (pack == 1 ? " arguments" : " input registers");
   return success();
 }
 

@@ -234,7 +234,12 @@ def Kite_InlineAsmOp : Kite_Op<"inline_asm", [
     two 32-bit inputs) once per element of its operands, which are blocks of
     one shape or scalars; each result has that shape. `pure`: no side
     effects (it may be moved or removed); otherwise it runs as written.
-    `pack` elements per call: only 1 for now. The interpreter cannot run it.
+    `pack` elements a call (Triton's): with pack > 1 every operand is a
+    block, and each call takes `pack` elements of each operand and result,
+    as registers: elements narrower than 32 bits packed into 32-bit ones
+    (pack x bits a multiple of 32: f16 pairs, i8 quads), wider ones one a
+    register; the constraints name every register. The interpreter cannot
+    run it.
 
     ```mlir
     %r = kite.inline_asm "shf.l.wrap.b32 $0, $1, $2, $3;" "=r,r,r,r"
@@ -253,6 +258,10 @@ def Kite_InlineAsmOp : Kite_Op<"inline_asm", [
     /// The outputs ("=..." entries) and inputs an LLVM constraint string
     /// names (the verifier and the frontend check them alike).
     static std::pair<size_t, size_t> countConstraints(::llvm::StringRef c);
+    /// The registers a value of element type `element` takes in one call
+    /// with `pack` elements: pack x bits / 32 below 32 bits, else pack (0
+    /// when pack x bits is not a multiple of 32 below 32 bits).
+    static int64_t registersPerCall(::mlir::Type element, int64_t pack);
   }];
 }
 
