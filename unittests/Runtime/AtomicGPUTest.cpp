@@ -102,7 +102,8 @@ def k(x: *f32, total: *f32, lock: *i32, n: i32, BLOCK: constexpr = 128):
 }
 
 // inline_asm_elementwise on the GPU: a rotate (shf.l.wrap) with a scalar
-// argument, and two results from one call, against the host.
+// argument, two results from one call, and pack=4 / pack=2 calls, against
+// the host.
 TEST(GPU, InlineAsmElementwise) {
   REQUIRE_GPU();
   const char *src = R"(@kernel
@@ -134,5 +135,47 @@ def k(x: *i32, y: *i32, z: *f32, n: i32):
     uint32_t u = uint32_t(x[i]);
     ASSERT_EQ(uint32_t(y[i]), (u << 8) | (u >> 24)) << i;
     ASSERT_EQ(z[i], 2.0f * float(x[i]) + float(x[i])) << i;
+  }
+
+  // pack=N: Triton's example (four bytes in one register, widened to four
+  // words) and f16 pairs (add.f16x2), each call N elements.
+  const char *packed = R"(@kernel(num_warps=4)
+def p(b: *i8, w: *i32, h: *f16, n: i32):
+    i = program_id(0) * 1024 + arange(0, 1024)
+    m = i < n
+    x = load(b + i, mask=m, other=0)
+    y = inline_asm_elementwise("""
+    {
+        .reg .b8 a<4>;
+        mov.b32 {a0, a1, a2, a3}, $4;
+        cvt.u32.u8 $0, a0;
+        cvt.u32.u8 $1, a1;
+        cvt.u32.u8 $2, a2;
+        cvt.u32.u8 $3, a3;
+    }
+    """, "=r,=r,=r,=r,r", [x], dtype=i32, is_pure=True, pack=4)
+    store(w + i, y, mask=m)
+    v = load(h + i, mask=m, other=0.0)
+    store(h + i, inline_asm_elementwise("add.f16x2 $0, $1, $2;", "=r,r,r",
+                                        [v, v], dtype=f16, is_pure=True,
+                                        pack=2), mask=m)
+)";
+  auto pk = compileKite(packed, {}, "packed.kite").value();
+  int m = 3000;
+  std::vector<int8_t> bytes(m);
+  std::vector<uint16_t> halves(m);
+  for (int i = 0; i < m; ++i) {
+    bytes[i] = int8_t(uint8_t(i * 37 + 11));
+    halves[i] = toHalfBits(float(i % 200) - 100.0f, false);
+  }
+  auto db = DeviceBuffer<int8_t>::fromHost(bytes).value();
+  auto dw = DeviceBuffer<int32_t>::allocate(m).value();
+  auto dh = DeviceBuffer<uint16_t>::fromHost(halves).value();
+  ASSERT_TRUE(pk.launch(cdiv(m, 1024), {db, dw, dh, int32_t(m)}).ok());
+  auto w = dw.toHost().value();
+  auto h = dh.toHost().value();
+  for (int i = 0; i < m; ++i) {
+    ASSERT_EQ(w[i], int32_t(uint8_t(bytes[i]))) << i;
+    ASSERT_EQ(fromHalfBits(h[i], false), 2.0f * (float(i % 200) - 100.0f)) << i;
   }
 }
