@@ -789,3 +789,35 @@ func.func @loop_num_stages(%n: index) {
   } {kite.num_stages = 9 : i32}
   return
 }
+
+// -----
+
+func.func @inline_asm_pack_not_power_of_two(%a: tensor<128xi32>) {
+  // expected-error @+1 {{'kite.inline_asm' op pack must be a power of two in [1, 64], got 3}}
+  %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,r" pure(%a) {pack = 3 : i32} : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_pack_scalar(%a: i32) {
+  // expected-error @+1 {{'kite.inline_asm' op pack 2 needs blocks, got 'i32'}}
+  %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,=r,r,r" pure(%a) {pack = 2 : i32} : (i32) -> i32
+  return
+}
+
+// -----
+
+func.func @inline_asm_pack_subword(%a: tensor<128xi8>) {
+  // expected-error @+1 {{'kite.inline_asm' op pack 2 of 'i8' elements does not fill 32-bit registers (pack x bits must be a multiple of 32)}}
+  %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,r" pure(%a) {pack = 2 : i32} : (tensor<128xi8>) -> tensor<128xi8>
+  return
+}
+
+// -----
+
+func.func @inline_asm_pack_constraints(%a: tensor<128xf16>) {
+  // expected-error @+1 {{'kite.inline_asm' op constraints "=r,r,r" name 1 outputs and 2 inputs; with pack 2 the op needs 1 output and 1 input registers}}
+  %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,r,r" pure(%a) {pack = 2 : i32} : (tensor<128xf16>) -> tensor<128xf16>
+  return
+}

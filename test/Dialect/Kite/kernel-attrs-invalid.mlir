@@ -173,3 +173,10 @@ func.func @full_blocks_value(%c: i1) attributes {kite.kernel} {
   } {kite.full_blocks = 1 : i32}
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.maxnreg' must be in [24, 255], got 300}}
+func.func @maxnreg_value() attributes {kite.kernel, kite.maxnreg = 300 : i32} {
+  return
+}
