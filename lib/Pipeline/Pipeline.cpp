@@ -85,6 +85,13 @@ static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
   return createCheckTarget(check);
 }
 
+/// The coalesce-unaligned layout experiment (KITE_COALESCE_UNALIGNED=1,
+/// docs/lowering.md "Vectorization").
+static bool coalesceUnaligned() {
+  const char *env = std::getenv("KITE_COALESCE_UNALIGNED");
+  return env && std::string_view(env) == "1";
+}
+
 /// Adds the passes of one stage (those after the previous stage's).
 static void buildStage(OpPassManager &pm, const TargetOptions &options,
                        Stage stage) {
@@ -131,6 +138,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     lower.ieeeDivision = options.ieeeDivision;
     lower.fpFusion = options.fpFusion;
     lower.occupancyHint = !options.quickTier;
+    lower.coalesceUnaligned = coalesceUnaligned();
     pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -207,7 +215,8 @@ static void applyLLVMCodegenSettings() {
 }
 
 std::string(::kite::llvmCodegenSettings)() {
-  return keepLSR() ? "short-ptr" : "short-ptr,no-lsr";
+  return std::string(keepLSR() ? "short-ptr" : "short-ptr,no-lsr") +
+         (coalesceUnaligned() ? ",coalesce-unaligned" : "");
 }
 
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,

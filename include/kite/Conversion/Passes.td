@@ -38,6 +38,12 @@ def ConvertKiteToGPU : Pass<"convert-kite-to-gpu", "::mlir::ModuleOp"> {
            "Record, for kernels without a dot on 256 threads or more, the "
            "registers a thread that two programs per SM allow "
            "(kite.occupancy_registers), for the runtime's second ptxas run">,
+    Option<"coalesceUnaligned", "coalesce-unaligned", "bool",
+           /*default=*/"false",
+           "Experimental (KITE_COALESCE_UNALIGNED=1): a kernel without a dot "
+           "whose block accesses mostly cannot use vectors (unaligned rows) "
+           "spreads its blocks one element a thread in turn (consecutive "
+           "lanes: coalesced scalar accesses) instead of 16-byte chunks">,
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"kite\"",
            "Name of the gpu.module that receives the kernels">,
   ];

@@ -174,6 +174,34 @@ struct ConvertKiteToGPUPass
                     limits.getDictionary(&getContext()));
   }
 
+  /// Whether most of the block loads and stores of a kernel without a dot
+  /// cannot use vectors of 4 bytes or more (rows of 781 f16 from an odd
+  /// stride): the coalesce-unaligned experiment then gives its blocks
+  /// consecutive lanes, so that each warp-wide scalar access touches one
+  /// or two 32-byte sectors instead of 16 (16-byte chunks a thread).
+  static bool mostlyUnaligned(func::FuncOp func,
+                              const AxisInfoAnalysis &axisInfo) {
+    int64_t scalar = 0, vector = 0;
+    bool dot = false;
+    func.walk([&](Operation *op) {
+      if (isa<DotOp, DotStagedOp>(op))
+        dot = true;
+      if (!isa<LoadOp, StoreOp>(op))
+        return;
+      Value ptrs = op->getOperand(0);
+      auto block = dyn_cast<RankedTensorType>(ptrs.getType());
+      if (!block)
+        return;
+      Type pointee =
+          cast<PointerType>(block.getElementType()).getPointeeType();
+      int64_t bytes =
+          std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+      (axisInfo.vectorElements(ptrs, bytes) * bytes >= 4 ? vector : scalar) +=
+          1;
+    });
+    return !dot && scalar > vector;
+  }
+
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {
     MLIRContext *context = &getContext();
     int64_t warps = numWarps;
@@ -185,8 +213,10 @@ struct ConvertKiteToGPUPass
     // a shared cheap block of a dot result's shape its own copy.
     separateLayoutLeaves(func);
     insertEpilogueConversions(func);
-    KiteTypeConverter converter(context, numThreads, func);
     AxisInfoAnalysis axisInfo(func);
+    KiteTypeConverter converter(
+        context, numThreads, func,
+        coalesceUnaligned && mostlyUnaligned(func, axisInfo) ? 1 : 0);
     KiteLoweringState state{axisInfo, ieeeDivision};
     state.fpFusion = fpFusion;
     warnAboutRegisters(func, converter, warps);

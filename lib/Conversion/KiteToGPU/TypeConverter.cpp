@@ -329,8 +329,9 @@ KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
 }
 
 KiteTypeConverter::KiteTypeConverter(MLIRContext *context, int64_t numThreads,
-                                     Operation *kernel)
-    : numThreads(numThreads), vectorWidth(kernelVectorWidth(kernel)) {
+                                     Operation *kernel, int64_t vectorWidth)
+    : numThreads(numThreads),
+      vectorWidth(vectorWidth > 0 ? vectorWidth : kernelVectorWidth(kernel)) {
   int64_t rows = 0, cols = 0;
   if (auto tile = kernel->getAttrOfType<DenseI64ArrayAttr>(
           KiteDialect::getDotTileAttrName())) {
