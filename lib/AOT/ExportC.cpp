@@ -380,11 +380,11 @@ static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
     os << ptx;
   }
   std::string message;
-  int rc = sys::ExecuteAndWait(program,
-                               {program, "-arch=" + chip.str(),
-                                std::string(ptxFile), "-o",
-                                std::string(cubinFile)},
-                               std::nullopt, {}, 0, 0, &message);
+  int rc =
+      sys::ExecuteAndWait(program,
+                          {program, "-arch=" + chip.str(), std::string(ptxFile),
+                           "-o", std::string(cubinFile)},
+                          std::nullopt, {}, 0, 0, &message);
   sys::fs::remove(ptxFile);
   if (rc != 0) {
     sys::fs::remove(cubinFile);

@@ -249,9 +249,9 @@ Val CodeGen::inlineAsm(const Expr &e) {
              (pack == 1 ? "the call has " + std::to_string(results.size()) +
                               " results (dtype) and " +
                               std::to_string(operands.size()) + " arguments"
-                        : "with pack=" + std::to_string(pack) + " the call needs " +
-                              std::to_string(wantOutputs) + " output and " +
-                              std::to_string(wantInputs) +
+                        : "with pack=" + std::to_string(pack) +
+                              " the call needs " + std::to_string(wantOutputs) +
+                              " output and " + std::to_string(wantInputs) +
                               " input registers (narrower than 32 bits: " +
                               "packed into 32-bit ones)"));
   auto op = kd::InlineAsmOp::create(

@@ -20,9 +20,9 @@ std::string kite::detail::analysisKeyText(std::string_view text,
                                    const CompileOptions &o,
                                    std::string_view sourceName, bool isKite) {
   std::ostringstream os;
-  os << "analysis\ncompiler=" << compilerVersion()
-     << "\nkite=" << isKite << "\nname=" << sourceName
-     << "\nkernel=" << o.kernel << "\nnum_warps=" << o.numWarps
+  os << "analysis\ncompiler=" << compilerVersion() << "\nkite=" << isKite
+     << "\nname=" << sourceName << "\nkernel=" << o.kernel
+     << "\nnum_warps=" << o.numWarps
      << "\noverride_warps=" << o.overrideNumWarps
      << "\noverride_stages=" << o.overrideNumStages
      << "\noverride_maxnreg=" << o.overrideMaxRegisters
@@ -115,8 +115,8 @@ std::optional<Analyzed> kite::detail::deserializeAnalysis(const std::string &byt
   for (long long i = 0; i < configs; ++i) {
     TuningConfig c;
     long long warps, stages, registers, n;
-    if (!number(warps) || !number(stages) || !number(registers) ||
-        !number(n) || warps > 32 || stages > 8 || registers > 255 || n > 256)
+    if (!number(warps) || !number(stages) || !number(registers) || !number(n) ||
+        warps > 32 || stages > 8 || registers > 255 || n > 256)
       return std::nullopt;
     c.numWarps = int(warps);
     c.numStages = int(stages);

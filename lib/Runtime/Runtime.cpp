@@ -343,7 +343,8 @@ static Expected<void> checkOptions(const CompileOptions &o) {
       (o.overrideMaxRegisters < 24 || o.overrideMaxRegisters > 255))
     return Error(ErrorCode::InvalidArgument,
                  "overrideMaxRegisters must be 0 (the kernel's own) or in "
-                 "[24, 255], got " + std::to_string(o.overrideMaxRegisters));
+                 "[24, 255], got " +
+                     std::to_string(o.overrideMaxRegisters));
   if (o.optLevel < 0 || o.optLevel > 3)
     return Error(ErrorCode::InvalidArgument,
                  "optLevel must be in [0, 3], got " +

@@ -36,14 +36,16 @@ std::map<std::string, FunctionResources>
 kite::support::cubinFunctions(std::string_view b) {
   std::map<std::string, FunctionResources> out;
   // ELF64, little-endian (what ptxas and nvJitLink write).
-  if (b.size() < 64 || b.substr(0, 4) != "\x7f" "ELF" || b[4] != 2 ||
-      b[5] != 1)
+  if (b.size() < 64 ||
+      b.substr(0, 4) != "\x7f"
+                        "ELF" ||
+      b[4] != 2 || b[5] != 1)
     return out;
   uint64_t shoff = 0;
   uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
   if (!readAt(b, 0x28, shoff) || !readAt(b, 0x3a, shentsize) ||
-      !readAt(b, 0x3c, shnum) || !readAt(b, 0x3e, shstrndx) ||
-      shentsize < 64 || shstrndx >= shnum)
+      !readAt(b, 0x3c, shnum) || !readAt(b, 0x3e, shstrndx) || shentsize < 64 ||
+      shstrndx >= shnum)
     return out;
   std::vector<Section> sections(shnum);
   for (uint16_t i = 0; i < shnum; ++i) {
@@ -84,8 +86,8 @@ kite::support::cubinFunctions(std::string_view b) {
       if (format != 4)
         continue;
       uint32_t symbol = 0, amount = 0;
-      if (value >= 8 && at + 8 <= s.offset + s.size &&
-          readAt(b, at, symbol) && readAt(b, at + 4, amount)) {
+      if (value >= 8 && at + 8 <= s.offset + s.size && readAt(b, at, symbol) &&
+          readAt(b, at + 4, amount)) {
         if (attribute == 0x2f) // EIATTR_REGCOUNT
           out[symbolName(symbol)].registers = int(amount);
         else if (attribute == 0x11) // EIATTR_FRAME_SIZE
@@ -98,8 +100,7 @@ kite::support::cubinFunctions(std::string_view b) {
   return out;
 }
 
-std::map<std::string, int>
-kite::support::occupancyHints(std::string_view ptx) {
+std::map<std::string, int> kite::support::occupancyHints(std::string_view ptx) {
   std::map<std::string, int> hints;
   static constexpr std::string_view kLine = "// kite.occupancy_registers ";
   for (size_t at = ptx.find(kLine); at != std::string_view::npos;
@@ -117,8 +118,8 @@ kite::support::occupancyHints(std::string_view ptx) {
 }
 
 std::string kite::support::withMaxRegisters(std::string_view ptx,
-                                           std::string_view kernel,
-                                           int registers) {
+                                            std::string_view kernel,
+                                            int registers) {
   std::string entry = ".entry " + std::string(kernel) + "(";
   size_t at = ptx.find(entry);
   if (at == std::string_view::npos)
@@ -167,8 +168,8 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
   std::string error;
   std::optional<std::string> second = compile(limited, error);
   if (!second)
-    return "occupancy: the compile under the register limit failed (" +
-           error + "); kept the first";
+    return "occupancy: the compile under the register limit failed (" + error +
+           "); kept the first";
   std::map<std::string, FunctionResources> after = cubinFunctions(*second);
   for (const std::string &kernel : changed) {
     auto it = after.find(kernel);

@@ -661,8 +661,9 @@ TEST_F(RuntimeTest, OccupancyRetryFitsTwoProgramsAnSM) {
   // Pointers, stride and N divisible by 16 (parameters 0-8, 9, 10).
   auto ptx = k->ptx(kite::Specialization{0x7ff});
   ASSERT_TRUE(ptx) << ptx.error().message();
-  EXPECT_NE(ptx->find("// kite.occupancy_registers _layer_norm_bwd_dx_fused 128\n"),
-            std::string::npos);
+  EXPECT_NE(
+      ptx->find("// kite.occupancy_registers _layer_norm_bwd_dx_fused 128\n"),
+      std::string::npos);
   setenv("KITE_OCCUPANCY", "0", 1);
   auto first = kite::compilePtxToCubin(*ptx, "sm_90a");
   unsetenv("KITE_OCCUPANCY");
@@ -694,13 +695,15 @@ TEST_F(RuntimeTest, OccupancyRetryFitsTwoProgramsAnSM) {
   EXPECT_EQ(bad.error().code(), kite::ErrorCode::InvalidArgument);
   auto missing = kite::machineCodeInfo(*cubin, "no_such_kernel");
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.error().message().find("no_such_kernel"), std::string::npos);
+  EXPECT_NE(missing.error().message().find("no_such_kernel"),
+            std::string::npos);
   // Damaged images (cut short, or with bytes of the section table and the
   // attributes overwritten) are read within their bounds: an error or some
   // answer, never a crash.
-  for (size_t cut : {size_t(16), size_t(64), cubin->size() / 2,
-                     cubin->size() - 1}) {
-    auto r = kite::machineCodeInfo(cubin->substr(0, cut), "_layer_norm_bwd_dx_fused");
+  for (size_t cut :
+       {size_t(16), size_t(64), cubin->size() / 2, cubin->size() - 1}) {
+    auto r = kite::machineCodeInfo(cubin->substr(0, cut),
+                                   "_layer_norm_bwd_dx_fused");
     if (cut < cubin->size() / 2) {
       EXPECT_FALSE(r) << cut;
     }

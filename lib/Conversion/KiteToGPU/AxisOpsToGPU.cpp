@@ -103,9 +103,9 @@ struct Combiner {
   Value combine(Value acc, Value x) const {
     switch (kind) {
     case ReduceKind::Sum:
-      return isFloat ? contractible(arith::AddFOp::create(b, loc, acc, x),
-                                    fpFusion)
-                     : arith::AddIOp::create(b, loc, acc, x).getResult();
+      return isFloat
+                 ? contractible(arith::AddFOp::create(b, loc, acc, x), fpFusion)
+                 : arith::AddIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Max:
       return isFloat ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
                      : arith::MaxSIOp::create(b, loc, acc, x).getResult();
@@ -253,8 +253,12 @@ private:
     RankedTensorType srcType = op.getSrc().getType();
     Type kiteElem = srcType.getElementType();
     Type elem = conv.convertType(kiteElem);
-    Combiner comb{b, loc, op.getKind(), isa<FloatType>(elem),
-                  &op.getCombiner(), state.fpFusion};
+    Combiner comb{b,
+                  loc,
+                  op.getKind(),
+                  isa<FloatType>(elem),
+                  &op.getCombiner(),
+                  state.fpFusion};
     bool arg = comb.isArg();
 
     // The axis as a field of the row-major index's bits.

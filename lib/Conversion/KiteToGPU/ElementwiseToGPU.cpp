@@ -49,7 +49,8 @@ struct ElementwiseLowering : ConversionPattern {
     // multiply into each add that reads it, which keeps both factors live
     // where the product alone was (layer norm backward's `w * dy`, summed
     // and used again: 32 more registers a thread).
-    bool sharedProduct = isa<arith::MulFOp>(op) && !op->getResult(0).hasOneUse();
+    bool sharedProduct =
+        isa<arith::MulFOp>(op) && !op->getResult(0).hasOneUse();
     if (state.fpFusion && !sharedProduct &&
         isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(newOp)) {
       auto fm = cast<arith::ArithFastMathInterface>(newOp);
@@ -251,7 +252,8 @@ struct InlineAsmLowering : OpConversionPattern<InlineAsmOp> {
         int64_t per = 32 / e.getIntOrFloatBitWidth();
         auto groupType = VectorType::get({per}, e);
         for (int64_t g = 0; g < pack; g += per) {
-          Value group = LLVM::BitcastOp::create(rewriter, loc, groupType, next());
+          Value group =
+              LLVM::BitcastOp::create(rewriter, loc, groupType, next());
           for (int64_t j = 0; j < per; ++j)
             place(vector::ExtractOp::create(rewriter, loc, group, j),
                   first + g + j);

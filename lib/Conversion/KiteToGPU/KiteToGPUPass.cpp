@@ -167,9 +167,9 @@ struct ConvertKiteToGPUPass
     if (auto old = module->getAttrOfType<DictionaryAttr>(
             KiteDialect::getOccupancyRegistersAttrName()))
       limits.append(old.getValue());
-    limits.set(func.getSymName(),
-               IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                registers));
+    limits.set(
+        func.getSymName(),
+        IntegerAttr::get(IntegerType::get(&getContext(), 64), registers));
     module->setAttr(KiteDialect::getOccupancyRegistersAttrName(),
                     limits.getDictionary(&getContext()));
   }
@@ -192,10 +192,8 @@ struct ConvertKiteToGPUPass
       auto block = dyn_cast<RankedTensorType>(ptrs.getType());
       if (!block)
         return;
-      Type pointee =
-          cast<PointerType>(block.getElementType()).getPointeeType();
-      int64_t bytes =
-          std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+      Type pointee = cast<PointerType>(block.getElementType()).getPointeeType();
+      int64_t bytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
       (axisInfo.vectorElements(ptrs, bytes) * bytes >= 4 ? vector : scalar) +=
           1;
     });

@@ -306,8 +306,8 @@ public:
   /// vector width (kernelVectorWidth) and, for the result shape of each of
   /// its dots, the dot layout (DotTile).
   /// `vectorWidth` > 0 replaces kernelVectorWidth (coalesce-unaligned).
-  KiteTypeConverter(MLIRContext *context, int64_t numThreads,
-                    Operation *kernel, int64_t vectorWidth = 0);
+  KiteTypeConverter(MLIRContext *context, int64_t numThreads, Operation *kernel,
+                    int64_t vectorWidth = 0);
   /// A converter with only linear layouts.
   KiteTypeConverter(MLIRContext *context, int64_t numThreads,
                     int64_t vectorWidth);

@@ -164,8 +164,8 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         "a power of two in [1, 32]");
   if (name == getMaxRegistersAttrName())
     return verifyKernelI32(
-        op, name, attr.getValue(), [](int64_t v) { return v >= 24 && v <= 255; },
-        "in [24, 255]");
+        op, name, attr.getValue(),
+        [](int64_t v) { return v >= 24 && v <= 255; }, "in [24, 255]");
   // A loop's own pipeline depth and producer warp (range(..., num_stages=,
   // warp_specialize=)); the dialect does not depend on SCF, hence the name.
   bool onLoop = op->getName().getStringRef() == "scf.for";

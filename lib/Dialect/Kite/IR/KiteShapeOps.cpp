@@ -148,8 +148,10 @@ LogicalResult InlineAsmOp::verify() {
                          << (pack == 1 ? "the op has "
                                        : "with pack " + std::to_string(pack) +
                                              " the op needs ")
-                         << wantOutputs << (pack == 1 ? " results and " : " output and ")
-                         << wantInputs << (pack == 1 ? " arguments" : " input registers");
+                         << wantOutputs
+                         << (pack == 1 ? " results and " : " output and ")
+                         << wantInputs
+                         << (pack == 1 ? " arguments" : " input registers");
   return success();
 }
 
