@@ -78,11 +78,17 @@ int64_t AxisInfoAnalysis::vectorElements(Value ptrs,
   return std::max<int64_t>(width, 1);
 }
 
-/// What holds of both `a` and `b` (runs of the gcd are runs of both).
-static AxisInfo join(AxisInfo a, AxisInfo b) {
+/// What holds of both `a` and `b`, values of `type` (runs of the gcd are
+/// runs of both; their starts, inside a longer run of one side, are
+/// multiples of what divisibilityAt says).
+static AxisInfo join(AxisInfo a, AxisInfo b, Type type) {
+  int64_t unit = isa<PointerType>(getElementTypeOrSelf(type))
+                     ? pointeeBytes(type)
+                     : 1;
   AxisInfo j;
   j.contiguity = std::gcd(a.contiguity, b.contiguity);
-  j.divisibility = std::gcd(a.divisibility, b.divisibility);
+  j.divisibility = std::gcd(divisibilityAt(a, j.contiguity, unit),
+                            divisibilityAt(b, j.contiguity, unit));
   j.constancy = std::gcd(a.constancy, b.constancy);
   return j;
 }
@@ -119,7 +125,7 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
       visitBlock(*body);
       bool changed = false;
       for (auto [info, next] : llvm::zip(carried, yield.getOperands())) {
-        AxisInfo joined = join(info, get(next));
+        AxisInfo joined = join(info, get(next), next.getType());
         changed |= differs(joined, info);
         info = joined;
       }
@@ -142,8 +148,9 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
       return;
     auto thenYield = branch.thenYield(), elseYield = branch.elseYield();
     for (unsigned i = 0; i < branch.getNumResults(); ++i)
-      infos[branch.getResult(i)] = join(get(thenYield.getOperand(i)),
-                                        get(elseYield.getOperand(i)));
+      infos[branch.getResult(i)] =
+          join(get(thenYield.getOperand(i)), get(elseYield.getOperand(i)),
+               branch.getResult(i).getType());
     return;
   }
   visit(op);
@@ -252,6 +259,23 @@ void AxisInfoAnalysis::visit(Operation *op) {
                                  divisibilityAt(b, info.contiguity));
   } else if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op)) {
     info = operand(0);
+  } else if (isa<arith::SelectOp>(op)) {
+    // Each element is one of the two choices': what both hold. A block
+    // condition may switch between them inside a run: runs are cut to the
+    // condition's constant runs (Triton's rule).
+    AxisInfo a = operand(1), b = operand(2);
+    int64_t runs = std::gcd(a.contiguity, b.contiguity);
+    if (isa<RankedTensorType>(op->getOperand(0).getType()))
+      runs = std::gcd(runs, operand(0).constancy);
+    int64_t unit = isa<PointerType>(getElementTypeOrSelf(result.getType()))
+                       ? pointeeBytes(result.getType())
+                       : 1;
+    info.contiguity = runs;
+    info.divisibility = std::gcd(divisibilityAt(a, runs, unit),
+                                 divisibilityAt(b, runs, unit));
+    info.constancy = std::gcd(a.constancy, b.constancy);
+    if (isa<RankedTensorType>(op->getOperand(0).getType()))
+      info.constancy = std::gcd(info.constancy, operand(0).constancy);
   } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
     AxisInfo a = operand(0), b = operand(1);
     info.constancy = std::gcd(a.constancy, b.constancy);

@@ -110,6 +110,24 @@ private:
         else if (isa<arith::DivSIOp>(op)) out[i] = x / y;
         else out[i] = x;
       }
+    } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      using P = arith::CmpIPredicate;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t x = at(cmp.getLhs(), i), y = at(cmp.getRhs(), i);
+        switch (cmp.getPredicate()) {
+        case P::slt: out[i] = x < y; break;
+        case P::sle: out[i] = x <= y; break;
+        case P::sgt: out[i] = x > y; break;
+        case P::sge: out[i] = x >= y; break;
+        case P::eq: out[i] = x == y; break;
+        case P::ne: out[i] = x != y; break;
+        default: return false;
+        }
+      }
+    } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = at(sel.getCondition(), i) ? at(sel.getTrueValue(), i)
+                                           : at(sel.getFalseValue(), i);
     } else {
       return false;
     }
@@ -239,6 +257,60 @@ TEST_F(AxisInfoTest, AlignedRowStride) {
 
 // Offsets modulo a size: contiguous runs survive when the size is divisible
 // by 16, and are broken when it is odd.
+// A select takes what both choices hold; runs of the choices' gcd start
+// inside the longer side's runs, so that side's divisibility shrinks to
+// what the shorter runs' starts have (here a 64-aligned run and pairs of a
+// 16-aligned base: starts every 2 elements, divisible by 2 only). A block
+// condition cuts runs to its own constant runs.
+TEST_F(AxisInfoTest, SelectJoinsBothChoices) {
+  std::string choices = R"(
+  %c64 = arith.constant 64 : i32
+  %base = arith.muli %pid, %c64 : i32
+  %r = kite.arange 0, 64 : tensor<64xi32>
+  %bs = kite.splat %base : i32 -> tensor<64xi32>
+  %a = arith.addi %bs, %r : tensor<64xi32>
+  %c2 = arith.constant dense<2> : tensor<64xi32>
+  %pairs = arith.remsi %r, %c2 : tensor<64xi32>
+  %xs = kite.splat %x : i32 -> tensor<64xi32>
+  %b = arith.addi %xs, %pairs : tensor<64xi32>)";
+  AxisInfo scalar = check(
+      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
+      std::string(choices) + R"(
+  %cond = arith.cmpi slt, %pid, %n : i32
+  %s = arith.select %cond, %a, %b : tensor<64xi32>)");
+  EXPECT_EQ(scalar.contiguity, 2);
+  EXPECT_EQ(scalar.divisibility, 2);
+  // Between a contiguous run and a splat of a multiple of 16: single
+  // elements, whose values only the constant side's starts bound (a's
+  // elements past its run start are not multiples of anything).
+  AxisInfo constant = check(
+      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
+      std::string(choices) + R"(
+  %cond = arith.cmpi slt, %pid, %n : i32
+  %s = arith.select %cond, %a, %xs : tensor<64xi32>)");
+  EXPECT_EQ(constant.contiguity, 1);
+  EXPECT_EQ(constant.divisibility, 1);
+  // A block condition constant over the block (a splat against a splat)
+  // keeps whole runs of one choice; one that changes every element (even or
+  // odd places) between two contiguous choices keeps none.
+  AxisInfo whole = check(
+      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
+      std::string(choices) + R"(
+  %ns = kite.splat %n : i32 -> tensor<64xi32>
+  %cond = arith.cmpi slt, %bs, %ns : tensor<64xi32>
+  %a2 = arith.addi %a, %bs : tensor<64xi32>
+  %s = arith.select %cond, %a, %a2 : tensor<64xi1>, tensor<64xi32>)");
+  EXPECT_EQ(whole.contiguity, 64);
+  AxisInfo each = check(
+      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
+      std::string(choices) + R"(
+  %c0 = arith.constant dense<0> : tensor<64xi32>
+  %even = arith.cmpi eq, %pairs, %c0 : tensor<64xi32>
+  %a2 = arith.addi %a, %bs : tensor<64xi32>
+  %s = arith.select %even, %a, %a2 : tensor<64xi1>, tensor<64xi32>)");
+  EXPECT_EQ(each.contiguity, 1);
+}
+
 TEST_F(AxisInfoTest, RemainderBySize) {
   std::string body = R"(
   %c64 = arith.constant 64 : i32
