@@ -271,6 +271,15 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
       isPtx = true;
       if (traceLink.note.empty())
         traceLink.note = "no nvJitLink or ptxas: the driver's JIT of the PTX";
+    } else if (detail::tracing()) {
+      // What the machine code uses (Triton's n_regs, n_spills).
+      auto functions = support::cubinFunctions(image);
+      auto it = functions.find(source.signature.name);
+      if (it != functions.end())
+        traceLink.note += "; " + std::to_string(it->second.registers) +
+                          " registers a thread, " +
+                          std::to_string(it->second.stackBytes) +
+                          " bytes of stack";
     }
     machineCodeMs = msSince(traceLink.start);
   }
