@@ -225,6 +225,10 @@ Val CodeGen::inlineAsm(const Expr &e) {
   size_t wantOutputs = 0, wantInputs = 0;
   auto registers = [&](Type t, Loc l) -> size_t {
     Type element = getElementTypeOrSelf(t);
+    if (pack > 1 && element.isInteger(1))
+      fail(l, n + "() with pack=" + std::to_string(pack) +
+                  ": i1 blocks cannot be packed; convert them to i8 or i32 "
+                  "first");
     int64_t regs = kd::InlineAsmOp::registersPerCall(element, pack);
     if (!regs) {
       std::string s;

@@ -821,3 +821,11 @@ func.func @inline_asm_pack_constraints(%a: tensor<128xf16>) {
   %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,r,r" pure(%a) {pack = 2 : i32} : (tensor<128xf16>) -> tensor<128xf16>
   return
 }
+
+// -----
+
+func.func @inline_asm_pack_bools(%a: tensor<128xi1>) {
+  // expected-error @+1 {{'kite.inline_asm' op pack 2 of i1 elements: convert them to i8 or i32}}
+  %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,=r,r" pure(%a) {pack = 2 : i32} : (tensor<128xi1>) -> tensor<128xi32>
+  return
+}

@@ -132,6 +132,9 @@ LogicalResult InlineAsmOp::verify() {
     if (pack > 1 && !isa<RankedTensorType>(t))
       return emitOpError() << "pack " << pack << " needs blocks, got " << t;
     Type element = getElementTypeOrSelf(t);
+    if (pack > 1 && element.isInteger(1))
+      return emitOpError() << "pack " << pack
+                           << " of i1 elements: convert them to i8 or i32";
     int64_t regs = registersPerCall(element, pack);
     if (!regs)
       return emitOpError() << "pack " << pack << " of " << element
