@@ -53,8 +53,11 @@ kite::support::cubinFunctions(std::string_view b) {
     Section &s = sections[i];
     if (!readAt(b, at, s.name) || !readAt(b, at + 4, s.type) ||
         !readAt(b, at + 24, s.offset) || !readAt(b, at + 32, s.size) ||
-        !readAt(b, at + 40, s.link) || !readAt(b, at + 56, s.entrySize) ||
-        s.offset > b.size() || b.size() - s.offset < s.size)
+        !readAt(b, at + 40, s.link) || !readAt(b, at + 56, s.entrySize))
+      return out;
+    if (s.type == 8 /*SHT_NOBITS: shared memory, no bytes in the file*/)
+      s.size = 0;
+    if (s.offset > b.size() || b.size() - s.offset < s.size)
       return out;
   }
   uint64_t names = sections[shstrndx].offset;

@@ -16,6 +16,7 @@
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
 #include "kite/Support/InputFile.h"
+#include "kite/Support/MachineCode.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -145,9 +146,16 @@ cl::opt<std::string> tier(
              "largest block, no full-block versioning); an error for a "
              "kernel that has none"),
     cl::init("optimized"), cl::cat(category));
-cl::opt<std::string> ptxasPath("ptxas", cl::desc("ptxas for --emit=cubin"),
-                               cl::init("/usr/local/cuda/bin/ptxas"),
-                               cl::cat(category));
+cl::opt<bool> resources(
+    "resources",
+    cl::desc("Also compile the PTX with ptxas (--ptxas), as the runtime would "
+             "(the occupancy retry included), and print each kernel's "
+             "registers a thread, stack bytes (spills) and shared memory on "
+             "stderr"),
+    cl::init(false), cl::cat(category));
+cl::opt<std::string>
+    ptxasPath("ptxas", cl::desc("ptxas for --emit=cubin and --resources"),
+              cl::init("/usr/local/cuda/bin/ptxas"), cl::cat(category));
 } // namespace
 
 static int writeOutput(StringRef path, StringRef text) {
@@ -162,13 +170,29 @@ static int writeOutput(StringRef path, StringRef text) {
   return Success;
 }
 
-static int runPtxas(StringRef ptx) {
+/// The cubin of `ptx` (--emit=cubin, --resources); --resources prints what
+/// each of `kernels` uses.
+static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
+                    bool write) {
   auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath);
   if (!cubin) {
-    errs() << "kitec: error: " << toString(cubin.takeError()) << "\n";
+    errs() << "kitec: error: " << (resources && !write ? "--resources: " : "")
+           << toString(cubin.takeError()) << "\n";
     return IOError;
   }
-  return writeOutput(outputFile, *cubin);
+  if (resources) {
+    auto functions = kite::support::cubinFunctions(*cubin);
+    for (const kite::KernelInfo &k : kernels) {
+      auto it = functions.find(k.name);
+      if (it == functions.end())
+        continue;
+      errs() << "kitec: " << k.name << " (" << chip << ", " << k.threads
+             << " threads): " << it->second.registers << " registers a thread, "
+             << it->second.stackBytes << " bytes of stack, " << k.sharedBytes
+             << " bytes of shared memory\n";
+    }
+  }
+  return write ? writeOutput(outputFile, *cubin) : Success;
 }
 
 static int compile();
@@ -613,6 +637,9 @@ static int compile() {
   if (emit == "metadata")
     return writeOutput(outputFile, compiled->metadataJSON() + "\n");
   if (emit == "cubin")
-    return runPtxas(compiled->ptx);
+    return runPtxas(compiled->ptx, compiled->kernels, /*write=*/true);
+  if (resources)
+    if (int rc = runPtxas(compiled->ptx, compiled->kernels, /*write=*/false))
+      return rc;
   return writeOutput(outputFile, compiled->ptx);
 }
