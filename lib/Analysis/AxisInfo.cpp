@@ -78,13 +78,27 @@ int64_t AxisInfoAnalysis::vectorElements(Value ptrs,
   return std::max<int64_t>(width, 1);
 }
 
+/// The step of a contiguous run of values of `type`: the pointee's bytes
+/// for pointers, else 1.
+static int64_t unitOf(Type type) {
+  return isa<PointerType>(getElementTypeOrSelf(type)) ? pointeeBytes(type) : 1;
+}
+
+/// `x` with its contiguous and constant runs cut to their gcd with `runs`;
+/// the shorter runs' starts divisible by what divisibilityAt says.
+static AxisInfo cutRuns(AxisInfo x, int64_t runs, int64_t unit) {
+  AxisInfo c;
+  c.contiguity = std::gcd(x.contiguity, runs);
+  c.divisibility = divisibilityAt(x, c.contiguity, unit);
+  c.constancy = std::gcd(x.constancy, runs);
+  return c;
+}
+
 /// What holds of both `a` and `b`, values of `type` (runs of the gcd are
 /// runs of both; their starts, inside a longer run of one side, are
 /// multiples of what divisibilityAt says).
 static AxisInfo join(AxisInfo a, AxisInfo b, Type type) {
-  int64_t unit = isa<PointerType>(getElementTypeOrSelf(type))
-                     ? pointeeBytes(type)
-                     : 1;
+  int64_t unit = unitOf(type);
   AxisInfo j;
   j.contiguity = std::gcd(a.contiguity, b.contiguity);
   j.divisibility = std::gcd(divisibilityAt(a, j.contiguity, unit),
@@ -264,18 +278,12 @@ void AxisInfoAnalysis::visit(Operation *op) {
     // condition may switch between them inside a run: runs are cut to the
     // condition's constant runs (Triton's rule).
     AxisInfo a = operand(1), b = operand(2);
-    int64_t runs = std::gcd(a.contiguity, b.contiguity);
-    if (isa<RankedTensorType>(op->getOperand(0).getType()))
-      runs = std::gcd(runs, operand(0).constancy);
-    int64_t unit = isa<PointerType>(getElementTypeOrSelf(result.getType()))
-                       ? pointeeBytes(result.getType())
-                       : 1;
-    info.contiguity = runs;
-    info.divisibility = std::gcd(divisibilityAt(a, runs, unit),
-                                 divisibilityAt(b, runs, unit));
-    info.constancy = std::gcd(a.constancy, b.constancy);
-    if (isa<RankedTensorType>(op->getOperand(0).getType()))
-      info.constancy = std::gcd(info.constancy, operand(0).constancy);
+    if (isa<RankedTensorType>(op->getOperand(0).getType())) {
+      int64_t c = operand(0).constancy, unit = unitOf(result.getType());
+      a = cutRuns(a, c, unit);
+      b = cutRuns(b, c, unit);
+    }
+    info = join(a, b, result.getType());
   } else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
     AxisInfo a = operand(0), b = operand(1);
     info.constancy = std::gcd(a.constancy, b.constancy);

@@ -47,10 +47,7 @@ Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
                  "(KITE_NVJITLINK, KITE_PTXAS, CUDA_HOME)");
   std::string error;
   if (auto cubin = detail::runPtxas(*c, ptx, chip, error)) {
-    support::raiseOccupancy(ptx, *cubin,
-                            [&](const std::string &limited, std::string &e) {
-                              return detail::runPtxas(*c, limited, chip, e);
-                            });
+    detail::raiseOccupancy(*c, ptx, chip, *cubin);
     return std::move(*cubin);
   }
   return Error(ErrorCode::CompileError, error);

@@ -251,11 +251,8 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
           traceLink.note = ptxas->inProcess ? "nvJitLink"
                            : early          ? "ptxas, started early"
                                             : "ptxas";
-          if (std::string more = support::raiseOccupancy(
-                  v.ptx, image,
-                  [&](const std::string &ptx, std::string &error) {
-                    return detail::runPtxas(*ptxas, ptx, *native, error);
-                  });
+          if (std::string more =
+                  detail::raiseOccupancy(*ptxas, v.ptx, *native, image);
               !more.empty())
             traceLink.note += "; " + more;
           if (!v.quick)

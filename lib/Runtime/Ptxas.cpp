@@ -1,6 +1,7 @@
 //===- Ptxas.cpp - PTX to cubin: nvJitLink in process, or ptxas ------------===//
 
 #include "Ptxas.h"
+#include "kite/Support/MachineCode.h"
 
 #include <cerrno>
 #include <climits>
@@ -412,4 +413,14 @@ void kite::detail::prewarmPtxCompiler(const std::string &chip) {
         (void)lib->compile(ptx, chip, error);
     });
   });
+}
+
+std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
+                                         const std::string &ptx,
+                                         const std::string &chip,
+                                         std::string &cubin) {
+  return support::raiseOccupancy(
+      ptx, cubin, [&](const std::string &limited, std::string &error) {
+        return runPtxas(ptxas, limited, chip, error);
+      });
 }

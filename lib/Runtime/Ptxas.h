@@ -53,6 +53,11 @@ std::optional<std::string> runPtxas(const Ptxas &ptxas, const std::string &ptx,
                                     const std::string &chip,
                                     std::string &error);
 
+/// The occupancy retry (kite/Support/MachineCode.h) of the `cubin` made of
+/// `ptx` for `chip`, compiling again with `ptxas`; what it did, for traces.
+std::string raiseOccupancy(const Ptxas &ptxas, const std::string &ptx,
+                           const std::string &chip, std::string &cubin);
+
 /// A ptxas process started before its PTX is ready: it waits on a pipe
 /// (its /dev/stdin) for the PTX that finish() writes. Destroying an
 /// unfinished one kills and reaps the process.

@@ -1,7 +1,6 @@
 //===- TierUp.cpp - Tiered compilation's background compiles --------------===//
 
 #include "TierUp.h"
-#include "kite/Support/MachineCode.h"
 
 #include <chrono>
 #include <cstdio>
@@ -111,11 +110,7 @@ std::shared_ptr<TierUp> kite::detail::startTierUp(TierUpJob job) {
            std::string
                error; // a failure: the load runs ptxas (or the JIT) again
            if (auto cubin = runPtxas(*ptxas, v->ptx, job.nativeChip, error)) {
-             support::raiseOccupancy(
-                 v->ptx, *cubin,
-                 [&](const std::string &ptx, std::string &error) {
-                   return runPtxas(*ptxas, ptx, job.nativeChip, error);
-                 });
+             raiseOccupancy(*ptxas, v->ptx, job.nativeChip, *cubin);
              cache::writeIn(job.cacheDir,
                             cubinKeyText(v->key, job.nativeChip, *ptxas),
                             "cubin", *cubin);

@@ -273,9 +273,9 @@ TEST_F(AxisInfoTest, SelectJoinsBothChoices) {
   %pairs = arith.remsi %r, %c2 : tensor<64xi32>
   %xs = kite.splat %x : i32 -> tensor<64xi32>
   %b = arith.addi %xs, %pairs : tensor<64xi32>)";
-  AxisInfo scalar = check(
-      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
-      std::string(choices) + R"(
+  const char *params =
+      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32";
+  AxisInfo scalar = check(params, std::string(choices) + R"(
   %cond = arith.cmpi slt, %pid, %n : i32
   %s = arith.select %cond, %a, %b : tensor<64xi32>)");
   EXPECT_EQ(scalar.contiguity, 2);
@@ -283,9 +283,7 @@ TEST_F(AxisInfoTest, SelectJoinsBothChoices) {
   // Between a contiguous run and a splat of a multiple of 16: single
   // elements, whose values only the constant side's starts bound (a's
   // elements past its run start are not multiples of anything).
-  AxisInfo constant = check(
-      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
-      std::string(choices) + R"(
+  AxisInfo constant = check(params, std::string(choices) + R"(
   %cond = arith.cmpi slt, %pid, %n : i32
   %s = arith.select %cond, %a, %xs : tensor<64xi32>)");
   EXPECT_EQ(constant.contiguity, 1);
@@ -293,17 +291,13 @@ TEST_F(AxisInfoTest, SelectJoinsBothChoices) {
   // A block condition constant over the block (a splat against a splat)
   // keeps whole runs of one choice; one that changes every element (even or
   // odd places) between two contiguous choices keeps none.
-  AxisInfo whole = check(
-      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
-      std::string(choices) + R"(
+  AxisInfo whole = check(params, std::string(choices) + R"(
   %ns = kite.splat %n : i32 -> tensor<64xi32>
   %cond = arith.cmpi slt, %bs, %ns : tensor<64xi32>
   %a2 = arith.addi %a, %bs : tensor<64xi32>
   %s = arith.select %cond, %a, %a2 : tensor<64xi1>, tensor<64xi32>)");
   EXPECT_EQ(whole.contiguity, 64);
-  AxisInfo each = check(
-      "%pid: i32, %x: i32 {kite.divisibility = 16 : i32}, %n: i32",
-      std::string(choices) + R"(
+  AxisInfo each = check(params, std::string(choices) + R"(
   %c0 = arith.constant dense<0> : tensor<64xi32>
   %even = arith.cmpi eq, %pairs, %c0 : tensor<64xi32>
   %a2 = arith.addi %a, %bs : tensor<64xi32>

@@ -54,20 +54,10 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// With fp fusion on (Triton's enable_fp_fusion), a float add, sub or mul
-/// of a combine may fuse with its neighbours into an fma, as elementwise
-/// ones may (ElementwiseToGPU.cpp): `sum(x * y)` accumulates with one fma
-/// an element instead of a product held per element and an add.
-void allowContraction(Operation *op, bool fpFusion) {
-  if (!fpFusion || !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
-    return;
-  auto fm = cast<arith::ArithFastMathInterface>(op);
-  op->setAttr(fm.getFastMathAttrName(),
-              arith::FastMathFlagsAttr::get(
-                  op->getContext(), fm.getFastMathFlagsAttr().getValue() |
-                                        arith::FastMathFlags::contract));
-}
-
+/// A combine's float add, sub or mul may fuse with its neighbours into an
+/// fma, as elementwise ones may (allowContraction): `sum(x * y)`
+/// accumulates with one fma an element instead of a product held per
+/// element and an add.
 Value contractible(Value v, bool fpFusion) {
   allowContraction(v.getDefiningOp(), fpFusion);
   return v;

@@ -51,15 +51,7 @@ struct ElementwiseLowering : ConversionPattern {
     // and used again: 32 more registers a thread).
     bool sharedProduct =
         isa<arith::MulFOp>(op) && !op->getResult(0).hasOneUse();
-    if (state.fpFusion && !sharedProduct &&
-        isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(newOp)) {
-      auto fm = cast<arith::ArithFastMathInterface>(newOp);
-      fm->setAttr(fm.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(
-                      rewriter.getContext(),
-                      fm.getFastMathFlagsAttr().getValue() |
-                          arith::FastMathFlags::contract));
-    }
+    allowContraction(newOp, state.fpFusion && !sharedProduct);
     rewriter.replaceOp(op, newOp->getResults());
     return success();
   }

@@ -141,6 +141,16 @@ struct ConvertKiteToGPUPass
              "local memory (use more warps or smaller blocks)";
   }
 
+  /// Whether `func` has a dot (on any engine, staged or from registers).
+  static bool hasDot(func::FuncOp func) {
+    return func
+        .walk([](Operation *op) {
+          return isa<DotOp, DotStagedOp>(op) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
   /// A kernel without a dot on 256 threads or more: the registers a thread
   /// that let two of its programs share an SM (65536 / (2 x threads),
   /// rounded down to ptxas' unit of 8), recorded on the module
@@ -154,12 +164,7 @@ struct ConvertKiteToGPUPass
       return; // two programs of 128 threads or fewer always fit
     if (func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
       return; // the kernel sets its own limit
-    bool dot = false;
-    func.walk([&](Operation *op) {
-      if (isa<DotOp, DotStagedOp>(op))
-        dot = true;
-    });
-    if (dot)
+    if (hasDot(func))
       return;
     int64_t registers = 65536 / (2 * numThreads) / 8 * 8;
     ModuleOp module = getOperation();
@@ -181,11 +186,10 @@ struct ConvertKiteToGPUPass
   /// or two 32-byte sectors instead of 16 (16-byte chunks a thread).
   static bool mostlyUnaligned(func::FuncOp func,
                               const AxisInfoAnalysis &axisInfo) {
+    if (hasDot(func))
+      return false;
     int64_t scalar = 0, vector = 0;
-    bool dot = false;
     func.walk([&](Operation *op) {
-      if (isa<DotOp, DotStagedOp>(op))
-        dot = true;
       if (!isa<LoadOp, StoreOp>(op))
         return;
       Value ptrs = op->getOperand(0);
@@ -197,7 +201,7 @@ struct ConvertKiteToGPUPass
       (axisInfo.vectorElements(ptrs, bytes) * bytes >= 4 ? vector : scalar) +=
           1;
     });
-    return !dot && scalar > vector;
+    return scalar > vector;
   }
 
   LogicalResult lowerKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule) {

@@ -86,6 +86,19 @@ inline Value splatLike(OpBuilder &b, Location loc, Value scalar, Type like) {
 }
 
 /// Register `e` of a per-thread value (the value itself for scalars).
+/// With fp fusion on (Triton's enable_fp_fusion), marks a float add, sub
+/// or mul `contract`, so that LLVM may fuse a multiply and an add into one
+/// fma; other ops, or fp fusion off: nothing.
+inline void allowContraction(Operation *op, bool fpFusion) {
+  if (!fpFusion || !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+    return;
+  auto fm = cast<arith::ArithFastMathInterface>(op);
+  op->setAttr(fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(
+                  op->getContext(), fm.getFastMathFlagsAttr().getValue() |
+                                        arith::FastMathFlags::contract));
+}
+
 inline Value extractRegister(OpBuilder &b, Location loc, Value v, int64_t e) {
   if (!isa<VectorType>(v.getType()))
     return v;
