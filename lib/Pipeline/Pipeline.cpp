@@ -85,13 +85,6 @@ static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
   return createCheckTarget(check);
 }
 
-/// The coalesce-unaligned layout experiment (KITE_COALESCE_UNALIGNED=1,
-/// docs/lowering.md "Vectorization").
-static bool coalesceUnaligned() {
-  const char *env = std::getenv("KITE_COALESCE_UNALIGNED");
-  return env && std::string_view(env) == "1";
-}
-
 /// Adds the passes of one stage (those after the previous stage's).
 static void buildStage(OpPassManager &pm, const TargetOptions &options,
                        Stage stage) {
@@ -138,7 +131,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     lower.ieeeDivision = options.ieeeDivision;
     lower.fpFusion = options.fpFusion;
     lower.occupancyHint = !options.quickTier;
-    lower.coalesceUnaligned = coalesceUnaligned();
+    lower.coalesceUnaligned = true;
     pm.addPass(mlir::kite::createConvertKiteToGPU(lower));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -215,8 +208,7 @@ static void applyLLVMCodegenSettings() {
 }
 
 std::string(::kite::llvmCodegenSettings)() {
-  return std::string(keepLSR() ? "short-ptr" : "short-ptr,no-lsr") +
-         (coalesceUnaligned() ? ",coalesce-unaligned" : "");
+  return keepLSR() ? "short-ptr" : "short-ptr,no-lsr";
 }
 
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,

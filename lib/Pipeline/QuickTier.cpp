@@ -79,7 +79,10 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
     return 0;
   }
   int64_t largest = 1;
-  Operation *blocker = nullptr;
+  // An inline_asm_elementwise with pack N needs N elements a thread of its
+  // block: the fewest elements a thread may hold, per such block.
+  int64_t mostWarps = 32;
+  Operation *blocker = nullptr, *packedAsm = nullptr;
   module.walk([&](Operation *op) {
     if (blocker || isa<ModuleOp, func::FuncOp>(op))
       return;
@@ -89,8 +92,18 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
     }
     for (Type t : op->getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(t))
-        if (tensor.hasStaticShape())
+        if (tensor.hasStaticShape()) {
           largest = std::max(largest, tensor.getNumElements());
+          auto asmOp = dyn_cast<kd::InlineAsmOp>(op);
+          int64_t most = asmOp
+                             ? std::max<int64_t>(1, tensor.getNumElements() /
+                                                        (32 * asmOp.getPack()))
+                             : 32;
+          if (most < mostWarps) {
+            mostWarps = most;
+            packedAsm = op;
+          }
+        }
   });
   if (blocker) {
     const char *reason =
@@ -109,10 +122,21 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
   if (auto attr = kernel->getAttrOfType<IntegerAttr>(
           kd::KiteDialect::getNumWarpsAttrName()))
     warps = int(attr.getInt());
-  // One element a thread, at most 32 warps.
+  // One element a thread (pack elements for a packed inline asm), at most 32
+  // warps.
   int64_t wanted = std::min<int64_t>(
       32,
       int64_t(llvm::bit_ceil(uint64_t(std::max<int64_t>(1, largest / 32)))));
+  wanted =
+      std::min<int64_t>(wanted, int64_t(llvm::bit_floor(uint64_t(mostWarps))));
+  if (wanted <= warps && packedAsm && wanted < 32 &&
+      int64_t(llvm::bit_floor(uint64_t(mostWarps))) == wanted) {
+    why = "'kite.inline_asm'" + where(packedAsm) + " takes " +
+          std::to_string(cast<kd::InlineAsmOp>(packedAsm).getPack()) +
+          " elements a call (pack), which its " + std::to_string(warps) +
+          " warps' threads already hold";
+    return 0;
+  }
   if (wanted <= warps) {
     why = "its largest block (" + std::to_string(largest) +
           " elements) already gives each of its " + std::to_string(warps) +

@@ -156,6 +156,14 @@ KernelImpl::variant(Specialization spec, const std::string &chip, int device) {
     auto compiled =
         detail::lowerToPTX(source.canonical, source.signature, spec, options,
                            chip, dump, tiered ? &quick : nullptr);
+    if (!compiled && quick.warps > 0) {
+      // The quick form must never fail a launch that the optimized one
+      // serves: compile untiered (its own error, if any, is the user's).
+      quick = detail::QuickTier();
+      quick.why = "its quick form did not compile";
+      compiled = detail::lowerToPTX(source.canonical, source.signature, spec,
+                                    options, chip, dump, nullptr);
+    }
     if (!compiled)
       return compiled.error();
     v = std::make_shared<Variant>();

@@ -6,7 +6,7 @@
 # the setting and ROUNDS times without, interleaved (A B A B ...), each in a
 # fresh kernel cache; then one line per row: the median of each side and
 # B/A. KITE_BENCH_ONLY picks the parts as for bench.sh (default rows).
-#   KITE_BENCH_ONLY=rows bash scripts/gpu/ab_env.sh KITE_COALESCE_UNALIGNED=1 3
+#   KITE_BENCH_ONLY=rows bash scripts/gpu/ab_env.sh KITE_OCCUPANCY=0 3
 # e.g. run(command="bash scripts/gpu/ab_env.sh KITE_OCCUPANCY=0", carry=[".gpu"])
 #
 #===-----------------------------------------------------------------------===#

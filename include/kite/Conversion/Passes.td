@@ -40,7 +40,7 @@ def ConvertKiteToGPU : Pass<"convert-kite-to-gpu", "::mlir::ModuleOp"> {
            "(kite.occupancy_registers), for the runtime's second ptxas run">,
     Option<"coalesceUnaligned", "coalesce-unaligned", "bool",
            /*default=*/"false",
-           "Experimental (KITE_COALESCE_UNALIGNED=1): a kernel without a dot "
+           "A kernel without a dot "
            "whose block accesses mostly cannot use vectors (unaligned rows) "
            "spreads its blocks one element a thread in turn (consecutive "
            "lanes: coalesced scalar accesses) instead of 16-byte chunks">,

@@ -67,8 +67,7 @@ void buildKiteToPTXPipeline(mlir::OpPassManager &pm,
 /// makes (LLVM has them only as command-line options), applied on the first
 /// pipeline built and described here for cache keys: 32-bit shared-memory
 /// pointers, and loop strength reduction off unless KITE_LLVM_LSR=1
-/// (docs/lowering.md, "LLVM's code generation"); also the layout
-/// experiment KITE_COALESCE_UNALIGNED=1.
+/// (docs/lowering.md, "LLVM's code generation").
 std::string llvmCodegenSettings();
 
 /// Registers the `kite-to-ptx` pipeline and `kite-check-target` pass.

@@ -181,7 +181,7 @@ struct ConvertKiteToGPUPass
 
   /// Whether most of the block loads and stores of a kernel without a dot
   /// cannot use vectors of 4 bytes or more (rows of 781 f16 from an odd
-  /// stride): the coalesce-unaligned experiment then gives its blocks
+  /// stride): coalesce-unaligned then gives its blocks
   /// consecutive lanes, so that each warp-wide scalar access touches one
   /// or two 32-byte sectors instead of 16 (16-byte chunks a thread).
   static bool mostlyUnaligned(func::FuncOp func,
