@@ -417,19 +417,21 @@ int main(int argc, char **argv) {
   struct AttnConfig {
     int bm, bn, warps;
     int stages = 0; ///< 0: the kernel's own
+    int maxnreg = 0; ///< 0: ptxas's choice (and the runtime's)
     std::string name() const {
       return std::to_string(bm) + "x" + std::to_string(bn) + "w" +
              std::to_string(warps) +
-             (stages ? "s" + std::to_string(stages) : std::string());
+             (stages ? "s" + std::to_string(stages) : std::string()) +
+             (maxnreg ? "r" + std::to_string(maxnreg) : std::string());
     }
   };
   std::vector<AttnConfig> attnConfigs =
       quick ? std::vector<AttnConfig>{{128, 64, 8}}
             : std::vector<AttnConfig>{{128, 64, 8}, {64, 64, 4}, {128, 128, 8},
                                       {128, 64, 4}};
-  // KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 (BMxBNwWARPS[sSTAGES], any):
-  // these attention configurations instead of the lists below (forward and
-  // backward alike).
+  // KITE_BENCH_BLOCKS=128x64w8,32x64w4s2,128x64w8r128
+  // (BMxBNwWARPS[sSTAGES][rMAXNREG], any): these attention configurations
+  // instead of the lists below (forward and backward alike).
   const char *blocksEnv = std::getenv("KITE_BENCH_BLOCKS");
   std::vector<AttnConfig> chosen;
   for (const char *p = blocksEnv; p && *p;) {
@@ -443,6 +445,8 @@ int main(int argc, char **argv) {
     if (*p == 's') {
       c.stages = int(std::strtol(p + 1, const_cast<char **>(&p), 10));
     }
+    if (*p == 'r')
+      c.maxnreg = int(std::strtol(p + 1, const_cast<char **>(&p), 10));
     chosen.push_back(c);
     if (*p == ',')
       ++p;
@@ -474,6 +478,7 @@ int main(int argc, char **argv) {
                        {"DROPOUT", dropout ? 1 : 0}};
         o.overrideNumWarps = cfg.warps;
         o.overrideNumStages = cfg.stages;
+        o.overrideMaxRegisters = cfg.maxnreg;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         for (int N : lengths) {
           size_t n = size_t(Z) * H * N * D;
@@ -493,15 +498,17 @@ int main(int argc, char **argv) {
           double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
                              /*settle=*/true);
           double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
-          std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
-                      "\"blocks\": \"%dx%d w%d%s\", "
-                      "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
-                      "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
-                      "\"tflops\": %.2f}\n",
-                      cfg.bm, cfg.bn, cfg.warps,
-                      cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
-                      Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
-                      ms * 1e3, flops / ms / 1e9);
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"attention\", "
+              "\"blocks\": \"%dx%d w%d%s%s\", "
+              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+              "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
+              "\"tflops\": %.2f}\n",
+              cfg.bm, cfg.bn, cfg.warps,
+              cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+              cfg.maxnreg ? (" r" + std::to_string(cfg.maxnreg)).c_str() : "",
+              Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
+              ms * 1e3, flops / ms / 1e9);
           std::fflush(stdout);
           for (uint64_t p : {q, k, v, out, m})
             deviceFree(p);
@@ -575,14 +582,16 @@ int main(int argc, char **argv) {
               },
               10, /*settle=*/true);
           double flops = 10.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
-          std::printf("{\"impl\": \"kite\", \"kernel\": \"attention_bwd\", "
-                      "\"blocks\": \"%dx%d w%d%s\", "
-                      "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
-                      "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
-                      cfg.bm, cfg.bn, cfg.warps,
-                      cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
-                      Z, H, N, D, causal ? "true" : "false", ms * 1e3,
-                      flops / ms / 1e9);
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"attention_bwd\", "
+              "\"blocks\": \"%dx%d w%d%s%s\", "
+              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+              "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
+              cfg.bm, cfg.bn, cfg.warps,
+              cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+              cfg.maxnreg ? (" r" + std::to_string(cfg.maxnreg)).c_str() : "",
+              Z, H, N, D, causal ? "true" : "false", ms * 1e3,
+              flops / ms / 1e9);
           std::fflush(stdout);
           for (uint64_t p : {q, k, v, dout, out, m, delta, dq, dk, dv})
             deviceFree(p);

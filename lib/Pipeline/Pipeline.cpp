@@ -442,10 +442,11 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   if (auto limits = module->getAttrOfType<DictionaryAttr>(
           mlir::kite::KiteDialect::getOccupancyRegistersAttrName())) {
     std::string header;
-    for (NamedAttribute entry : limits)
+    for (NamedAttribute entry : limits) {
+      auto pair = cast<DenseI64ArrayAttr>(entry.getValue());
       header += "// kite.occupancy_registers " + entry.getName().str() + " " +
-                std::to_string(cast<IntegerAttr>(entry.getValue()).getInt()) +
-                "\n";
+                std::to_string(pair[0]) + " " + std::to_string(pair[1]) + "\n";
+    }
     result.ptx = header + result.ptx;
   }
   // Tensor maps the launch encodes (kite-stage-dot-operands' TMA staging),

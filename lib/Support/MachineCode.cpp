@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 using namespace kite::support;
@@ -103,19 +104,21 @@ kite::support::cubinFunctions(std::string_view b) {
   return out;
 }
 
-std::map<std::string, int> kite::support::occupancyHints(std::string_view ptx) {
-  std::map<std::string, int> hints;
+std::map<std::string, kite::support::OccupancyHint>
+kite::support::occupancyHints(std::string_view ptx) {
+  std::map<std::string, OccupancyHint> hints;
   static constexpr std::string_view kLine = "// kite.occupancy_registers ";
   for (size_t at = ptx.find(kLine); at != std::string_view::npos;
        at = ptx.find(kLine, at + 1)) {
     std::string_view line = ptx.substr(at + kLine.size());
-    line = line.substr(0, line.find('\n'));
-    size_t space = line.find(' ');
-    if (space == std::string_view::npos)
+    std::istringstream fields{std::string(line.substr(0, line.find('\n')))};
+    std::string name;
+    OccupancyHint hint;
+    if (!(fields >> name >> hint.registers) || hint.registers <= 0)
       continue;
-    int registers = std::atoi(std::string(line.substr(space + 1)).c_str());
-    if (registers > 0)
-      hints[std::string(line.substr(0, space))] = registers;
+    if (!(fields >> hint.spillBytes) || hint.spillBytes < 0)
+      hint.spillBytes = 0;
+    hints[name] = hint;
   }
   return hints;
 }
@@ -150,17 +153,17 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
                                           const CompilePtx &compile) {
   if (!occupancyEnabled())
     return "";
-  std::map<std::string, int> hints = occupancyHints(ptx);
+  std::map<std::string, OccupancyHint> hints = occupancyHints(ptx);
   if (hints.empty())
     return "";
   std::map<std::string, FunctionResources> before = cubinFunctions(cubin);
   std::string limited = ptx, note;
   std::vector<std::string> changed;
-  for (const auto &[kernel, registers] : hints) {
+  for (const auto &[kernel, hint] : hints) {
     auto it = before.find(kernel);
-    if (it == before.end() || it->second.registers <= registers)
+    if (it == before.end() || it->second.registers <= hint.registers)
       continue;
-    std::string next = withMaxRegisters(limited, kernel, registers);
+    std::string next = withMaxRegisters(limited, kernel, hint.registers);
     if (next.empty())
       continue;
     limited = std::move(next);
@@ -177,13 +180,19 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
   for (const std::string &kernel : changed) {
     auto it = after.find(kernel);
     const FunctionResources &old = before[kernel];
-    if (it == after.end() || it->second.stackBytes > old.stackBytes)
-      return "occupancy: " + kernel + " spills under " +
-             std::to_string(hints[kernel]) + " registers; kept " +
-             std::to_string(old.registers);
+    if (it == after.end() ||
+        it->second.stackBytes > old.stackBytes + hints[kernel].spillBytes)
+      return "occupancy: " + kernel + " spills " +
+             (it == after.end() ? std::string("?")
+                                : std::to_string(it->second.stackBytes)) +
+             " bytes under " + std::to_string(hints[kernel].registers) +
+             " registers; kept " + std::to_string(old.registers);
     note += (note.empty() ? "occupancy: " : ", ") + kernel + " " +
             std::to_string(old.registers) + " -> " +
             std::to_string(it->second.registers) + " registers";
+    if (it->second.stackBytes > old.stackBytes)
+      note += " (" + std::to_string(it->second.stackBytes - old.stackBytes) +
+              " bytes of spills)";
   }
   cubin = std::move(*second);
   return note + " (two programs an SM)";

@@ -8,14 +8,19 @@
 // instruction order happens to fit 128; the same PTX under `.maxnreg 128`,
 // without spills, 1.01x.)
 //
-// So the compiler marks each kernel without a dot on 256 threads or more
-// with the registers that let two programs share an SM (a comment line
-// "// kite.occupancy_registers NAME N" in the PTX, kite-convert-to-gpu).
-// When the cubin uses more, the runtime (launches, compilePtxToCubin) and
-// kitec (--emit=cubin, --emit=c) compile the PTX again with `.maxnreg N` on
-// that entry and keep the second cubin if its stack frame (spills) is no
-// larger. KITE_OCCUPANCY=0 turns it off. Kernels with a dot are left
-// alone: their tiles want the registers.
+// So the compiler marks each kernel on 256 threads or more whose shared
+// memory lets two programs share an SM with the registers that let them,
+// and the spills a thread that may buy it (a comment line
+// "// kite.occupancy_registers NAME N B" in the PTX, kite-convert-to-gpu):
+// none for a kernel without a dot, 128 bytes for one with a dot, whose
+// second program then runs while the first one's tensor cores work
+// (attention at head dim 64 on 8 warps: 134-219 registers, 0-108 bytes of
+// spills under 128, 1.04-1.25x; at head dim 128 it would spill 456 bytes
+// and more, 0.6x, and keeps its registers). When the cubin uses more than
+// N, the runtime (launches, compilePtxToCubin) and kitec (--emit=cubin,
+// --emit=c) compile the PTX again with `.maxnreg N` on that entry and keep
+// the second cubin if its stack frame grew by B bytes or less.
+// KITE_OCCUPANCY=0 turns it off.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +46,14 @@ struct FunctionResources {
 /// image is not a readable cubin.
 std::map<std::string, FunctionResources> cubinFunctions(std::string_view cubin);
 
-/// The "// kite.occupancy_registers NAME N" lines of `ptx`: NAME -> N.
-std::map<std::string, int> occupancyHints(std::string_view ptx);
+/// What the compiler asks of the retry for one kernel.
+struct OccupancyHint {
+  int registers = 0;  ///< the limit that lets two programs share an SM
+  int spillBytes = 0; ///< the stack frame a thread it may add
+};
+
+/// The "// kite.occupancy_registers NAME N [B]" lines of `ptx`.
+std::map<std::string, OccupancyHint> occupancyHints(std::string_view ptx);
 
 /// `ptx` with ".maxnreg N" on the entry `kernel` (after its .maxntid line);
 /// empty if that entry has no .maxntid line.

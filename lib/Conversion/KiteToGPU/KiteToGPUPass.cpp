@@ -151,30 +151,36 @@ struct ConvertKiteToGPUPass
         .wasInterrupted();
   }
 
-  /// A kernel without a dot on 256 threads or more: the registers a thread
-  /// that let two of its programs share an SM (65536 / (2 x threads),
-  /// rounded down to ptxas' unit of 8), recorded on the module
-  /// (kite.occupancy_registers) and in a comment line of the PTX. When
-  /// ptxas gives the kernel more, one program fills an SM's register file
-  /// and its barriers and waits stall the SM; the runtime then compiles it
-  /// again under that limit and keeps the result if nothing spills
-  /// (docs/runtime.md, "Occupancy"). A dot's tiles want their registers.
-  void recordOccupancyRegisters(func::FuncOp func, int64_t numThreads) {
+  /// A kernel on 256 threads or more whose shared memory lets two of its
+  /// programs share an SM: the registers a thread that let them (65536 /
+  /// (2 x threads), rounded down to ptxas' unit of 8) and the spills a
+  /// thread that may buy it, recorded on the module
+  /// (kite.occupancy_registers: [registers, spill bytes]) and in a comment
+  /// line of the PTX. When ptxas gives the kernel more, one program fills
+  /// an SM's register file and its barriers and waits stall the SM; the
+  /// runtime then compiles it again under that limit and keeps the result
+  /// if it spills no more than that (docs/runtime.md, "Occupancy"). A
+  /// kernel with a dot may spill a few registers for it (its other program
+  /// runs while the tensor cores work: attention at head dim 64 on 8 warps,
+  /// 20-108 bytes, 1.1-1.25x); one without, none (as measured on the rows
+  /// kernels).
+  void recordOccupancyRegisters(func::FuncOp func, int64_t numThreads,
+                                int64_t smemBytes) {
     if (numThreads < 256)
       return; // two programs of 128 threads or fewer always fit
     if (func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
       return; // the kernel sets its own limit
-    if (hasDot(func))
-      return;
+    if (2 * (smemBytes + kReservedSharedMemoryPerProgram) > kSharedMemoryPerSM)
+      return; // one program a SM anyway
     int64_t registers = 65536 / (2 * numThreads) / 8 * 8;
+    int64_t spillBytes = hasDot(func) ? 128 : 0;
     ModuleOp module = getOperation();
     NamedAttrList limits;
     if (auto old = module->getAttrOfType<DictionaryAttr>(
             KiteDialect::getOccupancyRegistersAttrName()))
       limits.append(old.getValue());
-    limits.set(
-        func.getSymName(),
-        IntegerAttr::get(IntegerType::get(&getContext(), 64), registers));
+    limits.set(func.getSymName(),
+               DenseI64ArrayAttr::get(&getContext(), {registers, spillBytes}));
     module->setAttr(KiteDialect::getOccupancyRegistersAttrName(),
                     limits.getDictionary(&getContext()));
   }
@@ -244,7 +250,7 @@ struct ConvertKiteToGPUPass
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });
     bool tensorCores = kernelUsesTensorCores(func);
     if (occupancyHint)
-      recordOccupancyRegisters(func, numThreads);
+      recordOccupancyRegisters(func, numThreads, smemBytes);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());

@@ -469,6 +469,10 @@ int64_t kernelBarrierCount(Operation *kernel);
 constexpr int64_t kMaxStaticSharedMemory = 48 * 1024;
 /// Shared memory a program may use at most on sm_90 (opt-in dynamic).
 constexpr int64_t kMaxSharedMemory = 227 * 1024;
+/// Shared memory an SM has on sm_90, and what the hardware keeps of it
+/// for each program resident there.
+constexpr int64_t kSharedMemoryPerSM = 228 * 1024;
+constexpr int64_t kReservedSharedMemoryPerProgram = 1024;
 
 /// The group width (elements of `elemBytes`) in which kite.async_stage
 /// with a tensor-core engine copies the block behind `ptrs` (layout

@@ -238,11 +238,9 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of parameter names";
     return verifyOnKernel(op, name);
   }
-  if (name == getDynamicSharedMemoryAttrName() ||
-      name == getOccupancyRegistersAttrName()) {
+  if (name == getDynamicSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
-    // shared memory its launch must provide, or the registers a thread that
-    // let two of its programs share an SM (the runtime's second ptxas run).
+    // shared memory its launch must provide.
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<ModuleOp>(op) ||
         !llvm::all_of(dict, [](NamedAttribute a) {
@@ -250,6 +248,22 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         }))
       return op->emitError() << "'" << name
                              << "' must be a dictionary of integers on a module";
+    return success();
+  }
+  if (name == getOccupancyRegistersAttrName()) {
+    // Set by the GPU lowering on the module: kernel name -> [the registers
+    // a thread that let two of its programs share an SM, the spill bytes a
+    // thread that may buy it] (the runtime's second ptxas run).
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa<ModuleOp>(op) ||
+        !llvm::all_of(dict, [](NamedAttribute a) {
+          auto pair = dyn_cast<DenseI64ArrayAttr>(a.getValue());
+          return pair && pair.size() == 2 && pair[0] > 0 && pair[1] >= 0;
+        }))
+      return op->emitError()
+             << "'" << name
+             << "' must be a dictionary of [registers, spill bytes] on a "
+                "module";
     return success();
   }
   if (name == getTensorMapsAttrName()) {
