@@ -1,8 +1,10 @@
-//===- kite_bench.cpp - Kite's kernel benchmarks on the GPU ----------------===//
+//===- kite_bench.cpp - Kite's kernel benchmarks on the GPU
+//----------------===//
 //
 //   kite-bench DIR [--quick]     (KITE_BENCH_ONLY=1d,rows,math,perceptron,
 //                                 attention,matmul,fp8: some parts; "matmul"
-//                                 includes the fp8 rows)
+//                                 includes the fp8 rows; "tuned" alone: only
+//                                 the autotuned matmul rows)
 //
 // Times, through the runtime, the tutorial kernels compiled from DIR's
 // dsl-examples/*.kite and bench/*.kite, and prints one JSON line per
@@ -10,7 +12,8 @@
 //   - vector add, dropout, seeded dropout for n = 2^20 .. 2^28 elements, and
 //     a device-to-device copy of n floats measured the same way (the
 //     bandwidth ceiling of the same run);
-//   - the tutorial matmul in f32 (exact and tf32), f16 and bf16 inputs at 1024^3, 4096^3,
+//   - the tutorial matmul in f32 (exact and tf32), f16 and bf16 inputs at
+//   1024^3, 4096^3,
 //     8192^3 and 4096x4096x512; tutorial 09's persistent forms; fp8 (e4m3)
 //     with per-tensor scales, also at 8192x8192x4096;
 //   - softmax (f32) and layer norm forward (f16) over 4096 rows of 256 to
@@ -601,17 +604,21 @@ int main(int argc, char **argv) {
 
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
   bool fp8Only = part("fp8") && !part("matmul");
-  if (!part("matmul") && !fp8Only)
+  // "tuned": only the autotuned matmul rows (f32, tf32, f16, bf16), for
+  // scripts/gpu/ab_tuned.sh's interleaved runs beside Triton's.
+  bool tunedOnly = part("tuned") && !part("matmul") && !fp8Only;
+  if (!part("matmul") && !fp8Only && !tunedOnly)
     return 0;
   struct Shape {
     int M, N, K;
   };
-  std::vector<Shape> shapes = !part("matmul") && !fp8Only ? std::vector<Shape>{}
+  std::vector<Shape> shapes = !part("matmul") && !fp8Only && !tunedOnly
+                                  ? std::vector<Shape>{}
                               : quick ? std::vector<Shape>{{1024, 1024, 1024}}
-                                    : std::vector<Shape>{{1024, 1024, 1024},
-                                                         {4096, 4096, 4096},
-                                                         {8192, 8192, 8192},
-                                                         {4096, 4096, 512}};
+                                      : std::vector<Shape>{{1024, 1024, 1024},
+                                                           {4096, 4096, 4096},
+                                                           {8192, 8192, 8192},
+                                                           {4096, 4096, 512}};
   // Blocks: the f32 kernel's defaults (64x64x32, 4 warps, 3 stages), and
   // large blocks for large problems (128x256x16, 8 warps, 2 stages: 16x8
   // register tiles, A staged k-major), both exact f32 (FMA); f32 as tf32
@@ -629,17 +636,31 @@ int main(int argc, char **argv) {
     bool ws = false; ///< TMA with a producer warp (warp specialization)
   };
   for (Variant v :
-       fp8Only ? std::vector<Variant>{} : std::vector<Variant>{Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64, 64, 32, 0, 0},
-        Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 128, 256, 16, 8, 2},
-        Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128, 128, 32, 4, 3},
-        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 64, 128, 64, 4, 4},
-        Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 256, 128, 64, 8, 3},
-        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64, 128, 64, 4, 4},
-        Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256, 128, 64, 8, 3},
-        Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128, 256, 64, 8, 3, " TMA"},
-        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA"},
-        Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128, 256, 64, 8, 3, " TMA+WS", true},
-        Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2, 128, 256, 64, 8, 3, " TMA+WS", true}}) {
+       fp8Only || tunedOnly
+           ? std::vector<Variant>{}
+           : std::vector<Variant>{
+                 Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64,
+                         64, 32, 0, 0},
+                 Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 128,
+                         256, 16, 8, 2},
+                 Variant{"tf32", "bench/matmul_tf32.kite", "fill_f32", 4, 128,
+                         128, 32, 4, 3},
+                 Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 64, 128,
+                         64, 4, 4},
+                 Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 256,
+                         128, 64, 8, 3},
+                 Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64,
+                         128, 64, 4, 4},
+                 Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256,
+                         128, 64, 8, 3},
+                 Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128,
+                         256, 64, 8, 3, " TMA"},
+                 Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2,
+                         128, 256, 64, 8, 3, " TMA"},
+                 Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128,
+                         256, 64, 8, 3, " TMA+WS", true},
+                 Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2,
+                         128, 256, 64, 8, 3, " TMA+WS", true}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};
@@ -682,7 +703,7 @@ int main(int argc, char **argv) {
   // f16 types replaced), beside Triton's tutorial 09 likewise.
   for (const char *dtype : {"f16", "bf16"}) {
   const bool bf16 = std::strcmp(dtype, "bf16") == 0;
-  if (!shapes.empty() && !fp8Only) {
+  if (!shapes.empty() && !fp8Only && !tunedOnly) {
     const int sms = deviceMultiprocessors().value();
     Kernel fill = load("bench/fill.kite", bf16 ? "fill_bf16" : "fill_f16");
     // The descriptor form also with a producer warp ("TMA+WS").
@@ -755,7 +776,7 @@ int main(int argc, char **argv) {
   // tutorial-03 tiling through pointer blocks (cp.async, 3 stages),
   // "persistent TMA" and "persistent TMA+WS s2" the persistent descriptor
   // kernel without and with a producer warp. Also at 8192x8192x4096.
-  if (!shapes.empty()) {
+  if (!shapes.empty() && !tunedOnly) {
     const int sms = deviceMultiprocessors().value();
     Kernel fill = load("bench/fill.kite", "fill_f8e4m3");
     std::vector<Shape> fp8Shapes = shapes;
@@ -807,9 +828,10 @@ int main(int argc, char **argv) {
   // "TMA tuned": the same configurations reading A and B through tensor
   // descriptors (bench/kernels/matmul_*_tma_tuned.kite).
   for (std::string variant :
-       fp8Only ? std::vector<std::string>{}
-               : std::vector<std::string>{"f32", "tf32", "f16", "bf16",
-                                          "f16_tma", "bf16_tma"}) {
+       fp8Only     ? std::vector<std::string>{}
+       : tunedOnly ? std::vector<std::string>{"f32", "tf32", "f16", "bf16"}
+                   : std::vector<std::string>{"f32", "tf32", "f16", "bf16",
+                                              "f16_tma", "bf16_tma"}) {
     bool tma = variant.find("_tma") != std::string::npos;
     std::string dtypeText = variant.substr(0, variant.find('_'));
     const char *dtype = dtypeText.c_str();

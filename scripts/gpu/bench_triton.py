@@ -849,7 +849,10 @@ def main():
     if "attnbwd" in only:
         attention_bwd()
     fp8_only = "fp8" in only and "matmul" not in only
-    shapes = [] if "matmul" not in only and not fp8_only else [(1024, 1024, 1024)] if quick else [
+    # "tuned": only the tutorial matmul and cuBLAS rows that Kite's tuned
+    # kernels are measured against (scripts/gpu/ab_tuned.sh).
+    tuned_only = "tuned" in only and "matmul" not in only
+    shapes = [] if "matmul" not in only and not fp8_only and not tuned_only else [(1024, 1024, 1024)] if quick else [
         (1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
     for dtype, tdt in () if fp8_only else (("f32", torch.float32), ("tf32", torch.float32),
                        ("f16", torch.float16), ("bf16", torch.bfloat16)):
@@ -872,7 +875,7 @@ def main():
             ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
             emit(impl="triton", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
-            if dtype in ("f16", "bf16"):
+            if dtype in ("f16", "bf16") and not tuned_only:
                 try:
                     # In-kernel descriptors need a global scratch allocator.
                     triton.set_allocator(lambda size, align, stream:
@@ -886,7 +889,7 @@ def main():
                          us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
                 except Exception as e:  # an older Triton: no TMA row
                     print(f"triton TMA matmul skipped: {e}", file=sys.stderr)
-            if dtype in ("f16", "bf16"):
+            if dtype in ("f16", "bf16") and not tuned_only:
                 # Tutorial 09: output in the input's type, a grid of
                 # min(#SMs, tiles).
                 sms = torch.cuda.get_device_properties("cuda").multi_processor_count
@@ -913,7 +916,7 @@ def main():
             emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
 
-    if shapes:
+    if shapes and not tuned_only:
         fp8_matmuls(shapes + ([] if quick else [(8192, 8192, 4096)]))
 
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+#===- scripts/gpu/ab_tuned.sh - Kite's tuned matmul beside Triton's, interleaved -===#
+#
+# The autotuned matmul rows (f32 exact, tf32, f16, bf16 at 1024^3, 4096^3,
+# 8192^3 and 4096x4096x512) of Kite (kite-bench, bench/kernels/matmul_*_tuned.kite)
+# and of Triton's tutorial 03 and cuBLAS (bench_triton.py), ROUNDS times each in turn
+# (Kite, Triton, Kite, ...: both see the same GPU states), each a fresh
+# process with a fresh kernel cache (Kite tunes again every round); then
+# one line per row: each side's median, and Kite/Triton and Kite/cuBLAS
+# of the medians with the lowest and highest per-round ratios. On the GPU machine after
+# scripts/gpu/prepare.sh:
+#   run(command="bash scripts/gpu/ab_tuned.sh 3", carry=[".gpu"])
+#
+#===-----------------------------------------------------------------------===#
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+rounds="${1:-3}"
+rt=.gpu/rt
+[ -f $rt/lib/libkite.so.xz ] && xz -d -f $rt/lib/libkite.so.xz
+out="${OUT:-/tmp/kite-ab-tuned}"
+mkdir -p "$out"
+: > "$out/tuned.jsonl"
+export KITE_BENCH_ONLY=tuned PYTHONUNBUFFERED=1
+# KITE_AB_SECONDS (default 420): no new round after that long (the
+# device tool's 600 s a command).
+for r in $(seq "$rounds"); do
+  if [ "$r" -gt 1 ] && [ "$SECONDS" -gt "${KITE_AB_SECONDS:-420}" ]; then
+    echo "ab_tuned.sh: $((r - 1)) rounds in ${SECONDS} s; no more" >&2
+    break
+  fi
+  KITE_CACHE_DIR="$(mktemp -d)" $rt/bin/kite-bench "$rt" | grep '^{' |
+    sed "s/^{/{\"round\": $r, /" >> "$out/tuned.jsonl"
+  python3 .gpu/bench_triton.py | grep '^{' | sed "s/^{/{\"round\": $r, /" >> "$out/tuned.jsonl"
+done
+python3 - "$out/tuned.jsonl" <<'PY'
+import json, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("kernel") != "matmul" or r["impl"] not in ("kite", "triton", "cublas"):
+        continue
+    key = (r["dtype"], r["M"], r["N"], r["K"])
+    runs.setdefault(key, {}).setdefault(r["impl"], {})[r["round"]] = r["tflops"]
+print(f"{'matmul tuned':12s} {'size':>16s} {'Kite':>9s} {'Triton':>9s} {'cuBLAS':>9s} "
+      f"{'Kite/Triton':>12s} {'per round':>12s} {'Kite/cuBLAS':>12s} {'per round':>12s}")
+for (dtype, M, N, K), sides in runs.items():
+    k, t, c = (sides.get(i, {}) for i in ("kite", "triton", "cublas"))
+    if not k or not t:
+        continue
+    mk, mt = statistics.median(k.values()), statistics.median(t.values())
+    line = f"{dtype:12s} {f'{M}x{N}x{K}':>16s} {mk:8.1f}T {mt:8.1f}T "
+    line += f"{statistics.median(c.values()):8.1f}T " if c else f"{'':9s} "
+    for other in (t, c):
+        ratios = [k[r] / other[r] for r in k if r in other]
+        if ratios:
+            line += f"{mk / statistics.median(other.values()):11.2f}x " \
+                    f"{min(ratios):5.2f}-{max(ratios):.2f}x "
+    print(line)
+PY
