@@ -1,0 +1,217 @@
+//===- BenchAttention.cpp - The attention rows --------------------------===//
+//
+// kite-bench's attention parts: tutorial 06's forward ("attention", with
+// and without dropout) and backward ("attnbwd") in several block
+// configurations (KITE_BENCH_BLOCKS picks them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace kite;
+
+namespace kitebench {
+
+int runAttention() {
+  // Attention forward (tutorial 06, dsl-examples/attention.kite): f16, Z = 4
+  // batches of H = 32 heads (the tutorial's benchmark), head dims 64 and
+  // 128, causal and not, in four block configurations (BLOCK_M x BLOCK_N
+  // on warps: the example's 128x64 on 8 warps first).
+  struct AttnConfig {
+    int bm, bn, warps;
+    int stages = 0; ///< 0: the kernel's own
+    int maxnreg = 0; ///< 0: ptxas's choice (and the runtime's)
+    std::string name() const {
+      return std::to_string(bm) + "x" + std::to_string(bn) + "w" +
+             std::to_string(warps) +
+             (stages ? "s" + std::to_string(stages) : std::string()) +
+             (maxnreg ? "r" + std::to_string(maxnreg) : std::string());
+    }
+  };
+  std::vector<AttnConfig> attnConfigs =
+      quick ? std::vector<AttnConfig>{{128, 64, 8}}
+            : std::vector<AttnConfig>{{128, 64, 8}, {64, 64, 4}, {128, 128, 8},
+                                      {128, 64, 4}};
+  // KITE_BENCH_BLOCKS=128x64w8,32x64w4s2,128x64w8r128
+  // (BMxBNwWARPS[sSTAGES][rMAXNREG], any): these attention configurations
+  // instead of the lists below (forward and backward alike).
+  const char *blocksEnv = std::getenv("KITE_BENCH_BLOCKS");
+  std::vector<AttnConfig> chosen;
+  for (const char *p = blocksEnv; p && *p;) {
+    AttnConfig c{0, 0, 0};
+    int used = 0;
+    if (std::sscanf(p, "%dx%dw%d%n", &c.bm, &c.bn, &c.warps, &used) != 3) {
+      std::fprintf(stderr, "KITE_BENCH_BLOCKS: expected BMxBNwW[sS], got '%s'\n", p);
+      return 2;
+    }
+    p += used;
+    if (*p == 's') {
+      c.stages = int(std::strtol(p + 1, const_cast<char **>(&p), 10));
+    }
+    if (*p == 'r')
+      c.maxnreg = int(std::strtol(p + 1, const_cast<char **>(&p), 10));
+    chosen.push_back(c);
+    if (*p == ',')
+      ++p;
+  }
+  if (!chosen.empty())
+    attnConfigs = chosen;
+
+  for (AttnConfig cfg : part("attention") ? attnConfigs
+                                          : std::vector<AttnConfig>{}) {
+    Kernel fill = load("bench/fill.kite", "fill_f16");
+    const int Z = 4, H = 32;
+    std::vector<int> lengths = quick ? std::vector<int>{1024}
+                                     : std::vector<int>{1024, 4096, 16384};
+    // With dropout (p = 0.1, attention.kite's DROPOUT = 1): the first
+    // configuration only (its blocks are 64 columns wide).
+    for (int D : {64, 128})
+      for (int mode : {0, 1, 2, 3}) {
+        bool causal = mode & 1, dropout = mode >= 2;
+        if (dropout && std::getenv("KITE_BENCH_DROPOUT") &&
+            std::string(std::getenv("KITE_BENCH_DROPOUT")) == "0")
+          continue;
+        if (dropout && (cfg.bn % 64 || cfg.bm != attnConfigs[0].bm ||
+                        cfg.bn != attnConfigs[0].bn ||
+                        cfg.warps != attnConfigs[0].warps))
+          continue;
+        CompileOptions o;
+        o.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1},
+                       {"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                       {"DROPOUT", dropout ? 1 : 0}};
+        o.overrideNumWarps = cfg.warps;
+        o.overrideNumStages = cfg.stages;
+        o.overrideMaxRegisters = cfg.maxnreg;
+        Kernel attn = load("dsl-examples/attention.kite", "", o);
+        for (int N : lengths) {
+          size_t n = size_t(Z) * H * N * D;
+          uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
+                   v = filled(fill, n, 2, 13);
+          uint64_t out = deviceAlloc(n * 2).value();
+          uint64_t m = deviceAlloc(size_t(Z) * H * N * 4).value();
+          synchronize().value();
+          int sz = H * N * D, sh = N * D, sm = D;
+          std::vector<Arg> args = {Arg::pointer(q), Arg::pointer(k),
+                                   Arg::pointer(v), Arg::pointer(out),
+                                   Arg::pointer(m),
+                                   float(1 / std::sqrt(double(D))),
+                                   sz, sh, sm, sz, sh, sm, sz, sh, sm,
+                                   sz, sh, sm, H, N, 0.1f, int32_t(1234)};
+          Grid grid(uint32_t(cdiv(N, cfg.bm)), uint32_t(Z * H));
+          double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
+                             /*settle=*/true);
+          double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"attention\", "
+              "\"blocks\": \"%dx%d w%d%s%s\", "
+              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+              "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
+              "\"tflops\": %.2f}\n",
+              cfg.bm, cfg.bn, cfg.warps,
+              cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+              cfg.maxnreg ? (" r" + std::to_string(cfg.maxnreg)).c_str() : "",
+              Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
+              ms * 1e3, flops / ms / 1e9);
+          std::fflush(stdout);
+          for (uint64_t p : {q, k, v, out, m})
+            deviceFree(p);
+        }
+      }
+  }
+
+  // Attention backward (tutorial 06, dsl-examples/attention_bwd.kite):
+  // the preprocess (Delta) and the dQ/dK/dV kernel, timed together, after
+  // one forward for Out and M. BLOCK_M1 x BLOCK_N1 (dK, dV; BLOCK_M2 =
+  // BLOCK_N1, BLOCK_N2 = BLOCK_M1) on warps.
+  std::vector<AttnConfig> bwdConfigs =
+      quick ? std::vector<AttnConfig>{{32, 128, 8}}
+            : std::vector<AttnConfig>{{32, 128, 8}, {32, 64, 4}, {64, 64, 4}};
+  if (!chosen.empty())
+    bwdConfigs = chosen;
+  for (AttnConfig cfg : part("attnbwd") ? bwdConfigs : std::vector<AttnConfig>{}) {
+    Kernel fill = load("bench/fill.kite", "fill_f16");
+    const int Z = 4, H = 32;
+    std::vector<int> lengths = quick ? std::vector<int>{1024}
+                                     : std::vector<int>{1024, 4096, 16384};
+    for (int D : {64, 128})
+      for (bool causal : {false, true}) {
+        CompileOptions fo;
+        fo.constants = {{"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1},
+                        {"BLOCK_M", 128}, {"BLOCK_N", 64}};
+        Kernel fwd = load("dsl-examples/attention.kite", "", fo);
+        CompileOptions po;
+        po.constants = {{"HEAD_DIM", D}, {"BLOCK_M", cfg.bn}};
+        Kernel pre = load("dsl-examples/attention_bwd.kite",
+                          "attn_bwd_preprocess", po);
+        CompileOptions bo;
+        bo.constants = {{"HEAD_DIM", D}, {"CAUSAL", causal ? 1 : 0},
+                        {"BLOCK_M1", cfg.bm}, {"BLOCK_N1", cfg.bn},
+                        {"BLOCK_M2", cfg.bn}, {"BLOCK_N2", cfg.bm}};
+        bo.overrideNumWarps = cfg.warps;
+        bo.overrideNumStages = cfg.stages;
+        Kernel bwd = load("dsl-examples/attention_bwd.kite", "attn_bwd", bo);
+        for (int N : lengths) {
+          size_t n = size_t(Z) * H * N * D, rows = size_t(Z) * H * N;
+          uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
+                   v = filled(fill, n, 2, 13), dout = filled(fill, n, 2, 14);
+          uint64_t out = deviceAlloc(n * 2).value(),
+                   m = deviceAlloc(rows * 4).value(),
+                   delta = deviceAlloc(rows * 4).value(),
+                   dq = deviceAlloc(n * 2).value(),
+                   dk = deviceAlloc(n * 2).value(),
+                   dv = deviceAlloc(n * 2).value();
+          int sz = H * N * D, sh = N * D, sm = D;
+          float scale = float(1 / std::sqrt(double(D)));
+          fwd.launch(Grid(uint32_t(cdiv(N, 128)), uint32_t(Z * H)),
+                     {Arg::pointer(q), Arg::pointer(k), Arg::pointer(v),
+                      Arg::pointer(out), Arg::pointer(m), scale, sz, sh, sm,
+                      sz, sh, sm, sz, sh, sm, sz, sh, sm, H, N, 0.f,
+                      int32_t(0)})
+              .value();
+          synchronize().value();
+          Grid grid(uint32_t(cdiv(N, cfg.bn)), uint32_t(Z * H));
+          std::vector<Arg> preArgs = {Arg::pointer(out), Arg::pointer(dout),
+                                      Arg::pointer(delta), N};
+          std::vector<Arg> args = {Arg::pointer(q),  Arg::pointer(k),
+                                   Arg::pointer(v),  scale,
+                                   Arg::pointer(dout), Arg::pointer(dq),
+                                   Arg::pointer(dk), Arg::pointer(dv),
+                                   Arg::pointer(m),  Arg::pointer(delta),
+                                   H, N};
+          double ms = timeMs(
+              [&] {
+                pre.launch(grid, preArgs).value();
+                bwd.launch(grid, args).value();
+              },
+              10, /*settle=*/true);
+          double flops = 10.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"attention_bwd\", "
+              "\"blocks\": \"%dx%d w%d%s%s\", "
+              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+              "\"causal\": %s, \"us\": %.1f, \"tflops\": %.2f}\n",
+              cfg.bm, cfg.bn, cfg.warps,
+              cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
+              cfg.maxnreg ? (" r" + std::to_string(cfg.maxnreg)).c_str() : "",
+              Z, H, N, D, causal ? "true" : "false", ms * 1e3,
+              flops / ms / 1e9);
+          std::fflush(stdout);
+          for (uint64_t p : {q, k, v, dout, out, m, delta, dq, dk, dv})
+            deviceFree(p);
+        }
+      }
+  }
+  return 0;
+}
+
+} // namespace kitebench

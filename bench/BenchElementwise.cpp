@@ -1,0 +1,317 @@
+//===- BenchElementwise.cpp - 1-D, row, math and perceptron rows --------===//
+//
+// kite-bench's memory-bound and elementwise parts: vector add, dropout and
+// seeded dropout beside the device copy ("1d"); softmax and layer norm
+// forward and backward over rows ("rows"); libdevice asin, sigmoid and
+// tutorial 04's exercises ("math"); the autotuned perceptron layer
+// ("perceptron").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace kite;
+
+namespace kitebench {
+
+void runElementwise() {
+  Kernel fillF32 = load("bench/fill.kite", "fill_f32");
+  Kernel fillKeep = load("bench/fill.kite", "fill_keep");
+  Kernel add = load("dsl-examples/vector_add.kite");
+  Kernel dropout = load("dsl-examples/dropout.kite");
+  Kernel seeded = load("dsl-examples/seeded_dropout.kite");
+
+  // (log2 n, extra): n = 2^log2n + extra; the odd sizes (extra 1) run
+  // every program but the last without masked-off elements.
+  std::vector<std::pair<int, int>> logs =
+      !part("1d") ? std::vector<std::pair<int, int>>{}
+      : quick     ? std::vector<std::pair<int, int>>{{20, 0}, {24, 0}}
+                  : std::vector<std::pair<int, int>>{
+                        {20, 0}, {22, 0}, {24, 0}, {26, 0}, {28, 0},
+                        {24, 1}, {26, 1}};
+  for (auto [lg, extra] : logs) {
+    size_t n = (size_t(1) << lg) + extra;
+    uint64_t x = filled(fillF32, n, 4, 1), y = filled(fillF32, n, 4, 2);
+    uint64_t keep = filled(fillKeep, n, 4, 3);
+    uint64_t out = deviceAlloc(n * 4).value();
+    synchronize().value();
+    uint32_t grid = cdiv(n, 1024);
+    double copy = timeMs([&] { copyDeviceToDevice(out, x, n * 4).value(); }, 25);
+    struct Case {
+      const char *name;
+      double bytesPerElement;
+      std::function<void()> run;
+    };
+    Case cases[] = {
+        {"vector_add", 12, [&] {
+           add.launch(grid, {Arg::pointer(x), Arg::pointer(y), Arg::pointer(out),
+                             int32_t(n)}).value();
+         }},
+        {"dropout", 12, [&] {
+           dropout.launch(grid, {Arg::pointer(x), Arg::pointer(keep),
+                                 Arg::pointer(out), int32_t(n), 0.5f}).value();
+         }},
+        {"seeded_dropout", 8, [&] {
+           seeded.launch(grid, {Arg::pointer(x), Arg::pointer(out), int32_t(n),
+                                0.5f, int32_t(123)}).value();
+         }},
+    };
+    double copyGBps = 8.0 * n / copy / 1e6;
+    std::printf("{\"impl\": \"copy\", \"kernel\": \"copy\", \"log2n\": %d, "
+                "\"extra\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+                lg, extra, copy * 1e3, copyGBps);
+    for (Case &c : cases) {
+      double ms = timeMs(c.run, 25);
+      double gbps = c.bytesPerElement * n / ms / 1e6;
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"%s\", \"log2n\": %d, "
+                  "\"extra\": %d, \"us\": %.2f, \"GBps\": %.1f, "
+                  "\"copy_GBps\": %.1f}\n",
+                  c.name, lg, extra, ms * 1e3, gbps, copyGBps);
+    }
+    std::fflush(stdout);
+    for (uint64_t p : {x, y, keep, out})
+      deviceFree(p);
+  }
+
+  // Softmax (tutorial 02, f32) and layer norm forward (tutorial 05, f16)
+  // over 4096 rows, one program per row; GB/s counts the row read once and
+  // written once (Triton's tutorial figure).
+  if (part("rows")) {
+    Kernel fillF16 = load("bench/fill.kite", "fill_f16");
+    const int rows = 4096;
+    std::vector<int> widths =
+        quick ? std::vector<int>{1024, 4096}
+              : std::vector<int>{256, 512, 781, 1024, 2048, 4096, 8192, 16384};
+    for (int cols : widths) {
+      int block = 1;
+      while (block < cols)
+        block *= 2;
+      size_t n = size_t(rows) * cols;
+      CompileOptions o;
+      o.constants = {{"BLOCK_SIZE", block}};
+      Kernel softmax = load("dsl-examples/softmax.kite", "", o);
+      uint64_t x = filled(fillF32, n, 4, 6);
+      uint64_t y = deviceAlloc(n * 4).value();
+      synchronize().value();
+      double ms = timeMs(
+          [&] {
+            softmax.launch(rows, {Arg::pointer(y), Arg::pointer(x), cols, cols,
+                                  rows, cols})
+                .value();
+          },
+          25);
+      double copy = timeMs([&] { copyDeviceToDevice(y, x, n * 4).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"softmax\", \"rows\": %d, "
+                  "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 8.0 * n / ms / 1e6, 8.0 * n / copy / 1e6);
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
+
+      // Layer norm: the tutorial's block (at most 64 KB of f16) and warps.
+      CompileOptions lo;
+      lo.constants = {{"BLOCK_SIZE", std::min(block, 32768)}};
+      lo.overrideNumWarps = std::clamp(std::min(block, 32768) / 256, 1, 8);
+      Kernel ln = load("dsl-examples/layer_norm.kite", "", lo);
+      uint64_t hx = filled(fillF16, n, 2, 7), hw = filled(fillF16, cols, 2, 8),
+               hb = filled(fillF16, cols, 2, 9);
+      uint64_t hy = deviceAlloc(n * 2).value();
+      uint64_t mean = deviceAlloc(rows * 4).value(),
+               rstd = deviceAlloc(rows * 4).value();
+      synchronize().value();
+      ms = timeMs(
+          [&] {
+            ln.launch(rows, {Arg::pointer(hx), Arg::pointer(hy), Arg::pointer(hw),
+                             Arg::pointer(hb), Arg::pointer(mean),
+                             Arg::pointer(rstd), cols, cols, 1e-5f})
+                .value();
+          },
+          25);
+      copy = timeMs([&] { copyDeviceToDevice(hy, hx, n * 2).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"layer_norm\", \"rows\": %d, "
+                  "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, \"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 4.0 * n / ms / 1e6, 4.0 * n / copy / 1e6);
+      std::fflush(stdout);
+
+      // Layer norm backward (tutorial 05's two kernels, with the forward's
+      // mean and rstd): dx fused with the lock-guarded partial dw/db sums of
+      // GROUP_SIZE_M groups, then their reduction; the tutorial's block,
+      // warps and groups. Timed with the locks' reset, as Triton's side.
+      int bwdBlock = std::min(block, 32768);
+      int group = cols <= 1024   ? 256
+                  : cols <= 4096 ? 128
+                  : cols <= 8192 ? 96
+                                 : 64;
+      CompileOptions dxo;
+      dxo.constants = {{"BLOCK_SIZE_N", bwdBlock}, {"GROUP_SIZE_M", group}};
+      dxo.overrideNumWarps = std::clamp(bwdBlock / 256, 1, 8);
+      Kernel dxk = load("dsl-examples/layer_norm_bwd.kite",
+                        "_layer_norm_bwd_dx_fused", dxo);
+      Kernel dwdb = load("dsl-examples/layer_norm_bwd.kite",
+                         "_layer_norm_bwd_dwdb");
+      uint64_t hdy = filled(fillF16, n, 2, 10);
+      uint64_t hdx = deviceAlloc(n * 2).value();
+      uint64_t pdw = deviceAlloc(size_t(group) * cols * 2).value(),
+               pdb = deviceAlloc(size_t(group) * cols * 2).value();
+      uint64_t locks = deviceAlloc(size_t(group) * 2 * 4).value();
+      uint64_t fdw = deviceAlloc(size_t(cols) * 2).value(),
+               fdb = deviceAlloc(size_t(cols) * 2).value();
+      synchronize().value();
+      ms = timeMs(
+          [&] {
+            memsetDevice(locks, 0, size_t(group) * 2 * 4).value();
+            dxk.launch(rows, {Arg::pointer(hdx), Arg::pointer(hdy),
+                              Arg::pointer(pdw), Arg::pointer(pdb),
+                              Arg::pointer(hx), Arg::pointer(hw),
+                              Arg::pointer(mean), Arg::pointer(rstd),
+                              Arg::pointer(locks), cols, cols})
+                .value();
+            dwdb.launch(cdiv(cols, 128),
+                        {Arg::pointer(pdw), Arg::pointer(pdb),
+                         Arg::pointer(fdw), Arg::pointer(fdb),
+                         std::min(group, rows), cols})
+                .value();
+          },
+          25);
+      // Bytes: x and dy read, dx written (the tutorial's figure).
+      copy = timeMs([&] { copyDeviceToDevice(hdx, hx, n * 2).value(); }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"layer_norm_bwd\", "
+                  "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f, "
+                  "\"copy_GBps\": %.1f}\n",
+                  rows, cols, ms * 1e3, 6.0 * n / ms / 1e6, 4.0 * n / copy / 1e6);
+      std::fflush(stdout);
+      for (uint64_t p : {hx, hw, hb, hy, mean, rstd, hdy, hdx, pdw, pdb, locks,
+                         fdw, fdb})
+        deviceFree(p);
+    }
+  }
+
+  // Elementwise math (tutorial 07's libdevice asin, the sigmoid example)
+  // for n = 2^20, 2^24, 2^26 and 2^24 + 1, f32 in and out (8 bytes an
+  // element, the copy of the same run beside them); asin's inputs lie in
+  // [-1, 1).
+  if (part("math")) {
+    Kernel asin = load("dsl-examples/libdevice.kite");
+    Kernel sig = load("dsl-examples/sigmoid.kite");
+    Kernel fillUnit = load("bench/fill.kite", "fill_unit");
+    std::vector<std::pair<int, int>> sizes =
+        quick ? std::vector<std::pair<int, int>>{{24, 0}}
+              : std::vector<std::pair<int, int>>{{20, 0}, {24, 0}, {26, 0}, {24, 1}};
+    for (auto [lg, extra] : sizes) {
+      size_t n = (size_t(1) << lg) + extra;
+      uint64_t x = filled(fillUnit, n, 4, 6);
+      uint64_t y = deviceAlloc(n * 4).value();
+      synchronize().value();
+      uint32_t grid = uint32_t(cdiv(n, 1024));
+      double copy = timeMs([&] { copyDeviceToDevice(y, x, n * 4).value(); }, 25);
+      for (auto [name, k] : {std::pair<const char *, Kernel *>{"asin", &asin},
+                             {"sigmoid", &sig}}) {
+        double ms = timeMs([&] {
+          k->launch(grid, {Arg::pointer(x), Arg::pointer(y), int32_t(n)}).value();
+        }, 25);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"%s\", \"log2n\": %d, "
+                    "\"extra\": %d, \"us\": %.2f, \"GBps\": %.1f, "
+                    "\"copy_GBps\": %.1f}\n",
+                    name, lg, extra, ms * 1e3, 8.0 * n / ms / 1e6,
+                    8.0 * n / copy / 1e6);
+      }
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
+    }
+  }
+
+  // Tutorial 04's exercises (dsl-examples/dropout_exercises.kite): seeded
+  // dropout of a 4096 x 4096 matrix with a seed per row (GB/s: 8 bytes an
+  // element), and a sparse JL transform of 4096 x 4096 to 256 columns
+  // (GFLOP/s of the dense product it stands for).
+  if (part("math")) {
+    Kernel drop = load("dsl-examples/dropout_exercises.kite", "seeded_dropout_rows");
+    Kernel jl = load("dsl-examples/dropout_exercises.kite", "sparse_jl");
+    Kernel fill = load("bench/fill.kite", "fill_f32");
+    const int rows = 4096, cols = 4096, k = 256;
+    size_t n = size_t(rows) * cols;
+    uint64_t x = filled(fill, n, 4, 14), y = deviceAlloc(n * 4).value();
+    uint64_t seeds = deviceAlloc(rows * 4).value();
+    std::vector<int32_t> hs(rows);
+    for (int r = 0; r < rows; ++r)
+      hs[r] = 17 + r;
+    copyToDevice(seeds, hs.data(), rows * 4).value();
+    synchronize().value();
+    double ms = timeMs([&] {
+      drop.launch(Grid(rows, uint32_t(cdiv(cols, 1024))),
+                  {Arg::pointer(x), Arg::pointer(y), Arg::pointer(seeds), cols,
+                   cols, cols, 0.3f}).value();
+    }, 25);
+    std::printf("{\"impl\": \"kite\", \"kernel\": \"seeded_dropout_rows\", "
+                "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+                rows, cols, ms * 1e3, 8.0 * n / ms / 1e6);
+    ms = timeMs([&] {
+      jl.launch(Grid(uint32_t(cdiv(rows, 32)), uint32_t(cdiv(k, 32))),
+                {Arg::pointer(x), Arg::pointer(y), rows, cols, k, 99}).value();
+    }, 10);
+    std::printf("{\"impl\": \"kite\", \"kernel\": \"sparse_jl\", "
+                "\"rows\": %d, \"cols\": %d, \"k\": %d, \"us\": %.2f, "
+                "\"gflops\": %.1f}\n",
+                rows, cols, k, ms * 1e3, 2.0 * rows * cols * k / ms / 1e6);
+    std::fflush(stdout);
+    for (uint64_t p : {x, y, seeds})
+      deviceFree(p);
+  }
+
+  // The perceptron layer (dsl-examples/perceptron.kite): Y = sigmoid(X W +
+  // b) in f16, autotuned (outside the timing) like the matmul rows.
+  if (part("perceptron")) {
+    Kernel layer = load("dsl-examples/perceptron.kite");
+    Kernel fill16 = load("bench/fill.kite", "fill_f16");
+    Kernel fill32 = load("bench/fill.kite", "fill_f32");
+    struct PShape {
+      int M, N, K;
+    };
+    std::vector<PShape> pshapes =
+        quick ? std::vector<PShape>{{4096, 4096, 4096}}
+              : std::vector<PShape>{{1024, 1024, 1024}, {4096, 4096, 4096},
+                                    {8192, 8192, 8192}};
+    for (PShape s : pshapes) {
+      uint64_t x = filled(fill16, size_t(s.M) * s.K, 2, 7);
+      uint64_t w = filled(fill16, size_t(s.K) * s.N, 2, 8);
+      uint64_t b = filled(fill32, size_t(s.N), 4, 9);
+      uint64_t y = deviceAlloc(size_t(s.M) * s.N * 2).value();
+      synchronize().value();
+      std::vector<Arg> args = {Arg::pointer(x), Arg::pointer(w), Arg::pointer(b),
+                               Arg::pointer(y), s.M, s.N, s.K, s.K, s.N, s.N};
+      auto grid = [&](const TuningConfig &t) {
+        return Grid(uint32_t(cdiv(s.M, int(t.constants.at("BLOCK_M"))) *
+                             cdiv(s.N, int(t.constants.at("BLOCK_N")))));
+      };
+      auto tuned = layer.tune(grid, args);
+      if (tuned) {
+        double ms = timeMs([&] { layer.launch(grid, args).value(); }, 10,
+                           /*settle=*/true);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"perceptron\", "
+                    "\"config\": \"%s\", \"M\": %d, \"N\": %d, \"K\": %d, "
+                    "\"us\": %.1f, \"tflops\": %.2f}\n",
+                    tuned->str().c_str(), s.M, s.N, s.K, ms * 1e3,
+                    2.0 * s.M * double(s.N) * s.K / ms / 1e9);
+        std::fflush(stdout);
+      } else {
+        std::fprintf(stderr, "kite-bench: autotuning failed: %s\n",
+                     tuned.error().str().c_str());
+      }
+      for (uint64_t p : {x, w, b, y})
+        deviceFree(p);
+    }
+  }
+}
+
+} // namespace kitebench
