@@ -366,11 +366,30 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
 }
 
 /// One ptxas run at `program` (found) on `ptx`.
+/// ptxas' "Potential Performance Loss" lines of `log`, without the
+/// "ptxas info    : " prefix.
+static std::string performanceNotes(StringRef log) {
+  std::string notes;
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    size_t at = line.find("Potential Performance Loss");
+    if (at == StringRef::npos)
+      continue;
+    size_t code = line.rfind('(', at);
+    notes += line.substr(code == StringRef::npos ? at : code).trim().str();
+    notes += '\n';
+  }
+  return notes;
+}
+
 static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
-                                          StringRef chip) {
-  SmallString<128> ptxFile, cubinFile;
+                                          StringRef chip,
+                                          std::string *notes = nullptr) {
+  SmallString<128> ptxFile, cubinFile, logFile;
   if (sys::fs::createTemporaryFile("kitec", "ptx", ptxFile) ||
-      sys::fs::createTemporaryFile("kitec", "cubin", cubinFile))
+      sys::fs::createTemporaryFile("kitec", "cubin", cubinFile) ||
+      sys::fs::createTemporaryFile("kitec", "log", logFile))
     return createStringError("cannot create temporary files");
   {
     std::error_code ec;
@@ -380,17 +399,28 @@ static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
     os << ptx;
   }
   std::string message;
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile),
+                                          StringRef(logFile)};
   int rc =
       sys::ExecuteAndWait(program,
                           {program, "-arch=" + chip.str(), std::string(ptxFile),
                            "-o", std::string(cubinFile)},
-                          std::nullopt, {}, 0, 0, &message);
+                          std::nullopt, redirects, 0, 0, &message);
   sys::fs::remove(ptxFile);
+  std::string log;
+  if (auto text = MemoryBuffer::getFile(logFile))
+    log = (*text)->getBuffer().str();
+  sys::fs::remove(logFile);
   if (rc != 0) {
     sys::fs::remove(cubinFile);
+    StringRef why = StringRef(log).trim();
     return createStringError("ptxas failed for " + chip.str() +
-                             (message.empty() ? "" : ": " + message));
+                             (!why.empty()      ? ":\n" + why.str()
+                              : message.empty() ? ""
+                                                : ": " + message));
   }
+  if (notes)
+    *notes = performanceNotes(log);
   auto cubin = MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
   sys::fs::remove(cubinFile);
   if (!cubin)
@@ -399,7 +429,8 @@ static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
 }
 
 Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
-                                                  StringRef ptxas) {
+                                                  StringRef ptxas,
+                                                  std::string *notes) {
   auto program = sys::findProgramByName(ptxas);
   if (program && !sys::fs::can_execute(*program))
     program = std::make_error_code(std::errc::no_such_file_or_directory);
@@ -407,17 +438,21 @@ Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
     return createStringError("ptxas ('" + ptxas.str() +
                              "') was not found: compiling cubins needs the "
                              "CUDA toolkit's ptxas (--ptxas)");
-  auto cubin = runPtxasOnce(*program, ptx, chip);
+  std::string firstNotes, secondNotes;
+  auto cubin = runPtxasOnce(*program, ptx, chip, &firstNotes);
   if (!cubin)
     return cubin.takeError();
   // The occupancy retry, as the runtime's (kite/Support/MachineCode.h).
+  std::string first = *cubin;
   support::raiseOccupancy(
       ptx.str(), *cubin, [&](const std::string &limited, std::string &error) {
-        auto second = runPtxasOnce(*program, limited, chip);
+        auto second = runPtxasOnce(*program, limited, chip, &secondNotes);
         if (second)
           return std::optional<std::string>(std::move(*second));
         error = toString(second.takeError());
         return std::optional<std::string>();
       });
+  if (notes)
+    *notes = *cubin == first ? firstNotes : secondNotes;
   return std::move(*cubin);
 }

@@ -174,12 +174,19 @@ static int writeOutput(StringRef path, StringRef text) {
 /// each of `kernels` uses.
 static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
                     bool write) {
-  auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath);
+  std::string notes;
+  auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath, &notes);
   if (!cubin) {
     errs() << "kitec: error: " << (resources && !write ? "--resources: " : "")
            << toString(cubin.takeError()) << "\n";
     return IOError;
   }
+  // What ptxas says costs speed (e.g. wgmmas serialized): a warning, the
+  // cubin is still right.
+  SmallVector<StringRef> lines;
+  StringRef(notes).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines)
+    errs() << "kitec: warning: ptxas: " << line << "\n";
   if (resources) {
     auto functions = kite::support::cubinFunctions(*cubin);
     for (const kite::KernelInfo &k : kernels) {

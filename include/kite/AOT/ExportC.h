@@ -78,10 +78,13 @@ exportKernel(mlir::ModuleOp generic, mlir::ModuleOp specialized,
              llvm::StringRef prefix);
 
 /// Compiles PTX to a cubin for `chip` with the ptxas at `ptxas` (a path or
-/// a name looked up in PATH).
+/// a name looked up in PATH). With `notes`: ptxas' "Potential Performance
+/// Loss" lines for the cubin returned (e.g. wgmma serialized, C7510-C7515),
+/// one a line.
 llvm::Expected<std::string> compileWithPtxas(llvm::StringRef ptx,
                                              llvm::StringRef chip,
-                                             llvm::StringRef ptxas);
+                                             llvm::StringRef ptxas,
+                                             std::string *notes = nullptr);
 
 } // namespace kite::aot
 
