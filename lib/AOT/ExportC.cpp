@@ -366,23 +366,6 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
 }
 
 /// One ptxas run at `program` (found) on `ptx`.
-/// ptxas' "Potential Performance Loss" lines of `log`, without the
-/// "ptxas info    : " prefix.
-static std::string performanceNotes(StringRef log) {
-  std::string notes;
-  SmallVector<StringRef> lines;
-  log.split(lines, '\n');
-  for (StringRef line : lines) {
-    size_t at = line.find("Potential Performance Loss");
-    if (at == StringRef::npos)
-      continue;
-    size_t code = line.rfind('(', at);
-    notes += line.substr(code == StringRef::npos ? at : code).trim().str();
-    notes += '\n';
-  }
-  return notes;
-}
-
 static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
                                           StringRef chip,
                                           std::string *notes = nullptr) {
@@ -420,7 +403,7 @@ static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
                                                 : ": " + message));
   }
   if (notes)
-    *notes = performanceNotes(log);
+    *notes = kite::support::performanceNotes(log);
   auto cubin = MemoryBuffer::getFile(cubinFile, /*IsText=*/false);
   sys::fs::remove(cubinFile);
   if (!cubin)

@@ -250,19 +250,26 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
         image = std::move(*cached);
         traceLink.note = "disk cache";
       } else {
-        std::string error;
+        std::string error, notes;
+        std::string *wanted = detail::tracing() ? &notes : nullptr;
         std::optional<std::string> cubin =
-            early ? early->finish(v.ptx, error)
-                  : detail::runPtxas(*ptxas, v.ptx, *native, error);
+            early ? early->finish(v.ptx, error, wanted)
+                  : detail::runPtxas(*ptxas, v.ptx, *native, error, wanted);
         if (cubin) {
           image = std::move(*cubin);
           traceLink.note = ptxas->inProcess ? "nvJitLink"
                            : early          ? "ptxas, started early"
                                             : "ptxas";
           if (std::string more =
-                  detail::raiseOccupancy(*ptxas, v.ptx, *native, image);
+                  detail::raiseOccupancy(*ptxas, v.ptx, *native, image, wanted);
               !more.empty())
             traceLink.note += "; " + more;
+          // What ptxas says costs speed (KITE_TRACE): e.g. "(C7515)
+          // Potential Performance Loss: wgmma.mma_async instructions are
+          // serialized ...".
+          for (size_t at = 0, end;
+               (end = notes.find('\n', at)) != std::string::npos; at = end + 1)
+            traceLink.note += "; ptxas: " + notes.substr(at, end - at);
           if (!v.quick)
             cache::write(cubinKey, "cubin", image);
         } else {

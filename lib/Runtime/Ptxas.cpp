@@ -313,7 +313,8 @@ static bool writeAllNoSigpipe(int fd, std::string_view data) {
 }
 
 std::optional<std::string> PtxasProcess::finish(std::string_view ptx,
-                                                std::string &error) {
+                                                std::string &error,
+                                                std::string *notes) {
   if (pid_ < 0) {
     error = "ptxas is not running";
     return std::nullopt;
@@ -326,8 +327,11 @@ std::optional<std::string> PtxasProcess::finish(std::string_view ptx,
   }
   pid_ = -1;
   std::optional<std::string> cubin;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     cubin = readAll(out_);
+    if (notes)
+      *notes = support::performanceNotes(readAll(log_));
+  }
   if (!cubin || cubin->empty()) {
     std::string log = readAll(log_);
     // ptxas names its input: say what it is rather than "/dev/stdin".
@@ -367,7 +371,8 @@ PtxasProcess::~PtxasProcess() { cleanup(); }
 std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
                                                   const std::string &ptx,
                                                   const std::string &chip,
-                                                  std::string &error) {
+                                                  std::string &error,
+                                                  std::string *notes) {
   if (ptxas.inProcess) {
     if (const auto &lib = nvJitLink())
       return lib->compile(ptx, chip, error);
@@ -377,7 +382,7 @@ std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
   auto process = PtxasProcess::start(ptxas, chip, error);
   if (!process)
     return std::nullopt;
-  return process->finish(ptx, error);
+  return process->finish(ptx, error, notes);
 }
 
 namespace {
@@ -418,9 +423,15 @@ void kite::detail::prewarmPtxCompiler(const std::string &chip) {
 std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
                                          const std::string &ptx,
                                          const std::string &chip,
-                                         std::string &cubin) {
-  return support::raiseOccupancy(
+                                         std::string &cubin,
+                                         std::string *notes) {
+  std::string first = notes ? cubin : std::string(), secondNotes;
+  std::string what = support::raiseOccupancy(
       ptx, cubin, [&](const std::string &limited, std::string &error) {
-        return runPtxas(ptxas, limited, chip, error);
+        return runPtxas(ptxas, limited, chip, error,
+                        notes ? &secondNotes : nullptr);
       });
+  if (notes && cubin != first)
+    *notes = std::move(secondNotes);
+  return what;
 }

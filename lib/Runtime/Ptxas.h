@@ -48,15 +48,18 @@ struct Ptxas {
 const std::optional<Ptxas> &findPtxas();
 
 /// Compiles `ptx` for `chip` (e.g. sm_90a) with `ptxas`; the cubin, or
-/// none with the compiler's message in `error`.
+/// none with the compiler's message in `error`. With `notes`: ptxas'
+/// performance notes (support::performanceNotes; none from nvJitLink).
 std::optional<std::string> runPtxas(const Ptxas &ptxas, const std::string &ptx,
-                                    const std::string &chip,
-                                    std::string &error);
+                                    const std::string &chip, std::string &error,
+                                    std::string *notes = nullptr);
 
 /// The occupancy retry (kite/Support/MachineCode.h) of the `cubin` made of
 /// `ptx` for `chip`, compiling again with `ptxas`; what it did, for traces.
+/// With `notes` (the first compile's): the second's where it is kept.
 std::string raiseOccupancy(const Ptxas &ptxas, const std::string &ptx,
-                           const std::string &chip, std::string &cubin);
+                           const std::string &chip, std::string &cubin,
+                           std::string *notes = nullptr);
 
 /// A ptxas process started before its PTX is ready: it waits on a pipe
 /// (its /dev/stdin) for the PTX that finish() writes. Destroying an
@@ -70,7 +73,8 @@ public:
                                              std::string &error);
   /// Hands the process its PTX and waits for the cubin; none with ptxas's
   /// message in `error`. Once only.
-  std::optional<std::string> finish(std::string_view ptx, std::string &error);
+  std::optional<std::string> finish(std::string_view ptx, std::string &error,
+                                    std::string *notes = nullptr);
   const std::string &chip() const { return chip_; }
   ~PtxasProcess();
   PtxasProcess(const PtxasProcess &) = delete;

@@ -2,6 +2,7 @@
 
 #include "kite/Support/MachineCode.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -141,6 +142,23 @@ std::string kite::support::withMaxRegisters(std::string_view ptx,
   out += ".maxnreg " + std::to_string(registers) + "\n";
   out += ptx.substr(end + 1);
   return out;
+}
+
+std::string kite::support::performanceNotes(std::string_view log) {
+  std::string notes;
+  while (!log.empty()) {
+    std::string_view line = log.substr(0, log.find('\n'));
+    log.remove_prefix(std::min(log.size(), line.size() + 1));
+    size_t at = line.find("Potential Performance Loss");
+    if (at == std::string_view::npos)
+      continue;
+    size_t code = line.rfind('(', at);
+    line = line.substr(code == std::string_view::npos ? at : code);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+      line.remove_suffix(1);
+    notes.append(line).push_back('\n');
+  }
+  return notes;
 }
 
 bool kite::support::occupancyEnabled() {

@@ -777,6 +777,36 @@ TEST_F(RuntimeTest, PtxCompilerThatStopsReading) {
   }
 }
 
+// ptxas' "Potential Performance Loss" notes (wgmmas serialized, say) go
+// to the trace with the cubin: a ptxas that adds one to the real one's
+// output (ptxas-with-note.sh; a second ctest entry sets KITE_PTXAS to it
+// and KITE_TRACE=1).
+TEST_F(RuntimeTest, PtxasNotesAreTraced) {
+  const char *ptxas = std::getenv("KITE_PTXAS");
+  if (!ptxas ||
+      std::string(ptxas).find("ptxas-with-note.sh") == std::string::npos)
+    GTEST_SKIP() << "run with KITE_PTXAS=.../ptxas-with-note.sh and "
+                    "KITE_TRACE=1 (ctest does)";
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) != 0)
+    GTEST_SKIP() << "no /usr/local/cuda/bin/ptxas here";
+  kite::CompileOptions options;
+  options.chip = "sm_90a";
+  auto k = kite::compileFile(
+      std::string(KITE_SOURCE_DIR) + "/dsl-examples/vector_add.kite", options);
+  ASSERT_TRUE(k) << k.error().message();
+  auto ptx = k->ptx();
+  ASSERT_TRUE(ptx) << ptx.error().message();
+  testing::internal::CaptureStderr();
+  auto cubin = kite::compilePtxToCubin(*ptx, "sm_90a");
+  std::string trace = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(cubin) << cubin.error().message();
+  EXPECT_NE(trace.find("kite: compilePtxToCubin (sm_90a): ptxas: (C7515) "
+                       "Potential Performance Loss: wgmma.mma_async "
+                       "instructions are serialized"),
+            std::string::npos)
+      << trace;
+}
+
 int main(int argc, char **argv) {
   // Before anything loads the driver: the no-driver path, deterministically.
   setenv("KITE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);

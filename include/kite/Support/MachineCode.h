@@ -60,6 +60,11 @@ std::map<std::string, OccupancyHint> occupancyHints(std::string_view ptx);
 std::string withMaxRegisters(std::string_view ptx, std::string_view kernel,
                              int registers);
 
+/// ptxas' "Potential Performance Loss" lines in `log` (its output), each
+/// from its "(C7515) ..." code on, one a line: ptxas serialized the
+/// kernel's wgmmas, say. The cubin is right; it is slower than it could be.
+std::string performanceNotes(std::string_view log);
+
 /// Whether the occupancy retry runs (KITE_OCCUPANCY, default on).
 bool occupancyEnabled();
 
