@@ -428,10 +428,13 @@ Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
   // The occupancy retry, as the runtime's (kite/Support/MachineCode.h).
   std::string first = *cubin;
   support::raiseOccupancy(
-      ptx.str(), *cubin, [&](const std::string &limited, std::string &error) {
+      ptx.str(), *cubin,
+      [&](const std::string &limited, std::string &error, std::string &n) {
         auto second = runPtxasOnce(*program, limited, chip, &secondNotes);
-        if (second)
+        if (second) {
+          n = secondNotes;
           return std::optional<std::string>(std::move(*second));
+        }
         error = toString(second.takeError());
         return std::optional<std::string>();
       });

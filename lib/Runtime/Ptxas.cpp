@@ -427,9 +427,11 @@ std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
                                          std::string *notes) {
   std::string first = notes ? cubin : std::string(), secondNotes;
   std::string what = support::raiseOccupancy(
-      ptx, cubin, [&](const std::string &limited, std::string &error) {
-        return runPtxas(ptxas, limited, chip, error,
-                        notes ? &secondNotes : nullptr);
+      ptx, cubin,
+      [&](const std::string &limited, std::string &error, std::string &n) {
+        auto second = runPtxas(ptxas, limited, chip, error, &n);
+        secondNotes = n;
+        return second;
       });
   if (notes && cubin != first)
     *notes = std::move(secondNotes);

@@ -189,11 +189,17 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
   }
   if (changed.empty())
     return "";
-  std::string error;
-  std::optional<std::string> second = compile(limited, error);
+  std::string error, notes;
+  std::optional<std::string> second = compile(limited, error, notes);
   if (!second)
     return "occupancy: the compile under the register limit failed (" + error +
            "); kept the first";
+  if (!notes.empty()) {
+    while (!notes.empty() && notes.back() == '\n')
+      notes.pop_back();
+    return "occupancy: under the register limit ptxas says " + notes +
+           "; kept the first";
+  }
   std::map<std::string, FunctionResources> after = cubinFunctions(*second);
   for (const std::string &kernel : changed) {
     auto it = after.find(kernel);

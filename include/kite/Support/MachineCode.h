@@ -19,7 +19,8 @@
 // and more, 0.6x, and keeps its registers). When the cubin uses more than
 // N, the runtime (launches, compilePtxToCubin) and kitec (--emit=cubin,
 // --emit=c) compile the PTX again with `.maxnreg N` on that entry and keep
-// the second cubin if its stack frame grew by B bytes or less.
+// the second cubin if its stack frame grew by B bytes or less and ptxas
+// has no performance note on it (wgmmas serialized).
 // KITE_OCCUPANCY=0 turns it off.
 //
 //===----------------------------------------------------------------------===//
@@ -68,13 +69,18 @@ std::string performanceNotes(std::string_view log);
 /// Whether the occupancy retry runs (KITE_OCCUPANCY, default on).
 bool occupancyEnabled();
 
-/// PTX to a cubin (none, with the compiler's message in `error`).
+/// PTX to a cubin (none, with the compiler's message in `error`), and the
+/// compiler's performanceNotes in `notes` where it has them (ptxas; not
+/// nvJitLink).
 using CompilePtx = std::function<std::optional<std::string>(
-    const std::string &ptx, std::string &error)>;
+    const std::string &ptx, std::string &error, std::string &notes)>;
 
 /// The retry (see the file comment) for the `cubin` that `compile` made of
 /// `ptx`: replaces `cubin` when the second compile fits the hints without
-/// a larger stack frame. Returns what it did, for traces ("" when there
+/// a larger stack frame than they allow, and ptxas has no performance note
+/// on it (under the limit it may serialize a kernel's wgmmas for want of
+/// registers, C7512: the attention backward at head dim 64 on 8 warps,
+/// 200 bytes of spills). Returns what it did, for traces ("" when there
 /// was nothing to do).
 std::string raiseOccupancy(const std::string &ptx, std::string &cubin,
                            const CompilePtx &compile);
