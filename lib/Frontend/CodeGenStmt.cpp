@@ -19,8 +19,12 @@ Val CodeGen::inlineHelper(const Function &f, const Expr &call) {
     ++required;
   Args a = bindArgs(call, f.name, names, required);
   std::vector<Val> values;
-  for (size_t k = 0; k < f.params.size(); ++k)
+  for (size_t k = 0; k < f.params.size(); ++k) {
+    if (!a.given[k] && !f.params[k].deflt) // the parser rules it out
+      fail(call.loc,
+           "'" + f.name + "' needs an argument for '" + f.params[k].name + "'");
     values.push_back(a.given[k] ? a.values[k] : expr(*f.params[k].deflt));
+  }
   return inlineHelperWith(f, values, call.loc);
 }
 

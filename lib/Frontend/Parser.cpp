@@ -251,6 +251,10 @@ private:
         p.type = typeExpr();
       if (acceptOp("="))
         p.deflt = ternary();
+      // As Python: a default is for the parameters from there on.
+      if (!p.deflt && !f->params.empty() && f->params.back().deflt)
+        fail(p.loc, "parameter '" + p.name +
+                        "' without a default follows one with a default");
       f->params.push_back(std::move(p));
       if (!acceptOp(","))
         break;
