@@ -366,9 +366,9 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
 }
 
 /// One ptxas run at `program` (found) on `ptx`.
-static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
-                                          StringRef chip,
-                                          std::string *notes = nullptr) {
+static Expected<std::string>
+runPtxasOnce(StringRef program, StringRef ptx, StringRef chip,
+             kite::support::PerformanceNotes *notes = nullptr) {
   SmallString<128> ptxFile, cubinFile, logFile;
   if (sys::fs::createTemporaryFile("kitec", "ptx", ptxFile) ||
       sys::fs::createTemporaryFile("kitec", "cubin", cubinFile) ||
@@ -411,9 +411,9 @@ static Expected<std::string> runPtxasOnce(StringRef program, StringRef ptx,
   return (*cubin)->getBuffer().str();
 }
 
-Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
-                                                  StringRef ptxas,
-                                                  std::string *notes) {
+Expected<std::string>
+kite::aot::compileWithPtxas(StringRef ptx, StringRef chip, StringRef ptxas,
+                            kite::support::PerformanceNotes *notes) {
   auto program = sys::findProgramByName(ptxas);
   if (program && !sys::fs::can_execute(*program))
     program = std::make_error_code(std::errc::no_such_file_or_directory);
@@ -421,24 +421,20 @@ Expected<std::string> kite::aot::compileWithPtxas(StringRef ptx, StringRef chip,
     return createStringError("ptxas ('" + ptxas.str() +
                              "') was not found: compiling cubins needs the "
                              "CUDA toolkit's ptxas (--ptxas)");
-  std::string firstNotes, secondNotes;
-  auto cubin = runPtxasOnce(*program, ptx, chip, &firstNotes);
+  auto cubin = runPtxasOnce(*program, ptx, chip, notes);
   if (!cubin)
     return cubin.takeError();
   // The occupancy retry, as the runtime's (kite/Support/MachineCode.h).
-  std::string first = *cubin;
   support::raiseOccupancy(
       ptx.str(), *cubin,
-      [&](const std::string &limited, std::string &error, std::string &n) {
+      [&](const std::string &limited, std::string &error,
+          kite::support::PerformanceNotes &secondNotes) {
         auto second = runPtxasOnce(*program, limited, chip, &secondNotes);
-        if (second) {
-          n = secondNotes;
+        if (second)
           return std::optional<std::string>(std::move(*second));
-        }
         error = toString(second.takeError());
         return std::optional<std::string>();
-      });
-  if (notes)
-    *notes = *cubin == first ? firstNotes : secondNotes;
+      },
+      notes);
   return std::move(*cubin);
 }

@@ -82,7 +82,8 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
   // An inline_asm_elementwise with pack N needs N elements a thread of its
   // block: the fewest elements a thread may hold, per such block.
   int64_t mostWarps = 32;
-  Operation *blocker = nullptr, *packedAsm = nullptr;
+  Operation *blocker = nullptr;
+  kd::InlineAsmOp packedAsm;
   module.walk([&](Operation *op) {
     if (blocker || isa<ModuleOp, func::FuncOp>(op))
       return;
@@ -95,13 +96,12 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
         if (tensor.hasStaticShape()) {
           largest = std::max(largest, tensor.getNumElements());
           auto asmOp = dyn_cast<kd::InlineAsmOp>(op);
-          int64_t most = asmOp
-                             ? std::max<int64_t>(1, tensor.getNumElements() /
-                                                        (32 * asmOp.getPack()))
-                             : 32;
-          if (most < mostWarps) {
-            mostWarps = most;
-            packedAsm = op;
+          if (int64_t most =
+                  asmOp ? tensor.getNumElements() / (32 * asmOp.getPack())
+                        : mostWarps;
+              most < mostWarps) {
+            mostWarps = std::max<int64_t>(1, most);
+            packedAsm = asmOp;
           }
         }
   });
@@ -124,15 +124,14 @@ int ::kite::planQuickTier(ModuleOp module, const ::kite::TargetOptions &options,
     warps = int(attr.getInt());
   // One element a thread (pack elements for a packed inline asm), at most 32
   // warps.
-  int64_t wanted = std::min<int64_t>(
+  int64_t bySize = std::min<int64_t>(
       32,
       int64_t(llvm::bit_ceil(uint64_t(std::max<int64_t>(1, largest / 32)))));
-  wanted =
-      std::min<int64_t>(wanted, int64_t(llvm::bit_floor(uint64_t(mostWarps))));
-  if (wanted <= warps && packedAsm && wanted < 32 &&
-      int64_t(llvm::bit_floor(uint64_t(mostWarps))) == wanted) {
+  int64_t byPack = int64_t(llvm::bit_floor(uint64_t(mostWarps)));
+  int64_t wanted = std::min(bySize, byPack);
+  if (wanted <= warps && byPack < bySize) {
     why = "'kite.inline_asm'" + where(packedAsm) + " takes " +
-          std::to_string(cast<kd::InlineAsmOp>(packedAsm).getPack()) +
+          std::to_string(packedAsm.getPack()) +
           " elements a call (pack), which its " + std::to_string(warps) +
           " warps' threads already hold";
     return 0;

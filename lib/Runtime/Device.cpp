@@ -48,15 +48,15 @@ Expected<std::string> kite::compilePtxToCubin(const std::string &ptx,
     return Error(ErrorCode::NoDriver,
                  "no PTX compiler: neither libnvJitLink nor ptxas was found "
                  "(KITE_NVJITLINK, KITE_PTXAS, CUDA_HOME)");
-  std::string error, notes;
-  std::string *wanted = detail::tracing() ? &notes : nullptr;
+  std::string error;
+  support::PerformanceNotes notes;
+  support::PerformanceNotes *wanted = detail::tracing() ? &notes : nullptr;
   if (auto cubin = detail::runPtxas(*c, ptx, chip, error, wanted)) {
     detail::raiseOccupancy(*c, ptx, chip, *cubin, wanted);
     // What ptxas says costs speed, with KITE_TRACE (as launches).
-    for (size_t at = 0, end; (end = notes.find('\n', at)) != std::string::npos;
-         at = end + 1)
+    for (const std::string &note : notes)
       std::fprintf(stderr, "kite: compilePtxToCubin (%s): ptxas: %s\n",
-                   chip.c_str(), notes.substr(at, end - at).c_str());
+                   chip.c_str(), note.c_str());
     return std::move(*cubin);
   }
   return Error(ErrorCode::CompileError, error);

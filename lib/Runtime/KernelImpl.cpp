@@ -250,8 +250,10 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
         image = std::move(*cached);
         traceLink.note = "disk cache";
       } else {
-        std::string error, notes;
-        std::string *wanted = detail::tracing() ? &notes : nullptr;
+        std::string error;
+        support::PerformanceNotes notes;
+        support::PerformanceNotes *wanted =
+            detail::tracing() ? &notes : nullptr;
         std::optional<std::string> cubin =
             early ? early->finish(v.ptx, error, wanted)
                   : detail::runPtxas(*ptxas, v.ptx, *native, error, wanted);
@@ -267,9 +269,8 @@ Expected<CUfunction> KernelImpl::function(Variant &v, int device) {
           // What ptxas says costs speed (KITE_TRACE): e.g. "(C7515)
           // Potential Performance Loss: wgmma.mma_async instructions are
           // serialized ...".
-          for (size_t at = 0, end;
-               (end = notes.find('\n', at)) != std::string::npos; at = end + 1)
-            traceLink.note += "; ptxas: " + notes.substr(at, end - at);
+          for (const std::string &note : notes)
+            traceLink.note += "; ptxas: " + note;
           if (!v.quick)
             cache::write(cubinKey, "cubin", image);
         } else {

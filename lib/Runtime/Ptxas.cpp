@@ -312,9 +312,9 @@ static bool writeAllNoSigpipe(int fd, std::string_view data) {
   return ok;
 }
 
-std::optional<std::string> PtxasProcess::finish(std::string_view ptx,
-                                                std::string &error,
-                                                std::string *notes) {
+std::optional<std::string>
+PtxasProcess::finish(std::string_view ptx, std::string &error,
+                     support::PerformanceNotes *notes) {
   if (pid_ < 0) {
     error = "ptxas is not running";
     return std::nullopt;
@@ -368,11 +368,10 @@ void PtxasProcess::cleanup() {
 
 PtxasProcess::~PtxasProcess() { cleanup(); }
 
-std::optional<std::string> kite::detail::runPtxas(const Ptxas &ptxas,
-                                                  const std::string &ptx,
-                                                  const std::string &chip,
-                                                  std::string &error,
-                                                  std::string *notes) {
+std::optional<std::string>
+kite::detail::runPtxas(const Ptxas &ptxas, const std::string &ptx,
+                       const std::string &chip, std::string &error,
+                       support::PerformanceNotes *notes) {
   if (ptxas.inProcess) {
     if (const auto &lib = nvJitLink())
       return lib->compile(ptx, chip, error);
@@ -424,16 +423,12 @@ std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
                                          const std::string &ptx,
                                          const std::string &chip,
                                          std::string &cubin,
-                                         std::string *notes) {
-  std::string first = notes ? cubin : std::string(), secondNotes;
-  std::string what = support::raiseOccupancy(
+                                         support::PerformanceNotes *notes) {
+  return support::raiseOccupancy(
       ptx, cubin,
-      [&](const std::string &limited, std::string &error, std::string &n) {
-        auto second = runPtxas(ptxas, limited, chip, error, &n);
-        secondNotes = n;
-        return second;
-      });
-  if (notes && cubin != first)
-    *notes = std::move(secondNotes);
-  return what;
+      [&](const std::string &limited, std::string &error,
+          support::PerformanceNotes &secondNotes) {
+        return runPtxas(ptxas, limited, chip, error, &secondNotes);
+      },
+      notes);
 }

@@ -29,6 +29,8 @@
 #ifndef KITE_LIB_RUNTIME_PTXAS_H
 #define KITE_LIB_RUNTIME_PTXAS_H
 
+#include "kite/Support/MachineCode.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,14 +54,14 @@ const std::optional<Ptxas> &findPtxas();
 /// performance notes (support::performanceNotes; none from nvJitLink).
 std::optional<std::string> runPtxas(const Ptxas &ptxas, const std::string &ptx,
                                     const std::string &chip, std::string &error,
-                                    std::string *notes = nullptr);
+                                    support::PerformanceNotes *notes = nullptr);
 
 /// The occupancy retry (kite/Support/MachineCode.h) of the `cubin` made of
 /// `ptx` for `chip`, compiling again with `ptxas`; what it did, for traces.
-/// With `notes` (the first compile's): the second's where it is kept.
+/// With `notes` (the first compile's): emptied where the second is kept.
 std::string raiseOccupancy(const Ptxas &ptxas, const std::string &ptx,
                            const std::string &chip, std::string &cubin,
-                           std::string *notes = nullptr);
+                           support::PerformanceNotes *notes = nullptr);
 
 /// A ptxas process started before its PTX is ready: it waits on a pipe
 /// (its /dev/stdin) for the PTX that finish() writes. Destroying an
@@ -74,7 +76,7 @@ public:
   /// Hands the process its PTX and waits for the cubin; none with ptxas's
   /// message in `error`. Once only.
   std::optional<std::string> finish(std::string_view ptx, std::string &error,
-                                    std::string *notes = nullptr);
+                                    support::PerformanceNotes *notes = nullptr);
   const std::string &chip() const { return chip_; }
   ~PtxasProcess();
   PtxasProcess(const PtxasProcess &) = delete;

@@ -144,8 +144,8 @@ std::string kite::support::withMaxRegisters(std::string_view ptx,
   return out;
 }
 
-std::string kite::support::performanceNotes(std::string_view log) {
-  std::string notes;
+PerformanceNotes kite::support::performanceNotes(std::string_view log) {
+  PerformanceNotes notes;
   while (!log.empty()) {
     std::string_view line = log.substr(0, log.find('\n'));
     log.remove_prefix(std::min(log.size(), line.size() + 1));
@@ -156,7 +156,7 @@ std::string kite::support::performanceNotes(std::string_view log) {
     line = line.substr(code == std::string_view::npos ? at : code);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
       line.remove_suffix(1);
-    notes.append(line).push_back('\n');
+    notes.emplace_back(line);
   }
   return notes;
 }
@@ -168,7 +168,8 @@ bool kite::support::occupancyEnabled() {
 
 std::string kite::support::raiseOccupancy(const std::string &ptx,
                                           std::string &cubin,
-                                          const CompilePtx &compile) {
+                                          const CompilePtx &compile,
+                                          PerformanceNotes *notes) {
   if (!occupancyEnabled())
     return "";
   std::map<std::string, OccupancyHint> hints = occupancyHints(ptx);
@@ -189,15 +190,17 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
   }
   if (changed.empty())
     return "";
-  std::string error, notes;
-  std::optional<std::string> second = compile(limited, error, notes);
+  std::string error;
+  PerformanceNotes secondNotes;
+  std::optional<std::string> second = compile(limited, error, secondNotes);
   if (!second)
     return "occupancy: the compile under the register limit failed (" + error +
            "); kept the first";
-  if (!notes.empty()) {
-    while (!notes.empty() && notes.back() == '\n')
-      notes.pop_back();
-    return "occupancy: under the register limit ptxas says " + notes +
+  if (!secondNotes.empty()) {
+    std::string said;
+    for (const std::string &n : secondNotes)
+      said += (said.empty() ? "" : "; ") + n;
+    return "occupancy: under the register limit ptxas says " + said +
            "; kept the first";
   }
   std::map<std::string, FunctionResources> after = cubinFunctions(*second);
@@ -219,5 +222,7 @@ std::string kite::support::raiseOccupancy(const std::string &ptx,
               " bytes of spills)";
   }
   cubin = std::move(*second);
+  if (notes)
+    notes->clear();
   return note + " (two programs an SM)";
 }

@@ -174,7 +174,7 @@ static int writeOutput(StringRef path, StringRef text) {
 /// each of `kernels` uses.
 static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
                     bool write) {
-  std::string notes;
+  kite::support::PerformanceNotes notes;
   auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath, &notes);
   if (!cubin) {
     errs() << "kitec: error: " << (resources && !write ? "--resources: " : "")
@@ -183,10 +183,8 @@ static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
   }
   // What ptxas says costs speed (e.g. wgmmas serialized): a warning, the
   // cubin is still right.
-  SmallVector<StringRef> lines;
-  StringRef(notes).split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (StringRef line : lines)
-    errs() << "kitec: warning: ptxas: " << line << "\n";
+  for (const std::string &note : notes)
+    errs() << "kitec: warning: ptxas: " << note << "\n";
   if (resources) {
     auto functions = kite::support::cubinFunctions(*cubin);
     for (const kite::KernelInfo &k : kernels) {

@@ -14,6 +14,7 @@
 #define KITE_AOT_EXPORTC_H
 
 #include "kite/Pipeline/Pipeline.h"
+#include "kite/Support/MachineCode.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -79,12 +80,11 @@ exportKernel(mlir::ModuleOp generic, mlir::ModuleOp specialized,
 
 /// Compiles PTX to a cubin for `chip` with the ptxas at `ptxas` (a path or
 /// a name looked up in PATH). With `notes`: ptxas' "Potential Performance
-/// Loss" lines for the cubin returned (e.g. wgmma serialized, C7510-C7515),
-/// one a line.
-llvm::Expected<std::string> compileWithPtxas(llvm::StringRef ptx,
-                                             llvm::StringRef chip,
-                                             llvm::StringRef ptxas,
-                                             std::string *notes = nullptr);
+/// Loss" lines for the cubin returned (e.g. wgmma serialized, C7510-C7515).
+llvm::Expected<std::string>
+compileWithPtxas(llvm::StringRef ptx, llvm::StringRef chip,
+                 llvm::StringRef ptxas,
+                 support::PerformanceNotes *notes = nullptr);
 
 } // namespace kite::aot
 

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kite::support {
 
@@ -61,29 +62,34 @@ std::map<std::string, OccupancyHint> occupancyHints(std::string_view ptx);
 std::string withMaxRegisters(std::string_view ptx, std::string_view kernel,
                              int registers);
 
-/// ptxas' "Potential Performance Loss" lines in `log` (its output), each
-/// from its "(C7515) ..." code on, one a line: ptxas serialized the
-/// kernel's wgmmas, say. The cubin is right; it is slower than it could be.
-std::string performanceNotes(std::string_view log);
+/// A compiler's notes on what costs a cubin speed (its "Potential
+/// Performance Loss" lines: ptxas serialized the kernel's wgmmas, say). The
+/// cubin is right; it is slower than it could be.
+using PerformanceNotes = std::vector<std::string>;
+
+/// The "Potential Performance Loss" lines of ptxas' output `log`, each
+/// from its "(C7515) ..." code on.
+PerformanceNotes performanceNotes(std::string_view log);
 
 /// Whether the occupancy retry runs (KITE_OCCUPANCY, default on).
 bool occupancyEnabled();
 
 /// PTX to a cubin (none, with the compiler's message in `error`), and the
-/// compiler's performanceNotes in `notes` where it has them (ptxas; not
-/// nvJitLink).
+/// compiler's notes on it where it has them (ptxas; not nvJitLink).
 using CompilePtx = std::function<std::optional<std::string>(
-    const std::string &ptx, std::string &error, std::string &notes)>;
+    const std::string &ptx, std::string &error, PerformanceNotes &notes)>;
 
 /// The retry (see the file comment) for the `cubin` that `compile` made of
 /// `ptx`: replaces `cubin` when the second compile fits the hints without
 /// a larger stack frame than they allow, and ptxas has no performance note
 /// on it (under the limit it may serialize a kernel's wgmmas for want of
 /// registers, C7512: the attention backward at head dim 64 on 8 warps,
-/// 200 bytes of spills). Returns what it did, for traces ("" when there
-/// was nothing to do).
+/// 200 bytes of spills). `notes` (optional), the first compile's, are
+/// emptied when the second cubin, which has none, replaces `cubin`.
+/// Returns what it did, for traces ("" when there was nothing to do).
 std::string raiseOccupancy(const std::string &ptx, std::string &cubin,
-                           const CompilePtx &compile);
+                           const CompilePtx &compile,
+                           PerformanceNotes *notes = nullptr);
 
 } // namespace kite::support
 

@@ -174,15 +174,20 @@ struct ConvertKiteToGPUPass
       return; // one program a SM anyway
     int64_t registers = 65536 / (2 * numThreads) / 8 * 8;
     int64_t spillBytes = hasDot(func) ? 128 : 0;
+    setModuleEntry(
+        KiteDialect::getOccupancyRegistersAttrName(), func.getSymName(),
+        DenseI64ArrayAttr::get(&getContext(), {registers, spillBytes}));
+  }
+
+  /// `key` -> `value` in the module's dictionary attribute `name` (what the
+  /// lowering tells the runtime per kernel).
+  void setModuleEntry(StringRef name, StringRef key, Attribute value) {
     ModuleOp module = getOperation();
-    NamedAttrList limits;
-    if (auto old = module->getAttrOfType<DictionaryAttr>(
-            KiteDialect::getOccupancyRegistersAttrName()))
-      limits.append(old.getValue());
-    limits.set(func.getSymName(),
-               DenseI64ArrayAttr::get(&getContext(), {registers, spillBytes}));
-    module->setAttr(KiteDialect::getOccupancyRegistersAttrName(),
-                    limits.getDictionary(&getContext()));
+    NamedAttrList entries;
+    if (auto old = module->getAttrOfType<DictionaryAttr>(name))
+      entries.append(old.getValue());
+    entries.set(key, value);
+    module->setAttr(name, entries.getDictionary(&getContext()));
   }
 
   /// Whether most of the block loads and stores of a kernel without a dot
@@ -264,17 +269,10 @@ struct ConvertKiteToGPUPass
           state.sharedMemory, Attribute(),
           /*alignment=*/tensorCores ? 1024 : 16,
           /*addrSpace=*/3);
-      if (dynamic) {
-        ModuleOp module = getOperation();
-        NamedAttrList sizes;
-        if (auto old = module->getAttrOfType<DictionaryAttr>(
-                KiteDialect::getDynamicSharedMemoryAttrName()))
-          sizes.append(old.getValue());
-        sizes.set(func.getSymName(),
-                  IntegerAttr::get(IntegerType::get(context, 64), smemBytes));
-        module->setAttr(KiteDialect::getDynamicSharedMemoryAttrName(),
-                        sizes.getDictionary(context));
-      }
+      if (dynamic)
+        setModuleEntry(
+            KiteDialect::getDynamicSharedMemoryAttrName(), func.getSymName(),
+            IntegerAttr::get(IntegerType::get(context, 64), smemBytes));
     }
 
     // Constexpr parameters must have been bound to constants already; they
@@ -364,14 +362,8 @@ struct ConvertKiteToGPUPass
                            builder.getI64IntegerAttr(128));
         lines.push_back(builder.getStringAttr(line));
       }
-      ModuleOp module = getOperation();
-      NamedAttrList all;
-      if (auto old = module->getAttrOfType<DictionaryAttr>(
-              KiteDialect::getTensorMapsAttrName()))
-        all.append(old.getValue());
-      all.set(func.getSymName(), builder.getArrayAttr(lines));
-      module->setAttr(KiteDialect::getTensorMapsAttrName(),
-                      all.getDictionary(context));
+      setModuleEntry(KiteDialect::getTensorMapsAttrName(), func.getSymName(),
+                     builder.getArrayAttr(lines));
     }
     Region &body = gpuFunc.getBody();
     body.getBlocks().clear();
