@@ -22,6 +22,21 @@ using namespace kite;
 
 namespace kitebench {
 
+/// The comma-separated integers of environment variable `name` (none if
+/// unset).
+static std::vector<int> envInts(const char *name) {
+  std::vector<int> out;
+  for (const char *p = std::getenv(name); p && *p;) {
+    char *end;
+    long v = std::strtol(p, &end, 10);
+    if (end == p)
+      break;
+    out.push_back(int(v));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
 int runAttention() {
   // Attention forward (tutorial 06, dsl-examples/attention.kite): f16, Z = 4
   // batches of H = 32 heads (the tutorial's benchmark), head dims 64 and
@@ -73,11 +88,21 @@ int runAttention() {
     const int Z = 4, H = 32;
     std::vector<int> lengths = quick ? std::vector<int>{1024}
                                      : std::vector<int>{1024, 4096, 16384};
+    // KITE_BENCH_LENGTHS=4096, KITE_BENCH_HEAD_DIMS=128, KITE_BENCH_CAUSAL=0
+    // (or 1): only these rows (e.g. for one kernel under ncu).
+    if (std::vector<int> only = envInts("KITE_BENCH_LENGTHS"); !only.empty())
+      lengths = only;
+    std::vector<int> headDims = envInts("KITE_BENCH_HEAD_DIMS");
+    if (headDims.empty())
+      headDims = {64, 128};
+    std::vector<int> causalOnly = envInts("KITE_BENCH_CAUSAL");
     // With dropout (p = 0.1, attention.kite's DROPOUT = 1): the first
     // configuration only (its blocks are 64 columns wide).
-    for (int D : {64, 128})
+    for (int D : headDims)
       for (int mode : {0, 1, 2, 3}) {
         bool causal = mode & 1, dropout = mode >= 2;
+        if (!causalOnly.empty() && causalOnly[0] != int(causal))
+          continue;
         if (dropout && std::getenv("KITE_BENCH_DROPOUT") &&
             std::string(std::getenv("KITE_BENCH_DROPOUT")) == "0")
           continue;

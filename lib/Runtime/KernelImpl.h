@@ -93,6 +93,7 @@ public:
        << "\nfp_fusion=" << options.fpFusion
        << "\ntma=" << detail::tmaEnabled(options)
        << "\nws=" << detail::warpSpecializeEnabled(options)
+       << "\nwg_schedule=" << detail::warpgroupSchedule()
        << "\nspec=" << spec.str() << "\nsource=\n"
        << source.keySource;
     return os.str();

@@ -284,15 +284,38 @@ private:
     };
     SmallVector<int64_t> groups; // the group's first register
     SmallVector<Partial> partials;
+    // Where any order gives the same result (max, min, xor, integer sums,
+    // argmax/argmin's total order) the registers combine pairwise, a tree
+    // of depth log2(n) instead of a chain of n - 1 dependent ops: the
+    // latency of a row max in attention's softmax. Float sums and custom
+    // combines keep the chain, in register order (Triton's rounding).
+    const ReduceKind kind = comb.kind;
+    const bool anyOrder = kind == ReduceKind::Max ||
+                          kind == ReduceKind::Min ||
+                          kind == ReduceKind::Xor || comb.isArg() ||
+                          (kind == ReduceKind::Sum && !comb.isFloat);
     for (int64_t e0 = 0; e0 < in.perThread; ++e0) {
       if (e0 & regAlong)
         continue;
-      Partial acc = registerPartial(e0);
-      for (int64_t e = e0 + 1; e < in.perThread; ++e)
+      SmallVector<Partial> level;
+      for (int64_t e = e0; e < in.perThread; ++e)
         if ((e & ~regAlong) == e0)
-          acc = combinePartials(comb, acc, registerPartial(e));
+          level.push_back(registerPartial(e));
+      if (anyOrder) {
+        while (level.size() > 1) {
+          SmallVector<Partial> next;
+          for (size_t i = 0; i + 1 < level.size(); i += 2)
+            next.push_back(combinePartials(comb, level[i], level[i + 1]));
+          if (level.size() % 2)
+            next.push_back(level.back());
+          level = std::move(next);
+        }
+      } else {
+        for (size_t i = 1; i < level.size(); ++i)
+          level[0] = combinePartials(comb, level[0], level[i]);
+      }
       groups.push_back(e0);
-      partials.push_back(acc);
+      partials.push_back(level[0]);
     }
 
     // 2. Across the lanes of a warp.

@@ -808,6 +808,86 @@ def Kite_TmaWaitOp : Kite_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// mbarrier rings of cp.async staging, and warpgroups taking turns (sm_90a)
+//===----------------------------------------------------------------------===//
+// Made by kite-stage-dot-operands for a loop of register-A dots on two
+// warpgroups (attention's forward); not meant to be written by hand. Ring
+// `ring` is a set of mbarriers of its own (after the TMA ones): per slot a
+// "full" one (every thread's copies into the slot have landed) and an
+// "empty" one (every warp is done reading the slot), so the warpgroups
+// need no barrier of the whole program in the loop and can run apart.
+
+def Kite_RingInitOp : Kite_Op<"ring_init", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Initialize a ring of staging mbarriers";
+  let description = [{
+    One thread initializes ring `ring`'s `slots` full mbarriers (each
+    completing a phase after `arrivals` arrivals: one per thread, by
+    kite.ring_arrive) and `slots` empty ones (`releases` arrivals: one per
+    warp, by kite.ring_release); then every thread of the program
+    synchronizes.
+  }];
+  let arguments = (ins I64Attr:$ring, I64Attr:$slots, I64Attr:$arrivals,
+                       I64Attr:$releases);
+  let assemblyFormat = "$ring `slots` $slots `arrivals` $arrivals `releases` "
+                       "$releases attr-dict";
+  let hasVerifier = 1;
+}
+
+def Kite_RingArriveOp : Kite_Op<"ring_arrive", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrive on a slot's full mbarrier when this thread's copies land";
+  let description = [{
+    The slot's full mbarrier of ring `ring` counts this thread's arrival
+    once every cp.async it started before has completed
+    (cp.async.mbarrier.arrive.noinc).
+  }];
+  let arguments = (ins I64Attr:$ring, I32:$slot);
+  let assemblyFormat = "$ring `slot` $slot attr-dict";
+}
+
+def Kite_RingWaitOp : Kite_Op<"ring_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for a phase of a slot's mbarrier";
+  let description = [{
+    Waits until slot `slot`'s full mbarrier of ring `ring` (with `empty`,
+    its empty one) has completed the phase of parity `phase`. No barrier of
+    the program follows. With `async_proxy`, the copies it waited for are
+    then made visible to the async proxy (fence.proxy.async), which wgmma
+    reads shared memory through.
+  }];
+  let arguments = (ins I64Attr:$ring, I32:$slot, I32:$phase, UnitAttr:$empty,
+                       UnitAttr:$async_proxy);
+  let assemblyFormat = "$ring `slot` $slot `phase` $phase (`empty` $empty^)? "
+                       "(`async_proxy` $async_proxy^)? attr-dict";
+}
+
+def Kite_RingReleaseOp : Kite_Op<"ring_release", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "This warp is done reading a slot of a ring";
+  let description = [{
+    When `pred` holds, lane 0 of each warp arrives on slot `slot`'s empty
+    mbarrier of ring `ring`: its copies may be refilled.
+  }];
+  let arguments = (ins I64Attr:$ring, I32:$slot, I1:$pred);
+  let assemblyFormat = "$ring `slot` $slot `if` $pred attr-dict";
+}
+
+def Kite_WarpgroupTurnOp : Kite_Op<"warpgroup_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Two warpgroups taking turns (FlashAttention-3's ping-pong)";
+  let description = [{
+    Orders the two warpgroups of an 8-warp program through two named
+    barriers (one a warpgroup, 256 threads each: one warpgroup syncs, the
+    other arrives), so that one issues its tensor-core products while the
+    other computes on registers. `step`:
+    - `begin` (before the loop): warpgroup 1 lets warpgroup 0 go first;
+    - `wait` (each iteration): wait for this warpgroup's turn;
+    - `pass` (after its products are issued): the other's turn;
+    - `end` (after the loop): warpgroup 0 takes warpgroup 1's last pass,
+      so that both barriers are back where they started.
+  }];
+  let arguments = (ins StrAttr:$step);
+  let assemblyFormat = "$step attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous staging of dot operands (GPU scheduling)
 //===----------------------------------------------------------------------===//
 // Made by kite-stage-dot-operands from a K loop's loads and dot; not meant
