@@ -70,17 +70,9 @@ kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 /// one ring of `stages` slots, when every dot qualifies
 /// (RegisterDotSchedule.cpp); false (nothing changed) otherwise. The
 /// caller has checked the loop: a positive constant step, no atomics.
-/// How a loop of register-A dots waits for its copies: with a barrier of
-/// the whole program each iteration (Barrier), with mbarriers per slot
-/// (Rings: kite.ring_*; no barrier of the program in the loop), or with
-/// those and its two warpgroups taking turns issuing their products
-/// (Turns: kite.warpgroup_turn, FlashAttention-3's ping-pong; 8 warps).
-enum class RegisterDotMode { Barrier = 0, Rings = 1, Turns = 2 };
-
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                        ArrayRef<kd::DotOp> dots, StringRef chip,
-                       int64_t warps, int64_t stages,
-                       RegisterDotMode mode = RegisterDotMode::Barrier);
+                       int64_t warps, int64_t stages);
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

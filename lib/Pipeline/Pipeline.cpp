@@ -119,7 +119,6 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       stage.numWarps = options.numWarps;
       stage.chip = options.chip;
       stage.warpSpecialize = options.warpSpecialize;
-      stage.warpgroupSchedule = options.warpgroupSchedule;
       pm.addPass(createStageDotOperands(stage));
     }
     // What the staging did not take after all (none expected).

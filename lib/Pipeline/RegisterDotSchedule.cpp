@@ -68,8 +68,6 @@ struct RegisterDot {
   /// attention backward's k read as k.T by one product and k by another):
   /// this one reads that copy.
   bool shared = false;
-  /// [M, N, K] (the dot is replaced before the loop's copies are made).
-  SmallVector<int64_t> shape = {};
 };
 
 /// A load in `body` that the dots of `dots` read as B (directly or through
@@ -103,7 +101,7 @@ kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
 
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                        ArrayRef<kd::DotOp> dots, StringRef chip,
-                       int64_t warps, int64_t stages, RegisterDotMode mode) {
+                       int64_t warps, int64_t stages) {
   if (chip != "sm_90a" || stages < 2 || dots.empty())
     return false;
   Block *body = loop.getBody();
@@ -146,7 +144,6 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     if (!aOk)
       return false;
     RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile, *aLayout};
-    r.shape = dotShapeOf(dot);
     r.load = stageableSharedLoad(r.trans ? r.trans.getSrc() : dot.getB(), body,
                                  element, dots);
     if (!r.load)
@@ -285,18 +282,6 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     --stages;
   if (stages * slotBytes > budget)
     return false;
-  // mbarrier rings instead of a barrier of the program (and the two
-  // warpgroups taking turns): where the last product is deferred (its slot
-  // is released after the next iteration's first wait, which completes
-  // it), and for turns on two warpgroups that each own their rows.
-  bool rings = mode != RegisterDotMode::Barrier && deferred >= 0 &&
-               llvm::none_of(chained, [](int64_t c) { return c >= 0; });
-  bool turns = rings && mode == RegisterDotMode::Turns && warps == 8 &&
-               llvm::all_of(staged, [](const RegisterDot &r) {
-                 return r.tile.wgM == 2 && r.tile.wgN == 1;
-               });
-  if (mode == RegisterDotMode::Turns && !turns)
-    rings = false;
 
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
@@ -321,83 +306,35 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
       kd::AsyncStageOp::create(
           rewriter, r.load.getLoc(), ptr, guarded, slot, /*operand=*/1,
-          r.shape, kd::DotEngine::WGMMA,
+          dotShapeOf(r.dot), kd::DotEngine::WGMMA,
           /*transposed=*/bool(r.trans),
           rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
     }
     kd::AsyncCommitOp::create(rewriter, loc);
   };
-  // A ring of its own (after those of the loops staged before).
-  int64_t ring = 0;
-  func.walk([&](kd::RingInitOp) { ++ring; });
   rewriter.setInsertionPoint(loop);
-  if (rings)
-    kd::RingInitOp::create(rewriter, loc, ring, slots, 32 * warps, warps);
   for (int64_t d = 0; d < D; ++d) {
     auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
                                      slices->initialArgs(loop), d);
     stageAt(map, ivAt, constant(d));
-    if (rings)
-      kd::RingArriveOp::create(rewriter, loc, ring, constant(d));
   }
-  if (turns)
-    kd::WarpgroupTurnOp::create(rewriter, loc, "begin");
   // Before the first dot: wait for this iteration's Bs, start iteration
-  // k + D's (with rings: after the first product is issued, once the
-  // slot's last readers have released it).
+  // k + D's.
   rewriter.setInsertionPoint(staged.front().dot);
+  kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
   Value iv = loop.getInductionVar();
   Value index = arith::DivSIOp::create(
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
       loop.getStep());
   Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+  auto [map, ivAt] =
+      slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
   Value aheadSlot = arith::RemSIOp::create(
       rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
       constant(slots));
-  // The full barriers' phase: (k / slots) & 1.
-  Value phase;
-  Operation *commit;
-  SmallVector<Operation *> refill; // rings: the next copies and their waits
-  if (rings) {
-    phase = arith::AndIOp::create(
-        rewriter, loc,
-        arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
-        constant(1));
-    kd::RingWaitOp::create(rewriter, loc, ring, slot, phase,
-                           /*empty=*/false, /*async_proxy=*/true);
-    if (turns)
-      kd::WarpgroupTurnOp::create(rewriter, loc, "wait");
-    commit = &*std::prev(rewriter.getInsertionPoint());
-    // The copies of iteration k + D, once every warp has released the slot
-    // (which iteration k + D - slots read); moved after the first product
-    // below. Refill r = (k + D) / slots of a slot waits for phase r - 1 of
-    // its empty barrier (a fresh barrier passes parity 1): with k = u *
-    // slots + s, r = u + (s + D >= slots), and the ahead slot wrapped iff
-    // it is below this one.
-    Value wrapped = arith::ExtUIOp::create(
-        rewriter, loc, i32,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                              aheadSlot, slot));
-    Value emptyPhase = arith::XOrIOp::create(
-        rewriter, loc, arith::XOrIOp::create(rewriter, loc, phase, wrapped),
-        constant(1));
-    kd::RingWaitOp::create(rewriter, loc, ring, aheadSlot, emptyPhase,
-                           /*empty=*/true, /*async_proxy=*/false);
-    auto [map, ivAt] =
-        slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-    stageAt(map, ivAt, aheadSlot);
-    kd::RingArriveOp::create(rewriter, loc, ring, aheadSlot);
-    for (Operation *op = commit->getNextNode();
-         op != &*rewriter.getInsertionPoint(); op = op->getNextNode())
-      refill.push_back(op);
-  } else {
-    kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
-    auto [map, ivAt] =
-        slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-    stageAt(map, ivAt, aheadSlot);
-    commit = &*std::prev(rewriter.getInsertionPoint());
-  }
+  stageAt(map, ivAt, aheadSlot);
+  Operation *commit = &*std::prev(rewriter.getInsertionPoint());
   SmallVector<kd::DotStagedOp> issued;
   for (RegisterDot &r : staged) {
     rewriter.setInsertionPoint(r.dot);
@@ -474,50 +411,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   // iteration was issued after it.
   if (deferred >= 0)
     waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
-  if (rings) {
-    // After the first product is issued: the other warpgroup's turn, then
-    // the copies of iteration k + D.
-    kd::DotStagedOp firstIssued;
-    for (kd::DotStagedOp dot : issued)
-      if (!firstIssued || dot->isBeforeInBlock(firstIssued))
-        firstIssued = dot;
-    Operation *after = firstIssued;
-    if (turns) {
-      rewriter.setInsertionPointAfter(firstIssued);
-      after = kd::WarpgroupTurnOp::create(rewriter, loc, "pass");
-    }
-    for (Operation *op : refill)
-      if (op->isBeforeInBlock(after)) {
-        op->moveAfter(after);
-        after = op;
-      }
-    // The previous iteration's slot, released after this iteration's
-    // first wait: every wait of this iteration completes the deferred
-    // last product of the previous one (wgmmas complete in order), and
-    // with it every product that read the slot.
-    kd::DotWaitOp firstWait;
-    for (Operation &op : *body)
-      if (auto wait = dyn_cast<kd::DotWaitOp>(op)) {
-        firstWait = wait;
-        break;
-      }
-    rewriter.setInsertionPointAfter(firstWait);
-    Value previous = arith::SelectOp::create(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, slot,
-                              constant(0)),
-        constant(slots - 1),
-        arith::SubIOp::create(rewriter, loc, slot, constant(1)));
-    Value notFirst = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::sgt, iv, loop.getLowerBound());
-    kd::RingReleaseOp::create(rewriter, loc, ring, previous, notFirst);
-    rewriter.setInsertionPointAfter(loop);
-    if (turns)
-      kd::WarpgroupTurnOp::create(rewriter, loc, "end");
-  }
   rewriter.setInsertionPointAfter(loop);
-  if (turns)
-    rewriter.setInsertionPointAfter(loop->getNextNode());
   auto copied = kd::AsyncWaitOp::create(rewriter, loc, 0);
   SmallVector<int64_t> waitAfter(chained.begin(), chained.end());
   waitAfter.push_back(deferred);
@@ -526,7 +420,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       rewriter.setInsertionPointAfter(copied);
       waitAroundLoop(rewriter, loop, unsigned(i));
     }
-  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }
 

@@ -204,11 +204,6 @@ struct StageDotOperands
     return std::nullopt;
   }
 
-  ::kite::detail::RegisterDotMode registerDotMode() {
-    int64_t mode = warpgroupSchedule;
-    return ::kite::detail::RegisterDotMode(mode >= 0 && mode <= 2 ? mode : 0);
-  }
-
   void stage(func::FuncOp func, scf::ForOp loop,
              const kd::KiteTypeConverter &conv, int64_t warps,
              int64_t stages) {
@@ -236,7 +231,7 @@ struct StageDotOperands
       return; // num_stages = 1: no copies in flight
     // Dots with A in registers and B loaded in the loop (attention).
     if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps,
-                                          stages, registerDotMode()))
+                                          stages))
       return;
     if (dots.size() != 1)
       return;

@@ -406,7 +406,6 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   target.fpFusion = options.fpFusion;
   target.tma = ::kite::detail::tmaEnabled(options);
   target.warpSpecialize = ::kite::detail::warpSpecializeEnabled(options);
-  target.warpgroupSchedule = ::kite::detail::warpgroupSchedule();
   if (quick) {
     quick->warps = ::kite::planQuickTier(*module, target, quick->why);
     target.quickTier = quick->warps > 0;
@@ -551,13 +550,6 @@ bool (::kite::detail::tieredEnabled)(const ::kite::CompileOptions &options) {
   if (env && (std::string_view(env) == "0" || std::string_view(env) == "1"))
     return std::string_view(env) == "1";
   return options.tiered;
-}
-
-int(::kite::detail::warpgroupSchedule)() {
-  const char *env = std::getenv("KITE_WG_SCHEDULE");
-  if (env && (std::string_view(env) == "1" || std::string_view(env) == "2"))
-    return *env - '0';
-  return 0;
 }
 
 bool (::kite::detail::warpSpecializeEnabled)(

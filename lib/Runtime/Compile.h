@@ -77,8 +77,6 @@ bool tmaEnabled(const ::kite::CompileOptions &options);
 /// Whether warp specialization is on: CompileOptions::warpSpecialize,
 /// unless KITE_WS is 0 or 1.
 bool warpSpecializeEnabled(const ::kite::CompileOptions &options);
-/// TargetOptions::warpgroupSchedule: KITE_WG_SCHEDULE (0, 1 or 2), else 0.
-int warpgroupSchedule();
 
 /// KITE_TRACE=1 (read once): one line on stderr per compile, cache lookup,
 /// cubin compile, module load and autotuning trial, with its duration.

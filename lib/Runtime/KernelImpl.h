@@ -93,7 +93,6 @@ public:
        << "\nfp_fusion=" << options.fpFusion
        << "\ntma=" << detail::tmaEnabled(options)
        << "\nws=" << detail::warpSpecializeEnabled(options)
-       << "\nwg_schedule=" << detail::warpgroupSchedule()
        << "\nspec=" << spec.str() << "\nsource=\n"
        << source.keySource;
     return os.str();

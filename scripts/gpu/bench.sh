@@ -12,7 +12,9 @@
 # all; matmul includes fp8). KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 runs those
 # attention configurations (BMxBNwWARPS[sSTAGES]; forward and backward)
 # instead of the built-in lists, KITE_BENCH_DROPOUT=0
-# leaves out the attention rows with dropout.
+# leaves out the attention rows with dropout; KITE_BENCH_HEAD_DIMS=128,
+# KITE_BENCH_LENGTHS=4096 and KITE_BENCH_CAUSAL=0 (or 1) keep only those
+# attention rows (e.g. one kernel under ncu).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail

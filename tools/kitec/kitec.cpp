@@ -115,13 +115,6 @@ cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("With TMA, a producer warp issues the K loop's copies"),
     cl::init(false), cl::cat(category));
-cl::opt<int> warpgroupSchedule(
-    "warpgroup-schedule",
-    cl::desc("How a loop of register-A dots (attention) waits for its "
-             "copies on sm_90a: 0 a barrier of the program (default), 1 "
-             "mbarrier rings, 2 rings and its two warpgroups taking turns "
-             "(8 warps)"),
-    cl::value_desc("0|1|2"), cl::init(0), cl::cat(category));
 cl::opt<int> autotuneConfig(
     "config",
     cl::desc("Compile @autotune configuration N of the kernel (its constexpr "
@@ -393,12 +386,6 @@ static int compile() {
   options.fpFusion = fpFusion;
   options.tma = tma;
   options.warpSpecialize = warpSpecialize;
-  if (warpgroupSchedule < 0 || warpgroupSchedule > 2) {
-    errs() << "kitec: error: --warpgroup-schedule=" << warpgroupSchedule
-           << ": expected 0, 1 or 2\n";
-    return BadUsage;
-  }
-  options.warpgroupSchedule = warpgroupSchedule;
   if (tier != "optimized" && tier != "quick") {
     errs() << "kitec: error: --tier=" << tier
            << ": expected optimized or quick\n";

@@ -15,8 +15,6 @@
 #include "TestHelpers.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <random>
 
 using namespace kite;
@@ -236,77 +234,6 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     // P and Out are f16 (2^-11 relative); Triton's tutorial test allows 1e-2.
     EXPECT_LT(worst, 2e-3) << what;
     EXPECT_LT(worstM, 1e-4) << what << " (M)";
-  }
-}
-
-// The warpgroup schedules of attention's loop (KITE_WG_SCHEDULE: 1
-// mbarrier rings, 2 rings and the two warpgroups taking turns; docs/
-// lowering.md) change only when each warpgroup waits, not what it
-// computes: Out and M bit for bit as with the barrier schedule, at a length
-// that is not a multiple of the blocks, causal and not, with dropout.
-TEST(GPU, AttentionWarpgroupSchedulesGiveTheSameBits) {
-  REQUIRE_GPU();
-  std::string src = source("attention.kite");
-  ASSERT_FALSE(src.empty());
-  // KITE_WG_SCHEDULE as it was, whichever way the test ends.
-  struct Restore {
-    const char *old = std::getenv("KITE_WG_SCHEDULE");
-    std::string saved = old ? old : "";
-    ~Restore() {
-      if (old)
-        setenv("KITE_WG_SCHEDULE", saved.c_str(), 1);
-      else
-        unsetenv("KITE_WG_SCHEDULE");
-    }
-  } restore;
-  struct Case {
-    int D;
-    bool causal, dropout;
-  };
-  const int Z = 1, H = 3, N = 1000;
-  for (Case c : {Case{64, false, false}, Case{64, true, true},
-                 Case{128, false, true}, Case{128, true, false}}) {
-    size_t n = size_t(Z) * H * N * c.D;
-    std::vector<uint16_t> hq, hk, hv;
-    randomHalfs(n, 7, false, hq), randomHalfs(n, 8, false, hk),
-        randomHalfs(n, 9, false, hv);
-    auto dq = DeviceBuffer<uint16_t>::fromHost(hq).value();
-    auto dk = DeviceBuffer<uint16_t>::fromHost(hk).value();
-    auto dv = DeviceBuffer<uint16_t>::fromHost(hv).value();
-    std::vector<std::vector<uint16_t>> outs;
-    std::vector<std::vector<float>> ms;
-    for (const char *schedule : {"0", "1", "2"}) {
-      setenv("KITE_WG_SCHEDULE", schedule, 1);
-      CompileOptions o;
-      o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1},
-                     {"DROPOUT", c.dropout ? 1 : 0}};
-      auto k = compileKite(src, o, "attention.kite");
-      ASSERT_TRUE(k) << k.error().str();
-      auto dout = DeviceBuffer<uint16_t>::fromHost(
-                      std::vector<uint16_t>(n, 0x7e00))
-                      .value();
-      auto dm = DeviceBuffer<float>::fromHost(
-                    std::vector<float>(size_t(Z) * H * N, NAN))
-                    .value();
-      int sz = H * N * c.D, sh = N * c.D, sm = c.D;
-      auto run = k->launch(Grid(uint32_t((N + 127) / 128), uint32_t(Z * H)),
-                           {Arg(dq), Arg(dk), Arg(dv), Arg(dout), Arg(dm),
-                            1.f / std::sqrt(float(c.D)), sz, sh, sm, sz, sh,
-                            sm, sz, sh, sm, sz, sh, sm, H, N, 0.1f, 1234});
-      ASSERT_TRUE(run) << "KITE_WG_SCHEDULE=" << schedule << ": "
-                       << run.error().str();
-      outs.push_back(dout.toHost().value());
-      ms.push_back(dm.toHost().value());
-    }
-    std::string what = "HEAD_DIM=" + std::to_string(c.D) +
-                       (c.causal ? " causal" : "") +
-                       (c.dropout ? " dropout" : "");
-    for (size_t i = 1; i < outs.size(); ++i) {
-      EXPECT_EQ(outs[i], outs[0]) << what << ", schedule " << i;
-      EXPECT_EQ(0, std::memcmp(ms[i].data(), ms[0].data(),
-                               ms[0].size() * sizeof(float)))
-          << what << ", schedule " << i << " (M)";
-    }
   }
 }
 

@@ -188,12 +188,6 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     Option<"proxyFence", "proxy-fence", "bool", /*default=*/"false",
            "Fence the async proxy (fence.proxy.async) in each wait before a "
            "wgmma (a cost on every K step; off by default, as in Triton)">,
-    Option<"warpgroupSchedule", "warpgroup-schedule", "int64_t",
-           /*default=*/"0",
-           "A loop of register-A dots (attention): 0 waits for its copies "
-           "with a barrier of the program, 1 with mbarriers (full/empty "
-           "rings), 2 also has its two warpgroups (8 warps) take turns "
-           "issuing their products">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

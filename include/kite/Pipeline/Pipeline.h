@@ -47,11 +47,6 @@ struct TargetOptions {
   /// A TMA-staged loop gets a producer warp (kite-stage-dot-operands
   /// warp-specialize): the kernel then runs 32 x (num_warps + 1) threads.
   bool warpSpecialize = false;
-  /// How a loop of register-A dots (attention) waits for its copies
-  /// (kite-stage-dot-operands warpgroup-schedule): 0 a barrier of the
-  /// program, 1 mbarrier rings, 2 rings and its two warpgroups taking
-  /// turns (docs/lowering.md, "Warpgroups taking turns").
-  int warpgroupSchedule = 0;
   /// The quick tier of a tiered compile (planQuickTier): no full-block
   /// versioning (a second copy of the body is compile time the quick tier
   /// exists to save).

@@ -250,8 +250,6 @@ struct ConvertKiteToGPUPass
     state.barrierOffset = kernelBarrierOffset(func);
     state.numThreads = numThreads;
     func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
-    state.ringBases = kernelRingBases(func);
-    func.walk([&](RingInitOp op) { state.ringSlots[op.getRing()] = op.getSlots(); });
     // A warp-specialized K loop: one producer warp beyond the num_warps.
     bool producerWarp = false;
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });

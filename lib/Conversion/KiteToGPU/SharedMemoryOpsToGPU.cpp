@@ -195,40 +195,12 @@ int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
                        kernelUsesTensorCores(kernel) ? 1024 : 16);
 }
 
-/// The TMA staging's mbarriers (they come first).
-static int64_t tmaBarrierCount(Operation *kernel) {
+int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
   int64_t count = 0;
   kernel->walk([&](TmaInitOp op) {
     count = std::max<int64_t>(
         count, op.getSlots() * (op.getConsumerArrivals() ? 2 : 1));
   });
-  return count;
-}
-
-std::map<int64_t, int64_t> mlir::kite::kernelRingBases(Operation *kernel) {
-  std::map<int64_t, int64_t> slots;
-  kernel->walk([&](RingInitOp op) {
-    int64_t &n = slots[op.getRing()];
-    n = std::max<int64_t>(n, op.getSlots());
-  });
-  std::map<int64_t, int64_t> bases;
-  int64_t next = tmaBarrierCount(kernel);
-  for (auto [ring, n] : slots) {
-    bases[ring] = next;
-    next += 2 * n;
-  }
-  return bases;
-}
-
-int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
-  int64_t count = tmaBarrierCount(kernel);
-  std::map<int64_t, int64_t> slots;
-  kernel->walk([&](RingInitOp op) {
-    int64_t &n = slots[op.getRing()];
-    n = std::max<int64_t>(n, op.getSlots());
-  });
-  for (auto [ring, n] : slots)
-    count += 2 * n;
   return count;
 }
 

@@ -26,33 +26,20 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// The mbarrier `first` + `index` (i32) of the kernel's barriers.
-Value nthBarrier(OpBuilder &b, Location loc, const KiteLoweringState &state,
-                 int64_t first, Value index) {
+/// The mbarrier of staging slot `slot` (i32): its full one, or its empty one.
+Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
+                     Value slot, bool empty = false) {
+  if (empty)
+    slot = arith::AddIOp::create(b, loc, slot,
+                                 i32Const(b, loc, state.barrierSlots));
   Value base = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
       state.sharedMemory);
   Value bytes = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, index, i32Const(b, loc, 8)),
-      i32Const(b, loc, state.barrierOffset + 8 * first));
+      b, loc, arith::MulIOp::create(b, loc, slot, i32Const(b, loc, 8)),
+      i32Const(b, loc, state.barrierOffset));
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{bytes});
-}
-
-/// The mbarrier of TMA staging slot `slot` (i32): its full one, or its
-/// empty one.
-Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
-                     Value slot, bool empty = false) {
-  return nthBarrier(b, loc, state, empty ? state.barrierSlots : 0, slot);
-}
-
-/// The mbarrier of slot `slot` of cp.async staging ring `ring`.
-Value ringBarrier(OpBuilder &b, Location loc, const KiteLoweringState &state,
-                  int64_t ring, Value slot, bool empty = false) {
-  int64_t first = state.ringBases.at(ring);
-  if (empty)
-    first += state.ringSlots.at(ring);
-  return nthBarrier(b, loc, state, first, slot);
 }
 
 /// Whether this thread is the program's first (or the producer warp's).
@@ -262,177 +249,6 @@ struct TmaReleaseLowering : OpConversionPattern<TmaReleaseOp> {
   const KiteLoweringState &state;
 };
 
-/// kite.ring_init: one thread initializes the ring's full and empty
-/// mbarriers; everyone synchronizes.
-struct RingInitLowering : OpConversionPattern<RingInitOp> {
-  RingInitLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                   MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(RingInitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value first = firstThread(rewriter, loc);
-    for (int64_t s = 0; s < int64_t(op.getSlots()); ++s)
-      for (bool empty : {false, true})
-        NVVM::MBarrierInitOp::create(
-            rewriter, loc,
-            ringBarrier(rewriter, loc, state, op.getRing(),
-                        i32Const(rewriter, loc, s), empty),
-            i32Const(rewriter, loc,
-                     empty ? op.getReleases() : op.getArrivals()),
-            first);
-    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
-    NVVM::Barrier0Op::create(rewriter, loc);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// kite.ring_arrive: cp.async.mbarrier.arrive.noinc on the full mbarrier.
-struct RingArriveLowering : OpConversionPattern<RingArriveOp> {
-  RingArriveLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                     MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(RingArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    NVVM::CpAsyncMBarrierArriveOp::create(
-        rewriter, op.getLoc(),
-        ringBarrier(rewriter, op.getLoc(), state, op.getRing(),
-                    adaptor.getSlot()),
-        /*noinc=*/true);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// kite.ring_wait: mbarrier.try_wait.parity (then fence.proxy.async).
-struct RingWaitLowering : OpConversionPattern<RingWaitOp> {
-  RingWaitLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                   MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(RingWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    NVVM::MBarrierTryWaitParityOp::create(
-        rewriter, loc,
-        ringBarrier(rewriter, loc, state, op.getRing(), adaptor.getSlot(),
-                    op.getEmpty()),
-        adaptor.getPhase(), i32Const(rewriter, loc, 0x989680));
-    if (op.getAsyncProxy())
-      NVVM::FenceProxyOp::create(
-          rewriter, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// kite.ring_release: lane 0 of each warp arrives on the empty mbarrier.
-struct RingReleaseLowering : OpConversionPattern<RingReleaseOp> {
-  RingReleaseLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                      MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(RingReleaseOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value lane = arith::RemUIOp::create(rewriter, loc, threadId(rewriter, loc),
-                                        i32Const(rewriter, loc, 32));
-    Value on = arith::AndIOp::create(
-        rewriter, loc, adaptor.getPred(),
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
-                              i32Const(rewriter, loc, 0)));
-    auto ifOp = scf::IfOp::create(rewriter, loc, on, /*withElse=*/false);
-    rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    NVVM::MBarrierArriveOp::create(
-        rewriter, loc, Type(),
-        ringBarrier(rewriter, loc, state, op.getRing(), adaptor.getSlot(),
-                    /*empty=*/true),
-        Value(), NVVM::MemScopeKind::CTA, false);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
-/// kite.warpgroup_turn: named barriers 2 (warpgroup 0's turn) and 3
-/// (warpgroup 1's), 256 threads each: the waiting warpgroup syncs, the
-/// other arrives.
-struct WarpgroupTurnLowering : OpConversionPattern<WarpgroupTurnOp> {
-  WarpgroupTurnLowering(KiteTypeConverter &c, const KiteLoweringState &s,
-                        MLIRContext *ctx)
-      : OpConversionPattern(c, ctx), state(s) {}
-  LogicalResult
-  matchAndRewrite(WarpgroupTurnOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    if (state.numThreads != 256)
-      return op.emitOpError() << "needs a program of 8 warps (two "
-                                 "warpgroups), got "
-                              << state.numThreads / 32;
-    Value wg = arith::DivUIOp::create(rewriter, loc, threadId(rewriter, loc),
-                                      i32Const(rewriter, loc, 128));
-    Value threads = i32Const(rewriter, loc, 256);
-    StringRef step = op.getStep();
-    auto only = [&](int64_t group) {
-      auto ifOp = scf::IfOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, wg,
-                                i32Const(rewriter, loc, group)),
-          /*withElse=*/false);
-      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    };
-    if (step == "begin") {
-      only(1);
-      NVVM::BarrierArriveOp::create(rewriter, loc, i32Const(rewriter, loc, 2),
-                                    threads);
-    } else if (step == "end") {
-      only(0);
-      NVVM::BarrierOp::create(rewriter, loc, Type(),
-                              i32Const(rewriter, loc, 2), threads,
-                              NVVM::BarrierReductionAttr(), Value());
-    } else {
-      // Immediate barrier numbers, one branch a warpgroup, as inline PTX:
-      // a number in a register is valid PTX, but compute-sanitizer's
-      // racecheck then misreads the program's barrier 0 and reports races
-      // across it, and LLVM merges two nvvm.barrier calls that differ only
-      // in the number into one with a register.
-      bool wait = step == "wait";
-      auto ifOp = scf::IfOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, wg,
-                                i32Const(rewriter, loc, 0)),
-          /*withElse=*/true);
-      for (int64_t group : {0, 1}) {
-        rewriter.setInsertionPointToStart(group == 0
-                                              ? &ifOp.getThenRegion().front()
-                                              : &ifOp.getElseRegion().front());
-        // Warpgroup g waits on barrier 2 + g and passes to the other's.
-        std::string text =
-            (wait ? "bar.sync " + std::to_string(2 + group)
-                  : "bar.arrive " + std::to_string(3 - group)) +
-            ", 256;";
-        LLVM::InlineAsmOp::create(
-            rewriter, loc, Type(), ValueRange(), text, "~{memory}",
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::tailcallkind::TailCallKind::None,
-            /*asm_dialect=*/LLVM::AsmDialectAttr(),
-            /*operand_attrs=*/ArrayAttr());
-      }
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-  const KiteLoweringState &state;
-};
-
 /// kite.warp_is_producer: a thread past the block-computing ones.
 struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
   WarpIsProducerLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -468,9 +284,7 @@ void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
                                      const KiteLoweringState &state,
                                      RewritePatternSet &patterns) {
   patterns.add<TmaInitLowering, TmaStageLowering, TmaStoreLowering,
-               TmaWaitLowering, TmaReleaseLowering, WarpIsProducerLowering,
-               RingInitLowering, RingArriveLowering, RingWaitLowering,
-               RingReleaseLowering, WarpgroupTurnLowering>(
+               TmaWaitLowering, TmaReleaseLowering, WarpIsProducerLowering>(
       converter, state, patterns.getContext());
   patterns.add<ExitLowering>(converter, patterns.getContext());
 }

@@ -137,3 +137,29 @@ func.func @huge(%p: !kite.ptr<f32>) attributes {kite.kernel, kite.num_warps = 4 
   kite.store %p, %s : !kite.ptr<f32>
   return
 }
+
+// -----
+
+// Within a thread (8 registers here) maxima combine pairwise, a tree of
+// depth 3 (any order gives the same maximum), float sums one after another
+// in register order (Triton's rounding).
+// CHECK-LABEL: gpu.func @orders
+// CHECK:      %[[A:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[B:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[C:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[D:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[AB:.*]] = arith.maximumf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[CD:.*]] = arith.maximumf %[[C]], %[[D]] : f32
+// CHECK-NEXT: arith.maximumf %[[AB]], %[[CD]] : f32
+// CHECK:      %[[S1:.*]] = arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %{{.*}} fastmath<contract> : f32
+// CHECK-NEXT: arith.addf %[[S2]], %{{.*}} fastmath<contract> : f32
+func.func @orders(%p: !kite.ptr<f32>, %q: !kite.ptr<f32>) attributes {kite.kernel, kite.num_warps = 4 : i32} {
+  %r = kite.arange 0, 1024 : tensor<1024xi32>
+  %f = arith.sitofp %r : tensor<1024xi32> to tensor<1024xf32>
+  %m = kite.reduce max %f axis 0 : tensor<1024xf32> -> f32
+  kite.store %p, %m : !kite.ptr<f32>
+  %s = kite.reduce sum %f axis 0 : tensor<1024xf32> -> f32
+  kite.store %q, %s : !kite.ptr<f32>
+  return
+}

@@ -21,7 +21,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include "mlir/Transforms/DialectConversion.h"
@@ -378,9 +377,6 @@ struct KiteLoweringState {
   /// `barrierSlots` full ones, then (warp-specialized) as many empty ones.
   int64_t barrierOffset = 0;
   int64_t barrierSlots = 0;
-  /// The first mbarrier of each cp.async staging ring and its slots
-  /// (kite.ring_init): full ones, then empty ones.
-  std::map<int64_t, int64_t> ringBases, ringSlots;
   /// Threads that compute blocks (32 x num_warps); a warp-specialized
   /// kernel's producer warp comes after them.
   int64_t numThreads = 0;
@@ -467,10 +463,6 @@ int64_t kernelStagingOffset(Operation *kernel);
 /// the buffer), and their number (0: the kernel has none).
 int64_t kernelBarrierOffset(Operation *kernel);
 int64_t kernelBarrierCount(Operation *kernel);
-/// The first mbarrier of each cp.async staging ring (kite.ring_init's
-/// `ring`: its slots' full mbarriers, then as many empty ones), after the
-/// TMA staging's.
-std::map<int64_t, int64_t> kernelRingBases(Operation *kernel);
 
 /// Static shared memory a kernel may declare; beyond it the buffer is
 /// dynamic (the launch passes its size).

@@ -656,25 +656,6 @@ LogicalResult TmaInitOp::verify() {
   return success();
 }
 
-LogicalResult RingInitOp::verify() {
-  if (getSlots() < 1 || getSlots() > 16)
-    return emitOpError() << "takes 1 to 16 slots, got " << getSlots();
-  if (getArrivals() < 1 || getReleases() < 1)
-    return emitOpError() << "needs positive arrival and release counts";
-  // An mbarrier counts at most 2^20 - 1 arrivals a phase.
-  if (getArrivals() >= (1 << 20) || getReleases() >= (1 << 20))
-    return emitOpError() << "counts at most 2^20 - 1 arrivals a phase";
-  return success();
-}
-
-LogicalResult WarpgroupTurnOp::verify() {
-  StringRef step = getStep();
-  if (step != "begin" && step != "wait" && step != "pass" && step != "end")
-    return emitOpError() << "step must be begin, wait, pass or end, got '"
-                         << step << "'";
-  return success();
-}
-
 LogicalResult TmaStageOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
   if (shape.size() != 3)
