@@ -82,20 +82,20 @@ int runAttention() {
   if (!chosen.empty())
     attnConfigs = chosen;
 
+  std::vector<int> lengths =
+      quick ? std::vector<int>{1024} : std::vector<int>{1024, 4096, 16384};
+  // KITE_BENCH_LENGTHS=4096, KITE_BENCH_HEAD_DIMS=128, KITE_BENCH_CAUSAL=0
+  // (or 1): only these rows (e.g. for one kernel under ncu).
+  if (std::vector<int> only = envInts("KITE_BENCH_LENGTHS"); !only.empty())
+    lengths = only;
+  std::vector<int> headDims = envInts("KITE_BENCH_HEAD_DIMS");
+  if (headDims.empty())
+    headDims = {64, 128};
+  std::vector<int> causalOnly = envInts("KITE_BENCH_CAUSAL");
   for (AttnConfig cfg : part("attention") ? attnConfigs
                                           : std::vector<AttnConfig>{}) {
     Kernel fill = load("bench/fill.kite", "fill_f16");
     const int Z = 4, H = 32;
-    std::vector<int> lengths = quick ? std::vector<int>{1024}
-                                     : std::vector<int>{1024, 4096, 16384};
-    // KITE_BENCH_LENGTHS=4096, KITE_BENCH_HEAD_DIMS=128, KITE_BENCH_CAUSAL=0
-    // (or 1): only these rows (e.g. for one kernel under ncu).
-    if (std::vector<int> only = envInts("KITE_BENCH_LENGTHS"); !only.empty())
-      lengths = only;
-    std::vector<int> headDims = envInts("KITE_BENCH_HEAD_DIMS");
-    if (headDims.empty())
-      headDims = {64, 128};
-    std::vector<int> causalOnly = envInts("KITE_BENCH_CAUSAL");
     // With dropout (p = 0.1, attention.kite's DROPOUT = 1): the first
     // configuration only (its blocks are 64 columns wide).
     for (int D : headDims)
@@ -153,6 +153,83 @@ int runAttention() {
         }
       }
   }
+
+  // "tuned": the example autotuned over the configurations above, given
+  // from the host (CompileOptions::autotuneConfigs, key N_CTX), as
+  // Triton's column is its autotuned best. KITE_BENCH_TUNED=0 leaves it
+  // out.
+  const char *tunedEnv = std::getenv("KITE_BENCH_TUNED");
+  bool tunedRows = part("attention") && attnConfigs.size() > 1 &&
+                   !(tunedEnv && std::string(tunedEnv) == "0");
+  for (int D : tunedRows ? headDims : std::vector<int>{})
+    for (int causal : {0, 1}) {
+      if (!causalOnly.empty() && causalOnly[0] != causal)
+        continue;
+      Kernel fill = load("bench/fill.kite", "fill_f16");
+      const int Z = 4, H = 32;
+      CompileOptions o;
+      o.constants = {
+          {"HEAD_DIM", D}, {"STAGE", causal ? 3 : 1}, {"DROPOUT", 0}};
+      for (const AttnConfig &cfg : attnConfigs) {
+        TuningConfig c;
+        c.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}};
+        c.numWarps = cfg.warps;
+        c.numStages = cfg.stages;
+        c.maxRegisters = cfg.maxnreg;
+        o.autotuneConfigs.push_back(c);
+      }
+      o.autotuneKey = {"N_CTX"};
+      Kernel attn = load("dsl-examples/attention.kite", "", o);
+      for (int N : lengths) {
+        size_t n = size_t(Z) * H * N * D;
+        uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
+                 v = filled(fill, n, 2, 13);
+        uint64_t out = deviceAlloc(n * 2).value();
+        uint64_t m = deviceAlloc(size_t(Z) * H * N * 4).value();
+        synchronize().value();
+        int sz = H * N * D, sh = N * D, sm = D;
+        std::vector<Arg> args = {Arg::pointer(q),
+                                 Arg::pointer(k),
+                                 Arg::pointer(v),
+                                 Arg::pointer(out),
+                                 Arg::pointer(m),
+                                 float(1 / std::sqrt(double(D))),
+                                 sz,
+                                 sh,
+                                 sm,
+                                 sz,
+                                 sh,
+                                 sm,
+                                 sz,
+                                 sh,
+                                 sm,
+                                 sz,
+                                 sh,
+                                 sm,
+                                 H,
+                                 N,
+                                 0.1f,
+                                 int32_t(1234)};
+        auto grid = [&](const TuningConfig &c) {
+          return Grid(uint32_t(cdiv(N, int64_t(c.constants.at("BLOCK_M")))),
+                      uint32_t(Z * H));
+        };
+        TuningConfig chosen = attn.tune(grid, args).value();
+        double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
+                           /*settle=*/true);
+        double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
+                    "\"blocks\": \"tuned\", \"choice\": \"%s\", "
+                    "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+                    "\"causal\": %s, \"dropout\": 0, \"us\": %.1f, "
+                    "\"tflops\": %.2f}\n",
+                    chosen.str().c_str(), Z, H, N, D, causal ? "true" : "false",
+                    ms * 1e3, flops / ms / 1e9);
+        std::fflush(stdout);
+        for (uint64_t p : {q, k, v, out, m})
+          deviceFree(p);
+      }
+    }
 
   // Attention backward (tutorial 06, dsl-examples/attention_bwd.kite):
   // the preprocess (Delta) and the dQ/dK/dV kernel, timed together, after

@@ -496,6 +496,11 @@ void CodeGen::kernel(const Function &f) {
   }
   if (f.autotune && !sawConfigs)
     fail(f.autotuneLoc, "@autotune needs configs=[config(...), ...]");
+  if (options.ignoreAutotune) {
+    configs.clear();
+    configLocs.clear();
+    tuneKey.clear();
+  }
   // One configuration compiled as a plain kernel (the runtime's trials,
   // kitec --config N).
   int chosen = options.autotuneConfig;

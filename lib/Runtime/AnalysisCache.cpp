@@ -35,6 +35,10 @@ std::string kite::detail::analysisKeyText(std::string_view text,
     std::snprintf(buf, sizeof buf, "%.17g", value);
     os << "\nconst " << name << "=" << buf;
   }
+  for (const TuningConfig &c : o.autotuneConfigs)
+    os << "\nhost_config " << c.str() << " maxnreg=" << c.maxRegisters;
+  for (const std::string &k : o.autotuneKey)
+    os << "\nhost_key " << k;
   os << "\nsource=\n" << text;
   return os.str();
 }

@@ -145,6 +145,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     }
     frontend.inputPrecision = options.inputPrecision;
     frontend.autotuneConfig = options.autotuneConfig;
+    frontend.ignoreAutotune = !options.autotuneConfigs.empty();
     module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
@@ -184,10 +185,38 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   for (auto f : kernels)
     if (f != kernel)
       f.erase();
+  // Autotuning configurations given by the host replace the kernel's own
+  // (CompileOptions::autotuneConfigs; compileSource has applied a chosen
+  // one already).
+  OpBuilder attrs(&ctx);
+  if (!options.autotuneConfigs.empty()) {
+    SmallVector<Attribute> list;
+    for (const TuningConfig &c : options.autotuneConfigs) {
+      NamedAttrList entries;
+      for (auto &[name, value] : c.constants)
+        entries.set(name,
+                    value == double(int64_t(value))
+                        ? Attribute(attrs.getI64IntegerAttr(int64_t(value)))
+                        : Attribute(attrs.getF64FloatAttr(value)));
+      if (c.numWarps)
+        entries.set("num_warps", attrs.getI32IntegerAttr(c.numWarps));
+      if (c.numStages)
+        entries.set("num_stages", attrs.getI32IntegerAttr(c.numStages));
+      if (c.maxRegisters)
+        entries.set("maxnreg", attrs.getI32IntegerAttr(c.maxRegisters));
+      list.push_back(entries.getDictionary(&ctx));
+    }
+    kernel->setAttr(mlir::kite::KiteDialect::getAutotuneAttrName(),
+                    attrs.getArrayAttr(list));
+    SmallVector<Attribute> names;
+    for (const std::string &k : options.autotuneKey)
+      names.push_back(attrs.getStringAttr(k));
+    kernel->setAttr(mlir::kite::KiteDialect::getAutotuneKeyAttrName(),
+                    attrs.getArrayAttr(names));
+  }
   // Autotuning configurations: read and taken off the kernel. A chosen one
   // (kite-dialect sources; the frontend applies it itself) binds its
   // constants and sets its warps and stages.
-  OpBuilder attrs(&ctx);
   std::vector<TuningConfig> configs;
   if (auto list = kernel->getAttrOfType<ArrayAttr>(
           mlir::kite::KiteDialect::getAutotuneAttrName())) {

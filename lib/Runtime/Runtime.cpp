@@ -352,15 +352,70 @@ static Expected<void> checkOptions(const CompileOptions &o) {
   if (!o.chip.empty() && o.chip.rfind("sm_", 0) != 0)
     return Error(ErrorCode::InvalidArgument,
                  "chip must look like sm_90, got '" + o.chip + "'");
+  for (size_t i = 0; i < o.autotuneConfigs.size(); ++i) {
+    const TuningConfig &c = o.autotuneConfigs[i];
+    std::string which =
+        "autotuneConfigs[" + std::to_string(i) + "] (" + c.str() + "): ";
+    if (c.numWarps && !isWarpCount(c.numWarps))
+      return Error(ErrorCode::InvalidArgument,
+                   which + "num_warps must be 0 (the kernel's own) or a power "
+                           "of two in [1, 32]");
+    if (c.numStages < 0 || c.numStages > 8)
+      return Error(ErrorCode::InvalidArgument,
+                   which + "num_stages must be 0 (the kernel's own) or in "
+                           "[1, 8]");
+    if (c.maxRegisters && (c.maxRegisters < 24 || c.maxRegisters > 255))
+      return Error(ErrorCode::InvalidArgument,
+                   which + "maxnreg must be 0 (the kernel's own) or in "
+                           "[24, 255]");
+  }
+  if (o.autotuneConfigs.empty() && !o.autotuneKey.empty())
+    return Error(ErrorCode::InvalidArgument,
+                 "autotuneKey needs autotuneConfigs");
+  if (!o.autotuneConfigs.empty() &&
+      o.autotuneConfig >= int(o.autotuneConfigs.size()))
+    return Error(ErrorCode::InvalidArgument,
+                 "autotuneConfig " + std::to_string(o.autotuneConfig) +
+                     ": there are " + std::to_string(o.autotuneConfigs.size()) +
+                     " autotuneConfigs");
   return Success{};
 }
 
+/// The host's autotuning configurations resolved: with `autotuneConfig`
+/// set, that configuration applied as constants and overrides (a plain
+/// kernel: the tuner's trials); else, the first configuration's constants
+/// where the options give none (the kernel as written).
+static CompileOptions applyHostConfigs(const CompileOptions &options) {
+  CompileOptions o = options;
+  if (o.autotuneConfigs.empty())
+    return o;
+  if (o.autotuneConfig >= 0) {
+    const TuningConfig &c = o.autotuneConfigs[size_t(o.autotuneConfig)];
+    for (auto &[name, value] : c.constants)
+      o.constants[name] = value;
+    if (c.numWarps)
+      o.overrideNumWarps = c.numWarps;
+    if (c.numStages)
+      o.overrideNumStages = c.numStages;
+    if (c.maxRegisters)
+      o.overrideMaxRegisters = c.maxRegisters;
+    o.autotuneConfigs.clear();
+    o.autotuneKey.clear();
+    o.autotuneConfig = -1;
+    return o;
+  }
+  for (auto &[name, value] : o.autotuneConfigs.front().constants)
+    o.constants.emplace(name, value);
+  return o;
+}
+
 static Expected<Kernel> compileSource(std::string_view text,
-                                      const CompileOptions &options,
+                                      const CompileOptions &given,
                                       std::string_view sourceName,
                                       bool isKite) {
-  if (auto ok = checkOptions(options); !ok)
+  if (auto ok = checkOptions(given); !ok)
     return ok.error();
+  const CompileOptions options = applyHostConfigs(given);
   // The analysis (parse, verify, select the kernel, bind constants) of the
   // same source, options and compiler comes from the disk cache when it is
   // there: a new process then reaches a cached cubin without creating an

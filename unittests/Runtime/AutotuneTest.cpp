@@ -267,6 +267,85 @@ func.func @fill(%p: !kite.ptr<f32> {kite.name = "p"}, %n: i32 {kite.name = "n"},
   EXPECT_EQ(c->str(), "B=128");
 }
 
+// Configurations given by the host (CompileOptions::autotuneConfigs, as
+// Triton's autotune applied to a kernel): a kernel without @autotune is
+// tuned over them, keyed by autotuneKey; they replace a kernel's own list;
+// each trial is the plain kernel with the configuration's constants and
+// warps; bad lists are errors naming what is wrong.
+TEST_F(AutotuneTest, ConfigsFromTheHost) {
+  const char *plainSource = R"(@kernel
+def add(x: *f32, y: *f32, out: *f32, n: i32, BLOCK: constexpr):
+    offs = program_id(0) * BLOCK + arange(0, BLOCK)
+    m = offs < n
+    store(out + offs, load(x + offs, mask=m) + load(y + offs, mask=m), mask=m)
+)";
+  CompileOptions host = options;
+  TuningConfig a, b;
+  a.constants["BLOCK"] = 128;
+  a.numWarps = 4;
+  b.constants["BLOCK"] = 512;
+  b.numWarps = 8;
+  b.numStages = 2;
+  host.autotuneConfigs = {a, b};
+  host.autotuneKey = {"n"};
+  auto k = compileKite(plainSource, host, "add.kite");
+  ASSERT_TRUE(k.ok()) << k.error().str();
+  ASSERT_EQ(k->configs().size(), 2u);
+  EXPECT_EQ(k->configs()[1].str(), "BLOCK=512, num_warps=8, num_stages=2");
+  times = {{"BLOCK=128, num_warps=4", 3.0},
+           {"BLOCK=512, num_warps=8, num_stages=2", 1.0}};
+  EXPECT_EQ(tuneBlock(*k, 100000), 512);
+  EXPECT_EQ(calls.size(), 2u);
+  // The key: another n tunes again, the same n does not.
+  calls.clear();
+  EXPECT_EQ(tuneBlock(*k, 100000), 512);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(tuneBlock(*k, 5000), 512);
+  EXPECT_EQ(calls.size(), 2u);
+  // As written: the first configuration's constants where none is given.
+  auto written = k->ir(IRStage::Kite);
+  ASSERT_TRUE(written.ok());
+  EXPECT_NE(written->find("kite.arange 0, 128"), std::string::npos);
+  // One of them as a plain kernel: its constants and warps.
+  CompileOptions one = host;
+  one.autotuneConfig = 1;
+  auto plain = compileKite(plainSource, one, "add.kite");
+  ASSERT_TRUE(plain.ok()) << plain.error().str();
+  EXPECT_TRUE(plain->configs().empty());
+  EXPECT_EQ(plain->threadsPerProgram(), 256);
+  // They replace a kernel's own @autotune list.
+  auto replaced = compileKite(kSource, host, "add.kite");
+  ASSERT_TRUE(replaced.ok()) << replaced.error().str();
+  ASSERT_EQ(replaced->configs().size(), 2u);
+  EXPECT_EQ(replaced->configs()[0].str(), "BLOCK=128, num_warps=4");
+  // Bad lists.
+  CompileOptions bad = host;
+  bad.autotuneKey = {"BLOCK"};
+  auto noKey = compileKite(plainSource, bad, "add.kite");
+  ASSERT_FALSE(noKey.ok());
+  EXPECT_NE(noKey.error().message().find(
+                "autotune key 'BLOCK' is not a runtime parameter"),
+            std::string::npos)
+      << noKey.error().str();
+  bad = host;
+  bad.autotuneConfigs[1].numWarps = 3;
+  auto warps = compileKite(plainSource, bad, "add.kite");
+  ASSERT_FALSE(warps.ok());
+  EXPECT_NE(warps.error().message().find("autotuneConfigs[1]"),
+            std::string::npos)
+      << warps.error().str();
+  bad = options;
+  bad.autotuneKey = {"n"};
+  EXPECT_FALSE(compileKite(plainSource, bad, "add.kite").ok());
+  bad = host;
+  bad.autotuneConfig = 2;
+  auto past = compileKite(plainSource, bad, "add.kite");
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.error().message().find("there are 2 autotuneConfigs"),
+            std::string::npos)
+      << past.error().str();
+}
+
 TEST_F(AutotuneTest, ExportAndImportTuningResults) {
   Kernel k = compile(kSource);
   EXPECT_EQ(tuneBlock(k, 100000), 256);

@@ -29,6 +29,9 @@ struct FrontendOptions {
   /// >= 0: compile the kernel's @autotune configuration of that index (its
   /// constexpr values, num_warps and num_stages) as a plain kernel.
   int autotuneConfig = -1;
+  /// The host gives the configurations (CompileOptions::autotuneConfigs):
+  /// a kernel's own @autotune is checked but not applied.
+  bool ignoreAutotune = false;
 };
 
 /// The default input precision of f32 dots: $KITE_F32_DEFAULT when set

@@ -33,6 +33,18 @@
 
 namespace kite {
 
+/// One autotuning configuration (`@autotune(configs=[config(...)])`, or a
+/// kernel's `kite.autotune` attribute): constexpr values, and warps,
+/// stages and register limit (0: the kernel's own).
+struct TuningConfig {
+  std::map<std::string, double> constants;
+  int numWarps = 0;
+  int numStages = 0;
+  int maxRegisters = 0; ///< maxnreg: registers a thread, [24, 255]
+  /// "BLOCK_M=128, BLOCK_N=256, num_warps=8, num_stages=3".
+  KITE_API std::string str() const;
+};
+
 /// Compile-time options of a kernel.
 struct CompileOptions {
   /// The kernel to take from a module with several; empty: the only one.
@@ -77,24 +89,21 @@ struct CompileOptions {
   /// constexpr values, warps and stages) as a plain kernel; -1: the kernel
   /// as written (autotuned at launch when it has configurations).
   int autotuneConfig = -1;
+  /// Autotuning configurations given by the host, as Triton's
+  /// `triton.autotune(configs, key)` applied to a kernel: they replace the
+  /// kernel's own `@autotune` list (a kernel without one is tuned too), and
+  /// `autotuneKey` names the runtime parameters whose values key the
+  /// choice. Each configuration's constants, warps, stages and register
+  /// limit replace the kernel's; the kernel compiled as written takes the
+  /// first configuration's constants where `constants` gives none.
+  std::vector<TuningConfig> autotuneConfigs;
+  std::vector<std::string> autotuneKey;
   /// Tiered compilation (docs/runtime.md): a first launch that has to
   /// compile an elementwise kernel runs its quick tier (the same results,
   /// compiled in about half the time) while the optimized code compiles on
   /// a background thread; a later launch switches to it once it is ready
   /// (Kernel::finishCompiles waits for that). KITE_TIERED=0 / 1 overrides.
   bool tiered = true;
-};
-
-/// One autotuning configuration (`@autotune(configs=[config(...)])`, or a
-/// kernel's `kite.autotune` attribute): constexpr values, and warps,
-/// stages and register limit (0: the kernel's own).
-struct TuningConfig {
-  std::map<std::string, double> constants;
-  int numWarps = 0;
-  int numStages = 0;
-  int maxRegisters = 0; ///< maxnreg: registers a thread, [24, 255]
-  /// "BLOCK_M=128, BLOCK_N=256, num_warps=8, num_stages=3".
-  KITE_API std::string str() const;
 };
 
 /// Scalar and pointee types of kernel parameters.
