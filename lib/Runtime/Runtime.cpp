@@ -438,7 +438,9 @@ static Expected<Kernel> compileSource(std::string_view text,
     tuning->text = std::string(text);
     tuning->sourceName = std::string(sourceName);
     tuning->isKite = isKite;
-    tuning->options = options;
+    // The options as given: each trial applies its own configuration
+    // (not the first one's constants, which the kernel as written took).
+    tuning->options = given;
     tuning->configs = impl->source.configs;
     tuning->key = impl->source.key;
     impl->tuning = std::move(tuning);
