@@ -5,7 +5,10 @@
 // of the same f16 inputs; then with dropout (DROPOUT=1, p = 0.1): against
 // the same reference with the host's own dropout mask (Philox, the
 // kernel's mapping), and the mask itself bit for bit (Q = 0, V = I: each
-// output element is 0 exactly where its weight was dropped).
+// output element is 0 exactly where its weight was dropped). On a GPU also
+// autotuned ("tuned", not causal): the blocks configurations given from
+// C++ (CompileOptions::autotuneConfigs, keyed by N_CTX), the runtime timing
+// them on the first launch and keeping its choice on disk.
 //   attention [Z H N_CTX HEAD_DIM]   (default 2 4 1000 64 on a GPU, 1 2 150
 //                                     64 without: blocks of 64 x 32 there)
 #include "common.h"
@@ -113,9 +116,13 @@ int main(int argc, char **argv) {
   bool ok = true;
   const float dropP = 0.1f;
   const int seed = 1234, threshold = int(dropP * 256.f + 0.5f);
-  const char *modeName[] = {"none", "causal", "causal+dropout"};
-  for (int mode : {0, 1, 2}) { // none, causal, causal with dropout
-    bool causal = mode >= 1, dropout = mode == 2;
+  const char *modeName[] = {"none", "causal", "causal+dropout", "tuned"};
+  // none, causal, causal with dropout; autotuned (not causal) on a GPU
+  for (int mode : {0, 1, 2, 3}) {
+    if (mode == 3 && !gpu)
+      break;
+    bool causal = mode == 1 || mode == 2, dropout = mode == 2,
+         tuned = mode == 3;
     // The reference, one (batch, head) at a time.
     std::vector<double> ref(n), s(N);
     for (int zh = 0; zh < Z * H; ++zh) {
@@ -151,6 +158,16 @@ int main(int argc, char **argv) {
                    {"STAGE", causal ? 3 : 1}, {"DROPOUT", dropout ? 1 : 0}};
     if (!gpu)
       o.overrideNumWarps = 4;
+    if (tuned) {
+      // The tutorial's blocks (128 x 64 on 8 warps) and 64 x 64 on 4 warps.
+      kite::TuningConfig big, small;
+      big.constants = {{"BLOCK_M", 128}, {"BLOCK_N", 64}};
+      big.numWarps = 8;
+      small.constants = {{"BLOCK_M", 64}, {"BLOCK_N", 64}};
+      small.numWarps = 4;
+      o.autotuneConfigs = {big, small};
+      o.autotuneKey = {"N_CTX"};
+    }
     auto attn = kite::compileFile(examples::source("attention.kite"), o);
     if (!attn) {
       std::fprintf(stderr, "%s\n", attn.error().str().c_str());
@@ -169,7 +186,25 @@ int main(int argc, char **argv) {
       std::vector<kite::Arg> args = {dq, dk, dv, dout, dm, scale, sz, sh, sm, sz,
                                      sh, sm, sz, sh, sm, sz, sh, sm, H, N,
                                      dropP, seed};
-      double ms = examples::timedLaunchMs(*attn, grid, args);
+      double ms;
+      if (tuned) {
+        auto gridOf = [&](const kite::TuningConfig &c) {
+          return kite::Grid(
+              uint32_t(kite::cdiv(N, int64_t(c.constants.at("BLOCK_M")))),
+              uint32_t(Z * H));
+        };
+        kite::TuningConfig chosen = attn->tune(gridOf, args).value();
+        std::printf("(tuned: %s)\n", chosen.str().c_str());
+        attn->launch(gridOf, args).value();
+        kite::Event start = kite::Event::create().value();
+        kite::Event end = kite::Event::create().value();
+        start.record().value();
+        attn->launch(gridOf, args).value();
+        end.record().value();
+        ms = kite::Event::elapsedMs(start, end).value();
+      } else {
+        ms = examples::timedLaunchMs(*attn, grid, args);
+      }
       // Two products of 2 N^2 D flops each (half of them when causal).
       double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
       tflops = flops / ms / 1e9;
