@@ -37,6 +37,53 @@ static std::vector<int> envInts(const char *name) {
   return out;
 }
 
+namespace {
+/// attention.kite's inputs on the device (Q, K, V: [Z, H, N, D] f16 from
+/// Philox; Out; M) and its launch arguments over them (p = 0.1, seed
+/// 1234), freed at the end of the scope.
+struct AttnInputs {
+  AttnInputs(const Kernel &fill, int Z, int H, int N, int D) {
+    size_t n = size_t(Z) * H * N * D;
+    for (int32_t seed : {11, 12, 13})
+      buffers.push_back(filled(fill, n, 2, seed));
+    buffers.push_back(deviceAlloc(n * 2).value());
+    buffers.push_back(deviceAlloc(size_t(Z) * H * N * 4).value());
+    synchronize().value();
+    for (uint64_t p : buffers)
+      args.push_back(Arg::pointer(p));
+    args.push_back(float(1 / std::sqrt(double(D))));
+    int sz = H * N * D, sh = N * D, sm = D;
+    for (int t = 0; t < 4; ++t) // Q, K, V, Out: batch, head, row strides
+      for (int stride : {sz, sh, sm})
+        args.push_back(stride);
+    args.insert(args.end(), {H, N, 0.1f, int32_t(1234)});
+  }
+  ~AttnInputs() {
+    for (uint64_t p : buffers)
+      deviceFree(p);
+  }
+  std::vector<uint64_t> buffers;
+  std::vector<Arg> args;
+};
+
+/// One attention row of kite-bench's JSON lines.
+void printAttnRow(const std::string &blocks, const std::string &choice, int Z,
+                  int H, int N, int D, bool causal, bool dropout, double ms) {
+  double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
+  std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
+              "\"blocks\": \"%s\", %s"
+              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
+              "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
+              "\"tflops\": %.2f}\n",
+              blocks.c_str(),
+              choice.empty() ? ""
+                             : ("\"choice\": \"" + choice + "\", ").c_str(),
+              Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
+              ms * 1e3, flops / ms / 1e9);
+  std::fflush(stdout);
+}
+} // namespace
+
 int runAttention() {
   // Attention forward (tutorial 06, dsl-examples/attention.kite): f16, Z = 4
   // batches of H = 32 heads (the tutorial's benchmark), head dims 64 and
@@ -46,11 +93,12 @@ int runAttention() {
     int bm, bn, warps;
     int stages = 0; ///< 0: the kernel's own
     int maxnreg = 0; ///< 0: ptxas's choice (and the runtime's)
-    std::string name() const {
-      return std::to_string(bm) + "x" + std::to_string(bn) + "w" +
+    /// As the JSON rows name it: "128x64 w8 s2 r128".
+    std::string row() const {
+      return std::to_string(bm) + "x" + std::to_string(bn) + " w" +
              std::to_string(warps) +
-             (stages ? "s" + std::to_string(stages) : std::string()) +
-             (maxnreg ? "r" + std::to_string(maxnreg) : std::string());
+             (stages ? " s" + std::to_string(stages) : std::string()) +
+             (maxnreg ? " r" + std::to_string(maxnreg) : std::string());
     }
   };
   std::vector<AttnConfig> attnConfigs =
@@ -119,37 +167,11 @@ int runAttention() {
         o.overrideMaxRegisters = cfg.maxnreg;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         for (int N : lengths) {
-          size_t n = size_t(Z) * H * N * D;
-          uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
-                   v = filled(fill, n, 2, 13);
-          uint64_t out = deviceAlloc(n * 2).value();
-          uint64_t m = deviceAlloc(size_t(Z) * H * N * 4).value();
-          synchronize().value();
-          int sz = H * N * D, sh = N * D, sm = D;
-          std::vector<Arg> args = {Arg::pointer(q), Arg::pointer(k),
-                                   Arg::pointer(v), Arg::pointer(out),
-                                   Arg::pointer(m),
-                                   float(1 / std::sqrt(double(D))),
-                                   sz, sh, sm, sz, sh, sm, sz, sh, sm,
-                                   sz, sh, sm, H, N, 0.1f, int32_t(1234)};
+          AttnInputs in(fill, Z, H, N, D);
           Grid grid(uint32_t(cdiv(N, cfg.bm)), uint32_t(Z * H));
-          double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
+          double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,
                              /*settle=*/true);
-          double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
-          std::printf(
-              "{\"impl\": \"kite\", \"kernel\": \"attention\", "
-              "\"blocks\": \"%dx%d w%d%s%s\", "
-              "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
-              "\"causal\": %s, \"dropout\": %s, \"us\": %.1f, "
-              "\"tflops\": %.2f}\n",
-              cfg.bm, cfg.bn, cfg.warps,
-              cfg.stages ? (" s" + std::to_string(cfg.stages)).c_str() : "",
-              cfg.maxnreg ? (" r" + std::to_string(cfg.maxnreg)).c_str() : "",
-              Z, H, N, D, causal ? "true" : "false", dropout ? "0.1" : "0",
-              ms * 1e3, flops / ms / 1e9);
-          std::fflush(stdout);
-          for (uint64_t p : {q, k, v, out, m})
-            deviceFree(p);
+          printAttnRow(cfg.row(), "", Z, H, N, D, causal, dropout, ms);
         }
       }
   }
@@ -181,53 +203,15 @@ int runAttention() {
       o.autotuneKey = {"N_CTX"};
       Kernel attn = load("dsl-examples/attention.kite", "", o);
       for (int N : lengths) {
-        size_t n = size_t(Z) * H * N * D;
-        uint64_t q = filled(fill, n, 2, 11), k = filled(fill, n, 2, 12),
-                 v = filled(fill, n, 2, 13);
-        uint64_t out = deviceAlloc(n * 2).value();
-        uint64_t m = deviceAlloc(size_t(Z) * H * N * 4).value();
-        synchronize().value();
-        int sz = H * N * D, sh = N * D, sm = D;
-        std::vector<Arg> args = {Arg::pointer(q),
-                                 Arg::pointer(k),
-                                 Arg::pointer(v),
-                                 Arg::pointer(out),
-                                 Arg::pointer(m),
-                                 float(1 / std::sqrt(double(D))),
-                                 sz,
-                                 sh,
-                                 sm,
-                                 sz,
-                                 sh,
-                                 sm,
-                                 sz,
-                                 sh,
-                                 sm,
-                                 sz,
-                                 sh,
-                                 sm,
-                                 H,
-                                 N,
-                                 0.1f,
-                                 int32_t(1234)};
+        AttnInputs in(fill, Z, H, N, D);
         auto grid = [&](const TuningConfig &c) {
           return Grid(uint32_t(cdiv(N, int64_t(c.constants.at("BLOCK_M")))),
                       uint32_t(Z * H));
         };
-        TuningConfig chosen = attn.tune(grid, args).value();
-        double ms = timeMs([&] { attn.launch(grid, args).value(); }, 10,
+        TuningConfig chosen = attn.tune(grid, in.args).value();
+        double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,
                            /*settle=*/true);
-        double flops = 4.0 * Z * H * double(N) * N * D * (causal ? 0.5 : 1);
-        std::printf("{\"impl\": \"kite\", \"kernel\": \"attention\", "
-                    "\"blocks\": \"tuned\", \"choice\": \"%s\", "
-                    "\"Z\": %d, \"H\": %d, \"N_CTX\": %d, \"HEAD_DIM\": %d, "
-                    "\"causal\": %s, \"dropout\": 0, \"us\": %.1f, "
-                    "\"tflops\": %.2f}\n",
-                    chosen.str().c_str(), Z, H, N, D, causal ? "true" : "false",
-                    ms * 1e3, flops / ms / 1e9);
-        std::fflush(stdout);
-        for (uint64_t p : {q, k, v, out, m})
-          deviceFree(p);
+        printAttnRow("tuned", chosen.str(), Z, H, N, D, causal, false, ms);
       }
     }
 
