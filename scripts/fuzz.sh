@@ -6,7 +6,10 @@
 # (default 60) from its seed corpus. Installs clang-22 and its runtime if
 # missing. Crashing inputs are left as build/fuzz/<target>/crash-*.
 #   frontend: unittests/Frontend/FrontendFuzzer.cpp over .kite sources
-#             (seeds: dsl-examples, test/Frontend); lib/Frontend instrumented;
+#             (import and verify; a quarter of what verifies also through
+#             the pipeline up to the LLVM dialect, parameters specialized
+#             as divisible by 16; seeds: dsl-examples, test/Frontend);
+#             lib/Frontend instrumented;
 #   dialect:  unittests/Fuzz/DialectFuzzer.cpp over kite-dialect IR (parse,
 #             verify, interpret, lower to PTX; seeds: the dialect's tests and
 #             the examples' .mlir); the dialect and the interpreter
