@@ -26,6 +26,17 @@ using namespace kite;
 
 namespace kitebench {
 
+namespace {
+/// A persistent kernel's form in the benchmark: the kernel, the suffix of
+/// its row name, a producer warp (WARP_SPECIALIZE) and its stages (0: the
+/// kernel's own).
+struct Form {
+  const char *kernel, *suffix;
+  bool ws;
+  int stages;
+};
+} // namespace
+
 void runMatmul() {
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
   bool fp8Only = part("fp8") && !part("matmul");
@@ -137,11 +148,6 @@ void runMatmul() {
     // 2 stages (3 slots) leave room for ("TMA+WS s2"; with 3 stages there
     // is none, and the 4-byte stores from the fragments lost: 645 against
     // 700 TFLOP/s at 4096^3, 313 against 499 at 4096x4096x512).
-    struct Form {
-      const char *kernel, *suffix;
-      bool ws;
-      int stages;
-    };
     // (The descriptor kernel's defaults are the producer warp and 2
     // stages; without it, 3 stages.)
     for (Form f : {Form{"matmul_persistent", "", false, 0},
@@ -207,12 +213,8 @@ void runMatmul() {
     std::vector<Shape> fp8Shapes = shapes;
     if (!quick)
       fp8Shapes.push_back({8192, 8192, 4096});
-    auto scale = DeviceBuffer<float>::fromHost(std::vector<float>{1.0f}).value();
-    struct Form {
-      const char *kernel, *suffix;
-      bool ws;
-      int stages;
-    };
+    auto scale =
+        DeviceBuffer<float>::fromHost(std::vector<float>{1.0f}).value();
     for (Form f : {Form{"matmul_fp8", "", false, 0},
                    Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
                    Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2", true, 0}}) {

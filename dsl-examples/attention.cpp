@@ -195,13 +195,7 @@ int main(int argc, char **argv) {
         };
         kite::TuningConfig chosen = attn->tune(gridOf, args).value();
         std::printf("(tuned: %s)\n", chosen.str().c_str());
-        attn->launch(gridOf, args).value();
-        kite::Event start = kite::Event::create().value();
-        kite::Event end = kite::Event::create().value();
-        start.record().value();
-        attn->launch(gridOf, args).value();
-        end.record().value();
-        ms = kite::Event::elapsedMs(start, end).value();
+        ms = examples::timedLaunchMs(*attn, kite::Kernel::GridFn(gridOf), args);
       } else {
         ms = examples::timedLaunchMs(*attn, grid, args);
       }

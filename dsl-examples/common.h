@@ -48,8 +48,10 @@ inline bool haveGPU() {
 }
 
 /// Milliseconds of one launch of `kernel` on the GPU, timed with events
-/// after a first launch (which compiles, loads and warms up).
-inline double timedLaunchMs(const kite::Kernel &kernel, kite::Grid grid,
+/// after a first launch (which compiles, loads and warms up); `grid` a
+/// Grid, or a Kernel::GridFn for an autotuned kernel.
+template <typename GridOrFn>
+inline double timedLaunchMs(const kite::Kernel &kernel, const GridOrFn &grid,
                             const std::vector<kite::Arg> &args) {
   kernel.launch(grid, args).value();
   kite::Event start = kite::Event::create().value();

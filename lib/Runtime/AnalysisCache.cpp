@@ -36,7 +36,7 @@ std::string kite::detail::analysisKeyText(std::string_view text,
     os << "\nconst " << name << "=" << buf;
   }
   for (const TuningConfig &c : o.autotuneConfigs)
-    os << "\nhost_config " << c.str() << " maxnreg=" << c.maxRegisters;
+    os << "\nhost_config " << c.str();
   for (const std::string &k : o.autotuneKey)
     os << "\nhost_key " << k;
   os << "\nsource=\n" << text;

@@ -185,41 +185,18 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   for (auto f : kernels)
     if (f != kernel)
       f.erase();
-  // Autotuning configurations given by the host replace the kernel's own
-  // (CompileOptions::autotuneConfigs; compileSource has applied a chosen
-  // one already).
+  // Autotuning configurations: those the host gives
+  // (CompileOptions::autotuneConfigs, replacing the kernel's own; a chosen
+  // one compileSource has applied already), else the kernel's, read and
+  // taken off it. A chosen one of the kernel's (kite-dialect sources; the
+  // frontend applies it itself) binds its constants and sets its warps and
+  // stages.
   OpBuilder attrs(&ctx);
-  if (!options.autotuneConfigs.empty()) {
-    SmallVector<Attribute> list;
-    for (const TuningConfig &c : options.autotuneConfigs) {
-      NamedAttrList entries;
-      for (auto &[name, value] : c.constants)
-        entries.set(name,
-                    value == double(int64_t(value))
-                        ? Attribute(attrs.getI64IntegerAttr(int64_t(value)))
-                        : Attribute(attrs.getF64FloatAttr(value)));
-      if (c.numWarps)
-        entries.set("num_warps", attrs.getI32IntegerAttr(c.numWarps));
-      if (c.numStages)
-        entries.set("num_stages", attrs.getI32IntegerAttr(c.numStages));
-      if (c.maxRegisters)
-        entries.set("maxnreg", attrs.getI32IntegerAttr(c.maxRegisters));
-      list.push_back(entries.getDictionary(&ctx));
-    }
-    kernel->setAttr(mlir::kite::KiteDialect::getAutotuneAttrName(),
-                    attrs.getArrayAttr(list));
-    SmallVector<Attribute> names;
-    for (const std::string &k : options.autotuneKey)
-      names.push_back(attrs.getStringAttr(k));
-    kernel->setAttr(mlir::kite::KiteDialect::getAutotuneKeyAttrName(),
-                    attrs.getArrayAttr(names));
-  }
-  // Autotuning configurations: read and taken off the kernel. A chosen one
-  // (kite-dialect sources; the frontend applies it itself) binds its
-  // constants and sets its warps and stages.
-  std::vector<TuningConfig> configs;
-  if (auto list = kernel->getAttrOfType<ArrayAttr>(
-          mlir::kite::KiteDialect::getAutotuneAttrName())) {
+  std::vector<TuningConfig> configs = options.autotuneConfigs;
+  std::vector<std::string> keyNames = options.autotuneKey;
+  auto list = kernel->getAttrOfType<ArrayAttr>(
+      mlir::kite::KiteDialect::getAutotuneAttrName());
+  if (list && configs.empty()) {
     for (Attribute c : list) {
       TuningConfig config;
       for (NamedAttribute e : cast<DictionaryAttr>(c)) {
@@ -238,26 +215,28 @@ auto ::kite::detail::analyzeSource(std::string_view text,
       }
       configs.push_back(std::move(config));
     }
+    if (auto names = kernel->getAttrOfType<ArrayAttr>(
+            mlir::kite::KiteDialect::getAutotuneKeyAttrName()))
+      for (Attribute a : names)
+        keyNames.push_back(cast<StringAttr>(a).str());
   }
   std::vector<int> tuneKey;
-  if (auto names = kernel->getAttrOfType<ArrayAttr>(
-          mlir::kite::KiteDialect::getAutotuneKeyAttrName())) {
-    for (Attribute a : names) {
-      std::string name = cast<StringAttr>(a).str();
-      int found = -1, runtime = 0;
-      for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
-        if (kernel.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
-          continue;
-        if (argName(kernel, i) == name)
-          found = runtime;
-        ++runtime;
-      }
-      if (found < 0)
-        return Error(ErrorCode::InvalidArgument,
-                     "autotune key '" + name + "' is not a runtime parameter "
-                     "of kernel '" + kernel.getSymName().str() + "'");
-      tuneKey.push_back(found);
+  for (const std::string &name : keyNames) {
+    int found = -1, runtime = 0;
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+      if (kernel.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
+        continue;
+      if (argName(kernel, i) == name)
+        found = runtime;
+      ++runtime;
     }
+    if (found < 0)
+      return Error(ErrorCode::InvalidArgument,
+                   "autotune key '" + name +
+                       "' is not a runtime parameter "
+                       "of kernel '" +
+                       kernel.getSymName().str() + "'");
+    tuneKey.push_back(found);
   }
   kernel->removeAttr(mlir::kite::KiteDialect::getAutotuneAttrName());
   kernel->removeAttr(mlir::kite::KiteDialect::getAutotuneKeyAttrName());

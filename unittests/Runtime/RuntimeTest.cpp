@@ -641,6 +641,18 @@ TEST_F(RuntimeTest, PtxToCubinWithoutAGpu) {
       << bad.error().message();
 }
 
+/// compilePtxToCubin of `ptx` for sm_90a, with the occupancy retry
+/// (`retry`) or without it (KITE_OCCUPANCY=0, restored after).
+static kite::Expected<std::string> sm90aCubin(const std::string &ptx,
+                                              bool retry) {
+  if (!retry)
+    setenv("KITE_OCCUPANCY", "0", 1);
+  auto cubin = kite::compilePtxToCubin(ptx, "sm_90a");
+  if (!retry)
+    unsetenv("KITE_OCCUPANCY");
+  return cubin;
+}
+
 // Occupancy (docs/runtime.md): layer norm backward's dx kernel at 8192
 // columns on 8 warps has no dot, so its PTX asks for two programs an SM (128
 // registers a thread); ptxas alone gives it more, and compilePtxToCubin
@@ -664,14 +676,12 @@ TEST_F(RuntimeTest, OccupancyRetryFitsTwoProgramsAnSM) {
   EXPECT_NE(
       ptx->find("// kite.occupancy_registers _layer_norm_bwd_dx_fused 128 0\n"),
       std::string::npos);
-  setenv("KITE_OCCUPANCY", "0", 1);
-  auto first = kite::compilePtxToCubin(*ptx, "sm_90a");
-  unsetenv("KITE_OCCUPANCY");
+  auto first = sm90aCubin(*ptx, /*retry=*/false);
   ASSERT_TRUE(first) << first.error().message();
   auto firstInfo = kite::machineCodeInfo(*first, "_layer_norm_bwd_dx_fused");
   ASSERT_TRUE(firstInfo) << firstInfo.error().message();
   EXPECT_GT(firstInfo->registers, 0);
-  auto cubin = kite::compilePtxToCubin(*ptx, "sm_90a");
+  auto cubin = sm90aCubin(*ptx, /*retry=*/true);
   ASSERT_TRUE(cubin) << cubin.error().message();
   auto info = kite::machineCodeInfo(*cubin, "_layer_norm_bwd_dx_fused");
   ASSERT_TRUE(info) << info.error().message();
@@ -738,13 +748,11 @@ TEST_F(RuntimeTest, OccupancyRetryOfADotKernelAllowsSomeSpills) {
     }
     EXPECT_NE(ptx->find("// kite.occupancy_registers attn_fwd 128 128\n"),
               std::string::npos);
-    setenv("KITE_OCCUPANCY", "0", 1);
-    auto first = kite::compilePtxToCubin(*ptx, "sm_90a");
-    unsetenv("KITE_OCCUPANCY");
+    auto first = sm90aCubin(*ptx, /*retry=*/false);
     ASSERT_TRUE(first) << first.error().message();
     auto firstInfo = kite::machineCodeInfo(*first, "attn_fwd");
     ASSERT_TRUE(firstInfo) << firstInfo.error().message();
-    auto cubin = kite::compilePtxToCubin(*ptx, "sm_90a");
+    auto cubin = sm90aCubin(*ptx, /*retry=*/true);
     ASSERT_TRUE(cubin) << cubin.error().message();
     auto info = kite::machineCodeInfo(*cubin, "attn_fwd");
     ASSERT_TRUE(info) << info.error().message();
