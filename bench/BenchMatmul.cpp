@@ -43,18 +43,22 @@ void runMatmul() {
   // "tuned": only the autotuned matmul rows (f32, tf32, f16, bf16), for
   // scripts/gpu/ab_tuned.sh's interleaved runs beside Triton's.
   bool tunedOnly = part("tuned") && !part("matmul") && !fp8Only;
-  if (!part("matmul") && !fp8Only && !tunedOnly)
+  // "persistent": only tutorial 09's f16/bf16 rows (its forms side by side).
+  bool persistentOnly =
+      part("persistent") && !part("matmul") && !fp8Only && !tunedOnly;
+  if (!part("matmul") && !fp8Only && !tunedOnly && !persistentOnly)
     return;
   struct Shape {
     int M, N, K;
   };
-  std::vector<Shape> shapes = !part("matmul") && !fp8Only && !tunedOnly
-                                  ? std::vector<Shape>{}
-                              : quick ? std::vector<Shape>{{1024, 1024, 1024}}
-                                      : std::vector<Shape>{{1024, 1024, 1024},
-                                                           {4096, 4096, 4096},
-                                                           {8192, 8192, 8192},
-                                                           {4096, 4096, 512}};
+  std::vector<Shape> shapes =
+      !part("matmul") && !fp8Only && !tunedOnly && !persistentOnly
+          ? std::vector<Shape>{}
+      : quick ? std::vector<Shape>{{1024, 1024, 1024}}
+              : std::vector<Shape>{{1024, 1024, 1024},
+                                   {4096, 4096, 4096},
+                                   {8192, 8192, 8192},
+                                   {4096, 4096, 512}};
   // Blocks: the f32 kernel's defaults (64x64x32, 4 warps, 3 stages), and
   // large blocks for large problems (128x256x16, 8 warps, 2 stages: 16x8
   // register tiles, A staged k-major), both exact f32 (FMA); f32 as tf32
@@ -72,7 +76,7 @@ void runMatmul() {
     bool ws = false; ///< TMA with a producer warp (warp specialization)
   };
   for (Variant v :
-       fp8Only || tunedOnly
+       fp8Only || tunedOnly || persistentOnly
            ? std::vector<Variant>{}
            : std::vector<Variant>{
                  Variant{"f32", "dsl-examples/matmul.kite", "fill_f32", 4, 64,
@@ -150,14 +154,20 @@ void runMatmul() {
     // 700 TFLOP/s at 4096^3, 313 against 499 at 4096x4096x512).
     // (The descriptor kernel's defaults are the producer warp and 2
     // stages; without it, 3 stages.)
+    // "TMA+WS cluster" is the 2-program cluster form (B multicast to the
+    // pair of tiles), a grid of an even number of programs.
     for (Form f : {Form{"matmul_persistent", "", false, 0},
                    Form{"matmul_descriptor_persistent", " TMA", false, 3},
-                   Form{"matmul_descriptor_persistent", " TMA+WS s2", true, 0}}) {
+                   Form{"matmul_descriptor_persistent", " TMA+WS s2", true, 0},
+                   Form{"matmul_descriptor_persistent_cluster",
+                        " TMA+WS cluster2", true, 0}}) {
       const char *form = f.kernel;
-      bool descriptors = std::strcmp(form, "matmul_descriptor_persistent") == 0;
+      bool clustered = std::strstr(form, "_cluster") != nullptr;
+      bool descriptors = std::strstr(form, "descriptor") != nullptr;
+      const int programs = clustered ? sms / 2 * 2 : sms;
       CompileOptions o;
-      o.constants = {{"NUM_SMS", sms}};
-      if (descriptors)
+      o.constants = {{"NUM_SMS", programs}};
+      if (descriptors && !clustered)
         o.constants["WARP_SPECIALIZE"] = f.ws ? 1 : 0;
       o.overrideNumStages = f.stages;
       Kernel mm = [&] {
@@ -180,8 +190,12 @@ void runMatmul() {
         uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
         uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
         synchronize().value();
-        uint32_t grid = std::min<uint32_t>(
-            uint32_t(sms), cdiv(s.M, 128) * cdiv(s.N, 256));
+        uint32_t grid =
+            clustered ? std::min<uint32_t>(uint32_t(programs),
+                                           2 * cdiv(cdiv(s.M, 128), 2) *
+                                               cdiv(s.N, 256))
+                      : std::min<uint32_t>(uint32_t(sms),
+                                           cdiv(s.M, 128) * cdiv(s.N, 256));
         std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b),
                                  Arg::pointer(c), s.M, s.N, s.K};
         if (!descriptors)
@@ -207,7 +221,7 @@ void runMatmul() {
   // tutorial-03 tiling through pointer blocks (cp.async, 3 stages),
   // "persistent TMA" and "persistent TMA+WS s2" the persistent descriptor
   // kernel without and with a producer warp. Also at 8192x8192x4096.
-  if (!shapes.empty() && !tunedOnly) {
+  if (!shapes.empty() && !tunedOnly && !persistentOnly) {
     const int sms = deviceMultiprocessors().value();
     Kernel fill = load("bench/fill.kite", "fill_f8e4m3");
     std::vector<Shape> fp8Shapes = shapes;
@@ -255,7 +269,7 @@ void runMatmul() {
   // "TMA tuned": the same configurations reading A and B through tensor
   // descriptors (bench/kernels/matmul_*_tma_tuned.kite).
   for (std::string variant :
-       fp8Only     ? std::vector<std::string>{}
+       fp8Only || persistentOnly ? std::vector<std::string>{}
        : tunedOnly ? std::vector<std::string>{"f32", "tf32", "f16", "bf16"}
                    : std::vector<std::string>{"f32", "tf32", "f16", "bf16",
                                               "f16_tma", "bf16_tma"}) {

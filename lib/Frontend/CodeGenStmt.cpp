@@ -525,6 +525,7 @@ void CodeGen::kernel(const Function &f) {
   SmallVector<Type> argTypes;
   std::vector<const Param *> runtimeParams;
   int64_t numWarps = 4, numStages = 0, maxRegisters = 0;
+  SmallVector<int32_t, 3> clusterDims;
   auto checkMaxRegisters = [&](int64_t n, Loc l) {
     if (n < 24 || n > 255)
       fail(l, "maxnreg must be in [24, 255] (registers a thread), got " +
@@ -545,9 +546,31 @@ void CodeGen::kernel(const Function &f) {
     } else if (key == "maxnreg") {
       maxRegisters = constInt(v, value->loc, "maxnreg");
       checkMaxRegisters(maxRegisters, value->loc);
+    } else if (key == "cluster_dims") {
+      // An integer (x) or a tuple of up to three: programs a cluster.
+      std::vector<Val> dims =
+          v.kind == Val::Tuple ? v.elems : std::vector<Val>{v};
+      if (dims.empty() || dims.size() > 3)
+        fail(value->loc, "cluster_dims takes 1 to 3 sizes (x, y, z), got " +
+                             std::to_string(dims.size()));
+      int64_t size = 1;
+      for (const Val &d : dims) {
+        int64_t n = constInt(d, value->loc, "cluster_dims");
+        if (n < 1 || n > 8)
+          fail(value->loc, "cluster_dims sizes must be in [1, 8], got " +
+                               std::to_string(n));
+        size *= n;
+        clusterDims.push_back(int32_t(n));
+      }
+      if (size > 8)
+        fail(value->loc, "a cluster holds at most 8 programs; cluster_dims "
+                         "asks for " +
+                             std::to_string(size));
+      clusterDims.resize(3, 1);
     } else {
       fail(value->loc, "unknown @kernel argument '" + key +
-                           "' (known: num_warps, num_stages, maxnreg)");
+                           "' (known: num_warps, num_stages, maxnreg, "
+                           "cluster_dims)");
     }
   }
   std::set<std::string> seen;
@@ -622,6 +645,9 @@ void CodeGen::kernel(const Function &f) {
   if (maxRegisters)
     func->setAttr(kd::KiteDialect::getMaxRegistersAttrName(),
                   b.getI32IntegerAttr(maxRegisters));
+  if (!clusterDims.empty() && clusterDims != SmallVector<int32_t, 3>{1, 1, 1})
+    func->setAttr(kd::KiteDialect::getClusterDimsAttrName(),
+                  b.getDenseI32ArrayAttr(clusterDims));
   if (!configs.empty()) {
     SmallVector<Attribute> dicts;
     for (size_t i = 0; i < configs.size(); ++i) {

@@ -35,6 +35,19 @@ void Interpreter::runKernel(func::FuncOp kernel) {
     }
     params.push_back(a);
   }
+  // A kernel in clusters launches whole clusters, as on the GPU.
+  if (auto dims = kernel->getAttrOfType<DenseI32ArrayAttr>(
+          kd::KiteDialect::getClusterDimsAttrName()))
+    for (int i = 0; i < 3 && i < int(dims.size()); ++i)
+      if (launch.grid[i] % uint32_t(dims[i]))
+        throw Failure{"grid (" + std::to_string(launch.grid[0]) + ", " +
+                      std::to_string(launch.grid[1]) + ", " +
+                      std::to_string(launch.grid[2]) +
+                      ") is not a multiple of the clusters (" +
+                      std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
+                      ", " + std::to_string(dims[2]) + ") of kernel '" +
+                      kernel.getSymName().str() +
+                      "' (@kernel(cluster_dims=...))"};
   for (uint32_t z = 0; z < launch.grid[2]; ++z)
     for (uint32_t y = 0; y < launch.grid[1]; ++y)
       for (uint32_t x = 0; x < launch.grid[0]; ++x) {

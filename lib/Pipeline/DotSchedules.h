@@ -95,6 +95,9 @@ private:
                   std::array<kd::DescriptorLoadOp, 2> loads);
   Value tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
                        int operand, const kd::SwizzledStaging &staging);
+  /// The programs each operand's copies are multicast to (1: none).
+  std::array<int64_t, 2> multicastOf(func::FuncOp func, kd::DotOp dot,
+                                     std::array<kd::DescriptorLoadOp, 2> loads);
   std::map<std::pair<Operation *, int>, Value> tensorMaps;
 };
 

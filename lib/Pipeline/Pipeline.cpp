@@ -288,6 +288,39 @@ static std::string typeName(Type type) {
 }
 
 namespace kite {
+EntryLaunchShape entryLaunchShape(std::string_view ptx,
+                                  std::string_view kernel) {
+  EntryLaunchShape shape;
+  size_t entry = ptx.find(".entry " + std::string(kernel) + "(");
+  if (entry == std::string_view::npos)
+    return shape;
+  // The directives between the parameter list and the body.
+  size_t body = ptx.find('{', entry);
+  std::string_view head = ptx.substr(entry, body - entry);
+  auto numbers = [&](std::string_view directive, unsigned *out, int n) {
+    size_t at = head.find(directive);
+    if (at == std::string_view::npos)
+      return;
+    std::string text(head.substr(at + directive.size(), 48));
+    const char *p = text.c_str();
+    for (int i = 0; i < n; ++i) {
+      char *end = nullptr;
+      unsigned long v = std::strtoul(p, &end, 10);
+      if (end == p)
+        return;
+      out[i] = unsigned(v);
+      p = end;
+      while (*p == ',' || *p == ' ')
+        ++p;
+    }
+  };
+  numbers(".maxntid ", &shape.threads, 1);
+  numbers(".reqnctapercluster ", shape.cluster.data(), 3);
+  for (unsigned &d : shape.cluster)
+    d = std::max(d, 1u);
+  return shape;
+}
+
 std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
                                           const TargetOptions &options) {
   std::vector<KernelInfo> kernels;
@@ -328,12 +361,14 @@ std::string CompiledModule::metadataJSON() const {
       params.push_back(llvm::json::Object{
           {"kind", p.kind == KernelParam::Kind::Pointer ? "pointer" : "scalar"},
           {"type", p.type}});
-    array.push_back(llvm::json::Object{{"name", k.name},
-                                       {"threads", k.threads},
-                                       {"shared_bytes", k.sharedBytes},
-                                       {"dynamic_shared_bytes",
-                                        k.dynamicSharedBytes},
-                                       {"params", std::move(params)}});
+    array.push_back(llvm::json::Object{
+        {"name", k.name},
+        {"threads", k.threads},
+        {"cluster",
+         llvm::json::Array{k.cluster[0], k.cluster[1], k.cluster[2]}},
+        {"shared_bytes", k.sharedBytes},
+        {"dynamic_shared_bytes", k.dynamicSharedBytes},
+        {"params", std::move(params)}});
   }
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -420,6 +455,15 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   if (result.ptx.empty())
     return llvm::createStringError("kite-to-ptx produced no PTX (does the "
                                    "module contain a kite.kernel?)");
+  // Threads a program (a producer warp's too) and clusters, as the PTX
+  // declares them.
+  for (KernelInfo &k : result.kernels) {
+    EntryLaunchShape shape = entryLaunchShape(result.ptx, k.name);
+    if (shape.threads)
+      k.threads = int(shape.threads);
+    for (int i = 0; i < 3; ++i)
+      k.cluster[i] = int(shape.cluster[i]);
+  }
   // Kernels whose shared memory is dynamic: the launch must provide it. The
   // PTX says so in a comment line, so that it travels with the PTX (caches).
   if (auto sizes = module->getAttrOfType<DictionaryAttr>(

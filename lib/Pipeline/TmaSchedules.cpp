@@ -11,6 +11,7 @@
 #include "LoopSlices.h"
 #include "TmaOperands.h"
 
+#include "kite/Analysis/ClusterUniformity.h"
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -293,6 +294,40 @@ producerDependencies(func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
   return out;
 }
 
+/// For each operand (A, B) of a dot staged by a producer warp, the programs
+/// its copies are multicast to: the cluster's size when the kernel runs in
+/// clusters (sm_90a) and every program of a cluster stages that very block
+/// at the same point (its offsets and the loops and branches around the
+/// load are cluster-uniform: ClusterUniformity.h), so each program copies
+/// its share of the block's panels into all of them; 1 otherwise (also
+/// when the panels do not split evenly).
+std::array<int64_t, 2>
+TmaSchedules::multicastOf(func::FuncOp func, kd::DotOp dot,
+                          std::array<kd::DescriptorLoadOp, 2> loads) {
+  std::array<int32_t, 3> dims = kd::ClusterUniformity::clusterDimsOf(func);
+  int64_t size = int64_t(dims[0]) * dims[1] * dims[2];
+  std::array<int64_t, 2> out = {1, 1};
+  if (size == 1)
+    return out;
+  kd::ClusterUniformity uniformity(func, dims);
+  SmallVector<int64_t> shape = dotShapeOf(dot);
+  int64_t eb = dot.getA().getType().getElementTypeBitWidth() / 8;
+  auto staging = kd::SwizzledStaging::get(shape[0], shape[1], shape[2], eb,
+                                          /*bKMajor=*/bool(transposedB(dot)));
+  for (int operand = 0; operand < 2; ++operand) {
+    kd::DescriptorLoadOp load = loads[operand];
+    int64_t cols = load.getType().getDimSize(1);
+    int64_t panels =
+        cols / (operand == 0 ? staging.aPanelElems() : staging.bPanelElems());
+    if (panels % size || !uniformity.uniformControl(load) ||
+        !llvm::all_of(load.getOffsets(),
+                      [&](Value v) { return uniformity.isUniform(v); }))
+      continue;
+    out[operand] = size;
+  }
+  return out;
+}
+
 /// Warp specialization of a TMA-staged loop (option warp-specialize): a
 /// producer warp beyond the num_warps runs the loop's copies alone,
 ///   kernel entry:  tma_init (full and empty barriers)
@@ -344,6 +379,10 @@ bool TmaSchedules::stageWithProducerWarp(
   Type element = aType.getElementType();
   SmallVector<int64_t> dotShape = dotShapeOf(dot);
   std::array<Value, 2> maps = tensorMapParams(func, dot, loads);
+  std::array<int64_t, 2> multicast = multicastOf(func, dot, loads);
+  // Programs a cluster that release each slot (each one's producer fills a
+  // share of every program's slot), 1 without multicast.
+  const int64_t cluster = std::max(multicast[0], multicast[1]);
   const int64_t slots = stages + 1;
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
@@ -367,7 +406,7 @@ bool TmaSchedules::stageWithProducerWarp(
   Block *entry = &func.getBody().front();
   rewriter.setInsertionPointToStart(entry);
   kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/2,
-                        /*consumer_arrivals=*/warps);
+                        /*consumer_arrivals=*/warps * cluster, cluster);
   Value isProducer =
       kd::WarpIsProducerOp::create(rewriter, loc, rewriter.getI1Type());
   auto branch = scf::IfOp::create(rewriter, loc, isProducer,
@@ -406,7 +445,8 @@ bool TmaSchedules::stageWithProducerWarp(
       kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
                              yes, slot, int32_t(operand), dotShape,
                              /*producer=*/true,
-                             /*transposed=*/operand == 1 && trans);
+                             /*transposed=*/operand == 1 && trans,
+                             multicast[operand]);
     }
     scf::YieldOp::create(rewriter, loc, advance(slot, phase));
     return SmallVector<Value>(producer.getResults());
@@ -469,11 +509,11 @@ bool TmaSchedules::stageWithProducerWarp(
     Value notFirst =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                               loop.getInductionVar(), loop.getLowerBound());
-    kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst);
+    kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst, cluster);
   } else {
     Value yes =
         arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
-    kd::TmaReleaseOp::create(rewriter, loc, now, yes);
+    kd::TmaReleaseOp::create(rewriter, loc, now, yes, cluster);
   }
   rewriter.replaceOp(dot, result);
   if (trans)
@@ -494,9 +534,20 @@ bool TmaSchedules::stageWithProducerWarp(
       Value ran = arith::CmpIOp::create(rewriter, loc,
                                         arith::CmpIPredicate::sgt, trips,
                                         constant(0));
-      kd::TmaReleaseOp::create(rewriter, loc, slotOf(rewriter, loc, last, slots),
-                               ran);
+      kd::TmaReleaseOp::create(
+          rewriter, loc, slotOf(rewriter, loc, last, slots), ran, cluster);
     }
+  }
+  // No program of a cluster exits while its peers may still release its
+  // slots or copy into them.
+  if (cluster > 1) {
+    bool placed = false;
+    func.walk([&](kd::ClusterBarrierOp) { placed = true; });
+    if (!placed)
+      func.walk([&](func::ReturnOp ret) {
+        rewriter.setInsertionPoint(ret);
+        kd::ClusterBarrierOp::create(rewriter, ret.getLoc());
+      });
   }
   carrySlots(rewriter, loop, now, Value(), phase, /*D=*/0, slots, start);
   return true;

@@ -79,18 +79,6 @@ const char *stageName(IRStage s) {
 }
 } // namespace
 
-/// The threads a program of `kernel` in `ptx` (".maxntid N, 1, 1" after its
-/// entry), 0 if not found.
-unsigned kite::threadsOf(const std::string &ptx, const std::string &kernel) {
-  size_t entry = ptx.find(".entry " + kernel + "(");
-  if (entry == std::string::npos)
-    return 0;
-  size_t at = ptx.find(".maxntid ", entry);
-  if (at == std::string::npos)
-    return 0;
-  return unsigned(std::strtoul(ptx.c_str() + at + 9, nullptr, 10));
-}
-
 namespace kite {
 Expected<std::shared_ptr<Variant>>
 KernelImpl::variant(Specialization spec, const std::string &chip, int device) {
@@ -366,8 +354,10 @@ KernelImpl::makeLaunchable(Specialization spec, int device,
   if (!recipes->empty())
     l.tensorMaps = std::make_shared<const std::vector<detail::TensorMapRecipe>>(
         std::move(*recipes));
-  if (unsigned t = threadsOf(v->ptx, source.signature.name))
-    l.threads = t;
+  EntryLaunchShape shape = entryLaunchShape(v->ptx, source.signature.name);
+  if (shape.threads)
+    l.threads = shape.threads;
+  l.cluster = shape.cluster;
   return l;
 }
 

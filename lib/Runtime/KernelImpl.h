@@ -39,10 +39,6 @@ using cuda::CUfunction;
 using detail::TierUp;
 using detail::Variant;
 
-/// The threads a program of `kernel` in `ptx` (".maxntid N, 1, 1" after its
-/// entry), 0 if not found.
-unsigned threadsOf(const std::string &ptx, const std::string &kernel);
-
 class KernelImpl {
 public:
   detail::Analyzed source;
@@ -70,6 +66,9 @@ public:
     unsigned threads;
     /// A quick tier's optimized compile, until the launch switches to it.
     std::shared_ptr<TierUp> tierUp;
+    /// Programs a cluster along x, y, z (the PTX's .reqnctapercluster;
+    /// @kernel(cluster_dims=...) on sm_90+): the grid must be a multiple.
+    std::array<unsigned, 3> cluster = {1, 1, 1};
   };
   std::vector<Launchable> launchables; ///< guarded by `mutex`
   /// Tier-ups this kernel started (finishCompiles); guarded by `mutex`.

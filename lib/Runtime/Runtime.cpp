@@ -236,8 +236,9 @@ Expected<void> Kernel::interpret(Grid grid, const std::vector<Arg> &args) const 
   std::string err = detail::interpret(impl_->source.canonical, grid, args,
                                       impl_->source.signature.params);
   if (!err.empty())
-    return Error(err.rfind("argument ", 0) == 0 ? ErrorCode::InvalidArgument
-                                                : ErrorCode::ExecutionError,
+    return Error(err.rfind("argument ", 0) == 0 || err.rfind("grid ", 0) == 0
+                     ? ErrorCode::InvalidArgument
+                     : ErrorCode::ExecutionError,
                  err);
   return Success{};
 }
@@ -280,6 +281,17 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
     std::unique_lock<std::shared_mutex> lock(impl_->mutex);
     impl_->launchables.push_back(*l);
   }
+  if (grid.x % l->cluster[0] || grid.y % l->cluster[1] ||
+      grid.z % l->cluster[2])
+    return Error(ErrorCode::InvalidArgument,
+                 "grid (" + std::to_string(grid.x) + ", " +
+                     std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+                     ") is not a multiple of the clusters (" +
+                     std::to_string(l->cluster[0]) + ", " +
+                     std::to_string(l->cluster[1]) + ", " +
+                     std::to_string(l->cluster[2]) + ") of kernel '" +
+                     impl_->source.signature.name +
+                     "' (@kernel(cluster_dims=...))");
   CUfunction function = l->function;
   unsigned dynamicShared = l->dynamicShared;
   const auto &tensorMaps = l->tensorMaps;

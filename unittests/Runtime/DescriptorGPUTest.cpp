@@ -300,6 +300,82 @@ TEST(GPU, PersistentMatmulWithTma) {
   }
 }
 
+// The persistent descriptor matmul in 2-program clusters
+// (matmul_descriptor_persistent_cluster: programs 2c and 2c + 1 take the
+// tiles of a pair of rows, one each, so B's blocks are multicast to both):
+// bit for bit the tiles of the kernel without clusters, with K loops of 1
+// to 16 iterations, an odd number of tile rows (the second tile of the
+// last pair lies below M: read as zeros, never stored) and programs that
+// run out of pairs at different times than others. A grid that is not a
+// whole number of clusters is an InvalidArgument error, not a launch
+// failure.
+TEST(GPU, PersistentMatmulInClusters) {
+  REQUIRE_GPU();
+  if (std::atoi(deviceChip().value().c_str() + 3) < 90)
+    GTEST_SKIP() << "clusters need sm_90 or newer";
+  const int programs = 8;
+  CompileOptions plain;
+  plain.kernel = "matmul_descriptor_persistent";
+  plain.constants = {{"BLOCK_N", 128}, {"NUM_SMS", programs}};
+  CompileOptions clustered;
+  clustered.kernel = "matmul_descriptor_persistent_cluster";
+  clustered.constants = {
+      {"BLOCK_N", 128}, {"NUM_SMS", programs}, {"GROUP_SIZE_M", 2}};
+  auto reference = compileKite(source("persistent_matmul.kite"), plain,
+                               "persistent_matmul.kite");
+  ASSERT_TRUE(reference) << reference.error().str();
+  auto cluster = compileKite(source("persistent_matmul.kite"), clustered,
+                             "persistent_matmul.kite");
+  ASSERT_TRUE(cluster) << cluster.error().str();
+  for (auto [M, K] : {std::pair{1000, 40},
+                      {1000, 72},
+                      {1100, 320},
+                      {1100, 1024},
+                      {130, 64}}) {
+    const int N = 520;
+    auto a = randomValues(size_t(M) * K, 31),
+         b = randomValues(size_t(K) * N, 32);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      ha[i] = toHalfBits(a[i], false);
+    for (size_t i = 0; i < b.size(); ++i)
+      hb[i] = toHalfBits(b[i], false);
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    std::vector<uint16_t> results[2];
+    for (int c = 0; c < 2; ++c) {
+      auto dc = DeviceBuffer<uint16_t>::fromHost(
+                    std::vector<uint16_t>(size_t(M) * N + 1, 0x7e00))
+                    .value();
+      auto ran =
+          (c ? cluster : reference)
+              ->launch(Grid(programs), {Arg(da), Arg(db), Arg(dc), int32_t(M),
+                                        int32_t(N), int32_t(K)});
+      ASSERT_TRUE(ran) << ran.error().str();
+      ASSERT_TRUE(synchronize()) << "M = " << M << ", K = " << K;
+      results[c] = dc.toHost().value();
+    }
+    std::string what = std::to_string(M) + "x520x" + std::to_string(K);
+    EXPECT_EQ(results[1].back(), 0x7e00) << what << ": written past C";
+    for (size_t i = 0; i + 1 < results[0].size(); ++i) {
+      ASSERT_NE(results[0][i], 0x7e00) << what << ": not written at " << i;
+      ASSERT_EQ(results[1][i], results[0][i])
+          << what << ": clusters and single programs differ at (" << i / N
+          << ", " << i % N << ")";
+    }
+  }
+  auto buffer =
+      DeviceBuffer<uint16_t>::fromHost(std::vector<uint16_t>(64)).value();
+  auto odd = cluster->launch(Grid(programs - 1),
+                             {Arg(buffer), Arg(buffer), Arg(buffer), 8, 8, 8});
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(
+      odd.error().message().find("not a multiple of the clusters (2, 1, 1)"),
+      std::string::npos)
+      << odd.error().str();
+}
+
 // fp8 (e4m3 and e5m2) on the GPU: the conversions agree bit for bit with
 // the formats' definitions (the interpreter's test checks the same), and
 // the descriptor matmul with B given N x K (fp8's wgmma reads both operands

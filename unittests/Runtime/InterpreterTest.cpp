@@ -146,6 +146,28 @@ TEST(Interpreter, RandKnownAnswers) {
   }
 }
 
+// A kernel in clusters (@kernel(cluster_dims=...)) runs whole clusters,
+// as on the GPU: its programs are the grid's, each with its own
+// program_id; a grid that is not a multiple of the clusters is refused.
+TEST(Interpreter, ClustersTakeWholeGrids) {
+  const char *src = R"(@kernel(cluster_dims=(2, 1, 1))
+def ids(out: *i32):
+    p = program_id(0)
+    store(out + p, p * 10 + p // 2)
+)";
+  auto k = compileKite(src, {}, "ids.kite").value();
+  std::vector<int32_t> out(6, -1);
+  ASSERT_TRUE(k.interpret(6, {out}));
+  for (int p = 0; p < 6; ++p)
+    EXPECT_EQ(out[p], p * 10 + p / 2) << p;
+  auto odd = k.interpret(5, {out});
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(odd.error().message(),
+            "grid (5, 1, 1) is not a multiple of the clusters (2, 1, 1) of "
+            "kernel 'ids' (@kernel(cluster_dims=...))");
+}
+
 TEST(Interpreter, OutOfBoundsIsReportedWithItsLocation) {
   const char *src = R"(@kernel
 def oob(x: *f32, y: *f32, n: i32):

@@ -14,9 +14,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kite {
@@ -82,7 +84,11 @@ struct KernelParam {
 struct KernelInfo {
   std::string name;
   std::vector<KernelParam> params; ///< in PTX order
-  int threads = 128;               ///< threads per program (block)
+  int threads = 128;               ///< threads per program (block), a
+                                   ///< producer warp included
+  /// Programs a cluster along x, y, z (@kernel(cluster_dims=...) on sm_90+;
+  /// 1, 1, 1 otherwise): a launch's grid must be a multiple.
+  std::array<int, 3> cluster = {1, 1, 1};
   int sharedBytes = 0;             ///< shared memory per program
   int dynamicSharedBytes = 0;      ///< of which dynamic: over 48 KB, the
                                    ///< launch passes this many bytes
@@ -97,6 +103,16 @@ struct CompiledModule {
   /// The kernels' metadata as JSON (see docs/abi.md).
   std::string metadataJSON() const;
 };
+
+/// What the PTX of entry `kernel` declares for its launch: threads a
+/// program (its .maxntid; 0 when there is none) and programs a cluster (its
+/// .reqnctapercluster; 1, 1, 1 without).
+struct EntryLaunchShape {
+  unsigned threads = 0;
+  std::array<unsigned, 3> cluster = {1, 1, 1};
+};
+EntryLaunchShape entryLaunchShape(std::string_view ptx,
+                                  std::string_view kernel);
 
 /// Reads the launch metadata of every kernel in a kite-dialect module.
 std::vector<KernelInfo> collectKernelInfo(mlir::ModuleOp module,

@@ -348,6 +348,11 @@ struct ConvertKiteToGPUPass
             KiteDialect::getMaxRegistersAttrName()))
       gpuFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        builder.getI32IntegerAttr(int32_t(limit.getInt())));
+    // @kernel(cluster_dims=...): `.reqnctapercluster x, y, z` (sm_90+; the
+    // NVPTX backend drops it for older chips, whose programs run alone).
+    if (auto dims = func->getAttrOfType<DenseI32ArrayAttr>(
+            KiteDialect::getClusterDimsAttrName()))
+      gpuFunc->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), dims);
     // A tensor map is a 128-byte, 64-byte-aligned .param the kernel reads
     // through its address (__grid_constant__): marked here (the GPU to
     // NVVM conversion keeps llvm.* argument attributes, not byval);

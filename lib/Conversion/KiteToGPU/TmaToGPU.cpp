@@ -71,9 +71,15 @@ struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
     }
     // The initialized barriers, visible to the async proxy (the TMA's
     // complete_tx) and to every thread, the producer warp's too (bar.sync
-    // 0 of all the program's threads).
+    // 0 of all the program's threads); in a cluster, to every thread of
+    // the cluster (whose copies and releases reach these barriers).
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
-    NVVM::Barrier0Op::create(rewriter, loc);
+    if (op.getClusterSize() > 1) {
+      NVVM::ClusterArriveOp::create(rewriter, loc, /*aligned=*/nullptr);
+      NVVM::ClusterWaitOp::create(rewriter, loc, /*aligned=*/nullptr);
+    } else {
+      NVVM::Barrier0Op::create(rewriter, loc);
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -109,7 +115,24 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              staging.bytes());
     ValueRange offsets = adaptor.getOffsets();
+    // Multicast: this program copies panels rank, rank + n, ... into the
+    // slot of every program of the cluster (and signals each one's
+    // barrier at the same offset); the others copy the rest.
+    int64_t multicast = op.getMulticast();
+    Value rank, mask;
+    if (multicast > 1) {
+      rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+      mask = LLVM::ConstantOp::create(
+          rewriter, loc, rewriter.getI16Type(),
+          rewriter.getI16IntegerAttr(int16_t((1 << multicast) - 1)));
+    }
     for (int64_t p = 0; p < cols / panelElems; ++p) {
+      Value issue = on;
+      if (multicast > 1)
+        issue = arith::AndIOp::create(
+            rewriter, loc, on,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rank,
+                                  i32Const(rewriter, loc, p % multicast)));
       int64_t at = (isA ? 0 : staging.bOffset()) + p * panelBytes;
       Value dst = LLVM::GEPOp::create(rewriter, loc, slot.getType(),
                                       rewriter.getI8Type(), slot,
@@ -118,15 +141,17 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
       Value col = arith::AddIOp::create(rewriter, loc, offsets[1],
                                         i32Const(rewriter, loc, p * panelElems));
       // The shared::cluster form (a predicate needs it): this program's
-      // own shared memory, as it runs in a cluster of one.
+      // own shared memory (with multicast, the same offset in each
+      // program's).
       Value clusterDst = LLVM::AddrSpaceCastOp::create(
           rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 7),
           dst);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, clusterDst, adaptor.getDesc(), ValueRange{col, offsets[0]},
-          bar, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+          rewriter, loc, clusterDst, adaptor.getDesc(),
+          ValueRange{col, offsets[0]}, bar, /*im2colOffsets=*/ValueRange{},
+          /*multicastMask=*/mask,
           /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), on);
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issue);
     }
     rewriter.eraseOp(op);
     return success();
@@ -239,10 +264,25 @@ struct TmaReleaseLowering : OpConversionPattern<TmaReleaseOp> {
                               i32Const(rewriter, loc, 0)));
     auto ifOp = scf::IfOp::create(rewriter, loc, on, /*withElse=*/false);
     rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    NVVM::MBarrierArriveOp::create(
-        rewriter, loc, Type(),
-        barrierPointer(rewriter, loc, state, adaptor.getSlot(), true),
-        Value(), NVVM::MemScopeKind::CTA, false);
+    Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot(), true);
+    int64_t cluster = op.getClusterSize();
+    if (cluster == 1) {
+      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA, false);
+    } else {
+      // The slot's barrier in each program of the cluster (mapa). The
+      // slot was read by this warp's wgmmas, complete (waited for) before
+      // this arrive: its default release at CTA scope orders them, as
+      // CUTLASS's cluster pipelines do (a release at cluster scope is a
+      // cluster-wide fence on every release: the loop ran at half speed).
+      auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+      for (int64_t r = 0; r < cluster; ++r) {
+        Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr, bar,
+                                            i32Const(rewriter, loc, r));
+        NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), remote, Value(),
+                                       NVVM::MemScopeKind::CTA, false);
+      }
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -267,6 +307,20 @@ struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
   const KiteLoweringState &state;
 };
 
+/// kite.cluster_barrier: barrier.cluster.arrive (release) and .wait
+/// (acquire), every thread.
+struct ClusterBarrierLowering : OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), /*aligned=*/nullptr);
+    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), /*aligned=*/nullptr);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ExitLowering : OpConversionPattern<ExitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -286,5 +340,6 @@ void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
   patterns.add<TmaInitLowering, TmaStageLowering, TmaStoreLowering,
                TmaWaitLowering, TmaReleaseLowering, WarpIsProducerLowering>(
       converter, state, patterns.getContext());
-  patterns.add<ExitLowering>(converter, patterns.getContext());
+  patterns.add<ExitLowering, ClusterBarrierLowering>(converter,
+                                                     patterns.getContext());
 }

@@ -180,3 +180,24 @@ func.func @full_blocks_value(%c: i1) attributes {kite.kernel} {
 func.func @maxnreg_value() attributes {kite.kernel, kite.maxnreg = 300 : i32} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.cluster_dims' must be array<i32: x, y, z> of positive sizes, at most 8 programs a cluster}}
+func.func @cluster_too_big() attributes {kite.kernel, kite.cluster_dims = array<i32: 4, 4, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.cluster_dims' must be array<i32: x, y, z> of positive sizes, at most 8 programs a cluster}}
+func.func @cluster_two_dims() attributes {kite.kernel, kite.cluster_dims = array<i32: 2, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.cluster_dims' requires a func.func marked 'kite.kernel'}}
+func.func @cluster_not_kernel() attributes {kite.cluster_dims = array<i32: 2, 1, 1>} {
+  return
+}

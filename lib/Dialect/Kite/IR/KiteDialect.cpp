@@ -166,6 +166,21 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
     return verifyKernelI32(
         op, name, attr.getValue(),
         [](int64_t v) { return v >= 24 && v <= 255; }, "in [24, 255]");
+  if (name == getClusterDimsAttrName()) {
+    auto value = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+    int64_t size = 1;
+    bool ok = value && value.size() == 3;
+    if (ok)
+      for (int32_t d : value.asArrayRef()) {
+        ok &= d >= 1;
+        size *= std::max<int32_t>(d, 1);
+      }
+    if (!ok || size > 8)
+      return op->emitError() << "'" << name
+                             << "' must be array<i32: x, y, z> of positive "
+                                "sizes, at most 8 programs a cluster";
+    return verifyOnKernel(op, name);
+  }
   // A loop's own pipeline depth and producer warp (range(..., num_stages=,
   // warp_specialize=)); the dialect does not depend on SCF, hence the name.
   bool onLoop = op->getName().getStringRef() == "scf.for";

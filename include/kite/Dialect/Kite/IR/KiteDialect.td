@@ -42,6 +42,10 @@ def Kite_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() { return "kite.num_warps"; }
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() { return "kite.num_stages"; }
     static constexpr ::llvm::StringLiteral getMaxRegistersAttrName() { return "kite.maxnreg"; }
+    /// array<i32: x, y, z> on a kernel (`@kernel(cluster_dims=...)`): its
+    /// programs run in clusters of x * y * z (sm_90+), programs
+    /// (cx * x + i, cy * y + j, cz * z + k) forming cluster (cx, cy, cz).
+    static constexpr ::llvm::StringLiteral getClusterDimsAttrName() { return "kite.cluster_dims"; }
     /// Bool attribute on an `scf.for` (`range(..., warp_specialize=X)`):
     /// whether its dot's copies (or, on a tile loop, those of the K loop
     /// inside) go to a producer warp; overrides the warp-specialize option.

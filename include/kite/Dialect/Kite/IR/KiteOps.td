@@ -715,10 +715,15 @@ def Kite_TmaInitOp : Kite_Op<"tma_init", [MemoryEffects<[MemWrite]>]> {
     phase after `arrivals` arrivals and their bytes, and with
     `consumer_arrivals` > 0 as many "empty" ones (a warp-specialized loop:
     each consumer warp arrives when done with a slot); then every thread of
-    the program (the producer warp included) synchronizes.
+    the program (the producer warp included) synchronizes. With
+    `cluster_size` > 1 (a kernel whose programs run in clusters, where
+    copies are multicast and slots released across the cluster), every
+    thread of the cluster synchronizes instead (barrier.cluster), so no
+    program's copies reach a peer's barriers before they exist.
   }];
   let arguments = (ins I64Attr:$slots, I64Attr:$arrivals,
-                       DefaultValuedAttr<I64Attr, "0">:$consumer_arrivals);
+                       DefaultValuedAttr<I64Attr, "0">:$consumer_arrivals,
+                       DefaultValuedAttr<I64Attr, "1">:$cluster_size);
   let assemblyFormat = "`slots` $slots `arrivals` $arrivals attr-dict";
   let hasVerifier = 1;
 }
@@ -739,13 +744,27 @@ def Kite_ExitOp : Kite_Op<"exit", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Kite_ClusterBarrierOp : Kite_Op<"cluster_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Synchronize every thread of the cluster (barrier.cluster)";
+  let description = [{
+    Each thread arrives (release) and waits (acquire) until every thread of
+    its cluster that has not exited has arrived. Placed before a clustered
+    kernel returns, so that no program exits while a peer may still
+    release its slots (remote mbarrier arrivals) or copy into them.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Kite_TmaReleaseOp : Kite_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "A consumer warp is done with a staging slot";
   let description = [{
     When `pred` holds, each warp of the program arrives (once) on slot
-    `slot`'s empty mbarrier: the producer may refill it.
+    `slot`'s empty mbarrier: the producer may refill it. With
+    `cluster_size` > 1 it arrives on that barrier of every program of its
+    cluster (whose producers multicast into this program's slots).
   }];
-  let arguments = (ins I32:$slot, I1:$pred);
+  let arguments = (ins I32:$slot, I1:$pred,
+                       DefaultValuedAttr<I64Attr, "1">:$cluster_size);
   let assemblyFormat = "`slot` $slot `if` $pred attr-dict";
 }
 
@@ -760,12 +779,18 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
     outside the tensor become zero. `desc` is a kernel parameter (a
     CUtensorMap). With `producer`, the producer warp's first thread issues
     them (a warp-specialized loop). With `transposed` (B only) the block is
-    B's transpose, N x K, staged K-major.
+    B's transpose, N x K, staged K-major. With `multicast` = n > 1 (a
+    kernel in clusters of n programs, which all stage this very block at
+    this point: kite-stage-dot-operands proved it) each program copies 1/n
+    of the block's panels into the slot of every program of the cluster
+    (`.multicast::cluster`), signalling each one's barrier; each program
+    still expects the whole block's bytes.
   }];
   let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
                        I1:$pred, I32:$slot, I32Attr:$operand,
                        DenseI64ArrayAttr:$dot_shape, UnitAttr:$producer,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed,
+                       DefaultValuedAttr<I64Attr, "1">:$multicast);
   let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
                        "`operand` $operand `dot` $dot_shape (`producer` $producer^)? "
                        "(`transposed` $transposed^)? attr-dict `:` type($desc)";
