@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -154,13 +155,21 @@ void runMatmul() {
     // 700 TFLOP/s at 4096^3, 313 against 499 at 4096x4096x512).
     // (The descriptor kernel's defaults are the producer warp and 2
     // stages; without it, 3 stages.)
-    // "TMA+WS cluster" is the 2-program cluster form (B multicast to the
-    // pair of tiles), a grid of an even number of programs.
-    for (Form f : {Form{"matmul_persistent", "", false, 0},
-                   Form{"matmul_descriptor_persistent", " TMA", false, 3},
-                   Form{"matmul_descriptor_persistent", " TMA+WS s2", true, 0},
-                   Form{"matmul_descriptor_persistent_cluster",
-                        " TMA+WS cluster2", true, 0}}) {
+    // "TMA+WS cluster2" is the 2-program cluster form (B multicast to the
+    // pair of tiles), a grid of an even number of programs. The forms are
+    // compiled first and timed one after another for each shape,
+    // KITE_BENCH_ROUNDS times (default 1). KITE_BENCH_CLUSTER_EXTRA adds
+    // cluster rows with other constants: "BLOCK_K=32,stages=4;GROUP_SIZE_M=8"
+    // (stages: num_stages).
+    struct Compiled {
+      std::string suffix;
+      Kernel kernel;
+      bool clustered, descriptors;
+      int programs;
+    };
+    std::vector<Compiled> compiled;
+    auto compileForm = [&](Form f, const std::string &suffix,
+                           const std::map<std::string, double> &extra) {
       const char *form = f.kernel;
       bool clustered = std::strstr(form, "_cluster") != nullptr;
       bool descriptors = std::strstr(form, "descriptor") != nullptr;
@@ -170,6 +179,12 @@ void runMatmul() {
       if (descriptors && !clustered)
         o.constants["WARP_SPECIALIZE"] = f.ws ? 1 : 0;
       o.overrideNumStages = f.stages;
+      for (auto &[name, value] : extra) {
+        if (name == "stages")
+          o.overrideNumStages = int(value);
+        else
+          o.constants[name] = value;
+      }
       Kernel mm = [&] {
         if (!bf16)
           return load("dsl-examples/persistent_matmul.kite", form, o);
@@ -185,33 +200,58 @@ void runMatmul() {
         o.kernel = form;
         return compileKite(src, o, "persistent_matmul.kite (bf16)").value();
       }();
-      for (Shape s : shapes) {
-        uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
-        uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
-        uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
-        synchronize().value();
-        uint32_t grid =
-            clustered ? std::min<uint32_t>(uint32_t(programs),
-                                           2 * cdiv(cdiv(s.M, 128), 2) *
-                                               cdiv(s.N, 256))
-                      : std::min<uint32_t>(uint32_t(sms),
-                                           cdiv(s.M, 128) * cdiv(s.N, 256));
-        std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b),
-                                 Arg::pointer(c), s.M, s.N, s.K};
-        if (!descriptors)
-          args.insert(args.end(), {s.K, 1, s.N, 1, s.N, 1});
-        double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
-                           /*settle=*/true);
-        double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
-        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
-                    "\"blocks\": \"128x256x64 persistent%s\", "
-                    "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
-                    "\"tflops\": %.2f}\n",
-                    dtype, f.suffix, s.M, s.N, s.K, ms * 1e3, tflops);
-        std::fflush(stdout);
-        for (uint64_t p : {a, b, c})
-          deviceFree(p);
+      compiled.push_back({suffix, mm, clustered, descriptors, programs});
+    };
+    for (Form f : {Form{"matmul_persistent", "", false, 0},
+                   Form{"matmul_descriptor_persistent", " TMA", false, 3},
+                   Form{"matmul_descriptor_persistent", " TMA+WS s2", true, 0},
+                   Form{"matmul_descriptor_persistent_cluster",
+                        " TMA+WS cluster2", true, 0}})
+      compileForm(f, f.suffix, {});
+    if (const char *env = std::getenv("KITE_BENCH_CLUSTER_EXTRA")) {
+      std::stringstream variants(env);
+      for (std::string variant; std::getline(variants, variant, ';');) {
+        std::map<std::string, double> extra;
+        std::stringstream items(variant);
+        for (std::string item; std::getline(items, item, ',');)
+          if (size_t eq = item.find('='); eq != std::string::npos)
+            extra[item.substr(0, eq)] = std::atof(item.c_str() + eq + 1);
+        compileForm(Form{"matmul_descriptor_persistent_cluster", "", true, 0},
+                    " TMA+WS cluster2 " + variant, extra);
       }
+    }
+    const char *roundsEnv = std::getenv("KITE_BENCH_ROUNDS");
+    const int rounds = roundsEnv ? std::max(1, std::atoi(roundsEnv)) : 1;
+    for (Shape s : shapes) {
+      uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
+      uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
+      uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
+      synchronize().value();
+      for (int round = 0; round < rounds; ++round)
+        for (Compiled &f : compiled) {
+          uint32_t grid =
+              f.clustered ? std::min<uint32_t>(uint32_t(f.programs),
+                                               2 * cdiv(cdiv(s.M, 128), 2) *
+                                                   cdiv(s.N, 256))
+                          : std::min<uint32_t>(uint32_t(sms),
+                                               cdiv(s.M, 128) * cdiv(s.N, 256));
+          std::vector<Arg> args = {
+              Arg::pointer(a), Arg::pointer(b), Arg::pointer(c), s.M, s.N, s.K};
+          if (!f.descriptors)
+            args.insert(args.end(), {s.K, 1, s.N, 1, s.N, 1});
+          double ms = timeMs([&] { f.kernel.launch(grid, args).value(); }, 10,
+                             /*settle=*/true);
+          double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
+              "\"blocks\": \"128x256x64 persistent%s\", "
+              "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
+              "\"tflops\": %.2f}\n",
+              dtype, f.suffix.c_str(), s.M, s.N, s.K, ms * 1e3, tflops);
+          std::fflush(stdout);
+        }
+      for (uint64_t p : {a, b, c})
+        deviceFree(p);
     }
   }
   }
