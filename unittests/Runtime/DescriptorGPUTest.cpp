@@ -327,11 +327,14 @@ TEST(GPU, PersistentMatmulInClusters) {
   auto cluster = compileKite(source("persistent_matmul.kite"), clustered,
                              "persistent_matmul.kite");
   ASSERT_TRUE(cluster) << cluster.error().str();
-  for (auto [M, K] : {std::pair{1000, 40},
-                      {1000, 72},
-                      {1100, 320},
-                      {1100, 1024},
-                      {130, 64}}) {
+  // KITE_TEST_QUICK=1 (compute-sanitizer in scripts/gpu/run.sh): two
+  // shapes.
+  const char *quick = std::getenv("KITE_TEST_QUICK");
+  std::vector<std::pair<int, int>> shapes = {
+      {1000, 40}, {1000, 72}, {1100, 320}, {1100, 1024}, {130, 64}};
+  if (quick && std::string(quick) == "1")
+    shapes = {{130, 64}, {1100, 320}};
+  for (auto [M, K] : shapes) {
     const int N = 520;
     auto a = randomValues(size_t(M) * K, 31),
          b = randomValues(size_t(K) * N, 32);
