@@ -139,7 +139,7 @@ void runMatmul() {
   // out, one program per SM looping over the tiles, 128x256x64 on 8 warps,
   // 3 stages (the tutorial's fp16 configuration); "persistent" reads the
   // operands through pointer blocks (cp.async), "persistent TMA" through
-  // tensor descriptors, "persistent TMA+WS s2" with a producer warp.
+  // tensor descriptors, "persistent TMA+WS s3" with a producer warp.
   // The same kernels with bf16 in and out (the example's text with its
   // f16 types replaced), beside Triton's tutorial 09 likewise.
   for (const char *dtype : {"f16", "bf16"}) {
@@ -147,20 +147,19 @@ void runMatmul() {
   if (!shapes.empty() && !fp8Only && !tunedOnly) {
     const int sms = deviceMultiprocessors().value();
     Kernel fill = load("bench/fill.kite", bf16 ? "fill_bf16" : "fill_f16");
-    // The descriptor form also with a producer warp ("TMA+WS").
+    // The descriptor form also with a producer warp ("TMA+WS s3").
     // With the producer running ahead into the next tile, the epilogue's
-    // conversion cannot reuse the slots: it needs 66 KB of its own, which
-    // 2 stages (3 slots) leave room for ("TMA+WS s2"; with 3 stages there
-    // is none, and the 4-byte stores from the fragments lost: 645 against
-    // 700 TFLOP/s at 4096^3, 313 against 499 at 4096x4096x512).
-    // (The descriptor kernel's defaults are the producer warp and 2
-    // stages; without it, 3 stages.)
+    // TMA stores cannot reuse the slots: they take two 16 KB panels at a
+    // time of their own beside 3 stages (4 slots of 48 KB). (Until the
+    // twentieth session they took 64 KB, which left room for 2 stages
+    // only: "TMA+WS s2", 3-5% slower at 4096^3.)
     // "TMA+WS cluster2" is the 2-program cluster form (B multicast to the
     // pair of tiles), a grid of an even number of programs. The forms are
     // compiled first and timed one after another for each shape,
-    // KITE_BENCH_ROUNDS times (default 1). KITE_BENCH_CLUSTER_EXTRA adds
-    // cluster rows with other constants: "BLOCK_K=32,stages=4;GROUP_SIZE_M=8"
-    // (stages: num_stages).
+    // KITE_BENCH_ROUNDS times (default 1). KITE_BENCH_PERSISTENT_EXTRA adds
+    // rows of the producer-warp form ("ws:") or the cluster form
+    // ("cluster:") with other constants, e.g.
+    // "cluster:BLOCK_K=32,stages=4;ws:stages=3" (stages: num_stages).
     struct Compiled {
       std::string suffix;
       Kernel kernel;
@@ -204,20 +203,26 @@ void runMatmul() {
     };
     for (Form f : {Form{"matmul_persistent", "", false, 0},
                    Form{"matmul_descriptor_persistent", " TMA", false, 3},
-                   Form{"matmul_descriptor_persistent", " TMA+WS s2", true, 0},
+                   Form{"matmul_descriptor_persistent", " TMA+WS s3", true, 0},
                    Form{"matmul_descriptor_persistent_cluster",
                         " TMA+WS cluster2", true, 0}})
       compileForm(f, f.suffix, {});
-    if (const char *env = std::getenv("KITE_BENCH_CLUSTER_EXTRA")) {
+    if (const char *env = std::getenv("KITE_BENCH_PERSISTENT_EXTRA")) {
       std::stringstream variants(env);
       for (std::string variant; std::getline(variants, variant, ';');) {
+        bool cluster = variant.rfind("cluster:", 0) == 0;
+        if (!cluster && variant.rfind("ws:", 0) != 0)
+          continue;
+        std::string settings = variant.substr(variant.find(':') + 1);
         std::map<std::string, double> extra;
-        std::stringstream items(variant);
+        std::stringstream items(settings);
         for (std::string item; std::getline(items, item, ',');)
           if (size_t eq = item.find('='); eq != std::string::npos)
             extra[item.substr(0, eq)] = std::atof(item.c_str() + eq + 1);
-        compileForm(Form{"matmul_descriptor_persistent_cluster", "", true, 0},
-                    " TMA+WS cluster2 " + variant, extra);
+        compileForm(
+            cluster ? Form{"matmul_descriptor_persistent_cluster", "", true, 0}
+                    : Form{"matmul_descriptor_persistent", "", true, 0},
+            (cluster ? " TMA+WS cluster2 " : " TMA+WS ") + settings, extra);
       }
     }
     const char *roundsEnv = std::getenv("KITE_BENCH_ROUNDS");
@@ -259,7 +264,7 @@ void runMatmul() {
   // per-tensor scales, C in bf16 (torch._scaled_mm's operation), with
   // tutorial 09's fp8 configuration, 128x256x128 on 8 warps: "fp8 ptr" the
   // tutorial-03 tiling through pointer blocks (cp.async, 3 stages),
-  // "persistent TMA" and "persistent TMA+WS s2" the persistent descriptor
+  // "persistent TMA" and "persistent TMA+WS s3" the persistent descriptor
   // kernel without and with a producer warp. Also at 8192x8192x4096.
   if (!shapes.empty() && !tunedOnly && !persistentOnly) {
     const int sms = deviceMultiprocessors().value();
@@ -269,9 +274,11 @@ void runMatmul() {
       fp8Shapes.push_back({8192, 8192, 4096});
     auto scale =
         DeviceBuffer<float>::fromHost(std::vector<float>{1.0f}).value();
-    for (Form f : {Form{"matmul_fp8", "", false, 0},
-                   Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
-                   Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2", true, 0}}) {
+    for (Form f :
+         {Form{"matmul_fp8", "", false, 0},
+          Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
+          Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s3",
+               true, 0}}) {
       bool persistent = f.suffix[0] != 0;
       CompileOptions o;
       if (persistent)

@@ -140,7 +140,7 @@ module {
     }
     return
   }
-  func.func @matmul_descriptor_persistent(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.kernel, kite.num_stages = 2 : i32, kite.num_warps = 8 : i32} {
+  func.func @matmul_descriptor_persistent(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.kernel, kite.num_stages = 3 : i32, kite.num_warps = 8 : i32} {
     %c1_i32 = arith.constant 1 : i32
     %0 = kite.make_tensor_descriptor %arg0, [%arg3, %arg5], [%arg5, %c1_i32] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x64xf16>>
     %c1_i32_0 = arith.constant 1 : i32
@@ -201,7 +201,7 @@ module {
     } {kite.warp_specialize = true}
     return
   }
-  func.func @matmul_descriptor_persistent_cluster(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.cluster_dims = array<i32: 2, 1, 1>, kite.kernel, kite.num_stages = 2 : i32, kite.num_warps = 8 : i32} {
+  func.func @matmul_descriptor_persistent_cluster(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.cluster_dims = array<i32: 2, 1, 1>, kite.kernel, kite.num_stages = 3 : i32, kite.num_warps = 8 : i32} {
     %c1_i32 = arith.constant 1 : i32
     %0 = kite.make_tensor_descriptor %arg0, [%arg3, %arg5], [%arg5, %c1_i32] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x64xf16>>
     %c1_i32_0 = arith.constant 1 : i32

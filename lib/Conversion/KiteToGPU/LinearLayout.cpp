@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -271,13 +272,40 @@ Value mlir::kite::detail::SharedAddresses::at(int64_t reg) {
 void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
                                            const BlockedLayout &l, Value regs,
                                            int64_t rowLen, int64_t elemBytes,
-                                           SharedAddresses &at) {
+                                           SharedAddresses &at,
+                                           const RegisterSubset *only) {
   Type elem = cast<VectorType>(regs.getType()).getElementType();
   SmallVector<int64_t> runs = registerRuns(l, rowLen, 16 / elemBytes);
+  bool perThread =
+      only && (only->layout.span(LinearLayout::In::Thread) & only->mask);
   for (int64_t e = 0; e < l.perThread; ++e) {
     int64_t w = runs[e];
     if (!w)
       continue;
+    int64_t bits = 0;
+    if (only) {
+      bits = only->layout.apply(LinearLayout::In::Register, e) & only->mask;
+      if (!perThread && bits != only->value)
+        continue;
+    }
+    // The address first: SharedAddresses keeps the pointers it makes for
+    // later registers, which must not live in a branch.
+    Value address = at.at(e);
+    OpBuilder::InsertionGuard guard(b);
+    if (perThread) {
+      // This thread's part of the element's bits, with the register's.
+      Value mine = arith::XOrIOp::create(
+          b, loc,
+          arith::AndIOp::create(b, loc, only->threadBits,
+                                i32Const(b, loc, only->mask)),
+          i32Const(b, loc, bits));
+      auto ifOp = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mine,
+                                i32Const(b, loc, only->value)),
+          /*withElse=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
     Value v;
     if (w == 1) {
       v = extractRegister(b, loc, regs, e);
@@ -287,7 +315,7 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
         v = vector::InsertOp::create(b, loc, extractRegister(b, loc, regs, e + i),
                                      v, i);
     }
-    LLVM::StoreOp::create(b, loc, v, at.at(e), w * elemBytes);
+    LLVM::StoreOp::create(b, loc, v, address, w * elemBytes);
   }
 }
 

@@ -115,11 +115,23 @@ static int64_t scratchBytes(Operation *kernel) {
   return bytes;
 }
 
+TmaStorePanels mlir::kite::tmaStorePanels(TmaStoreOp op) {
+  RankedTensorType type = op.getValue().getType();
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t eb = type.getElementTypeBitWidth() / 8;
+  int64_t swizzle = SwizzledStaging::get(rows, 16, cols, eb).aSwizzle;
+  int64_t count = cols * eb / swizzle;
+  // Scratch of its own (a producer warp refills the slots meanwhile): a
+  // ring of two panels keeps the slots' room (128x256 f16: 32 KB, not 64).
+  int64_t atOnce =
+      reusesStagingMemory(op) ? count : std::min<int64_t>(count, 2);
+  return {count, atOnce, rows * swizzle};
+}
+
 int64_t mlir::kite::tmaStoreBytes(TmaStoreOp op) {
   // The swizzled panels (TmaToGPU.cpp), 1024-byte aligned.
-  RankedTensorType type = op.getValue().getType();
-  return llvm::alignTo(
-      type.getNumElements() * (type.getElementTypeBitWidth() / 8), 1024);
+  TmaStorePanels panels = tmaStorePanels(op);
+  return llvm::alignTo(panels.atOnce * panels.bytes, 1024);
 }
 
 bool mlir::kite::kernelUsesTensorCores(Operation *kernel) {

@@ -188,7 +188,8 @@ struct TmaWaitLowering : OpConversionPattern<TmaWaitOp> {
 /// rows x swizzle bytes) with cp.async.bulk.tensor and waits until the
 /// panels have been read, so the buffer is free for the next op after its
 /// barrier (the global writes complete on their own; the TMA clips what
-/// lies outside the tensor).
+/// lies outside the tensor). In scratch of its own (tmaStorePanels) the
+/// panels take turns in a ring of two buffers.
 struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
   TmaStoreLowering(KiteTypeConverter &c, const KiteLoweringState &s,
                    MLIRContext *ctx)
@@ -204,6 +205,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     // The panels: a SwizzledStaging A operand of the block's shape.
     SwizzledStaging panels = SwizzledStaging::get(rows, 16, cols, eb);
     int64_t swz = panels.aSwizzle, panelElems = swz / eb;
+    TmaStorePanels ring = tmaStorePanels(op);
     BlockedLayout l = conv.getLayout(op.getValue());
     std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a value");
     if (!linear)
@@ -214,31 +216,71 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     Scratch s(rewriter, loc, state.sharedMemory);
     waitForStagedCopies(rewriter, loc, op);
     s.barrier(); // the buffer's previous users are done
-    SharedAddresses at(rewriter, loc,
-                       linear->compose(panels.operandLayout(0)), 0, s.base);
-    storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at);
-    // The generic proxy's writes, visible to the TMA (async proxy).
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    s.barrier();
+    LinearLayout addresses = linear->compose(panels.operandLayout(0));
     Value first = firstThread(rewriter, loc);
     ValueRange offsets = adaptor.getOffsets();
-    for (int64_t p = 0; p < cols / panelElems; ++p) {
-      Value src = LLVM::GEPOp::create(
-          rewriter, loc, s.base.getType(), rewriter.getI8Type(), s.base,
-          ArrayRef<LLVM::GEPArg>{int32_t(p * rows * swz)});
+    // One thread stores panel p from `src` with cp.async.bulk.tensor (its
+    // own bulk group); everyone commits (the others' groups are empty).
+    auto storePanel = [&](int64_t p, Value src) {
       // Coordinates innermost first: the panel's column, then the row.
       Value col = arith::AddIOp::create(rewriter, loc, offsets[1],
                                         i32Const(rewriter, loc, p * panelElems));
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
           rewriter, loc, adaptor.getDesc(), src, ValueRange{col, offsets[0]},
           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, first);
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    };
+    auto fenceAndSync = [&] {
+      // The generic proxy's writes, visible to the TMA (async proxy).
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      s.barrier();
+    };
+    auto panelAt = [&](Value base, int64_t bytes) {
+      return LLVM::GEPOp::create(rewriter, loc, base.getType(),
+                                 rewriter.getI8Type(), base,
+                                 ArrayRef<LLVM::GEPArg>{int32_t(bytes)})
+          .getResult();
+    };
+    if (ring.atOnce == ring.count) {
+      // Every panel at once, then their stores.
+      SharedAddresses at(rewriter, loc, addresses, 0, s.base);
+      storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at);
+      fenceAndSync();
+      for (int64_t p = 0; p < ring.count; ++p)
+        storePanel(p, panelAt(s.base, p * ring.bytes));
+    } else {
+      // A ring of `atOnce` panel buffers: panel p goes to buffer
+      // p % atOnce once the store of panel p - atOnce has read it; each
+      // thread writes the registers of panel p's columns (known from the
+      // register where the layout's thread bits leave the panel bits
+      // alone, as in wgmma's accumulator; else tested per thread).
+      int64_t mask = (cols - 1) & ~(panelElems - 1);
+      int64_t shift = llvm::Log2_64(panelElems);
+      Value threadBits =
+          applyLinear(rewriter, loc, *linear, LinearLayout::In::Thread,
+                      threadId(rewriter, loc));
+      for (int64_t p = 0; p < ring.count; ++p) {
+        int64_t slot = p % ring.atOnce;
+        if (p >= ring.atOnce) {
+          NVVM::CpAsyncBulkWaitGroupOp::create(
+              rewriter, loc, int32_t(ring.atOnce - 1), rewriter.getUnitAttr());
+          s.barrier();
+        }
+        // Panel p's addresses (p * panel bytes into the block's panels)
+        // moved to its buffer.
+        SharedAddresses at(rewriter, loc, addresses, 0,
+                           panelAt(s.base, (slot - p) * ring.bytes));
+        RegisterSubset only{*linear, mask, p << shift, threadBits};
+        storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at,
+                          &only);
+        fenceAndSync();
+        storePanel(p, panelAt(s.base, slot * ring.bytes));
+      }
     }
-    // Every thread commits (the others' groups are empty) and waits for
-    // its groups' reads of shared memory.
-    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    // Every thread waits for its groups' reads of shared memory.
     NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
                                          rewriter.getUnitAttr());
     rewriter.eraseOp(op);

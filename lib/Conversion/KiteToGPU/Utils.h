@@ -176,9 +176,21 @@ std::optional<LinearLayout> linearLayoutOf(Operation *op,
 /// registers that are contiguous and aligned for every thread, 16 bytes at
 /// most (registerRuns, Scratch.h): the tensor-core operands stored into
 /// their staging, the TMA store's panels.
+/// With `only`, just the runs whose first element e has
+/// (e & only->mask) == only->value (e: the element index in `only->layout`,
+/// the registers' layout; a run never crosses such a boundary when the mask
+/// covers whole runs): decided at compile time where the mask's bits come
+/// from registers alone, else per thread (`threadBits`: its part of the
+/// element index).
+struct RegisterSubset {
+  const LinearLayout &layout;
+  int64_t mask, value;
+  Value threadBits; ///< applyLinear(layout, Thread, threadId), i32
+};
 void storeRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
                        Value regs, int64_t rowLen, int64_t elemBytes,
-                       SharedAddresses &at);
+                       SharedAddresses &at,
+                       const RegisterSubset *only = nullptr);
 
 /// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
 Value toPointer(OpBuilder &b, Location loc, Value addr);

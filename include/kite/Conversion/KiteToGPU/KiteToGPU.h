@@ -509,6 +509,13 @@ LinearLayout exchangeLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
 /// prologue), so that it may use the kernel's shared memory from the start,
 /// staging slots included, instead of scratch of its own.
 bool reusesStagingMemory(Operation *op);
+/// The swizzled panels of kite.tma_store's block (boxes of rows x swizzle
+/// bytes) and how many it writes to shared memory at once: all where it
+/// reuses the staging memory, else at most two, in turn (TmaToGPU.cpp).
+struct TmaStorePanels {
+  int64_t count, atOnce, bytes; ///< bytes: one panel's
+};
+TmaStorePanels tmaStorePanels(TmaStoreOp op);
 /// Shared memory kite.tma_store writes its swizzled panels to (TmaToGPU.cpp).
 int64_t tmaStoreBytes(TmaStoreOp op);
 /// Puts a kite.convert_layout before each store of a block of a
