@@ -264,7 +264,7 @@ void runMatmul() {
   // per-tensor scales, C in bf16 (torch._scaled_mm's operation), with
   // tutorial 09's fp8 configuration, 128x256x128 on 8 warps: "fp8 ptr" the
   // tutorial-03 tiling through pointer blocks (cp.async, 3 stages),
-  // "persistent TMA" and "persistent TMA+WS s3" the persistent descriptor
+  // "persistent TMA" and "persistent TMA+WS s2" the persistent descriptor
   // kernel without and with a producer warp. Also at 8192x8192x4096.
   if (!shapes.empty() && !tunedOnly && !persistentOnly) {
     const int sms = deviceMultiprocessors().value();
@@ -277,7 +277,7 @@ void runMatmul() {
     for (Form f :
          {Form{"matmul_fp8", "", false, 0},
           Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
-          Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s3",
+          Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2",
                true, 0}}) {
       bool persistent = f.suffix[0] != 0;
       CompileOptions o;
