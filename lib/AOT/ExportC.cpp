@@ -351,14 +351,27 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
         << "    return kite_fail(-1, \"argument '" << k.paramNames[i]
         << "' is a null pointer\");\n";
   c << "  if (!kite_functions[kite_v])\n"
-    << "    return kite_fail(-1, \"not loaded (call " << P << "_load first)\");\n"
+    << "    return kite_fail(-1, \"not loaded (call " << P
+    << "_load first)\");\n"
     << "  if (!kite_gx || !kite_gy || !kite_gz || kite_gy > 65535 || "
        "kite_gz > 65535)\n"
-    << "    return kite_fail(-1, \"invalid grid: every dimension must be >= 1, y "
-       "and z <= 65535\");\n"
-    << "  {\n"
+    << "    return kite_fail(-1, \"invalid grid: every dimension must be >= 1, "
+       "y "
+       "and z <= 65535\");\n";
+  if (k.cluster != std::array<int, 3>{1, 1, 1}) {
+    std::string dims = std::to_string(k.cluster[0]) + ", " +
+                       std::to_string(k.cluster[1]) + ", " +
+                       std::to_string(k.cluster[2]);
+    c << "  if (kite_gx % " << k.cluster[0] << " || kite_gy % " << k.cluster[1]
+      << " || kite_gz % " << k.cluster[2] << ")\n"
+      << "    return kite_fail(-1, \"invalid grid: not a multiple of the "
+         "kernel's clusters ("
+      << dims << ")\");\n";
+  }
+  c << "  {\n"
     << "    if ((kite_rc = kite_drv.cuLaunchKernel(kite_functions[kite_v], "
-       "kite_gx, kite_gy, kite_gz,\n        " << P
+       "kite_gx, kite_gy, kite_gz,\n        "
+    << P
     << "_THREADS, 1, 1, kite_shared[kite_v], kite_stream, kite_args, NULL)))\n"
        "      return kite_fail(kite_rc, \"cuLaunchKernel\");\n  }\n"
        "  return 0;\n}\n";

@@ -85,6 +85,8 @@ Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
                                  std::to_string(compiled->kernels.size()) +
                                  " kernels");
       const KernelInfo &info = compiled->kernels.front();
+      if (info.cluster != std::array<int, 3>{1, 1, 1})
+        out.cluster = info.cluster;
       if (out.params.empty()) {
         out.params = info.params;
         out.threads = info.threads;

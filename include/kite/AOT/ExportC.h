@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,9 @@ struct ExportedKernel {
   std::vector<std::string> paramNames;
   std::vector<KernelParam> params;
   int threads = 128;
+  /// Programs a cluster (@kernel(cluster_dims=...)) where an image has them
+  /// (sm_90+): the launcher refuses other grids.
+  std::array<int, 3> cluster = {1, 1, 1};
   /// Tried in order at launch: the first whose facts the arguments have;
   /// the last must have none.
   std::vector<Variant> variants;
