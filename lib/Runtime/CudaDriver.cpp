@@ -101,6 +101,12 @@ static Loaded load() {
   d.cuTensorMapEncodeTiled =
       reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
           dlsym(handle, "cuTensorMapEncodeTiled"));
+  d.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+      reinterpret_cast<decltype(d.cuOccupancyMaxActiveBlocksPerMultiprocessor)>(
+          dlsym(handle, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+  d.cuOccupancyMaxActiveClusters =
+      reinterpret_cast<decltype(d.cuOccupancyMaxActiveClusters)>(
+          dlsym(handle, "cuOccupancyMaxActiveClusters"));
   bind(d.cuMemsetD8, "cuMemsetD8_v2");
   bind(d.cuEventCreate, "cuEventCreate");
   bind(d.cuEventRecord, "cuEventRecord");

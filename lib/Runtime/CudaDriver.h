@@ -38,6 +38,15 @@ constexpr int CU_JIT_INPUT_PTX = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
+/// CUlaunchConfig (cuda.h), without launch attributes.
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  void *attrs;
+  unsigned numAttrs;
+};
+
 struct Driver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int *);
@@ -79,6 +88,11 @@ struct Driver {
                                      const unsigned *elementStrides,
                                      int interleave, int swizzle,
                                      int l2Promotion, int oobFill);
+  /// Optional (null where the driver lacks them): occupancy.
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
+  CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
+                                           const CUlaunchConfig *);
 
   /// "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)".
   std::string describe(const char *call, CUresult result) const;

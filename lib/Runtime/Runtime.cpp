@@ -243,6 +243,90 @@ Expected<void> Kernel::interpret(Grid grid, const std::vector<Arg> &args) const 
   return Success{};
 }
 
+/// The loaded variant `args` select on `options.device` (compiled and
+/// loaded if need be; a ready tier-up switched to).
+static Expected<KernelImpl::Launchable>
+launchableFor(KernelImpl &impl, Specialization spec,
+              const LaunchOptions &options) {
+  auto drv = driver();
+  if (!drv)
+    return drv.error();
+  if (options.device < 0 || options.device >= 64)
+    return Error(ErrorCode::NoDevice, "device " +
+                                          std::to_string(options.device) +
+                                          " is out of range");
+  if (auto ok = useDevice(options.device); !ok)
+    return ok.error();
+  std::optional<KernelImpl::Launchable> l =
+      impl.findLaunchable(spec, options.device);
+  if (l && l->tierUp && l->tierUp->ready())
+    l = impl.applyTierUp(*l);
+  if (l)
+    return *l;
+  auto chip = impl.chipFor(options.device);
+  if (!chip)
+    return chip.error();
+  auto v = impl.variant(spec, *chip, options.device);
+  if (!v)
+    return v.error();
+  auto made = impl.makeLaunchable(spec, options.device, *v);
+  if (!made)
+    return made.error();
+  std::unique_lock<std::shared_mutex> lock(impl.mutex);
+  impl.launchables.push_back(*made);
+  return *made;
+}
+
+Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &args,
+                                        const LaunchOptions &options) const {
+  if (auto ok = checkArgs(args); !ok)
+    return ok.error();
+  auto l = launchableFor(*impl_, specializationFor(args), options);
+  if (!l)
+    return l.error();
+  const Driver &d = *driver().value();
+  int clusterSize = int(l->cluster[0] * l->cluster[1] * l->cluster[2]);
+  if (clusterSize > 1) {
+    if (!d.cuOccupancyMaxActiveClusters)
+      return Error(ErrorCode::DriverError,
+                   "the driver lacks cuOccupancyMaxActiveClusters");
+    // The kernel's own cluster (.reqnctapercluster); a grid of one
+    // cluster's worth of programs is enough for the query.
+    cuda::CUlaunchConfig config{l->cluster[0],
+                                l->cluster[1],
+                                l->cluster[2],
+                                l->threads,
+                                1,
+                                1,
+                                l->dynamicShared,
+                                static_cast<CUstream>(options.stream),
+                                nullptr,
+                                0};
+    int clusters = 0;
+    if (auto ok = d.check(
+            "cuOccupancyMaxActiveClusters",
+            d.cuOccupancyMaxActiveClusters(&clusters, l->function, &config));
+        !ok)
+      return ok.error();
+    return clusters * clusterSize;
+  }
+  if (!d.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    return Error(
+        ErrorCode::DriverError,
+        "the driver lacks cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  int perSM = 0;
+  if (auto ok =
+          d.check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                  d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &perSM, l->function, int(l->threads), l->dynamicShared));
+      !ok)
+    return ok.error();
+  auto sms = deviceMultiprocessors(options.device);
+  if (!sms)
+    return sms.error();
+  return perSM * *sms;
+}
+
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
                               const LaunchOptions &options) const {
   if (auto ok = checkArgs(args); !ok)
@@ -254,33 +338,10 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
                      std::to_string(grid.y) + ", " + std::to_string(grid.z) +
                      ") is invalid: every dimension must be >= 1, y and z "
                      "<= 65535");
-  auto drv = driver();
-  if (!drv)
-    return drv.error();
-  if (options.device < 0 || options.device >= 64)
-    return Error(ErrorCode::NoDevice,
-                 "device " + std::to_string(options.device) + " is out of range");
-  if (auto ok = useDevice(options.device); !ok)
-    return ok;
-  Specialization spec = specializationFor(args);
-  std::optional<KernelImpl::Launchable> l =
-      impl_->findLaunchable(spec, options.device);
-  if (l && l->tierUp && l->tierUp->ready())
-    l = impl_->applyTierUp(*l);
-  if (!l) {
-    auto chip = impl_->chipFor(options.device);
-    if (!chip)
-      return chip.error();
-    auto v = impl_->variant(spec, *chip, options.device);
-    if (!v)
-      return v.error();
-    auto made = impl_->makeLaunchable(spec, options.device, *v);
-    if (!made)
-      return made.error();
-    l = std::move(*made);
-    std::unique_lock<std::shared_mutex> lock(impl_->mutex);
-    impl_->launchables.push_back(*l);
-  }
+  auto l = launchableFor(*impl_, specializationFor(args), options);
+  if (!l)
+    return l.error();
+  const Driver &d = *driver().value();
   if (grid.x % l->cluster[0] || grid.y % l->cluster[1] ||
       grid.z % l->cluster[2])
     return Error(ErrorCode::InvalidArgument,
@@ -299,7 +360,6 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   void *params[64];
   for (size_t i = 0; i < args.size(); ++i)
     params[i] = const_cast<void *>(args[i].storage());
-  const Driver &d = **drv;
   const auto &sig = impl_->source.signature;
   // TMA descriptors, after the kernel's own parameters (by value: the
   // launch copies them).

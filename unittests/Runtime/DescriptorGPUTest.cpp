@@ -369,6 +369,21 @@ TEST(GPU, PersistentMatmulInClusters) {
   }
   auto buffer =
       DeviceBuffer<uint16_t>::fromHost(std::vector<uint16_t>(64)).value();
+  // Programs at once (a persistent grid): one a SM for the single-program
+  // kernel (over 114 KB of shared memory in the TMA variant, that of
+  // sizes divisible by 16, never launched here), whole clusters of two for
+  // the other (on the H100 every SM pairs up: 66 clusters).
+  std::vector<Arg> someArgs = {Arg(buffer), Arg(buffer), Arg(buffer),
+                               1024,        1024,        1024};
+  const int sms = deviceMultiprocessors().value();
+  auto alone = reference->maxActivePrograms(someArgs);
+  ASSERT_TRUE(alone) << alone.error().str();
+  EXPECT_EQ(*alone, sms);
+  auto paired = cluster->maxActivePrograms(someArgs);
+  ASSERT_TRUE(paired) << paired.error().str();
+  EXPECT_EQ(*paired % 2, 0);
+  EXPECT_GE(*paired, sms / 2);
+  EXPECT_LE(*paired, sms);
   auto odd = cluster->launch(Grid(programs - 1),
                              {Arg(buffer), Arg(buffer), Arg(buffer), 8, 8, 8});
   ASSERT_FALSE(odd);

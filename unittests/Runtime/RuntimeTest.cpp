@@ -171,6 +171,12 @@ TEST_F(RuntimeTest, LaunchWithoutDriverFailsClearly) {
   auto sms = deviceMultiprocessors();
   ASSERT_FALSE(sms);
   EXPECT_EQ(sms.error().code(), ErrorCode::NoDriver);
+  auto active = k.maxActivePrograms({p, p, p, int32_t(4)});
+  ASSERT_FALSE(active);
+  EXPECT_EQ(active.error().code(), ErrorCode::NoDriver);
+  auto badActive = k.maxActivePrograms({p, p});
+  ASSERT_FALSE(badActive);
+  EXPECT_EQ(badActive.error().code(), ErrorCode::InvalidArgument);
   auto buffer = DeviceBuffer<float>::allocate(16);
   ASSERT_FALSE(buffer);
   EXPECT_EQ(buffer.error().code(), ErrorCode::NoDriver);

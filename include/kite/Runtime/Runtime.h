@@ -301,6 +301,14 @@ public:
   /// Launches on `grid` with `args`, after checking them; asynchronous.
   Expected<void> launch(Grid grid, const std::vector<Arg> &args,
                         const LaunchOptions &options = {}) const;
+  /// How many programs of this kernel, as launched with `args` (the
+  /// variant they select, compiled and loaded if need be), run at once on
+  /// the device: the grid of a persistent kernel (Triton's NUM_SMS, which
+  /// assumes one program an SM). A kernel in clusters counts whole
+  /// clusters that fit at once (cuOccupancyMaxActiveClusters) times their
+  /// programs. DriverError where the driver cannot tell.
+  Expected<int> maxActivePrograms(const std::vector<Arg> &args,
+                                  const LaunchOptions &options = {}) const;
   Expected<void> launch(Grid grid, std::initializer_list<Arg> args,
                         const LaunchOptions &options = {}) const {
     return launch(grid, std::vector<Arg>(args), options);
