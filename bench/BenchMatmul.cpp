@@ -38,6 +38,39 @@ struct Form {
 };
 } // namespace
 
+/// KITE_BENCH_ROUNDS (default 1): how many times the persistent and fp8
+/// forms are timed in turn for each shape.
+static int benchRounds() {
+  const char *env = std::getenv("KITE_BENCH_ROUNDS");
+  return env ? std::max(1, std::atoi(env)) : 1;
+}
+
+/// KITE_BENCH_PERSISTENT_EXTRA: "FORM:NAME=V,...;..." rows with other
+/// constants (stages: num_stages) for FORM ws, cluster (f16/bf16) or fp8ws.
+struct ExtraForm {
+  std::string prefix, settings;
+  std::map<std::string, double> extra;
+};
+static std::vector<ExtraForm> extraForms() {
+  std::vector<ExtraForm> out;
+  const char *env = std::getenv("KITE_BENCH_PERSISTENT_EXTRA");
+  if (!env)
+    return out;
+  std::stringstream variants(env);
+  for (std::string variant; std::getline(variants, variant, ';');) {
+    size_t colon = variant.find(':');
+    if (colon == std::string::npos)
+      continue;
+    ExtraForm f{variant.substr(0, colon), variant.substr(colon + 1), {}};
+    std::stringstream items(f.settings);
+    for (std::string item; std::getline(items, item, ',');)
+      if (size_t eq = item.find('='); eq != std::string::npos)
+        f.extra[item.substr(0, eq)] = std::atof(item.c_str() + eq + 1);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 void runMatmul() {
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
   bool fp8Only = part("fp8") && !part("matmul");
@@ -207,32 +240,20 @@ void runMatmul() {
                    Form{"matmul_descriptor_persistent_cluster",
                         " TMA+WS cluster2", true, 0}})
       compileForm(f, f.suffix, {});
-    if (const char *env = std::getenv("KITE_BENCH_PERSISTENT_EXTRA")) {
-      std::stringstream variants(env);
-      for (std::string variant; std::getline(variants, variant, ';');) {
-        bool cluster = variant.rfind("cluster:", 0) == 0;
-        if (!cluster && variant.rfind("ws:", 0) != 0)
-          continue;
-        std::string settings = variant.substr(variant.find(':') + 1);
-        std::map<std::string, double> extra;
-        std::stringstream items(settings);
-        for (std::string item; std::getline(items, item, ',');)
-          if (size_t eq = item.find('='); eq != std::string::npos)
-            extra[item.substr(0, eq)] = std::atof(item.c_str() + eq + 1);
+    for (auto &[prefix, settings, extra] : extraForms())
+      if (prefix == "cluster" || prefix == "ws")
         compileForm(
-            cluster ? Form{"matmul_descriptor_persistent_cluster", "", true, 0}
-                    : Form{"matmul_descriptor_persistent", "", true, 0},
-            (cluster ? " TMA+WS cluster2 " : " TMA+WS ") + settings, extra);
-      }
-    }
-    const char *roundsEnv = std::getenv("KITE_BENCH_ROUNDS");
-    const int rounds = roundsEnv ? std::max(1, std::atoi(roundsEnv)) : 1;
+            prefix == "cluster"
+                ? Form{"matmul_descriptor_persistent_cluster", "", true, 0}
+                : Form{"matmul_descriptor_persistent", "", true, 0},
+            (prefix == "cluster" ? " TMA+WS cluster2 " : " TMA+WS ") + settings,
+            extra);
     for (Shape s : shapes) {
       uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
       uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
       uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
       synchronize().value();
-      for (int round = 0; round < rounds; ++round)
+      for (int round = 0; round < benchRounds(); ++round)
         for (Compiled &f : compiled) {
           uint32_t grid =
               f.clustered ? std::min<uint32_t>(uint32_t(f.programs),
@@ -274,40 +295,76 @@ void runMatmul() {
       fp8Shapes.push_back({8192, 8192, 4096});
     auto scale =
         DeviceBuffer<float>::fromHost(std::vector<float>{1.0f}).value();
-    for (Form f :
-         {Form{"matmul_fp8", "", false, 0},
-          Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
-          Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2",
-               true, 0}}) {
+    // Compiled first, then timed one after another for each shape,
+    // KITE_BENCH_ROUNDS times; KITE_BENCH_PERSISTENT_EXTRA's "fp8ws:"
+    // entries add producer-warp rows with other settings ("fp8ws:stages=3").
+    struct Compiled {
+      std::string suffix;
+      Kernel kernel;
+      bool persistent;
+    };
+    std::vector<Compiled> compiled;
+    auto compileForm = [&](Form f, const std::string &suffix,
+                           const std::map<std::string, double> &extra) {
       bool persistent = f.suffix[0] != 0;
       CompileOptions o;
       if (persistent)
         o.constants = {{"NUM_SMS", sms}, {"WARP_SPECIALIZE", f.ws ? 1 : 0}};
       o.overrideNumStages = f.stages;
-      Kernel mm = load("dsl-examples/fp8_matmul.kite", f.kernel, o);
-      for (Shape s : fp8Shapes) {
-        uint64_t a = filled(fill, size_t(s.M) * s.K, 1, 4);
-        uint64_t b = filled(fill, size_t(s.N) * s.K, 1, 5);
-        uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
-        synchronize().value();
-        uint32_t tiles = cdiv(s.M, 128) * cdiv(s.N, 256);
-        uint32_t grid = persistent ? std::min<uint32_t>(uint32_t(sms), tiles) : tiles;
-        std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b), Arg::pointer(c),
-                                 scale, scale, s.M, s.N, s.K};
-        if (!persistent)
-          args.insert(args.end(), {s.K, s.K, s.N});
-        double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
-                           /*settle=*/true);
-        double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
-        std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"fp8\", "
-                    "\"blocks\": \"128x256x128%s\", "
-                    "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
-                    "\"tflops\": %.2f}\n",
-                    f.suffix, s.M, s.N, s.K, ms * 1e3, tflops);
-        std::fflush(stdout);
-        for (uint64_t p : {a, b, c})
-          deviceFree(p);
+      for (auto &[name, value] : extra) {
+        if (name == "stages")
+          o.overrideNumStages = int(value);
+        else
+          o.constants[name] = value;
       }
+      compiled.push_back({suffix,
+                          load("dsl-examples/fp8_matmul.kite", f.kernel, o),
+                          persistent});
+    };
+    for (Form f :
+         {Form{"matmul_fp8", "", false, 0},
+          Form{"matmul_fp8_descriptor_persistent", " persistent TMA", false, 3},
+          Form{"matmul_fp8_descriptor_persistent", " persistent TMA+WS s2",
+               true, 0}})
+      compileForm(f, f.suffix, {});
+    for (auto &[prefix, settings, extra] : extraForms())
+      if (prefix == "fp8ws")
+        compileForm(
+            Form{"matmul_fp8_descriptor_persistent", " persistent", true, 0},
+            " persistent TMA+WS " + settings, extra);
+    for (Shape s : fp8Shapes) {
+      uint64_t a = filled(fill, size_t(s.M) * s.K, 1, 4);
+      uint64_t b = filled(fill, size_t(s.N) * s.K, 1, 5);
+      uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
+      synchronize().value();
+      for (int round = 0; round < benchRounds(); ++round)
+        for (Compiled &f : compiled) {
+          uint32_t tiles = cdiv(s.M, 128) * cdiv(s.N, 256);
+          uint32_t grid =
+              f.persistent ? std::min<uint32_t>(uint32_t(sms), tiles) : tiles;
+          std::vector<Arg> args = {Arg::pointer(a),
+                                   Arg::pointer(b),
+                                   Arg::pointer(c),
+                                   scale,
+                                   scale,
+                                   s.M,
+                                   s.N,
+                                   s.K};
+          if (!f.persistent)
+            args.insert(args.end(), {s.K, s.K, s.N});
+          double ms = timeMs([&] { f.kernel.launch(grid, args).value(); }, 10,
+                             /*settle=*/true);
+          double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+          std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": "
+                      "\"fp8\", "
+                      "\"blocks\": \"128x256x128%s\", "
+                      "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
+                      "\"tflops\": %.2f}\n",
+                      f.suffix.c_str(), s.M, s.N, s.K, ms * 1e3, tflops);
+          std::fflush(stdout);
+        }
+      for (uint64_t p : {a, b, c})
+        deviceFree(p);
     }
   }
   // Autotuned f32 (exact), tf32, f16 and bf16 (bench/kernels/matmul_*_tuned.kite):
