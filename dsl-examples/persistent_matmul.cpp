@@ -88,6 +88,20 @@ int main(int argc, char **argv) {
       std::vector<kite::Arg> args = {da, db, dc, M, N, K};
       if (!descriptors)
         args.insert(args.end(), {K, 1, N, 1, N, 1});
+      if (clustered) {
+        // The programs that run at once, whole clusters (the driver's
+        // occupancy): the persistent grid, and NUM_SMS with it.
+        int active = mm.maxActivePrograms(args).value();
+        if (active != programs) {
+          std::printf("(%d programs run at once in clusters of 2)\n", active);
+          o.constants["NUM_SMS"] = programs = active;
+          mm = kite::compileFile(examples::source("persistent_matmul.kite"), o)
+                   .value();
+          launched = std::min<uint32_t>(uint32_t(programs),
+                                        2 * kite::cdiv(kite::cdiv(M, bm), 2) *
+                                            kite::cdiv(N, bn));
+        }
+      }
       double ms = examples::timedLaunchMs(mm, launched, args);
       tflops = 2.0 * M * double(N) * K / ms / 1e9;
       out = dc.toHost().value();
