@@ -71,6 +71,17 @@ static std::vector<ExtraForm> extraForms() {
   return out;
 }
 
+/// An ExtraForm's settings applied to `o`.
+static void applyExtra(CompileOptions &o,
+                       const std::map<std::string, double> &extra) {
+  for (auto &[name, value] : extra) {
+    if (name == "stages")
+      o.overrideNumStages = int(value);
+    else
+      o.constants[name] = value;
+  }
+}
+
 void runMatmul() {
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
   bool fp8Only = part("fp8") && !part("matmul");
@@ -211,12 +222,7 @@ void runMatmul() {
       if (descriptors && !clustered)
         o.constants["WARP_SPECIALIZE"] = f.ws ? 1 : 0;
       o.overrideNumStages = f.stages;
-      for (auto &[name, value] : extra) {
-        if (name == "stages")
-          o.overrideNumStages = int(value);
-        else
-          o.constants[name] = value;
-      }
+      applyExtra(o, extra);
       Kernel mm = [&] {
         if (!bf16)
           return load("dsl-examples/persistent_matmul.kite", form, o);
@@ -311,12 +317,7 @@ void runMatmul() {
       if (persistent)
         o.constants = {{"NUM_SMS", sms}, {"WARP_SPECIALIZE", f.ws ? 1 : 0}};
       o.overrideNumStages = f.stages;
-      for (auto &[name, value] : extra) {
-        if (name == "stages")
-          o.overrideNumStages = int(value);
-        else
-          o.constants[name] = value;
-      }
+      applyExtra(o, extra);
       compiled.push_back({suffix,
                           load("dsl-examples/fp8_matmul.kite", f.kernel, o),
                           persistent});

@@ -355,9 +355,8 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
     << "_load first)\");\n"
     << "  if (!kite_gx || !kite_gy || !kite_gz || kite_gy > 65535 || "
        "kite_gz > 65535)\n"
-    << "    return kite_fail(-1, \"invalid grid: every dimension must be >= 1, "
-       "y "
-       "and z <= 65535\");\n";
+    << "    return kite_fail(-1, \"invalid grid: every dimension must be "
+       ">= 1, y and z <= 65535\");\n";
   if (k.cluster != std::array<int, 3>{1, 1, 1}) {
     std::string dims = std::to_string(k.cluster[0]) + ", " +
                        std::to_string(k.cluster[1]) + ", " +

@@ -1,5 +1,4 @@
-//===- ClusterUniformity.cpp - Values alike in a cluster's programs
-//--------===//
+//===- ClusterUniformity.cpp - Values alike in a cluster ------------===//
 //
 // See ClusterUniformity.h for the rules.
 //

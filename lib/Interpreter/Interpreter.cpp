@@ -11,6 +11,8 @@
 
 #include "InterpreterImpl.h"
 
+#include "kite/Support/Clusters.h"
+
 namespace kite::interp::detail {
 
 void Interpreter::runKernel(func::FuncOp kernel) {
@@ -37,17 +39,15 @@ void Interpreter::runKernel(func::FuncOp kernel) {
   }
   // A kernel in clusters launches whole clusters, as on the GPU.
   if (auto dims = kernel->getAttrOfType<DenseI32ArrayAttr>(
-          kd::KiteDialect::getClusterDimsAttrName()))
+          kd::KiteDialect::getClusterDimsAttrName())) {
+    uint32_t cluster[3] = {1, 1, 1};
     for (int i = 0; i < 3 && i < int(dims.size()); ++i)
-      if (launch.grid[i] % uint32_t(dims[i]))
-        throw Failure{"grid (" + std::to_string(launch.grid[0]) + ", " +
-                      std::to_string(launch.grid[1]) + ", " +
-                      std::to_string(launch.grid[2]) +
-                      ") is not a multiple of the clusters (" +
-                      std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
-                      ", " + std::to_string(dims[2]) + ") of kernel '" +
-                      kernel.getSymName().str() +
-                      "' (@kernel(cluster_dims=...))"};
+      cluster[i] = uint32_t(dims[i]);
+    if (std::string err =
+            clusterGridError(launch.grid, cluster, kernel.getSymName().str());
+        !err.empty())
+      throw Failure{err};
+  }
   for (uint32_t z = 0; z < launch.grid[2]; ++z)
     for (uint32_t y = 0; y < launch.grid[1]; ++y)
       for (uint32_t x = 0; x < launch.grid[0]; ++x) {

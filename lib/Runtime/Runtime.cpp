@@ -7,6 +7,7 @@
 
 #include "kite/Runtime/Runtime.h"
 #include "kite/Pipeline/Pipeline.h"
+#include "kite/Support/Clusters.h"
 #include "kite/Support/InputFile.h"
 
 #include "AnalysisCache.h"
@@ -342,17 +343,11 @@ Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
   if (!l)
     return l.error();
   const Driver &d = *driver().value();
-  if (grid.x % l->cluster[0] || grid.y % l->cluster[1] ||
-      grid.z % l->cluster[2])
-    return Error(ErrorCode::InvalidArgument,
-                 "grid (" + std::to_string(grid.x) + ", " +
-                     std::to_string(grid.y) + ", " + std::to_string(grid.z) +
-                     ") is not a multiple of the clusters (" +
-                     std::to_string(l->cluster[0]) + ", " +
-                     std::to_string(l->cluster[1]) + ", " +
-                     std::to_string(l->cluster[2]) + ") of kernel '" +
-                     impl_->source.signature.name +
-                     "' (@kernel(cluster_dims=...))");
+  const uint32_t programs[3] = {grid.x, grid.y, grid.z};
+  if (std::string err = clusterGridError(programs, l->cluster.data(),
+                                         impl_->source.signature.name);
+      !err.empty())
+    return Error(ErrorCode::InvalidArgument, err);
   CUfunction function = l->function;
   unsigned dynamicShared = l->dynamicShared;
   const auto &tensorMaps = l->tensorMaps;

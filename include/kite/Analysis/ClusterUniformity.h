@@ -1,5 +1,4 @@
-//===- ClusterUniformity.h - Values alike in a cluster's programs -*- C++
-//-*-===//
+//===- ClusterUniformity.h - Values alike in a cluster -----*- C++ -*-===//
 //
 // In a kernel whose programs run in clusters (`@kernel(cluster_dims=...)`),
 // which values are the same in every program of a cluster, and which ops
