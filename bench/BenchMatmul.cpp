@@ -46,7 +46,8 @@ static int benchRounds() {
 }
 
 /// KITE_BENCH_PERSISTENT_EXTRA: "FORM:NAME=V,...;..." rows with other
-/// constants (stages: num_stages) for FORM ws, cluster (f16/bf16) or fp8ws.
+/// constants (stages: num_stages) for FORM ws, cluster, pp (f16/bf16) or
+/// fp8ws.
 struct ExtraForm {
   std::string prefix, settings;
   std::map<std::string, double> extra;
@@ -204,11 +205,13 @@ void runMatmul() {
     // rows of the producer-warp form ("ws:") or the cluster form
     // ("cluster:") with other constants, e.g.
     // "cluster:BLOCK_K=32,stages=4;ws:stages=3" (stages: num_stages).
+    // "TMA+WS ping-pong" is the form with two consumer warpgroups taking
+    // turns over 128x128 tiles ("pp:" in KITE_BENCH_PERSISTENT_EXTRA).
     struct Compiled {
       std::string suffix;
       Kernel kernel;
       bool clustered, descriptors;
-      int programs;
+      int programs, blockN;
     };
     std::vector<Compiled> compiled;
     auto compileForm = [&](Form f, const std::string &suffix,
@@ -216,10 +219,11 @@ void runMatmul() {
       const char *form = f.kernel;
       bool clustered = std::strstr(form, "_cluster") != nullptr;
       bool descriptors = std::strstr(form, "descriptor") != nullptr;
+      bool pingPong = std::strstr(form, "_ping_pong") != nullptr;
       const int programs = clustered ? sms / 2 * 2 : sms;
       CompileOptions o;
       o.constants = {{"NUM_SMS", programs}};
-      if (descriptors && !clustered)
+      if (descriptors && !clustered && !pingPong)
         o.constants["WARP_SPECIALIZE"] = f.ws ? 1 : 0;
       o.overrideNumStages = f.stages;
       applyExtra(o, extra);
@@ -238,21 +242,32 @@ void runMatmul() {
         o.kernel = form;
         return compileKite(src, o, "persistent_matmul.kite (bf16)").value();
       }();
-      compiled.push_back({suffix, mm, clustered, descriptors, programs});
+      int blockN = pingPong ? 128 : 256;
+      if (auto n = extra.find("BLOCK_N"); n != extra.end())
+        blockN = int(n->second);
+      compiled.push_back(
+          {suffix, mm, clustered, descriptors, programs, blockN});
     };
     for (Form f : {Form{"matmul_persistent", "", false, 0},
                    Form{"matmul_descriptor_persistent", " TMA", false, 3},
                    Form{"matmul_descriptor_persistent", " TMA+WS s3", true, 0},
                    Form{"matmul_descriptor_persistent_cluster",
-                        " TMA+WS cluster2", true, 0}})
+                        " TMA+WS cluster2", true, 0},
+                   Form{"matmul_descriptor_persistent_ping_pong",
+                        " TMA+WS ping-pong", true, 0}})
       compileForm(f, f.suffix, {});
     for (auto &[prefix, settings, extra] : extraForms())
-      if (prefix == "cluster" || prefix == "ws")
+      if (prefix == "cluster" || prefix == "ws" || prefix == "pp")
         compileForm(
             prefix == "cluster"
                 ? Form{"matmul_descriptor_persistent_cluster", "", true, 0}
+            : prefix == "pp"
+                ? Form{"matmul_descriptor_persistent_ping_pong", "", true, 0}
                 : Form{"matmul_descriptor_persistent", "", true, 0},
-            (prefix == "cluster" ? " TMA+WS cluster2 " : " TMA+WS ") + settings,
+            (prefix == "cluster" ? " TMA+WS cluster2 "
+             : prefix == "pp"    ? " TMA+WS ping-pong "
+                                 : " TMA+WS ") +
+                settings,
             extra);
     for (Shape s : shapes) {
       uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
@@ -262,11 +277,12 @@ void runMatmul() {
       for (int round = 0; round < benchRounds(); ++round)
         for (Compiled &f : compiled) {
           uint32_t grid =
-              f.clustered ? std::min<uint32_t>(uint32_t(f.programs),
-                                               2 * cdiv(cdiv(s.M, 128), 2) *
-                                                   cdiv(s.N, 256))
-                          : std::min<uint32_t>(uint32_t(sms),
-                                               cdiv(s.M, 128) * cdiv(s.N, 256));
+              f.clustered
+                  ? std::min<uint32_t>(uint32_t(f.programs),
+                                       2 * cdiv(cdiv(s.M, 128), 2) *
+                                           cdiv(s.N, f.blockN))
+                  : std::min<uint32_t>(uint32_t(sms),
+                                       cdiv(s.M, 128) * cdiv(s.N, f.blockN));
           std::vector<Arg> args = {
               Arg::pointer(a), Arg::pointer(b), Arg::pointer(c), s.M, s.N, s.K};
           if (!f.descriptors)
@@ -276,10 +292,11 @@ void runMatmul() {
           double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
           std::printf(
               "{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
-              "\"blocks\": \"128x256x64 persistent%s\", "
+              "\"blocks\": \"128x%dx64 persistent%s\", "
               "\"M\": %d, \"N\": %d, \"K\": %d, \"us\": %.1f, "
               "\"tflops\": %.2f}\n",
-              dtype, f.suffix.c_str(), s.M, s.N, s.K, ms * 1e3, tflops);
+              dtype, f.blockN, f.suffix.c_str(), s.M, s.N, s.K, ms * 1e3,
+              tflops);
           std::fflush(stdout);
         }
       for (uint64_t p : {a, b, c})

@@ -46,23 +46,30 @@ int main(int argc, char **argv) {
 
   // One program per SM (a few in the interpreter), never more than tiles.
   int sms = gpu ? kite::deviceMultiprocessors().value() : 4;
-  int bm = gpu ? 128 : 64, bn = gpu ? 256 : 64, bk = gpu ? 64 : 32;
-  uint32_t tiles = kite::cdiv(M, bm) * kite::cdiv(N, bn);
-  uint32_t grid = std::min<uint32_t>(uint32_t(sms), tiles);
-  std::printf("C = A x B in f16, %d x %d x %d, %ux%ux%u blocks, %u programs "
-              "over %u tiles, %s\n",
-              M, N, K, bm, bn, bk, grid, tiles,
+  int bm = gpu ? 128 : 64, bn0 = gpu ? 256 : 64, bk = gpu ? 64 : 32;
+  uint32_t tiles = kite::cdiv(M, bm) * kite::cdiv(N, bn0);
+  std::printf("C = A x B in f16, %d x %d x %d, %ux%ux%u blocks (ping-pong: "
+              "%ux%ux%u a group), %u programs over %u tiles, %s\n",
+              M, N, K, bm, bn0, bk, bm, gpu ? 128 : bn0, bk,
+              std::min<uint32_t>(uint32_t(sms), tiles), tiles,
               gpu ? "on the GPU" : "in the interpreter");
-  std::printf("%-36s %12s %10s\n", "kernel", "rel. error",
+  std::printf("%-46s %12s %10s\n", "kernel", "rel. error",
               gpu ? "TFLOP/s" : "");
   bool ok = true;
   for (const char *name : {"matmul_persistent", "matmul_descriptor_persistent",
-                           "matmul_descriptor_persistent_cluster"}) {
+                           "matmul_descriptor_persistent_cluster",
+                           "matmul_descriptor_persistent_ping_pong",
+                           "matmul_descriptor_persistent_ping_pong_cluster"}) {
     bool descriptors = std::string(name) != "matmul_persistent";
     // Clusters of two programs: an even grid, each cluster taking pairs of
     // tiles (one above the other).
-    bool clustered =
-        std::string(name) == "matmul_descriptor_persistent_cluster";
+    bool clustered = std::string(name).find("_cluster") != std::string::npos;
+    // Ping-pong: two groups of 4 warps, each a whole 128x128 tile on the
+    // GPU.
+    bool pingPong = std::string(name).find("_ping_pong") != std::string::npos;
+    int bn = gpu && pingPong ? 128 : bn0;
+    uint32_t grid = std::min<uint32_t>(uint32_t(sms),
+                                       kite::cdiv(M, bm) * kite::cdiv(N, bn));
     int programs = clustered ? sms / 2 * 2 : sms;
     uint32_t launched =
         clustered ? std::min<uint32_t>(uint32_t(programs),
@@ -122,10 +129,10 @@ int main(int argc, char **argv) {
     bool good = err <= 1e-3; // NaN (an element never written) fails too
     ok &= good;
     if (gpu)
-      std::printf("%-36s %12.2e %10.1f%s\n", name, err, tflops,
+      std::printf("%-46s %12.2e %10.1f%s\n", name, err, tflops,
                   good ? "" : "  FAILED");
     else
-      std::printf("%-36s %12.2e%s\n", name, err, good ? "" : "  FAILED");
+      std::printf("%-46s %12.2e%s\n", name, err, good ? "" : "  FAILED");
   }
   std::printf(ok ? "ok: all kernels within 1e-3 of float64\n" : "FAILED\n");
   return ok ? 0 : 1;

@@ -276,4 +276,140 @@ module {
     } {kite.warp_specialize = true}
     return
   }
+  func.func @matmul_descriptor_persistent_ping_pong(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.kernel, kite.num_stages = 4 : i32, kite.num_warps = 4 : i32} {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = kite.make_tensor_descriptor %arg0, [%arg3, %arg5], [%arg5, %c1_i32] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x64xf16>>
+    %c1_i32_0 = arith.constant 1 : i32
+    %1 = kite.make_tensor_descriptor %arg1, [%arg5, %arg4], [%arg4, %c1_i32_0] : <f16>, [i32, i32], [i32, i32] -> <tensor<64x128xf16>>
+    %c1_i32_1 = arith.constant 1 : i32
+    %2 = kite.make_tensor_descriptor %arg2, [%arg3, %arg4], [%arg4, %c1_i32_1] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x128xf16>>
+    %3 = kite.program_id 0
+    %c128_i32 = arith.constant 128 : i32
+    %4 = arith.addi %arg3, %c128_i32 : i32
+    %c1_i32_2 = arith.constant 1 : i32
+    %5 = arith.subi %4, %c1_i32_2 : i32
+    %c128_i32_3 = arith.constant 128 : i32
+    %6 = arith.divsi %5, %c128_i32_3 : i32
+    %c128_i32_4 = arith.constant 128 : i32
+    %7 = arith.addi %arg4, %c128_i32_4 : i32
+    %c1_i32_5 = arith.constant 1 : i32
+    %8 = arith.subi %7, %c1_i32_5 : i32
+    %c128_i32_6 = arith.constant 128 : i32
+    %9 = arith.divsi %8, %c128_i32_6 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %10 = arith.addi %arg5, %c64_i32 : i32
+    %c1_i32_7 = arith.constant 1 : i32
+    %11 = arith.subi %10, %c1_i32_7 : i32
+    %c64_i32_8 = arith.constant 64 : i32
+    %12 = arith.divsi %11, %c64_i32_8 : i32
+    %13 = arith.muli %6, %9 : i32
+    %c8_i32 = arith.constant 8 : i32
+    %14 = arith.muli %c8_i32, %9 : i32
+    %c132_i32 = arith.constant 132 : i32
+    scf.for %arg6 = %3 to %13 step %c132_i32  : i32 {
+      %15 = arith.divsi %arg6, %14 : i32
+      %c8_i32_9 = arith.constant 8 : i32
+      %16 = arith.muli %15, %c8_i32_9 : i32
+      %17 = arith.subi %6, %16 : i32
+      %c8_i32_10 = arith.constant 8 : i32
+      %18 = arith.minsi %17, %c8_i32_10 : i32
+      %19 = arith.remsi %arg6, %18 : i32
+      %20 = arith.addi %16, %19 : i32
+      %21 = arith.remsi %arg6, %14 : i32
+      %22 = arith.divsi %21, %18 : i32
+      %c128_i32_11 = arith.constant 128 : i32
+      %23 = arith.muli %20, %c128_i32_11 : i32
+      %c128_i32_12 = arith.constant 128 : i32
+      %24 = arith.muli %22, %c128_i32_12 : i32
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+      %c0_i32 = arith.constant 0 : i32
+      %c1_i32_13 = arith.constant 1 : i32
+      %25 = scf.for %arg7 = %c0_i32 to %12 step %c1_i32_13 iter_args(%arg8 = %cst) -> (tensor<128x128xf32>)  : i32 {
+        %c64_i32_14 = arith.constant 64 : i32
+        %27 = arith.muli %arg7, %c64_i32_14 : i32
+        %28 = kite.descriptor_load %0[%23, %27] : <tensor<128x64xf16>> -> tensor<128x64xf16>
+        %29 = kite.descriptor_load %1[%27, %24] : <tensor<64x128xf16>> -> tensor<64x128xf16>
+        %30 = kite.dot %28, %29, %arg8 : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+        scf.yield %30 : tensor<128x128xf32>
+      }
+      %26 = arith.truncf %25 : tensor<128x128xf32> to tensor<128x128xf16>
+      kite.descriptor_store %2[%23, %24], %26 : <tensor<128x128xf16>>, tensor<128x128xf16>
+    } {kite.ping_pong = true, kite.warp_specialize = true}
+    return
+  }
+  func.func @matmul_descriptor_persistent_ping_pong_cluster(%arg0: !kite.ptr<f16> {kite.name = "a_ptr"}, %arg1: !kite.ptr<f16> {kite.name = "b_ptr"}, %arg2: !kite.ptr<f16> {kite.name = "c_ptr"}, %arg3: i32 {kite.name = "M"}, %arg4: i32 {kite.name = "N"}, %arg5: i32 {kite.name = "K"}) attributes {kite.cluster_dims = array<i32: 2, 1, 1>, kite.kernel, kite.num_stages = 4 : i32, kite.num_warps = 4 : i32} {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = kite.make_tensor_descriptor %arg0, [%arg3, %arg5], [%arg5, %c1_i32] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x64xf16>>
+    %c1_i32_0 = arith.constant 1 : i32
+    %1 = kite.make_tensor_descriptor %arg1, [%arg5, %arg4], [%arg4, %c1_i32_0] : <f16>, [i32, i32], [i32, i32] -> <tensor<64x128xf16>>
+    %c1_i32_1 = arith.constant 1 : i32
+    %2 = kite.make_tensor_descriptor %arg2, [%arg3, %arg4], [%arg4, %c1_i32_1] : <f16>, [i32, i32], [i32, i32] -> <tensor<128x128xf16>>
+    %3 = kite.program_id 0
+    %c2_i32 = arith.constant 2 : i32
+    %4 = arith.divsi %3, %c2_i32 : i32
+    %5 = kite.program_id 0
+    %c2_i32_2 = arith.constant 2 : i32
+    %6 = arith.remsi %5, %c2_i32_2 : i32
+    %c128_i32 = arith.constant 128 : i32
+    %7 = arith.addi %arg3, %c128_i32 : i32
+    %c1_i32_3 = arith.constant 1 : i32
+    %8 = arith.subi %7, %c1_i32_3 : i32
+    %c128_i32_4 = arith.constant 128 : i32
+    %9 = arith.divsi %8, %c128_i32_4 : i32
+    %c2_i32_5 = arith.constant 2 : i32
+    %10 = arith.addi %9, %c2_i32_5 : i32
+    %c1_i32_6 = arith.constant 1 : i32
+    %11 = arith.subi %10, %c1_i32_6 : i32
+    %c2_i32_7 = arith.constant 2 : i32
+    %12 = arith.divsi %11, %c2_i32_7 : i32
+    %c128_i32_8 = arith.constant 128 : i32
+    %13 = arith.addi %arg4, %c128_i32_8 : i32
+    %c1_i32_9 = arith.constant 1 : i32
+    %14 = arith.subi %13, %c1_i32_9 : i32
+    %c128_i32_10 = arith.constant 128 : i32
+    %15 = arith.divsi %14, %c128_i32_10 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %16 = arith.addi %arg5, %c64_i32 : i32
+    %c1_i32_11 = arith.constant 1 : i32
+    %17 = arith.subi %16, %c1_i32_11 : i32
+    %c64_i32_12 = arith.constant 64 : i32
+    %18 = arith.divsi %17, %c64_i32_12 : i32
+    %19 = arith.muli %12, %15 : i32
+    %c4_i32 = arith.constant 4 : i32
+    %20 = arith.muli %c4_i32, %15 : i32
+    %c66_i32 = arith.constant 66 : i32
+    scf.for %arg6 = %4 to %19 step %c66_i32  : i32 {
+      %21 = arith.divsi %arg6, %20 : i32
+      %c4_i32_13 = arith.constant 4 : i32
+      %22 = arith.muli %21, %c4_i32_13 : i32
+      %23 = arith.subi %12, %22 : i32
+      %c4_i32_14 = arith.constant 4 : i32
+      %24 = arith.minsi %23, %c4_i32_14 : i32
+      %25 = arith.remsi %arg6, %24 : i32
+      %26 = arith.addi %22, %25 : i32
+      %27 = arith.remsi %arg6, %20 : i32
+      %28 = arith.divsi %27, %24 : i32
+      %c2_i32_15 = arith.constant 2 : i32
+      %29 = arith.muli %26, %c2_i32_15 : i32
+      %30 = arith.addi %29, %6 : i32
+      %c128_i32_16 = arith.constant 128 : i32
+      %31 = arith.muli %30, %c128_i32_16 : i32
+      %c128_i32_17 = arith.constant 128 : i32
+      %32 = arith.muli %28, %c128_i32_17 : i32
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+      %c0_i32 = arith.constant 0 : i32
+      %c1_i32_18 = arith.constant 1 : i32
+      %33 = scf.for %arg7 = %c0_i32 to %18 step %c1_i32_18 iter_args(%arg8 = %cst) -> (tensor<128x128xf32>)  : i32 {
+        %c64_i32_19 = arith.constant 64 : i32
+        %35 = arith.muli %arg7, %c64_i32_19 : i32
+        %36 = kite.descriptor_load %0[%31, %35] : <tensor<128x64xf16>> -> tensor<128x64xf16>
+        %37 = kite.descriptor_load %1[%35, %32] : <tensor<64x128xf16>> -> tensor<64x128xf16>
+        %38 = kite.dot %36, %37, %arg8 : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+        scf.yield %38 : tensor<128x128xf32>
+      }
+      %34 = arith.truncf %33 : tensor<128x128xf32> to tensor<128x128xf16>
+      kite.descriptor_store %2[%31, %32], %34 : <tensor<128x128xf16>>, tensor<128x128xf16>
+    } {kite.ping_pong = true, kite.warp_specialize = true}
+    return
+  }
 }

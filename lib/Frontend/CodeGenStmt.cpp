@@ -263,10 +263,11 @@ void CodeGen::forLoop(const Stmt &s) {
   // Triton's tl.range keywords: num_stages (the loop's dot pipeline depth),
   // flatten (accepted, no effect: a producer warp is what loads across
   // tiles), warp_specialize (a producer warp for the copies of the loop's
-  // dot, or of the K loop inside a tile loop).
+  // dot, or of the K loop inside a tile loop); and Kite's ping_pong (on a
+  // tile loop with a producer warp: two consumer groups take turns).
   Args a = bindArgs(r, "range",
                     {"start", "stop", "step", "num_stages", "flatten",
-                     "warp_specialize"},
+                     "warp_specialize", "ping_pong"},
                     1);
   Val start = Val::integer(0), stop = a.values[0], step = Val::integer(1);
   if (a.given[1]) {
@@ -308,6 +309,10 @@ void CodeGen::forLoop(const Stmt &s) {
     loop->setAttr(mlir::kite::KiteDialect::getWarpSpecializeAttrName(),
                   b.getBoolAttr(constInt(a.values[5], a.locs[5],
                                          "range()'s warp_specialize") != 0));
+  if (a.given[6])
+    loop->setAttr(mlir::kite::KiteDialect::getPingPongAttrName(),
+                  b.getBoolAttr(constInt(a.values[6], a.locs[6],
+                                         "range()'s ping_pong") != 0));
   // Without carried values the builder adds an empty scf.yield; the one
   // built below replaces it.
   if (loop.getBody()->mightHaveTerminator())

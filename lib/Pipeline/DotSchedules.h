@@ -83,10 +83,15 @@ public:
   void stageWithTma(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                     std::array<kd::DescriptorLoadOp, 2> loads, int64_t stages);
   /// The same with a producer warp; false (nothing changed) when it does
-  /// not apply.
+  /// not apply. `pingPong`: two consumer groups taking turns over the tile
+  /// loop's iterations (a located error and `failed` where it cannot).
   bool stageWithProducerWarp(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                              std::array<kd::DescriptorLoadOp, 2> loads,
-                             int64_t warps, int64_t stages);
+                             int64_t warps, int64_t stages,
+                             bool pingPong = false);
+  /// Whether a schedule asked for could not be made (an error was
+  /// emitted).
+  bool failed = false;
 
 private:
   /// The tensor-map parameters of `loads` (A, B) staged for `dot`.

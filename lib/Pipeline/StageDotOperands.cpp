@@ -67,6 +67,8 @@ struct StageDotOperands
         stage(func, loop, conv, warps, stages);
       chooseRegisterEngines(func, warps);
     }
+    if (tmaSchedules.failed)
+      signalPassFailure();
   }
 
   /// The dots no K loop stages (their operands computed in registers, or
@@ -239,10 +241,21 @@ struct StageDotOperands
     bool specialize =
         ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
-      if (!specialize ||
-          !tmaSchedules.stageWithProducerWarp(func, loop, dot, *tma, warps,
-                                              stages))
+      // ping_pong takes effect with the producer warp.
+      bool pingPong = specialize && ::kite::detail::loopPingPong(loop);
+      if (!specialize || !tmaSchedules.stageWithProducerWarp(
+                             func, loop, dot, *tma, warps, stages, pingPong)) {
+        if (pingPong) {
+          Operation *at = loop->getParentOfType<scf::ForOp>();
+          (at ? at : loop.getOperation())->emitError()
+              << "range()'s ping_pong needs the producer-warp schedule, which "
+                 "this K loop cannot take (its copies' offsets depend on "
+                 "values the producer warp cannot compute)";
+          tmaSchedules.failed = true;
+          return;
+        }
         tmaSchedules.stageWithTma(func, loop, dot, *tma, stages);
+      }
       return;
     }
     Type element = dot.getA().getType().getElementType();

@@ -49,6 +49,11 @@ std::optional<bool> loopWarpSpecialize(Operation *loop) {
     return attr.getValue();
   return std::nullopt;
 }
+bool loopPingPong(Operation *loop) {
+  auto attr = dyn_cast_or_null<BoolAttr>(
+      loopSetting(loop, kd::KiteDialect::getPingPongAttrName()));
+  return attr && attr.getValue();
+}
 } // namespace kite::detail
 
 /// Whether `v` is a parameter of the kernel or a constant: what the runtime

@@ -64,6 +64,8 @@ int64_t kernelStages(mlir::func::FuncOp func);
 /// `kernelStages` / none.
 int64_t loopStages(mlir::Operation *loop, int64_t kernelStages);
 std::optional<bool> loopWarpSpecialize(mlir::Operation *loop);
+/// Whether range(..., ping_pong=True) is on `loop` or a loop around it.
+bool loopPingPong(mlir::Operation *loop);
 
 } // namespace kite::detail
 

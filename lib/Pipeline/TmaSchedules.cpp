@@ -94,16 +94,17 @@ static Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop) {
 }
 
 /// Gives the tile loop `outer` (around a K loop) one more iteration
-/// argument, from 0: the number of K iterations of the tiles before
-/// (`count`, whose yield the caller sets: count + the K loop's trip count).
-/// Returns the new tile loop, or none when it could not grow.
+/// argument, from `init` (0 when null): the number of K iterations of the
+/// tiles before (`count`, whose yield the caller sets: count + the K loop's
+/// trip count). Returns the new tile loop, or none when it could not grow.
 static std::optional<std::pair<scf::ForOp, Value>>
-carryCount(IRRewriter &rewriter, scf::ForOp outer) {
+carryCount(IRRewriter &rewriter, scf::ForOp outer, Value init = {}) {
   rewriter.setInsertionPoint(outer);
-  Value zero = arith::ConstantIntOp::create(rewriter, outer.getLoc(),
-                                            rewriter.getI32Type(), 0);
+  if (!init)
+    init = arith::ConstantIntOp::create(rewriter, outer.getLoc(),
+                                        rewriter.getI32Type(), 0);
   auto grown = outer.replaceWithAdditionalYields(
-      rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+      rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
         return SmallVector<Value>{args[0]}; // set by the caller
       });
@@ -344,9 +345,21 @@ TmaSchedules::multicastOf(func::FuncOp func, kd::DotOp dot,
 /// after its loop. False (nothing changed) when the copies' offsets depend
 /// on loop-carried values or on ops that cannot be repeated by the
 /// producer.
+///
+/// `pingPong` (range(..., ping_pong=True) on the tile loop): two consumer
+/// groups of `warps` warps (kite.consumer_groups = 2), group g computing
+/// tiles g, g + 2, ... of the tile loop (its lower bound moved by g steps,
+/// its step doubled); the producer's order is theirs interleaved, so
+/// group g's count starts at g trips and grows by 2 trips a tile (the K
+/// loop's trip count must be the same for every tile). The groups issue
+/// their K loops in turns (kite.turn_wait before, kite.turn_pass after,
+/// before the last product is waited for), so one group's epilogue runs
+/// while the other's products keep the tensor cores busy. Where ping-pong
+/// cannot apply, a located error (`failed` set; true returned).
 bool TmaSchedules::stageWithProducerWarp(
     func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
-    std::array<kd::DescriptorLoadOp, 2> loads, int64_t warps, int64_t stages) {
+    std::array<kd::DescriptorLoadOp, 2> loads, int64_t warps, int64_t stages,
+    bool pingPong) {
   Block *body = loop.getBody();
   kd::TransOp trans = transposedB(dot); // B loaded N x K: staged K-major
   SmallVector<Operation *> ops = {loads[0], loads[1]};
@@ -383,6 +396,27 @@ bool TmaSchedules::stageWithProducerWarp(
   // Programs a cluster that release each slot (each one's producer fills a
   // share of every program's slot), 1 without multicast.
   const int64_t cluster = std::max(multicast[0], multicast[1]);
+  const int64_t groups = pingPong ? 2 : 1;
+  if (pingPong) {
+    auto refuse = [&](const Twine &why) {
+      (outer ? outer : loop).emitError() << "range()'s ping_pong " << why;
+      failed = true;
+      return true;
+    };
+    if (!outer)
+      return refuse("needs a tile loop around the K loop (a persistent "
+                    "kernel): the consumer groups take turns over its "
+                    "iterations");
+    if (!llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                 loop.getStep()},
+                      [&](Value v) { return outer.isDefinedOutsideOfLoop(v); }))
+      return refuse("needs the K loop's bounds computed before the tile loop "
+                    "(the same number of K iterations for every tile)");
+    if (warps != 4)
+      return refuse("runs two consumer groups of one warpgroup each: it needs "
+                    "num_warps = 4, got " +
+                    Twine(warps));
+  }
   const int64_t slots = stages + 1;
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
@@ -471,20 +505,53 @@ bool TmaSchedules::stageWithProducerWarp(
   }
   kd::ExitOp::create(rewriter, loc);
 
+  // Ping-pong: the consumer group's tiles, and group 0's first turn (passed
+  // by the last group).
+  Value group, tileTrips;
+  if (groups > 1) {
+    func->setAttr(kd::KiteDialect::getConsumerGroupsAttrName(),
+                  rewriter.getI32IntegerAttr(int32_t(groups)));
+    rewriter.setInsertionPointAfter(branch);
+    group = kd::ConsumerGroupOp::create(rewriter, loc, i32);
+    auto last = scf::IfOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, group,
+                              constant(groups - 1)),
+        /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&last.getThenRegion().front());
+    kd::TurnPassOp::create(rewriter, loc);
+    rewriter.setInsertionPoint(outer);
+    Value step = outer.getStep();
+    outer.getLowerBoundMutable().assign(arith::AddIOp::create(
+        rewriter, loc, outer.getLowerBound(),
+        arith::MulIOp::create(rewriter, loc, group, step)));
+    outer.getStepMutable().assign(
+        arith::MulIOp::create(rewriter, loc, step, constant(groups)));
+    tileTrips = tripCount(rewriter, loc, loop);
+  }
+
   // The consumers. In a tile loop, `count` (carried by it) is the number of
   // K iterations before this tile's.
   Value count, trips;
   SlotStart start;
   if (outer) {
-    auto grown = carryCount(rewriter, outer);
+    auto grown = carryCount(
+        rewriter, outer,
+        groups > 1
+            ? arith::MulIOp::create(rewriter, loc, group, tileTrips).getResult()
+            : Value());
     if (!grown)
       return false; // cannot happen for an scf.for; the producer stays dead
     std::tie(outer, count) = *grown;
     rewriter.setInsertionPoint(loop);
     start.slot = slotOf(rewriter, loc, count, slots);
     start.phase = phaseOf(rewriter, loc, count, slots);
-    trips = tripCount(rewriter, loc, loop);
-    yieldCount(rewriter, loc, outer, count, trips);
+    trips = groups > 1 ? tileTrips : tripCount(rewriter, loc, loop);
+    yieldCount(rewriter, loc, outer, count,
+               groups > 1 ? arith::MulIOp::create(rewriter, loc, trips,
+                                                  constant(groups))
+                                .getResult()
+                          : trips);
   }
   rewriter.setInsertionPoint(dot);
   Value now = constant(0), phase = constant(0);
@@ -537,6 +604,14 @@ bool TmaSchedules::stageWithProducerWarp(
       kd::TmaReleaseOp::create(
           rewriter, loc, slotOf(rewriter, loc, last, slots), ran, cluster);
     }
+  }
+  // The group's turn: its K loop's products issued in turn with the other
+  // group's; passed on before the last one is waited for.
+  if (groups > 1) {
+    rewriter.setInsertionPoint(loop);
+    kd::TurnWaitOp::create(rewriter, loc);
+    rewriter.setInsertionPointAfter(loop);
+    kd::TurnPassOp::create(rewriter, loc);
   }
   // No program of a cluster exits while its peers may still release its
   // slots or copy into them.

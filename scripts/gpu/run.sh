@@ -61,7 +61,8 @@ if [ -d .gpu/rt ]; then
     table="$(printf '%-34s %9s %9s %9s %9s' program memcheck racecheck synccheck initcheck)"
     for spec in "vector_add" "dropout" "seeded_dropout" "matmul 256 256 128" \
                 "softmax 64 781" "layer_norm 64 1024" "layer_norm_bwd 64 1024" \
-                "matmul_autotune 256 256 128" "tensor-core forms" "cluster forms"; do
+                "matmul_autotune 256 256 128" "tensor-core forms" "cluster forms" \
+                "ping-pong forms"; do
       row="$(printf '%-34s' "$spec")"
       for tool in memcheck racecheck synccheck initcheck; do
         log="${OUT:-/tmp}/${tool}.log"
@@ -74,6 +75,12 @@ if [ -d .gpu/rt ]; then
           # cluster (the GPU test on two small shapes).
           (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
              ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.PersistentMatmulInClusters \
+             > "$log" 2>&1)
+        elif [ "$spec" = "ping-pong forms" ]; then
+          # Two consumer groups taking turns (named barriers, each group's
+          # scratch), alone and in clusters (the GPU test, small shapes).
+          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
+             ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.PersistentMatmulPingPong \
              > "$log" 2>&1)
         else
           (cd $rt && $cs --tool $tool --error-exitcode 1 ./examples/$spec > "$log" 2>&1)

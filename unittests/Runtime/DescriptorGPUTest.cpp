@@ -394,6 +394,159 @@ TEST(GPU, PersistentMatmulInClusters) {
       << odd.error().str();
 }
 
+// Ping-pong consumer groups (range(..., ping_pong=True)): two warpgroups
+// taking alternate tiles of each program, their K loops in turns. Against
+// the same kernel with one consumer group, bit for bit: C (TMA stores from
+// each group's own panels) and each tile's column sums (a reduction across
+// the group's warps through its own scratch and named barrier), and C
+// against float64. Programs with an odd number of tiles, with one tile
+// (group 1 has none), K loops of 1 to 16 iterations, tiles clipped at M
+// and N. Then the dsl-example's ping-pong forms (alone and in clusters of
+// two sharing B) against its one-group form of the same 128x128 tiles.
+TEST(GPU, PersistentMatmulPingPong) {
+  REQUIRE_GPU();
+  if (std::atoi(deviceChip().value().c_str() + 3) < 90)
+    GTEST_SKIP() << "ping-pong runs with a producer warp: sm_90 or newer";
+  const char *src = R"(
+@kernel(num_warps=4, num_stages=3)
+def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i32,
+       PING_PONG: constexpr = 1, NUM_SMS: constexpr = 8):
+    a_desc = make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[128, 64])
+    b_desc = make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[64, 128])
+    c_desc = make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[128, 128])
+    num_n = cdiv(N, 128)
+    k_tiles = cdiv(K, 64)
+    for tile in range(program_id(0), cdiv(M, 128) * num_n, NUM_SMS,
+                      warp_specialize=1, ping_pong=PING_PONG):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = zeros((128, 128), f32)
+        for k in range(k_tiles):
+            acc = dot(a_desc.load([pm * 128, k * 64]), b_desc.load([k * 64, pn * 128]), acc)
+        c_desc.store([pm * 128, pn * 128], acc.to(f16))
+        store(s_ptr + tile * 128 + arange(0, 128), sum(acc, axis=0))
+)";
+  const int programs = 8;
+  CompileOptions oneGroup;
+  oneGroup.constants = {{"PING_PONG", 0}};
+  Expected<Kernel> forms[2] = {compileKite(src, oneGroup, "pp.kite"),
+                               compileKite(src, CompileOptions{}, "pp.kite")};
+  for (auto &f : forms)
+    ASSERT_TRUE(f) << f.error().str();
+  const char *quick = std::getenv("KITE_TEST_QUICK");
+  std::vector<std::array<int, 3>> shapes = {{1000, 520, 40},
+                                            {1100, 520, 1024},
+                                            {130, 520, 64},
+                                            {300, 250, 320},
+                                            {128, 128, 128}};
+  if (quick && std::string(quick) == "1")
+    shapes = {{130, 520, 64}, {300, 250, 320}};
+  for (auto [M, N, K] : shapes) {
+    std::string what =
+        std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    auto a = randomValues(size_t(M) * K, 51),
+         b = randomValues(size_t(K) * N, 52);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    const int tiles = (M + 127) / 128 * ((N + 127) / 128);
+    std::vector<uint16_t> c[2];
+    std::vector<float> sums[2];
+    for (int f = 0; f < 2; ++f) {
+      auto dc = DeviceBuffer<uint16_t>::fromHost(
+                    std::vector<uint16_t>(size_t(M) * N + 1, 0x7e00))
+                    .value();
+      auto ds = DeviceBuffer<float>::fromHost(
+                    std::vector<float>(size_t(tiles) * 128, NAN))
+                    .value();
+      auto ran = forms[f]->launch(Grid(programs),
+                                  {Arg(da), Arg(db), Arg(dc), Arg(ds),
+                                   int32_t(M), int32_t(N), int32_t(K)});
+      ASSERT_TRUE(ran) << ran.error().str();
+      ASSERT_TRUE(synchronize()) << what;
+      c[f] = dc.toHost().value();
+      sums[f] = ds.toHost().value();
+    }
+    EXPECT_EQ(c[1].back(), 0x7e00) << what << ": written past C";
+    for (size_t i = 0; i + 1 < c[0].size(); ++i)
+      ASSERT_EQ(c[1][i], c[0][i])
+          << what << ": ping-pong and one group differ at (" << i / N << ", "
+          << i % N << ")";
+    for (size_t i = 0; i < sums[0].size(); ++i) {
+      ASSERT_FALSE(std::isnan(sums[1][i])) << what << ": sum " << i;
+      ASSERT_EQ(sums[1][i], sums[0][i])
+          << what << ": column sums differ at " << i;
+    }
+    double worst = 0;
+    for (int m = 0; m < M; m += 7)
+      for (int n = 0; n < N; ++n) {
+        double ref = 0, mag = 0;
+        for (int kk = 0; kk < K; ++kk) {
+          double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
+          ref += p;
+          mag += std::fabs(p);
+        }
+        double got = fromHalfBits(c[1][size_t(m) * N + n], false);
+        worst =
+            std::max(worst, std::fabs(got - ref) /
+                                (mag * 2e-4 + std::fabs(ref) * 1e-3 + 1e-6));
+      }
+    EXPECT_LE(worst, 1.0) << what;
+  }
+
+  // The example's form (4 stages) against matmul_descriptor_persistent on
+  // the same tiles (128x128, 8 warps in one group).
+  CompileOptions one;
+  one.kernel = "matmul_descriptor_persistent";
+  one.constants = {{"BLOCK_N", 128}, {"NUM_SMS", programs}};
+  CompileOptions two;
+  two.kernel = "matmul_descriptor_persistent_ping_pong";
+  two.constants = {{"NUM_SMS", programs}};
+  CompileOptions paired;
+  paired.kernel = "matmul_descriptor_persistent_ping_pong_cluster";
+  paired.constants = {{"NUM_SMS", programs}, {"GROUP_SIZE_M", 2}};
+  Expected<Kernel> example[3] = {compileKite(source("persistent_matmul.kite"),
+                                             one, "persistent_matmul.kite"),
+                                 compileKite(source("persistent_matmul.kite"),
+                                             two, "persistent_matmul.kite"),
+                                 compileKite(source("persistent_matmul.kite"),
+                                             paired, "persistent_matmul.kite")};
+  for (auto &f : example)
+    ASSERT_TRUE(f) << f.error().str();
+  const int M = 1000, N = 520, K = 320;
+  auto a = randomValues(size_t(M) * K, 53), b = randomValues(size_t(K) * N, 54);
+  std::vector<uint16_t> ha(a.size()), hb(b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ha[i] = toHalfBits(a[i], false);
+  for (size_t i = 0; i < b.size(); ++i)
+    hb[i] = toHalfBits(b[i], false);
+  auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+  auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+  std::vector<uint16_t> c[3];
+  for (int f = 0; f < 3; ++f) {
+    auto dc = DeviceBuffer<uint16_t>::fromHost(
+                  std::vector<uint16_t>(size_t(M) * N, 0x7e00))
+                  .value();
+    auto ran = example[f]->launch(
+        Grid(programs),
+        {Arg(da), Arg(db), Arg(dc), int32_t(M), int32_t(N), int32_t(K)});
+    ASSERT_TRUE(ran) << ran.error().str();
+    ASSERT_TRUE(synchronize());
+    c[f] = dc.toHost().value();
+  }
+  for (size_t i = 0; i < c[0].size(); ++i) {
+    ASSERT_NE(c[0][i], 0x7e00) << "not written at " << i;
+    ASSERT_EQ(c[1][i], c[0][i])
+        << "the example's forms differ at (" << i / N << ", " << i % N << ")";
+    ASSERT_EQ(c[2][i], c[0][i]) << "ping-pong in clusters differs at (" << i / N
+                                << ", " << i % N << ")";
+  }
+}
+
 // TMA stores in scratch of their own (a persistent kernel whose producer
 // warp refills the slots while a tile is stored): the 128x256 f16 blocks'
 // four panels take turns in two buffers. The dot's result (each register's

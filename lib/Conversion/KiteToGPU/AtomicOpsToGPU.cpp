@@ -104,7 +104,7 @@ LogicalResult lowerAtomic(OpT op, Value ptrs, Value mask,
   }
   // Copies of an element in other threads read the owner's result.
   if (owner && !op.getResult().use_empty()) {
-    Scratch s(b, loc, state.sharedMemory);
+    Scratch s(b, loc, state);
     Type kiteElem = getElementTypeOrSelf(op.getType());
     s.barrier();
     Value base = layout ? threadBase(b, loc, *layout) : i32Const(b, loc, 0);

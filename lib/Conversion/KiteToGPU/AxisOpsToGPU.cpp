@@ -383,7 +383,7 @@ private:
       numOut *= d;
     int64_t indexOffset =
         llvm::alignTo(numOut * warps * elementBytes(kiteElem), 4);
-    Scratch s(b, loc, state.sharedMemory);
+    Scratch s(b, loc, state);
     Value tid = threadId(b, loc);
     Value place = s.i32(0);
     for (size_t k = 0; k < warpAlong.size(); ++k) {
@@ -480,7 +480,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
       scan.push_back(extractRegister(b, loc, adaptor.getSrc(), e));
       total.push_back(scan.back());
     }
-    Scratch s(b, loc, state.sharedMemory);
+    Scratch s(b, loc, state);
     Value tid = threadId(b, loc);
     Value tbase = threadBase(b, loc, in);
     auto resultType = cast<VectorType>(conv.convertType(op.getResult()));

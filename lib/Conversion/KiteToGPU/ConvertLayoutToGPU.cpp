@@ -108,6 +108,12 @@ bool mlir::kite::reusesStagingMemory(Operation *op) {
   // reuse inside a loop around a staged dot.
   bool producer = false;
   kernel->walk([&](WarpIsProducerOp) { producer = true; });
+  // Consumer groups (ping-pong): another group may be in its K loop at any
+  // point of this one's.
+  bool groups = false;
+  kernel->walk([&](ConsumerGroupOp) { groups = true; });
+  if (groups)
+    return false;
   if (producer)
     for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
          loop = loop->getParentOfType<scf::ForOp>())
@@ -243,7 +249,7 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     std::optional<LinearLayout> outBits = linearLayoutOf(op, out, "a result");
     if (!outBits)
       return failure();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
 
     bool overStaging = waitForStagedCopies(rewriter, loc, op);
     s.barrier();

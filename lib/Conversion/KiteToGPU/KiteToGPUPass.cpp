@@ -8,9 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "kite/Conversion/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
@@ -249,13 +250,16 @@ struct ConvertKiteToGPUPass
     state.stagingOffset = kernelStagingOffset(func);
     state.barrierOffset = kernelBarrierOffset(func);
     state.numThreads = numThreads;
+    state.consumerGroups = kernelConsumerGroups(func);
+    state.groupScratchBytes = kernelGroupScratchBytes(func);
+    const int64_t consumerThreads = state.consumerGroups * numThreads;
     func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
     // A warp-specialized K loop: one producer warp beyond the num_warps.
     bool producerWarp = false;
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });
     bool tensorCores = kernelUsesTensorCores(func);
     if (occupancyHint)
-      recordOccupancyRegisters(func, numThreads, smemBytes);
+      recordOccupancyRegisters(func, consumerThreads, smemBytes);
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
@@ -342,7 +346,7 @@ struct ConvertKiteToGPUPass
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-        {int32_t(numThreads + (producerWarp ? 32 : 0)), 1, 1}));
+        {int32_t(consumerThreads + (producerWarp ? 32 : 0)), 1, 1}));
     // @kernel(maxnreg=N): `.maxnreg N` on the entry.
     if (auto limit = func->getAttrOfType<IntegerAttr>(
             KiteDialect::getMaxRegistersAttrName()))
@@ -442,18 +446,47 @@ struct ConvertKiteToGPUPass
     scalarizeRegisterExtracts(gpuFunc, /*onlyMasks=*/!tensorCores);
     // With a producer warp, the block-computing threads synchronize among
     // themselves (named barrier 1 of numThreads), never waiting for the
-    // producer (which only waits on mbarriers, then exits).
+    // producer (which only waits on mbarriers, then exits); consumer
+    // groups each on their own (1 + group).
     if (producerWarp) {
       SmallVector<gpu::BarrierOp> barriers;
       gpuFunc.walk([&](gpu::BarrierOp op) { barriers.push_back(op); });
       for (gpu::BarrierOp op : barriers) {
         OpBuilder b(op);
         Location loc = op.getLoc();
+        Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                groupBarrierId(0));
+        if (state.consumerGroups > 1)
+          id = arith::AddIOp::create(
+              b, loc, id,
+              arith::DivUIOp::create(b, loc,
+                                     mlir::kite::detail::rawThreadId(b, loc),
+                                     arith::ConstantIntOp::create(
+                                         b, loc, b.getI32Type(), numThreads)));
         NVVM::BarrierOp::create(
-            b, loc, Type(),
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1),
+            b, loc, Type(), id,
             arith::ConstantIntOp::create(b, loc, b.getI32Type(), numThreads),
             NVVM::BarrierReductionAttr(), Value());
+        op.erase();
+      }
+    }
+    // Consumer groups: every thread index the patterns used is the index
+    // in the thread's group (layouts, the first thread of a store, lanes).
+    if (state.consumerGroups > 1) {
+      SmallVector<gpu::ThreadIdOp> ids;
+      gpuFunc.walk([&](gpu::ThreadIdOp op) {
+        if (op.getDimension() == gpu::Dimension::x)
+          ids.push_back(op);
+      });
+      for (gpu::ThreadIdOp op : ids) {
+        OpBuilder b(op);
+        Location loc = op.getLoc();
+        Value inGroup = arith::RemUIOp::create(
+            b, loc, mlir::kite::detail::rawThreadId(b, loc),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), numThreads));
+        op.replaceAllUsesWith(
+            arith::IndexCastUIOp::create(b, loc, b.getIndexType(), inGroup)
+                .getResult());
         op.erase();
       }
     }

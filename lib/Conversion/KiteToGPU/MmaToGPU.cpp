@@ -214,7 +214,7 @@ struct RegisterMmaDotLowering : OpConversionPattern<DotOp> {
       return failure();
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     s.barrier();
     if (failed(storeDotOperands(rewriter, loc, conv, op, adaptor.getA(),
                                 adaptor.getB(), st, s.base)))

@@ -48,6 +48,20 @@ struct Scratch {
 
   Scratch(OpBuilder &b, Location loc, Value base) : b(b), loc(loc), base(base) {}
 
+  /// The scratch of the op's thread: the kernel's buffer from its start,
+  /// or in a kernel of several consumer groups (ping-pong) the group's
+  /// share of it.
+  Scratch(OpBuilder &b, Location loc, const KiteLoweringState &state)
+      : Scratch(b, loc, StringRef(state.sharedMemory)) {
+    if (state.consumerGroups > 1)
+      base = offsetBy(arith::MulIOp::create(
+                          b, loc,
+                          arith::DivUIOp::create(b, loc, rawThreadId(b, loc),
+                                                 i32(state.numThreads)),
+                          i32(state.groupScratchBytes)))
+                 .base;
+  }
+
   /// The scratch moved by `bytes` (an i32 value).
   Scratch offsetBy(Value bytes) {
     return Scratch(b, loc,

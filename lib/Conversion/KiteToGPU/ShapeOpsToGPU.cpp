@@ -41,7 +41,7 @@ struct TransLowering : OpConversionPattern<TransOp> {
       rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(op.getResult()));
       return success();
     }
-    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    Scratch s(rewriter, op.getLoc(), state);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
     ArrayRef<int32_t> order = op.getOrder();
     Value result = s.gather(
@@ -69,7 +69,7 @@ struct FlipLowering : OpConversionPattern<FlipOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType type = op.getType();
-    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    Scratch s(rewriter, op.getLoc(), state);
     s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
     int64_t dim = op.getDim(), n = type.getDimSize(dim);
     Value result = s.gather(
@@ -102,7 +102,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       return success();
     }
     RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
-    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    Scratch s(rewriter, op.getLoc(), state);
     s.publish(adaptor.getSrc(), srcType, in);
     Value result = s.gather(conv, type, out, srcType.getElementType(),
                             [&](ArrayRef<Value> c) {
@@ -125,7 +125,7 @@ struct JoinLowering : OpConversionPattern<JoinOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType part = op.getLhs().getType(), type = op.getType();
-    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    Scratch s(rewriter, op.getLoc(), state);
     // rhs right after lhs: element i of the pair k is at k * n + i.
     int64_t n = part.getNumElements();
     s.barrier();
@@ -159,7 +159,7 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType srcType = op.getSrc().getType(),
                      part = op.getLhs().getType();
-    Scratch s(rewriter, op.getLoc(), state.sharedMemory);
+    Scratch s(rewriter, op.getLoc(), state);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
     SmallVector<Value> results;
     for (int half = 0; half < 2; ++half) {

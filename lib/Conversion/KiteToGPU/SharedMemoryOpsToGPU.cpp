@@ -202,9 +202,20 @@ SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
                 op.getBPlace());
 }
 
-int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
+int64_t mlir::kite::kernelConsumerGroups(Operation *kernel) {
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+          KiteDialect::getConsumerGroupsAttrName()))
+    return attr.getInt();
+  return 1;
+}
+
+int64_t mlir::kite::kernelGroupScratchBytes(Operation *kernel) {
   return llvm::alignTo(scratchBytes(kernel),
                        kernelUsesTensorCores(kernel) ? 1024 : 16);
+}
+
+int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
+  return kernelConsumerGroups(kernel) * kernelGroupScratchBytes(kernel);
 }
 
 int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
@@ -294,7 +305,7 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
     BlockedLayout in = conv.getLayout(op.getSrc()),
                   out = conv.getLayout(op.getResult());
     Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     s.publish(adaptor.getSrc(), srcType, in);
     auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
     Type elem = resultType.getElementType();
@@ -335,7 +346,7 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
       return success();
     // Generic path: any layout; operands staged in their own type.
     int64_t bOffset = llvm::alignTo(bytesOf(aType), 16);
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     s.barrier();
     s.store(adaptor.getA(), aType, conv.getLayout(op.getA()), 0);
     s.store(adaptor.getB(), bType, conv.getLayout(op.getB()), bOffset);
@@ -395,7 +406,7 @@ struct DotThroughSmem : OpConversionPattern<DotOp> {
         !hasDotTileLayout(conv, op.getResult()))
       return failure();
     Location loc = op.getLoc();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     DotStaging staging = dotStaging(conv, aType.getDimSize(0),
                                     bType.getDimSize(1), aType.getDimSize(1));
     s.barrier();
@@ -593,7 +604,7 @@ namespace {
 /// The staging slot `slot` (i32) of a dot of `staging`'s shape.
 Scratch slotScratch(OpBuilder &b, Location loc, const KiteLoweringState &state,
                     const DotStaging &staging, Value slot) {
-  Scratch s(b, loc, state.sharedMemory);
+  Scratch s(b, loc, StringRef(state.sharedMemory));
   Value bytes = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, slot, s.i32(staging.bytes())),
       s.i32(state.stagingOffset));

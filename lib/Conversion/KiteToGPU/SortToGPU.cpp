@@ -84,7 +84,7 @@ struct SortLowering : OpConversionPattern<SortOp> {
     Type kiteElem = type.getElementType();
     auto resultType = cast<VectorType>(conv.convertType(op->getResult(0)));
     Type elem = resultType.getElementType();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
 
     int64_t n = type.getShape().back();

@@ -42,10 +42,18 @@ Value barrierPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
                              ValueRange{bytes});
 }
 
-/// Whether this thread is the program's first (or the producer warp's).
-Value firstThread(OpBuilder &b, Location loc, int64_t first = 0) {
+/// Whether this thread is its consumer group's first (the program's first
+/// without groups).
+Value firstThread(OpBuilder &b, Location loc) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                               threadId(b, loc), i32Const(b, loc, first));
+                               threadId(b, loc), i32Const(b, loc, 0));
+}
+
+/// Whether this thread is the program's thread `index` (all groups
+/// counted: the producer warp's first is groups x numThreads).
+Value programThread(OpBuilder &b, Location loc, int64_t index) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               rawThreadId(b, loc), i32Const(b, loc, index));
 }
 
 struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
@@ -56,7 +64,7 @@ struct TmaInitLowering : OpConversionPattern<TmaInitOp> {
   matchAndRewrite(TmaInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value first = firstThread(rewriter, loc);
+    Value first = programThread(rewriter, loc, 0);
     auto init = [&](int64_t s, bool empty, int64_t count) {
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
@@ -106,7 +114,10 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     int64_t panelElems = swz / eb, panelBytes = rows * swz;
     Value on = arith::AndIOp::create(
         rewriter, loc, adaptor.getPred(),
-        firstThread(rewriter, loc, op.getProducer() ? state.numThreads : 0));
+        op.getProducer()
+            ? programThread(rewriter, loc,
+                            state.consumerGroups * state.numThreads)
+            : firstThread(rewriter, loc));
     Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, /*res=*/Type(), bar,
@@ -213,7 +224,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     // The scratch, or where no staged operand is live the kernel's shared
     // memory from its start (the staging slots: their last copies, cp.async
     // ones included, are complete first).
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     waitForStagedCopies(rewriter, loc, op);
     s.barrier(); // the buffer's previous users are done
     LinearLayout addresses = linear->compose(panels.operandLayout(0));
@@ -340,10 +351,74 @@ struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
   matchAndRewrite(WarpIsProducerOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOp(op, arith::CmpIOp::create(
-                               rewriter, loc, arith::CmpIPredicate::uge,
-                               threadId(rewriter, loc),
-                               i32Const(rewriter, loc, state.numThreads)));
+    rewriter.replaceOp(
+        op,
+        arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::uge,
+            rawThreadId(rewriter, loc),
+            i32Const(rewriter, loc, state.consumerGroups * state.numThreads)));
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// The consumer group of a thread (ping-pong).
+Value consumerGroup(OpBuilder &b, Location loc,
+                    const KiteLoweringState &state) {
+  if (state.consumerGroups == 1)
+    return i32Const(b, loc, 0);
+  return arith::DivUIOp::create(b, loc, rawThreadId(b, loc),
+                                i32Const(b, loc, state.numThreads));
+}
+
+/// kite.consumer_group: the thread's index over numThreads.
+struct ConsumerGroupLowering : OpConversionPattern<ConsumerGroupOp> {
+  ConsumerGroupLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                        MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(ConsumerGroupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, consumerGroup(rewriter, op.getLoc(), state));
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// kite.turn_wait / kite.turn_pass: group g's turn is named barrier
+/// turnBarrierId(G, g) of two groups' threads; g waits on it (bar.sync),
+/// the group before it arrives (bar.arrive, no wait). Each phase pairs one
+/// pass with one wait: a group passes the turn again only after waiting
+/// for its own, which comes after the other group's wait.
+template <typename Op, bool Pass>
+struct TurnLowering : OpConversionPattern<Op> {
+  TurnLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+               MLIRContext *ctx)
+      : OpConversionPattern<Op>(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const int64_t groups = state.consumerGroups;
+    if (groups < 2)
+      return rewriter.notifyMatchFailure(op, "a kernel of one consumer group");
+    Value group = consumerGroup(rewriter, loc, state);
+    if (Pass)
+      group = arith::RemUIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(rewriter, loc, group,
+                                i32Const(rewriter, loc, 1)),
+          i32Const(rewriter, loc, groups));
+    Value id = arith::AddIOp::create(
+        rewriter, loc, group,
+        i32Const(rewriter, loc, turnBarrierId(groups, 0)));
+    Value threads = i32Const(rewriter, loc, 2 * state.numThreads);
+    if (Pass)
+      NVVM::BarrierArriveOp::create(rewriter, loc, id, threads);
+    else
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id, threads,
+                              NVVM::BarrierReductionAttr(), Value());
+    rewriter.eraseOp(op);
     return success();
   }
   const KiteLoweringState &state;
@@ -363,6 +438,14 @@ struct ClusterBarrierLowering : OpConversionPattern<ClusterBarrierOp> {
   }
 };
 
+} // namespace
+
+Value mlir::kite::detail::rawThreadId(OpBuilder &b, Location loc) {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+namespace {
+
 struct ExitLowering : OpConversionPattern<ExitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -379,9 +462,11 @@ struct ExitLowering : OpConversionPattern<ExitOp> {
 void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
                                      const KiteLoweringState &state,
                                      RewritePatternSet &patterns) {
-  patterns.add<TmaInitLowering, TmaStageLowering, TmaStoreLowering,
-               TmaWaitLowering, TmaReleaseLowering, WarpIsProducerLowering>(
-      converter, state, patterns.getContext());
+  patterns
+      .add<TmaInitLowering, TmaStageLowering, TmaStoreLowering, TmaWaitLowering,
+           TmaReleaseLowering, WarpIsProducerLowering, ConsumerGroupLowering,
+           TurnLowering<TurnWaitOp, false>, TurnLowering<TurnPassOp, true>>(
+          converter, state, patterns.getContext());
   patterns.add<ExitLowering, ClusterBarrierLowering>(converter,
                                                      patterns.getContext());
 }

@@ -29,10 +29,14 @@ inline ArangeOp broadcastArangeSource(BroadcastOp op) {
   return v.getDefiningOp<ArangeOp>();
 }
 
+/// In a kernel of several consumer groups (ping-pong) the index within the
+/// thread's group: the pass rewrites gpu.thread_id after the patterns
+/// (KiteToGPUPass.cpp); rawThreadId is the index in the program.
 inline Value threadId(OpBuilder &b, Location loc) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
 }
+Value rawThreadId(OpBuilder &b, Location loc);
 
 /// threadBase(t) of `layout` (i32): the linear index of the thread's first
 /// register.

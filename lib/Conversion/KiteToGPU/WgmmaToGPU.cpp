@@ -388,7 +388,7 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     Value aRegs = inRegisterLayoutForA(conv, *tile, op.getA(), st.K)
                       ? adaptor.getA()
                       : Value();
-    Scratch s(rewriter, loc, state.sharedMemory);
+    Scratch s(rewriter, loc, state);
     s.barrier();
     if (failed(storeDotOperands(rewriter, loc, conv, op,
                                 aRegs ? Value() : adaptor.getA(),

@@ -201,3 +201,24 @@ func.func @cluster_two_dims() attributes {kite.kernel, kite.cluster_dims = array
 func.func @cluster_not_kernel() attributes {kite.cluster_dims = array<i32: 2, 1, 1>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'kite.consumer_groups' must be 1 or 2, got 3}}
+func.func @consumer_groups_value() attributes {kite.kernel, kite.consumer_groups = 3 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.consumer_groups' requires a func.func marked 'kite.kernel'}}
+func.func @consumer_groups_not_kernel() attributes {kite.consumer_groups = 2 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.ping_pong' must be a bool attribute on an scf.for}}
+func.func @ping_pong_on_func() attributes {kite.kernel, kite.ping_pong = true} {
+  return
+}

@@ -141,3 +141,22 @@ func.func @kernel(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32},
     attributes {kite.kernel, kite.num_warps = 8 : i32} {
   return
 }
+
+// Ping-pong consumer groups (kite-stage-dot-operands makes them).
+// CHECK-LABEL: func.func @ping_pong
+// CHECK-SAME: attributes {kite.consumer_groups = 2 : i32, kite.kernel, kite.num_warps = 4 : i32}
+// CHECK: kite.consumer_group
+// CHECK: kite.turn_wait
+// CHECK: kite.turn_pass
+// CHECK: } {kite.ping_pong = true, kite.warp_specialize = true}
+func.func @ping_pong(%n: i32)
+    attributes {kite.kernel, kite.num_warps = 4 : i32, kite.consumer_groups = 2 : i32} {
+  %g = kite.consumer_group
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %t = %g to %n step %c1 : i32 {
+    kite.turn_wait
+    kite.turn_pass
+  } {kite.ping_pong = true, kite.warp_specialize = true}
+  return
+}

@@ -380,7 +380,21 @@ struct KiteLoweringState {
   /// Threads that compute blocks (32 x num_warps); a warp-specialized
   /// kernel's producer warp comes after them.
   int64_t numThreads = 0;
+  /// Consumer groups of numThreads threads each (kite.consumer_groups,
+  /// ping-pong): the producer warp comes after all of them, and each group
+  /// has scratch of its own (`groupScratchBytes` apart) and named barriers
+  /// of its own (docs/lowering.md, "Ping-pong consumer groups").
+  int64_t consumerGroups = 1;
+  int64_t groupScratchBytes = 0;
 };
+
+/// Named barriers (bar.sync ids) of a warp-specialized kernel: group g's
+/// threads synchronize on 1 + g; group g waits for its turn on
+/// 1 + groups + g (ping-pong). Barrier 0 is every thread's.
+inline int64_t groupBarrierId(int64_t group) { return 1 + group; }
+inline int64_t turnBarrierId(int64_t groups, int64_t group) {
+  return 1 + groups + group;
+}
 
 /// Bytes of shared memory `op` needs to exchange data between threads
 /// (0 for ops that need none).
@@ -457,8 +471,13 @@ TransOp wgmmaStagedTranspose(DotOp dot);
 /// Whether `trans` is the transposition of a wgmma dot that stores the
 /// source itself (wgmmaStagedTranspose): it moves nothing.
 bool isElidedTranspose(TransOp trans);
-/// The byte offset of the staging slots in the kernel's shared memory.
+/// The byte offset of the staging slots in the kernel's shared memory:
+/// after the scratch of each consumer group.
 int64_t kernelStagingOffset(Operation *kernel);
+/// A kernel's consumer groups (kite.consumer_groups, else 1) and the
+/// scratch of each (aligned as the staging after it).
+int64_t kernelConsumerGroups(Operation *kernel);
+int64_t kernelGroupScratchBytes(Operation *kernel);
 /// Byte offset of the TMA staging's mbarriers (after everything else in
 /// the buffer), and their number (0: the kernel has none).
 int64_t kernelBarrierOffset(Operation *kernel);

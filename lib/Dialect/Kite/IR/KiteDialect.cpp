@@ -162,6 +162,10 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         op, name, attr.getValue(),
         [](int64_t v) { return isPowerOfTwo(v) && v <= 32; },
         "a power of two in [1, 32]");
+  if (name == getConsumerGroupsAttrName())
+    return verifyKernelI32(
+        op, name, attr.getValue(), [](int64_t v) { return v == 1 || v == 2; },
+        "1 or 2");
   if (name == getMaxRegistersAttrName())
     return verifyKernelI32(
         op, name, attr.getValue(),
@@ -197,7 +201,7 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         op, name, attr.getValue(), [](int64_t v) { return v >= 1 && v <= 8; },
         "in [1, 8]");
   }
-  if (name == getWarpSpecializeAttrName()) {
+  if (name == getWarpSpecializeAttrName() || name == getPingPongAttrName()) {
     if (!onLoop || !isa<BoolAttr>(attr.getValue()))
       return op->emitError() << "'" << name
                              << "' must be a bool attribute on an scf.for";

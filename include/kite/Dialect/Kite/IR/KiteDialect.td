@@ -50,6 +50,14 @@ def Kite_Dialect : Dialect {
     /// whether its dot's copies (or, on a tile loop, those of the K loop
     /// inside) go to a producer warp; overrides the warp-specialize option.
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() { return "kite.warp_specialize"; }
+    /// Bool attribute on a tile loop's `scf.for` (`range(..., ping_pong=X)`):
+    /// with a producer warp, two consumer groups of num_warps warps take
+    /// turns, each computing every other tile (its products while the other
+    /// group runs its epilogue).
+    static constexpr ::llvm::StringLiteral getPingPongAttrName() { return "kite.ping_pong"; }
+    /// i32 on a kernel (set by kite-stage-dot-operands): consumer groups of
+    /// num_warps warps each, beside the producer warp (1 when absent).
+    static constexpr ::llvm::StringLiteral getConsumerGroupsAttrName() { return "kite.consumer_groups"; }
     /// array<i64: rows, cols> on a kernel: the register tile of each thread
     /// in its dots' results (a tuning knob; default chosen by the lowering).
     static constexpr ::llvm::StringLiteral getDotTileAttrName() { return "kite.dot_tile"; }

@@ -744,6 +744,40 @@ def Kite_ExitOp : Kite_Op<"exit", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Kite_ConsumerGroupOp : Kite_Op<"consumer_group", [Pure]> {
+  let summary = "The consumer group of this thread (ping-pong)";
+  let description = [{
+    In a kernel whose tile loop runs on several consumer groups
+    (`kite.consumer_groups` = G, `range(..., ping_pong=True)`), each group
+    of `num_warps` warps computes every G-th tile; this is the group's
+    index (0 .. G - 1), 0 in a kernel of one group.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Kite_TurnWaitOp : Kite_Op<"turn_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait until it is this consumer group's turn";
+  let description = [{
+    Ping-pong consumer groups issue their tiles' products in turns: a group
+    waits here (before its K loop) until the group before it has passed it
+    the turn (kite.turn_pass); group 0's first turn is passed by the last
+    group at the kernel's start.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Kite_TurnPassOp : Kite_Op<"turn_pass", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Pass the turn to the next consumer group";
+  let description = [{
+    Group g hands the turn to group (g + 1) % G without waiting (after its
+    K loop has issued its last product, before waiting for it, so that the
+    next group's products queue behind this one's and this group's
+    epilogue runs while they do).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Kite_ClusterBarrierOp : Kite_Op<"cluster_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Synchronize every thread of the cluster (barrier.cluster)";
   let description = [{
