@@ -46,8 +46,8 @@ static int benchRounds() {
 }
 
 /// KITE_BENCH_PERSISTENT_EXTRA: "FORM:NAME=V,...;..." rows with other
-/// constants (stages: num_stages) for FORM ws, cluster, pp (f16/bf16) or
-/// fp8ws.
+/// constants (stages: num_stages, warps: num_warps) for FORM ws, cluster,
+/// pp (f16/bf16) or fp8ws.
 struct ExtraForm {
   std::string prefix, settings;
   std::map<std::string, double> extra;
@@ -78,6 +78,8 @@ static void applyExtra(CompileOptions &o,
   for (auto &[name, value] : extra) {
     if (name == "stages")
       o.overrideNumStages = int(value);
+    else if (name == "warps")
+      o.overrideNumWarps = int(value);
     else
       o.constants[name] = value;
   }
