@@ -304,6 +304,65 @@ void runMatmul() {
       for (uint64_t p : {a, b, c})
         deviceFree(p);
     }
+    // "persistent TMA+WS tuned"
+    // (bench/kernels/matmul_f16_persistent_tuned.kite): the producer-warp form
+    // autotuned over one group on 128x256 tiles and ping-pong groups on 128x128
+    // (its grid a function of the choice).
+    {
+      std::ifstream in(root + "/bench/matmul_f16_persistent_tuned.kite");
+      std::stringstream text;
+      text << in.rdbuf();
+      std::string src = text.str();
+      if (bf16)
+        for (const char *from : {"*f16", "to(f16)"})
+          for (size_t at; (at = src.find(from)) != std::string::npos;)
+            src.replace(
+                at, std::strlen(from),
+                std::string(from).replace(from[0] == '*' ? 1 : 3, 3, "bf16"));
+      CompileOptions o;
+      o.constants = {{"NUM_SMS", sms}};
+      auto tunedKernel =
+          compileKite(src, o, "matmul_f16_persistent_tuned.kite");
+      if (!tunedKernel)
+        std::fprintf(stderr, "kite-bench: %s\n",
+                     tunedKernel.error().str().c_str());
+      for (Shape s : tunedKernel ? shapes : std::vector<Shape>{}) {
+        uint64_t a = filled(fill, size_t(s.M) * s.K, 2, 4);
+        uint64_t b = filled(fill, size_t(s.K) * s.N, 2, 5);
+        uint64_t c = deviceAlloc(size_t(s.M) * s.N * 2).value();
+        synchronize().value();
+        std::vector<Arg> args = {
+            Arg::pointer(a), Arg::pointer(b), Arg::pointer(c), s.M, s.N, s.K};
+        auto grid = [&](const TuningConfig &t) {
+          return Grid(std::min<uint32_t>(
+              uint32_t(sms),
+              cdiv(s.M, 128) * cdiv(s.N, int(t.constants.at("BLOCK_N")))));
+        };
+        auto t0 = std::chrono::steady_clock::now();
+        auto chosen = tunedKernel->tune(grid, args);
+        double tuneMs = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count();
+        if (chosen) {
+          double ms = timeMs([&] { tunedKernel->launch(grid, args).value(); },
+                             10, /*settle=*/true);
+          double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
+          std::printf(
+              "{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": "
+              "\"%s\", \"blocks\": \"persistent TMA+WS tuned\", "
+              "\"config\": \"%s\", \"tune_ms\": %.1f, \"M\": %d, \"N\": %d, "
+              "\"K\": %d, \"us\": %.1f, \"tflops\": %.2f}\n",
+              dtype, chosen->str().c_str(), tuneMs, s.M, s.N, s.K, ms * 1e3,
+              tflops);
+          std::fflush(stdout);
+        } else {
+          std::fprintf(stderr, "kite-bench: autotuning failed: %s\n",
+                       chosen.error().str().c_str());
+        }
+        for (uint64_t p : {a, b, c})
+          deviceFree(p);
+      }
+    }
   }
   }
   // fp8 (dsl-examples/fp8_matmul.kite): A and B in e4m3, B given N x K,
