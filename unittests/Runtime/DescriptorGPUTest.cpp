@@ -77,6 +77,25 @@ std::vector<float> randomValues(size_t n, unsigned seed) {
   return v;
 }
 
+/// Random f16 operands A (M x K) and B (K x N) on the device; `a` and `b`
+/// hold their f16 values as floats (for host references).
+struct HalfOperands {
+  std::vector<float> a, b;
+  DeviceBuffer<uint16_t> da, db;
+};
+HalfOperands halfOperands(int M, int N, int K, unsigned seedA, unsigned seedB) {
+  auto a = randomValues(size_t(M) * K, seedA),
+       b = randomValues(size_t(K) * N, seedB);
+  std::vector<uint16_t> ha(a.size()), hb(b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
+  return {std::move(a), std::move(b),
+          DeviceBuffer<uint16_t>::fromHost(ha).value(),
+          DeviceBuffer<uint16_t>::fromHost(hb).value()};
+}
+
 /// The descriptor matmul compiled three ways: 0: cp.async staging, 1: TMA,
 /// 2: TMA with a producer warp.
 struct ThreeForms {
@@ -336,15 +355,8 @@ TEST(GPU, PersistentMatmulInClusters) {
     shapes = {{130, 64}, {1100, 320}};
   for (auto [M, K] : shapes) {
     const int N = 520;
-    auto a = randomValues(size_t(M) * K, 31),
-         b = randomValues(size_t(K) * N, 32);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i)
-      ha[i] = toHalfBits(a[i], false);
-    for (size_t i = 0; i < b.size(); ++i)
-      hb[i] = toHalfBits(b[i], false);
-    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
-    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    HalfOperands ops = halfOperands(M, N, K, 31, 32);
+    DeviceBuffer<uint16_t> &da = ops.da, &db = ops.db;
     std::vector<uint16_t> results[2];
     for (int c = 0; c < 2; ++c) {
       auto dc = DeviceBuffer<uint16_t>::fromHost(
@@ -444,15 +456,9 @@ def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i3
   for (auto [M, N, K] : shapes) {
     std::string what =
         std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-    auto a = randomValues(size_t(M) * K, 51),
-         b = randomValues(size_t(K) * N, 52);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i)
-      a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
-    for (size_t i = 0; i < b.size(); ++i)
-      b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
-    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
-    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    HalfOperands ops = halfOperands(M, N, K, 51, 52);
+    const std::vector<float> &a = ops.a, &b = ops.b;
+    DeviceBuffer<uint16_t> &da = ops.da, &db = ops.db;
     const int tiles = (M + 127) / 128 * ((N + 127) / 128);
     std::vector<uint16_t> c[2];
     std::vector<float> sums[2];
@@ -518,14 +524,8 @@ def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i3
   for (auto &f : example)
     ASSERT_TRUE(f) << f.error().str();
   const int M = 1000, N = 520, K = 320;
-  auto a = randomValues(size_t(M) * K, 53), b = randomValues(size_t(K) * N, 54);
-  std::vector<uint16_t> ha(a.size()), hb(b.size());
-  for (size_t i = 0; i < a.size(); ++i)
-    ha[i] = toHalfBits(a[i], false);
-  for (size_t i = 0; i < b.size(); ++i)
-    hb[i] = toHalfBits(b[i], false);
-  auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
-  auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+  HalfOperands ops = halfOperands(M, N, K, 53, 54);
+  DeviceBuffer<uint16_t> &da = ops.da, &db = ops.db;
   std::vector<uint16_t> c[3];
   for (int f = 0; f < 3; ++f) {
     auto dc = DeviceBuffer<uint16_t>::fromHost(
