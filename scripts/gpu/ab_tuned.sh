@@ -10,17 +10,24 @@
 # of the medians with the lowest and highest per-round ratios. On the GPU machine after
 # scripts/gpu/prepare.sh:
 #   run(command="bash scripts/gpu/ab_tuned.sh 3", carry=[".gpu"])
+# With a second argument "persistent": tutorial 09's f16/bf16 forms
+# instead (kite-bench's persistent rows, dsl-examples/persistent_matmul.kite
+# and the autotuned persistent kernel), beside Triton's tutorial 09 with
+# descriptors and cuBLAS, one line per Kite form:
+#   run(command="bash scripts/gpu/ab_tuned.sh 3 persistent", carry=[".gpu"])
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 rounds="${1:-3}"
+mode="${2:-tuned}"
+case "$mode" in tuned|persistent) ;; *) echo "ab_tuned.sh: mode is tuned or persistent, got '$mode'" >&2; exit 2 ;; esac
 rt=.gpu/rt
 [ -f $rt/lib/libkite.so.xz ] && xz -d -f $rt/lib/libkite.so.xz
 out="${OUT:-/tmp/kite-ab-tuned}"
 mkdir -p "$out"
 : > "$out/tuned.jsonl"
-export KITE_BENCH_ONLY=tuned PYTHONUNBUFFERED=1
+export KITE_BENCH_ONLY=$mode PYTHONUNBUFFERED=1
 # KITE_AB_SECONDS (default 420): no new round after that long (the
 # device tool's 600 s a command).
 for r in $(seq "$rounds"); do
@@ -32,28 +39,46 @@ for r in $(seq "$rounds"); do
     sed "s/^{/{\"round\": $r, /" >> "$out/tuned.jsonl"
   python3 .gpu/bench_triton.py | grep '^{' | sed "s/^{/{\"round\": $r, /" >> "$out/tuned.jsonl"
 done
-python3 - "$out/tuned.jsonl" <<'PY'
+python3 - "$out/tuned.jsonl" "$mode" <<'PY'
 import json, statistics, sys
-runs = {}
+persistent = sys.argv[2] == "persistent"
+anchor = "triton_persistent_tma" if persistent else "triton"
+runs, others = {}, {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r.get("kernel") != "matmul" or r["impl"] not in ("kite", "triton", "cublas"):
+    if r.get("kernel") != "matmul":
         continue
-    key = (r["dtype"], r["M"], r["N"], r["K"])
-    runs.setdefault(key, {}).setdefault(r["impl"], {})[r["round"]] = r["tflops"]
-print(f"{'matmul tuned':12s} {'size':>16s} {'Kite':>9s} {'Triton':>9s} {'cuBLAS':>9s} "
+    shape = (r["dtype"], r["M"], r["N"], r["K"])
+    if r["impl"] == "kite":
+        # Tuned mode: one Kite kernel a dtype (its "tuned" rows); persistent
+        # mode: each form its own line.
+        if persistent != ("persistent" in r.get("blocks", "")):
+            continue
+        form = r.get("blocks", "") if persistent else ""
+        runs.setdefault(shape + (form,), {})[r["round"]] = r["tflops"]
+    elif r["impl"] in (anchor, "cublas"):
+        side = "triton" if r["impl"] == anchor else "cublas"
+        others.setdefault(shape, {}).setdefault(side, {})[r["round"]] = r["tflops"]
+title = "matmul persistent" if persistent else "matmul tuned"
+width = 46 if persistent else 12
+print(f"{title:{width}s} {'size':>16s} {'Kite':>9s} {'Triton':>9s} {'cuBLAS':>9s} "
       f"{'Kite/Triton':>12s} {'per round':>12s} {'Kite/cuBLAS':>12s} {'per round':>12s}")
-for (dtype, M, N, K), sides in runs.items():
-    k, t, c = (sides.get(i, {}) for i in ("kite", "triton", "cublas"))
-    if not k or not t:
+for (dtype, M, N, K, form), k in runs.items():
+    sides = others.get((dtype, M, N, K), {})
+    t, c = sides.get("triton", {}), sides.get("cublas", {})
+    if not t and not c:
         continue
-    mk, mt = statistics.median(k.values()), statistics.median(t.values())
-    line = f"{dtype:12s} {f'{M}x{N}x{K}':>16s} {mk:8.1f}T {mt:8.1f}T "
+    mk = statistics.median(k.values())
+    mt = statistics.median(t.values()) if t else float("nan")
+    name = f"{dtype} {form}".strip()
+    line = f"{name:{width}s} {f'{M}x{N}x{K}':>16s} {mk:8.1f}T {mt:8.1f}T "
     line += f"{statistics.median(c.values()):8.1f}T " if c else f"{'':9s} "
     for other in (t, c):
         ratios = [k[r] / other[r] for r in k if r in other]
         if ratios:
             line += f"{mk / statistics.median(other.values()):11.2f}x " \
                     f"{min(ratios):5.2f}-{max(ratios):.2f}x "
+        else:
+            line += f"{'-':>12s} {'-':>11s} "
     print(line)
 PY

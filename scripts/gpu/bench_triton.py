@@ -852,10 +852,15 @@ def main():
     # "tuned": only the tutorial matmul and cuBLAS rows that Kite's tuned
     # kernels are measured against (scripts/gpu/ab_tuned.sh).
     tuned_only = "tuned" in only and "matmul" not in only
-    shapes = [] if "matmul" not in only and not fp8_only and not tuned_only else [(1024, 1024, 1024)] if quick else [
+    # "persistent": only tutorial 09's f16/bf16 rows and cuBLAS, beside
+    # Kite's persistent forms (scripts/gpu/ab_tuned.sh persistent).
+    persistent_only = "persistent" in only and "matmul" not in only and not tuned_only
+    shapes = [] if "matmul" not in only and not fp8_only and not tuned_only \
+        and not persistent_only else [(1024, 1024, 1024)] if quick else [
         (1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
-    for dtype, tdt in () if fp8_only else (("f32", torch.float32), ("tf32", torch.float32),
-                       ("f16", torch.float16), ("bf16", torch.bfloat16)):
+    for dtype, tdt in () if fp8_only else (("f16", torch.float16), ("bf16", torch.bfloat16)) \
+            if persistent_only else (("f32", torch.float32), ("tf32", torch.float32),
+                                     ("f16", torch.float16), ("bf16", torch.bfloat16)):
         # tf32: f32 inputs on the tensor cores (Triton's default for f32,
         # cuBLAS with TF32 allowed); f32: exact products on both sides.
         torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
@@ -867,15 +872,16 @@ def main():
             fn = lambda: matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                                              IEEE=dtype == "f32")
-            fn()
-            # 300 ms idle before each measurement, as kite-bench's matmul
-            # rows: right after heavy runs (8192^3) the GPU runs the next
-            # kernels slower for a few hundred ms.
-            torch.cuda.synchronize(); time.sleep(0.3)
-            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
-            emit(impl="triton", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
-                 tflops=2 * M * N * K / ms / 1e9)
-            if dtype in ("f16", "bf16") and not tuned_only:
+            if not persistent_only:
+                fn()
+                # 300 ms idle before each measurement, as kite-bench's
+                # matmul rows: right after heavy runs (8192^3) the GPU runs
+                # the next kernels slower for a few hundred ms.
+                torch.cuda.synchronize(); time.sleep(0.3)
+                ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                emit(impl="triton", kernel="matmul", dtype=dtype, M=M, N=N, K=K,
+                     us=ms * 1e3, tflops=2 * M * N * K / ms / 1e9)
+            if dtype in ("f16", "bf16") and not tuned_only and not persistent_only:
                 try:
                     # In-kernel descriptors need a global scratch allocator.
                     triton.set_allocator(lambda size, align, stream:
@@ -893,6 +899,9 @@ def main():
                 # Tutorial 09: output in the input's type, a grid of
                 # min(#SMs, tiles).
                 sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+                # In-kernel descriptors need a global scratch allocator.
+                triton.set_allocator(lambda size, align, stream:
+                                     torch.empty(size, device="cuda", dtype=torch.int8))
                 c16 = torch.empty(M, N, device="cuda", dtype=a.dtype)
                 pgrid = (min(sms, triton.cdiv(M, 128) * triton.cdiv(N, 256)),)
                 meta = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, NUM_SMS=sms,
@@ -916,7 +925,7 @@ def main():
             emit(impl="cublas", kernel="matmul", dtype=dtype, M=M, N=N, K=K, us=ms * 1e3,
                  tflops=2 * M * N * K / ms / 1e9)
 
-    if shapes and not tuned_only:
+    if shapes and not tuned_only and not persistent_only:
         fp8_matmuls(shapes + ([] if quick else [(8192, 8192, 4096)]))
 
 
