@@ -334,9 +334,11 @@ void runMatmul() {
         std::vector<Arg> args = {
             Arg::pointer(a), Arg::pointer(b), Arg::pointer(c), s.M, s.N, s.K};
         auto grid = [&](const TuningConfig &t) {
+          auto m = t.constants.find("BLOCK_M");
+          int bm = m == t.constants.end() ? 128 : int(m->second);
           return Grid(std::min<uint32_t>(
               uint32_t(sms),
-              cdiv(s.M, 128) * cdiv(s.N, int(t.constants.at("BLOCK_N")))));
+              cdiv(s.M, bm) * cdiv(s.N, int(t.constants.at("BLOCK_N")))));
         };
         auto t0 = std::chrono::steady_clock::now();
         auto chosen = tunedKernel->tune(grid, args);
