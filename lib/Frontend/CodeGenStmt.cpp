@@ -615,7 +615,7 @@ void CodeGen::kernel(const Function &f) {
         pointee = dtypeNamed(inner.name);
       if (!pointee)
         fail(inner.loc, "unknown pointee type; expected i1, i8, i16, i32, "
-                        "i64, f16, bf16, f32 or f64");
+                        "i64, f8e4m3, f8e5m2, f16, bf16, f32 or f64");
       type = kd::PointerType::get(ctx, *pointee);
     } else if (t.kind == Expr::Name && dtypeNamed(t.name)) {
       type = *dtypeNamed(t.name);

@@ -363,7 +363,7 @@ func.func @reduce_kind(%x: tensor<8xf32>) {
 
 // -----
 
-// expected-error @+1 {{!kite.ptr cannot point to 'i7'; expected i1, i8, i16, i32, i64, f16, bf16, f32 or f64}}
+// expected-error @+1 {{!kite.ptr cannot point to 'i7'; expected i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64}}
 func.func @bad_pointee(%p: !kite.ptr<i7>) {
   return
 }

@@ -222,3 +222,26 @@ func.func @consumer_groups_not_kernel() attributes {kite.consumer_groups = 2 : i
 func.func @ping_pong_on_func() attributes {kite.kernel, kite.ping_pong = true} {
   return
 }
+
+// -----
+
+// Kernel parameters the runtime cannot pass (LLVM's NVPTX backend aborted
+// on i0 and f80: found by the dialect fuzzer).
+// expected-error @+1 {{kernel 'zero_width' parameter #1 has type 'i0'; kernel parameters are pointers (!kite.ptr), tensor descriptors or scalars of i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64}}
+func.func @zero_width(%p: !kite.ptr<f32>, %c: i0) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel 'extended' parameter #0 has type 'f80'}}
+func.func @extended(%x: f80) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel 'idx' parameter #0 has type 'index'}}
+func.func @idx(%n: index) attributes {kite.kernel} {
+  return
+}

@@ -58,8 +58,8 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                     Type pointeeType) {
   if (!isValidPointeeType(pointeeType))
     return emitError() << "!kite.ptr cannot point to " << pointeeType
-                       << "; expected i1, i8, i16, i32, i64, f16, bf16, f32 "
-                          "or f64";
+                       << "; expected i1, i8, i16, i32, i64, f8E4M3FN, "
+                          "f8E5M2, f16, bf16, f32 or f64";
   return success();
 }
 
@@ -120,12 +120,23 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
     if (func.getFunctionType().getNumResults() != 0)
       return op->emitError() << "kernel '" << func.getSymName()
                              << "' must not return values";
-    for (Type t : func.getArgumentTypes())
+    for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
       if (isa<RankedTensorType>(t))
         return op->emitError()
                << "kernel '" << func.getSymName()
                << "' takes a block argument of type " << t
                << "; kernel parameters are scalars or pointers";
+      // What the runtime can pass and the GPU lowering can take (LLVM's
+      // NVPTX backend aborts on some others, i0 and f80 among them).
+      if (!isa<PointerType, TensorDescType>(t) &&
+          !PointerType::isValidPointeeType(t))
+        return op->emitError()
+               << "kernel '" << func.getSymName() << "' parameter #" << i
+               << " has type " << t
+               << "; kernel parameters are pointers (!kite.ptr), tensor "
+                  "descriptors or scalars of i1, i8, i16, i32, i64, "
+                  "f8E4M3FN, f8E5M2, f16, bf16, f32 or f64";
+    }
     // Blocks beyond kMaxBlockElements: reported at the op that makes one.
     Operation *tooBig = nullptr;
     RankedTensorType bigType;
