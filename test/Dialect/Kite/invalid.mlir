@@ -829,3 +829,20 @@ func.func @inline_asm_pack_bools(%a: tensor<128xi1>) {
   %0 = kite.inline_asm "mov.b32 $0, $1;" "=r,=r,r" pure(%a) {pack = 2 : i32} : (tensor<128xi1>) -> tensor<128xi32>
   return
 }
+
+// -----
+
+// The ping-pong turns belong to a kernel of two consumer groups.
+func.func @turn_without_groups() attributes {kite.kernel} {
+  // expected-error @+1 {{'kite.turn_wait' op needs a kernel of two consumer groups ('kite.consumer_groups' = 2, as kite-stage-dot-operands makes for range(..., ping_pong=True))}}
+  kite.turn_wait
+  return
+}
+
+// -----
+
+func.func @pass_without_groups() attributes {kite.kernel, kite.consumer_groups = 1 : i32} {
+  // expected-error @+1 {{'kite.turn_pass' op needs a kernel of two consumer groups}}
+  kite.turn_pass
+  return
+}

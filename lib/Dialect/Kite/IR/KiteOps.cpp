@@ -12,6 +12,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::kite;
@@ -30,6 +31,26 @@ static LogicalResult verifyGridAxis(Operation *op, int32_t axis) {
 }
 
 LogicalResult ProgramIdOp::verify() { return verifyGridAxis(*this, getAxis()); }
+
+/// kite.turn_wait / kite.turn_pass: only in a kernel of several consumer
+/// groups (what kite-stage-dot-operands makes of range(...,
+/// ping_pong=True)).
+static LogicalResult verifyTurn(Operation *op) {
+  auto kernel = op->getParentOfType<FunctionOpInterface>();
+  if (!kernel)
+    return success();
+  auto groups = kernel->getAttrOfType<IntegerAttr>(
+      KiteDialect::getConsumerGroupsAttrName());
+  if (!groups || groups.getInt() < 2)
+    return op->emitOpError()
+           << "needs a kernel of two consumer groups ('"
+           << KiteDialect::getConsumerGroupsAttrName()
+           << "' = 2, as kite-stage-dot-operands makes for range(..., "
+              "ping_pong=True))";
+  return success();
+}
+LogicalResult TurnWaitOp::verify() { return verifyTurn(*this); }
+LogicalResult TurnPassOp::verify() { return verifyTurn(*this); }
 LogicalResult NumProgramsOp::verify() {
   return verifyGridAxis(*this, getAxis());
 }

@@ -765,6 +765,7 @@ def Kite_TurnWaitOp : Kite_Op<"turn_wait", [MemoryEffects<[MemRead, MemWrite]>]>
     group at the kernel's start.
   }];
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Kite_TurnPassOp : Kite_Op<"turn_pass", [MemoryEffects<[MemRead, MemWrite]>]> {
@@ -776,6 +777,7 @@ def Kite_TurnPassOp : Kite_Op<"turn_pass", [MemoryEffects<[MemRead, MemWrite]>]>
     epilogue runs while they do).
   }];
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Kite_ClusterBarrierOp : Kite_Op<"cluster_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
