@@ -85,6 +85,22 @@ static void applyExtra(CompileOptions &o,
   }
 }
 
+/// The text of `path` (under the benchmark's root) with its f16 pointers
+/// and `.to(f16)` made bf16 when `bf16` (tutorial 09's kernels in bf16).
+static std::string kernelText(const std::string &path, bool bf16) {
+  std::ifstream in(root + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string src = text.str();
+  if (bf16)
+    for (const char *from : {"*f16", "to(f16)"})
+      for (size_t at; (at = src.find(from)) != std::string::npos;)
+        src.replace(
+            at, std::strlen(from),
+            std::string(from).replace(from[0] == '*' ? 1 : 3, 3, "bf16"));
+  return src;
+}
+
 void runMatmul() {
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
   bool fp8Only = part("fp8") && !part("matmul");
@@ -232,17 +248,11 @@ void runMatmul() {
       Kernel mm = [&] {
         if (!bf16)
           return load("dsl-examples/persistent_matmul.kite", form, o);
-        std::ifstream in(root + "/dsl-examples/persistent_matmul.kite");
-        std::stringstream text;
-        text << in.rdbuf();
-        std::string src = text.str();
-        for (const char *from : {"*f16", "to(f16)"})
-          for (size_t at; (at = src.find(from)) != std::string::npos;)
-            src.replace(at, std::strlen(from),
-                        std::string(from).replace(from[0] == '*' ? 1 : 3, 3,
-                                                  "bf16"));
         o.kernel = form;
-        return compileKite(src, o, "persistent_matmul.kite (bf16)").value();
+        return compileKite(kernelText("dsl-examples/persistent_matmul.kite",
+                                      /*bf16=*/true),
+                           o, "persistent_matmul.kite (bf16)")
+            .value();
       }();
       int blockN = pingPong ? 128 : 256;
       if (auto n = extra.find("BLOCK_N"); n != extra.end())
@@ -309,20 +319,11 @@ void runMatmul() {
     // autotuned over one group on 128x256 tiles and ping-pong groups on 128x128
     // (its grid a function of the choice).
     {
-      std::ifstream in(root + "/bench/matmul_f16_persistent_tuned.kite");
-      std::stringstream text;
-      text << in.rdbuf();
-      std::string src = text.str();
-      if (bf16)
-        for (const char *from : {"*f16", "to(f16)"})
-          for (size_t at; (at = src.find(from)) != std::string::npos;)
-            src.replace(
-                at, std::strlen(from),
-                std::string(from).replace(from[0] == '*' ? 1 : 3, 3, "bf16"));
       CompileOptions o;
       o.constants = {{"NUM_SMS", sms}};
-      auto tunedKernel =
-          compileKite(src, o, "matmul_f16_persistent_tuned.kite");
+      auto tunedKernel = compileKite(
+          kernelText("bench/matmul_f16_persistent_tuned.kite", bf16), o,
+          "matmul_f16_persistent_tuned.kite");
       if (!tunedKernel)
         std::fprintf(stderr, "kite-bench: %s\n",
                      tunedKernel.error().str().c_str());

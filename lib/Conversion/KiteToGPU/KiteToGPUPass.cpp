@@ -458,11 +458,7 @@ struct ConvertKiteToGPUPass
                                                 groupBarrierId(0));
         if (state.consumerGroups > 1)
           id = arith::AddIOp::create(
-              b, loc, id,
-              arith::DivUIOp::create(b, loc,
-                                     mlir::kite::detail::rawThreadId(b, loc),
-                                     arith::ConstantIntOp::create(
-                                         b, loc, b.getI32Type(), numThreads)));
+              b, loc, id, mlir::kite::detail::consumerGroup(b, loc, state));
         NVVM::BarrierOp::create(
             b, loc, Type(), id,
             arith::ConstantIntOp::create(b, loc, b.getI32Type(), numThreads),

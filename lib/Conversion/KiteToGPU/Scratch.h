@@ -54,12 +54,10 @@ struct Scratch {
   Scratch(OpBuilder &b, Location loc, const KiteLoweringState &state)
       : Scratch(b, loc, StringRef(state.sharedMemory)) {
     if (state.consumerGroups > 1)
-      base = offsetBy(arith::MulIOp::create(
-                          b, loc,
-                          arith::DivUIOp::create(b, loc, rawThreadId(b, loc),
-                                                 i32(state.numThreads)),
-                          i32(state.groupScratchBytes)))
-                 .base;
+      base =
+          offsetBy(arith::MulIOp::create(b, loc, consumerGroup(b, loc, state),
+                                         i32(state.groupScratchBytes)))
+              .base;
   }
 
   /// The scratch moved by `bytes` (an i32 value).

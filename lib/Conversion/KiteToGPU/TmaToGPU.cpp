@@ -362,15 +362,6 @@ struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
   const KiteLoweringState &state;
 };
 
-/// The consumer group of a thread (ping-pong).
-Value consumerGroup(OpBuilder &b, Location loc,
-                    const KiteLoweringState &state) {
-  if (state.consumerGroups == 1)
-    return i32Const(b, loc, 0);
-  return arith::DivUIOp::create(b, loc, rawThreadId(b, loc),
-                                i32Const(b, loc, state.numThreads));
-}
-
 /// kite.consumer_group: the thread's index over numThreads.
 struct ConsumerGroupLowering : OpConversionPattern<ConsumerGroupOp> {
   ConsumerGroupLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -442,6 +433,14 @@ struct ClusterBarrierLowering : OpConversionPattern<ClusterBarrierOp> {
 
 Value mlir::kite::detail::rawThreadId(OpBuilder &b, Location loc) {
   return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+Value mlir::kite::detail::consumerGroup(OpBuilder &b, Location loc,
+                                        const KiteLoweringState &state) {
+  if (state.consumerGroups == 1)
+    return i32Const(b, loc, 0);
+  return arith::DivUIOp::create(b, loc, rawThreadId(b, loc),
+                                i32Const(b, loc, state.numThreads));
 }
 
 namespace {

@@ -37,6 +37,9 @@ inline Value threadId(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
 }
 Value rawThreadId(OpBuilder &b, Location loc);
+/// The thread's consumer group (i32: rawThreadId / numThreads in a kernel
+/// of several, ping-pong; 0 otherwise).
+Value consumerGroup(OpBuilder &b, Location loc, const KiteLoweringState &state);
 
 /// threadBase(t) of `layout` (i32): the linear index of the thread's first
 /// register.
