@@ -24,6 +24,9 @@
 //     and 128, causal and not.
 // The parts are in BenchElementwise.cpp, BenchAttention.cpp and
 // BenchMatmul.cpp (Bench.h: what they share).
+// KITE_BENCH_SOURCES=DIR2: a kernel file that DIR2 also has (at the same
+// relative path) is compiled from there (an A/B of two versions of a
+// kernel: scripts/gpu/ab_env.sh KITE_BENCH_SOURCES=DIR2).
 // Protocol: inputs generated on the device with Philox (never zeros);
 // before every timed launch the L2 is flushed (a 256 MB memset); CUDA
 // events around the launch; 3 warm-up runs; the median of 25 runs (10 for
@@ -63,6 +66,11 @@ bool part(const char *name) {
 Kernel load(const std::string &path, const std::string &kernel,
             CompileOptions o) {
   o.kernel = kernel;
+  if (const char *dir = std::getenv("KITE_BENCH_SOURCES"))
+    if (FILE *f = std::fopen((std::string(dir) + "/" + path).c_str(), "r")) {
+      std::fclose(f);
+      return compileFile(std::string(dir) + "/" + path, o).value();
+    }
   return compileFile(root + "/" + path, o).value();
 }
 

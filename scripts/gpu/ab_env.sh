@@ -8,6 +8,9 @@
 # B/A. KITE_BENCH_ONLY picks the parts as for bench.sh (default rows).
 #   KITE_BENCH_ONLY=rows bash scripts/gpu/ab_env.sh KITE_OCCUPANCY=0 3
 # e.g. run(command="bash scripts/gpu/ab_env.sh KITE_OCCUPANCY=0", carry=[".gpu"])
+# Two versions of a kernel's source: put the other one under a directory
+# at the same relative path (.gpu/old/dsl-examples/attention.kite) and
+#   KITE_BENCH_ONLY=attention bash scripts/gpu/ab_env.sh KITE_BENCH_SOURCES=.gpu/old 1
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail

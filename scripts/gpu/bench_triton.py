@@ -3,6 +3,7 @@ copy, measured like kite-bench: inputs never zeros, the L2 flushed before
 every run (triton.testing.do_bench), CUDA events, the median. One JSON line
 per measurement. Usage: python3 bench_triton.py [--quick]"""
 import json
+import os
 import math
 import sys
 
@@ -425,9 +426,14 @@ def attn_bwd_kernel(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h,
 def attention():
     """Triton's attention forward (as Kite's) and torch's scaled_dot_product_attention."""
     Z, H = 4, 32
-    for D in (64, 128):
-        for causal in (False, True):
-            for N in ((1024,) if quick else (1024, 4096, 16384)):
+    # As kite-bench: KITE_BENCH_HEAD_DIMS, KITE_BENCH_LENGTHS, KITE_BENCH_CAUSAL
+    # (comma-separated) pick rows.
+    def env_ints(name, default):
+        v = os.environ.get(name)
+        return tuple(int(x) for x in v.split(",")) if v else default
+    for D in env_ints("KITE_BENCH_HEAD_DIMS", (64, 128)):
+        for causal in (bool(c) for c in env_ints("KITE_BENCH_CAUSAL", (0, 1))):
+            for N in env_ints("KITE_BENCH_LENGTHS", (1024,) if quick else (1024, 4096, 16384)):
                 q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16)
                            for _ in range(3))
                 o = torch.empty_like(q)
