@@ -36,7 +36,7 @@ def rows(path):
     for line in open(path):
         r = json.loads(line)
         # Everything but the measurements names the row.
-        measured = {"us", "GBps", "copy_GBps", "tflops", "gflops", "tune_ms", "impl"}
+        measured = {"us", "GBps", "copy_GBps", "tflops", "gflops", "tune_ms", "impl", "choice"}
         key = tuple(sorted((k, str(v)) for k, v in r.items() if k not in measured))
         value = r.get("GBps") or r.get("tflops") or r.get("gflops")
         if value is None and "us" in r:
