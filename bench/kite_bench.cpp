@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -66,12 +67,12 @@ bool part(const char *name) {
 Kernel load(const std::string &path, const std::string &kernel,
             CompileOptions o) {
   o.kernel = kernel;
+  std::string file = root + "/" + path;
   if (const char *dir = std::getenv("KITE_BENCH_SOURCES"))
-    if (FILE *f = std::fopen((std::string(dir) + "/" + path).c_str(), "r")) {
-      std::fclose(f);
-      return compileFile(std::string(dir) + "/" + path, o).value();
-    }
-  return compileFile(root + "/" + path, o).value();
+    if (std::string other = std::string(dir) + "/" + path;
+        std::ifstream(other).good())
+      file = other;
+  return compileFile(file, o).value();
 }
 
 /// Device buffer of n elements of `bytes` each, filled by `fill`.

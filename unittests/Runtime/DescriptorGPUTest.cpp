@@ -329,9 +329,7 @@ TEST(GPU, PersistentMatmulWithTma) {
 // whole number of clusters is an InvalidArgument error, not a launch
 // failure.
 TEST(GPU, PersistentMatmulInClusters) {
-  REQUIRE_GPU();
-  if (std::atoi(deviceChip().value().c_str() + 3) < 90)
-    GTEST_SKIP() << "clusters need sm_90 or newer";
+  REQUIRE_SM90("clusters need sm_90 or newer");
   const int programs = 8;
   CompileOptions plain;
   plain.kernel = "matmul_descriptor_persistent";
@@ -416,9 +414,7 @@ TEST(GPU, PersistentMatmulInClusters) {
 // and N. Then the dsl-example's ping-pong forms (alone and in clusters of
 // two sharing B) against its one-group form of the same 128x128 tiles.
 TEST(GPU, PersistentMatmulPingPong) {
-  REQUIRE_GPU();
-  if (std::atoi(deviceChip().value().c_str() + 3) < 90)
-    GTEST_SKIP() << "ping-pong runs with a producer warp: sm_90 or newer";
+  REQUIRE_SM90("ping-pong runs with a producer warp: sm_90 or newer");
   const char *src = R"(
 @kernel(num_warps=4, num_stages=3)
 def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i32,
@@ -555,9 +551,7 @@ def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i3
 // panels) copied exactly, on 3 tiles of 128 rows over 2 programs, the last
 // tile clipped at M = 300.
 TEST(GPU, TmaStoreRingOfPanels) {
-  REQUIRE_GPU();
-  if (std::atoi(deviceChip().value().c_str() + 3) < 90)
-    GTEST_SKIP() << "TMA needs sm_90 or newer";
+  REQUIRE_SM90("TMA needs sm_90 or newer");
   const char *src = R"(
 @kernel(num_warps=8, num_stages=2)
 def ring(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, e_ptr: *f16, d_ptr: *f16,

@@ -1,7 +1,8 @@
 //===- GPUTestHelpers.h - Shared by the GPU test files ----------*- C++ -*-===//
 //
-// REQUIRE_GPU (skip, saying why, without a GPU), the dsl-examples' sources
-// and f16/bf16 bits for the test files of KiteRuntimeGPUTests.
+// REQUIRE_GPU (skip, saying why, without a GPU), REQUIRE_SM90, the
+// dsl-examples' sources and f16/bf16 bits for the test files of
+// KiteRuntimeGPUTests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -24,6 +26,15 @@
       GTEST_SKIP() << "no GPU: " << count.error().str();                       \
     if (*count == 0)                                                           \
       GTEST_SKIP() << "no GPU: the CUDA driver reports 0 devices";             \
+  } while (0)
+
+/// REQUIRE_GPU, and skip saying `why` on a GPU older than sm_90 (clusters,
+/// TMA, producer warps).
+#define REQUIRE_SM90(why)                                                      \
+  do {                                                                         \
+    REQUIRE_GPU();                                                             \
+    if (std::atoi(::kite::deviceChip().value().c_str() + 3) < 90)              \
+      GTEST_SKIP() << why;                                                     \
   } while (0)
 
 namespace kite::test {
