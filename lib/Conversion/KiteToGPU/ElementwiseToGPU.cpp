@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::kite;
@@ -99,6 +100,96 @@ struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
                                           "ex2.approx.ftz.f32 $0, $1;", "=f,f",
                                           adaptor.getOperand()));
     return success();
+  }
+};
+
+/// Pattern: x * broadcast(exp2(a - b)) (or exp) on a block of f32: an
+/// online softmax's rescale of what it accumulated under an older maximum
+/// (attention's `acc * alpha[:, None]`, alpha = exp2(m_old - m_new)). The
+/// factor is exactly 1 wherever the running maximum did not move, which
+/// in the steady state of a long row is most rows (all of them when the
+/// kernel moves its maximum only past a threshold, as FlashAttention-4
+/// does: docs/tutorials/attention.md). Each warp votes, and skips the
+/// multiplies when every factor it holds is 1: a branch uniform over the
+/// warp, x * 1 == x exactly. Only where the block has several registers
+/// for each factor register (the vote and the branch cost 3 or 4
+/// instructions).
+struct OnlineRescaleLowering : OpConversionPattern<arith::MulFOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  /// The broadcast source when `v` is such a factor.
+  static Value rescaleFactor(Value v) {
+    auto bcast = v.getDefiningOp<BroadcastOp>();
+    if (!bcast)
+      return Value();
+    Value src = bcast.getSrc(), factor = src;
+    if (auto expand = factor.getDefiningOp<ExpandDimsOp>())
+      factor = expand.getSrc();
+    Operation *exp = factor.getDefiningOp();
+    if (!exp || !isa<math::Exp2Op, math::ExpOp>(exp) ||
+        !exp->getOperand(0).getDefiningOp<arith::SubFOp>())
+      return Value();
+    return src;
+  }
+
+  LogicalResult
+  matchAndRewrite(arith::MulFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not a block of f32");
+    auto vecType = dyn_cast_or_null<VectorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!vecType)
+      return rewriter.notifyMatchFailure(op, "one register a thread");
+    for (int side = 0; side < 2; ++side) {
+      Value src = rescaleFactor(op->getOperand(side));
+      if (!src)
+        continue;
+      Value factors = rewriter.getRemappedValue(src);
+      if (!factors)
+        continue;
+      int64_t regs = 1;
+      if (auto v = dyn_cast<VectorType>(factors.getType()))
+        regs = v.getNumElements();
+      if (vecType.getNumElements() < 8 * regs)
+        continue;
+      Location loc = op.getLoc();
+      Value one = arith::ConstantFloatOp::create(
+          rewriter, loc, rewriter.getF32Type(), APFloat(1.0f));
+      Value allOne;
+      for (int64_t r = 0; r < regs; ++r) {
+        Value eq = arith::CmpFOp::create(
+            rewriter, loc, arith::CmpFPredicate::OEQ,
+            extractRegister(rewriter, loc, factors, r), one);
+        allOne = allOne ? arith::AndIOp::create(rewriter, loc, allOne, eq) : eq;
+      }
+      Value lanes = arith::ConstantIntOp::create(rewriter, loc,
+                                                 rewriter.getI32Type(), -1);
+      Value skip =
+          NVVM::VoteSyncOp::create(rewriter, loc, rewriter.getI1Type(), lanes,
+                                   allOne, NVVM::VoteSyncKind::all);
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{vecType}, skip,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(rewriter, loc, adaptor.getOperands()[1 - side]);
+      // One multiply per register: LLVM speculates a branch holding a
+      // single vector multiply (cost 1) into selects of its elements.
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      SmallVector<Value> products;
+      for (int64_t e = 0; e < vecType.getNumElements(); ++e)
+        products.push_back(arith::MulFOp::create(
+            rewriter, loc, extractRegister(rewriter, loc, adaptor.getLhs(), e),
+            extractRegister(rewriter, loc, adaptor.getRhs(), e)));
+      scf::YieldOp::create(
+          rewriter, loc,
+          vector::FromElementsOp::create(rewriter, loc, vecType, products)
+              .getResult());
+      rewriter.replaceOp(op, ifOp.getResults());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not an online rescale");
   }
 };
 
@@ -371,7 +462,8 @@ void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering>(converter, state, patterns.getContext());
-  patterns.add<Exp2Lowering>(converter, patterns.getContext(), /*benefit=*/2);
+  patterns.add<Exp2Lowering, OnlineRescaleLowering>(
+      converter, patterns.getContext(), /*benefit=*/2);
   patterns.add<IeeeLowering<arith::DivFOp>, IeeeLowering<math::SqrtOp>>(
       converter, patterns.getContext(), /*benefit=*/3);
   patterns.add<InlineAsmLowering, Fp8ConvertLowering>(converter,
