@@ -25,7 +25,7 @@ namespace {
 bool kept(uint32_t seed, int zh, int N, int i, int j, int threshold) {
   uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
                    0, 0, 0};
-  examples::philox(seed, uint32_t(zh), c);
+  examples::philox(seed, uint32_t(zh), c, /*rounds=*/7);
   int byte = ((j >> 3) & 7) * 2 + (j & 1);
   return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
 }

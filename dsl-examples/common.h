@@ -91,10 +91,11 @@ inline std::pair<double, double> rowStats(const std::vector<uint16_t> &x,
 }
 
 /// Philox4x32-10, Triton's random stream (../shared/notes/random.md):
-/// counter `c` under key (k0, k1), in place. The host references of the
-/// examples that use random numbers regenerate them with it.
-inline void philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
-  for (int r = 0; r < 10; ++r) {
+/// counter `c` under key (k0, k1), in place; `rounds` is Triton's n_rounds.
+/// The host references of the examples that use random numbers regenerate
+/// them with it.
+inline void philox(uint32_t k0, uint32_t k1, uint32_t c[4], int rounds = 10) {
+  for (int r = 0; r < rounds; ++r) {
     uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
     uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
     uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;

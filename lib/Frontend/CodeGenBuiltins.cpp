@@ -193,7 +193,16 @@ Val CodeGen::call(const Expr &e) {
   }
   if (n == "rand" || n == "randint" || n == "randn" || n == "randint4x" ||
       n == "rand4x") {
-    Args a = bindArgs(e, n, {"seed", "offset"}, 2);
+    Args a = bindArgs(e, n, {"seed", "offset", "n_rounds"}, 2);
+    // Triton's n_rounds: Philox's rounds, a constexpr (default 10).
+    int32_t rounds = 10;
+    if (a.given[2]) {
+      int64_t r = constInt(a.values[2], a.locs[2], "n_rounds");
+      if (r < 1 || r > 64)
+        fail(a.locs[2],
+             n + "()'s n_rounds must be 1 .. 64, got " + std::to_string(r));
+      rounds = int32_t(r);
+    }
     Val s = a.values[0];
     mlir::Value seed = s.kind == Val::Runtime ? s.v : runtime(s, a.locs[0]);
     if (!isa<RankedTensorType>(seed.getType()) &&
@@ -215,8 +224,8 @@ Val CodeGen::call(const Expr &e) {
       // (x < 0 ? ~x : x, to f32, times 2^-31: Triton's
       // uint_to_uniform_float, bit-exact with kite.rand).
       Type words = withShape(b.getI32Type(), shapeOf(off.getType()));
-      auto op = kd::RandInt4xOp::create(b, lc, words, words, words, words,
-                                        seed, off);
+      auto op = kd::RandInt4xOp::create(b, lc, words, words, words, words, seed,
+                                        off, rounds);
       Val out;
       out.kind = Val::Tuple;
       for (mlir::Value w : op.getResults()) {
@@ -242,10 +251,12 @@ Val CodeGen::call(const Expr &e) {
       return out;
     }
     if (n == "rand")
-      return Val::runtime(kd::RandOp::create(b, lc, result, seed, off));
+      return Val::runtime(kd::RandOp::create(b, lc, result, seed, off, rounds));
     if (n == "randn")
-      return Val::runtime(kd::RandNOp::create(b, lc, result, seed, off));
-    return Val::runtime(kd::RandIntOp::create(b, lc, result, seed, off));
+      return Val::runtime(
+          kd::RandNOp::create(b, lc, result, seed, off, rounds));
+    return Val::runtime(
+        kd::RandIntOp::create(b, lc, result, seed, off, rounds));
   }
   if (n == "zeros" || n == "full") {
     bool full = n == "full";

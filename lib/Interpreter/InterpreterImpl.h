@@ -222,7 +222,7 @@ private:
   void print(kd::PrintOp op);
   void assertion(kd::AssertOp op);
 
-  static void philox(uint32_t k0, uint32_t k1, uint32_t c[4]);
+  static void philox(uint32_t k0, uint32_t k1, uint32_t c[4], int rounds);
 
   static float uniform(uint32_t word);
 

@@ -586,8 +586,8 @@ void Interpreter::assertion(kd::AssertOp op) {
                    elementIndex(*c, k));
 }
 
-void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4]) {
-  for (int r = 0; r < 10; ++r) {
+void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4], int rounds) {
+  for (int r = 0; r < rounds; ++r) {
     uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
     uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0;
     uint32_t n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
@@ -617,10 +617,13 @@ void Interpreter::random(Operation *op) {
   uint64_t key = uint64_t(seed->iv[0]); // sign-extended already
   uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
   bool wide = widthOf(off->elem) == 64;
+  int rounds = 10;
+  if (auto attr = op->getAttrOfType<IntegerAttr>("rounds"))
+    rounds = int(attr.getInt());
   for (size_t k = 0; k < r->size(); ++k) {
     uint64_t o = uint64_t(off->iv[k]);
     uint32_t c[4] = {uint32_t(o), wide ? uint32_t(o >> 32) : 0u, 0, 0};
-    philox(k0, k1, c);
+    philox(k0, k1, c, rounds);
     if (four) {
       r->iv[k] = wrap(int64_t(c[0]), 32);
       for (unsigned i = 1; i < 4; ++i)

@@ -134,12 +134,12 @@ TEST(GPU, RegisterDotsOnTensorCores) {
 
 /// Whether attention.kite's dropout (its dropout_decisions) keeps weight (i, j)
 /// of head zh: byte 2g + e of Philox evaluation (i * cdiv(N, 64) + j / 64)
-/// * 4 + c under key (seed, zh), for j = 64a + 8g + 2c + e.
+/// * 4 + c under key (seed, zh), 7 rounds, for j = 64a + 8g + 2c + e.
 static bool attentionKeeps(uint32_t seed, int zh, int N, int i, int j,
                            int threshold) {
   uint32_t c[4] = {uint32_t((i * ((N + 63) / 64) + j / 64) * 4 + ((j >> 1) & 3)),
                    0, 0, 0};
-  philox4x32(seed, uint32_t(zh), c);
+  philox4x32(seed, uint32_t(zh), c, /*rounds=*/7);
   int byte = ((j >> 3) & 7) * 2 + (j & 1);
   return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
 }

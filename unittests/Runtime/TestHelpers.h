@@ -20,9 +20,10 @@ inline constexpr size_t kGuard = 64;
 
 /// Philox4x32-10 on the host (../shared/notes/random.md): counter `c`
 /// under key (k0, k1), in place; written independently of the compiler and
-/// the interpreter.
-inline void philox4x32(uint32_t k0, uint32_t k1, uint32_t c[4]) {
-  for (int r = 0; r < 10; ++r) {
+/// the interpreter. `rounds`: Triton's n_rounds.
+inline void philox4x32(uint32_t k0, uint32_t k1, uint32_t c[4],
+                       int rounds = 10) {
+  for (int r = 0; r < rounds; ++r) {
     uint64_t pb = uint64_t(0xCD9E8D57u) * c[2], pa = uint64_t(0xD2511F53u) * c[0];
     uint32_t n0 = uint32_t(pb >> 32) ^ c[1] ^ k0, n2 = uint32_t(pa >> 32) ^ c[3] ^ k1;
     c[1] = uint32_t(pb);

@@ -1,6 +1,7 @@
-//===- RandomOpsToGPU.cpp - Philox4x32-10, bit-exact with Triton ----------===//
+//===- RandomOpsToGPU.cpp - Philox4x32, bit-exact with Triton -------------===//
 //
-// Lowers kite.randint / rand / randn to Philox4x32 with 10 rounds. Key: the
+// Lowers kite.randint / rand / randn / randint4x to Philox4x32 with the
+// op's rounds (10 unless n_rounds= said otherwise). Key: the
 // seed sign-extended to 64 bits; counter: (offset lo, offset hi or 0, 0, 0).
 // See ../shared/notes/random.md.
 //
@@ -56,7 +57,7 @@ static std::pair<Value, Value> mulWide(OpBuilder &b, Location loc,
 
 namespace {
 
-/// Philox4x32-10 of one counter as a PTX block. Each word of the state is
+/// Philox4x32 of one counter as a PTX block. Each word of the state is
 /// zero, a thread-uniform IR value (computed before the block, an operand
 /// of it), or a register of the block (it depends on the counter's
 /// per-element inputs). Built once per op; `instantiate` emits the block
@@ -73,12 +74,12 @@ public:
   /// words); `k0`, `k1` the key. Runs the rounds; `outputs` are the words
   /// wanted at the end.
   PhiloxProgram(OpBuilder &b, Location loc, int inputs, Value k0, Value k1,
-                ArrayRef<int> outputs)
+                int rounds, ArrayRef<int> outputs)
       : b(b), loc(loc), numInputs(inputs) {
     Word c[4];
     for (int i = 0; i < inputs; ++i)
       c[i] = Word{Word::Register, Value(), -1 - i};
-    for (int round = 0; round < 10; ++round) {
+    for (int round = 0; round < rounds; ++round) {
       Word loB, hiB, loA, hiA;
       std::tie(loB, hiB) = mul(kRoundB, c[2]);
       std::tie(loA, hiA) = mul(kRoundA, c[0]);
@@ -87,7 +88,7 @@ public:
       c[2] = xor3(hiA, c[3], key1);
       c[1] = loB;
       c[3] = loA;
-      if (round == 9)
+      if (round == rounds - 1)
         break;
       Type i32 = b.getI32Type();
       k0 = arith::AddIOp::create(
@@ -131,7 +132,7 @@ public:
         words.push_back(w.uniform);
         break;
       case Word::Register:
-        if (w.reg < 0) { // an input, unchanged (not after 10 rounds)
+        if (w.reg < 0) { // an input, unchanged (not after a round)
           words.push_back(in[-1 - w.reg]);
           break;
         }
@@ -278,11 +279,12 @@ private:
 
 } // namespace
 
-/// Words `wanted` of Philox4x32-10 for `seed` (i32/i64 scalar) and `offset`
-/// (i32/i64, scalar or per-thread vector), as i32 values shaped like the
-/// offset.
+/// Words `wanted` of Philox4x32 with `rounds` rounds for `seed` (i32/i64
+/// scalar) and `offset` (i32/i64, scalar or per-thread vector), as i32
+/// values shaped like the offset.
 static SmallVector<Value, 2> philox(OpBuilder &b, Location loc, Value seed,
-                                   Value offset, ArrayRef<int> wanted) {
+                                    Value offset, int rounds,
+                                    ArrayRef<int> wanted) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type shape = offset.getType();
   bool wide = getElementTypeOrSelf(shape).isInteger(64);
@@ -296,7 +298,7 @@ static SmallVector<Value, 2> philox(OpBuilder &b, Location loc, Value seed,
       b, loc, i32,
       arith::ShRUIOp::create(b, loc, seed64,
                              arith::ConstantIntOp::create(b, loc, i64, 32)));
-  PhiloxProgram program(b, loc, wide ? 2 : 1, k0, k1, wanted);
+  PhiloxProgram program(b, loc, wide ? 2 : 1, k0, k1, rounds, wanted);
 
   // The counter words of one element.
   auto inputs = [&](Value element) -> SmallVector<Value, 2> {
@@ -363,7 +365,7 @@ struct RandIntLowering : OpConversionPattern<RandIntOp> {
   matchAndRewrite(RandIntOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, philox(rewriter, op.getLoc(), adaptor.getSeed(),
-                                  adaptor.getOffset(), {0})[0]);
+                                  adaptor.getOffset(), op.getRounds(), {0})[0]);
     return success();
   }
 };
@@ -375,7 +377,7 @@ struct RandInt4xLowering : OpConversionPattern<RandInt4xOp> {
   matchAndRewrite(RandInt4xOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto words = philox(rewriter, op.getLoc(), adaptor.getSeed(),
-                        adaptor.getOffset(), {0, 1, 2, 3});
+                        adaptor.getOffset(), op.getRounds(), {0, 1, 2, 3});
     rewriter.replaceOp(op, ValueRange(words));
     return success();
   }
@@ -388,7 +390,7 @@ struct RandLowering : OpConversionPattern<RandOp> {
   matchAndRewrite(RandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value word = philox(rewriter, op.getLoc(), adaptor.getSeed(),
-                        adaptor.getOffset(), {0})[0];
+                        adaptor.getOffset(), op.getRounds(), {0})[0];
     rewriter.replaceOp(op, toUniform(rewriter, op.getLoc(), word));
     return success();
   }
@@ -401,8 +403,8 @@ struct RandNLowering : OpConversionPattern<RandNOp> {
   matchAndRewrite(RandNOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto words =
-        philox(rewriter, loc, adaptor.getSeed(), adaptor.getOffset(), {0, 1});
+    auto words = philox(rewriter, loc, adaptor.getSeed(), adaptor.getOffset(),
+                        op.getRounds(), {0, 1});
     Value u1 = toUniform(rewriter, loc, words[0]);
     Value u2 = toUniform(rewriter, loc, words[1]);
     Type t = u1.getType();

@@ -46,3 +46,21 @@ func.func @randint_count(%seed: i64, %p: !kite.ptr<i32>) attributes {kite.kernel
   kite.store %pp, %u : tensor<128x!kite.ptr<i32>>
   return
 }
+
+// Triton's n_rounds (here 7, FlashAttention-2's dropout): the same block
+// with fewer rounds: round 1 one multiply, rounds 2-6 two, of round 7 the
+// one that feeds word 0: 12.
+// COUNT-LABEL: gpu.func @randint_seven_rounds
+// COUNT-NOT: mul.wide.u32
+// COUNT: llvm.inline_asm "{
+// COUNT-COUNT-12: mul.wide.u32 %kw
+// COUNT-NOT: mul.wide.u32
+func.func @randint_seven_rounds(%seed: i64, %p: !kite.ptr<i32>) attributes {kite.kernel} {
+  %r = kite.arange 0, 128 : tensor<128xi32>
+  %r64 = arith.extsi %r : tensor<128xi32> to tensor<128xi64>
+  %u = kite.randint %seed, %r64 {rounds = 7 : i32} : i64, tensor<128xi64> -> tensor<128xi32>
+  %ps = kite.splat %p : !kite.ptr<i32> -> tensor<128x!kite.ptr<i32>>
+  %pp = kite.addptr %ps, %r : tensor<128x!kite.ptr<i32>>, tensor<128xi32>
+  kite.store %pp, %u : tensor<128x!kite.ptr<i32>>
+  return
+}

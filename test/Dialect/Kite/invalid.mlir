@@ -267,6 +267,14 @@ func.func @randn_result(%s: i32, %o: tensor<16xi32>) {
 
 // -----
 
+func.func @rand_rounds(%s: i32, %o: tensor<16xi32>) {
+  // expected-error @+1 {{rounds must be 1 .. 64, got 0}}
+  %0 = kite.rand %s, %o {rounds = 0 : i32} : i32, tensor<16xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @rand_seed(%s: f32, %o: tensor<16xi32>) {
   // expected-error @+1 {{operand #0 must be 32-bit signless integer or 64-bit signless integer}}
   %0 = kite.rand %s, %o : f32, tensor<16xi32> -> tensor<16xf32>

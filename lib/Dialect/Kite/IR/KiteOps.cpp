@@ -382,8 +382,15 @@ LogicalResult AtomicCASOp::verify() {
 // rand, randint, randn
 //===----------------------------------------------------------------------===//
 
+/// Philox rounds an op may ask for (Triton's n_rounds).
+static constexpr int32_t kMaxPhiloxRounds = 64;
+
 static LogicalResult verifyRandom(Operation *op, Type offsetType,
                                   Type resultType, Type expectedElement) {
+  auto rounds = op->getAttrOfType<IntegerAttr>("rounds");
+  if (rounds && (rounds.getInt() < 1 || rounds.getInt() > kMaxPhiloxRounds))
+    return op->emitOpError() << "rounds must be 1 .. " << kMaxPhiloxRounds
+                             << ", got " << rounds.getInt();
   Type offsetElement = getElementTypeOrSelf(offsetType);
   if (!offsetElement.isInteger(32) && !offsetElement.isInteger(64))
     return op->emitOpError() << "offsets must be i32 or i64, got "

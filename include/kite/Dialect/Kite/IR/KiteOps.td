@@ -441,8 +441,10 @@ def Kite_AtomicCASOp : Kite_Op<"atomic_cas",
 // Random numbers (Philox4x32-10, bit-exact with Triton)
 //===----------------------------------------------------------------------===//
 
+// `rounds`: Philox's rounds (Triton's n_rounds, default 10), 1 .. 64.
 class Kite_RandomOp<string mnemonic> : Kite_Op<mnemonic, [Pure]> {
-  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset);
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset,
+                       DefaultValuedAttr<I32Attr, "10">:$rounds);
   let results = (outs Kite_ScalarOrBlock:$result);
   let assemblyFormat = "$seed `,` $offset attr-dict `:` type($seed) `,` "
                        "type($offset) `->` type($result)";
@@ -457,7 +459,9 @@ def Kite_RandIntOp : Kite_RandomOp<"randint"> {
     sign-extended to 64 bits (k0 = low, k1 = high word). Counter: c0 = the
     offset's low 32 bits, c1 = its high 32 bits (0 for i32 offsets),
     c2 = c3 = 0. Offsets are i32 or i64; the result is i32 with the
-    offsets' shape.
+    offsets' shape. `rounds` (default 10) is Triton's `n_rounds`: the
+    same stream with that many rounds (the key raised after each), e.g.
+    7 as FlashAttention-2's dropout uses.
 
     ```mlir
     %r = kite.randint %seed, %offs : i32, tensor<1024xi32> -> tensor<1024xi32>
@@ -476,7 +480,8 @@ def Kite_RandInt4xOp : Kite_Op<"randint4x", [Pure]> {
     %a, %b, %c, %d = kite.randint4x %seed, %offs : i32, tensor<64xi32> -> tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
     ```
   }];
-  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset);
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$offset,
+                       DefaultValuedAttr<I32Attr, "10">:$rounds);
   let results = (outs Kite_ScalarOrBlock:$r0, Kite_ScalarOrBlock:$r1,
                       Kite_ScalarOrBlock:$r2, Kite_ScalarOrBlock:$r3);
   let assemblyFormat = "$seed `,` $offset attr-dict `:` type($seed) `,` "
