@@ -20,6 +20,9 @@ for the product. Modes:
   ss+st+alu  ss+alu with p stored to shared memory first (and a barrier)
   rs;alu     product, wait, then the chain (no overlap within a warp)
   wg0 rs | wg1 alu   one warpgroup only products, the other only the chain
+  rs;alu, barrier / rs+alu, barrier   the same with a barrier of the whole
+             program after each step (the two warpgroups kept in step, as
+             the cp.async ring of Kite's attention loop keeps them)
 If rs+alu is near max(rs, alu) the hardware overlaps them; near the sum,
 it does not. Cycles come from clock64 in the first program; a probe then
 times the issue of the four products against their completion. Each mode
@@ -158,7 +161,21 @@ __global__ void __launch_bounds__(256, 1) k(float *out, const float *in, int ite
     step<R>(acc, p, q, s, l0, l1, m0, m1, smem, wg, da, db);          \
     step<R>(acc, q, p, s, l0, l1, m0, m1, smem, wg, da, db);          \
   }
-  if (MODE <= 6) {
+  // 10, 11: rs;alu and rs+alu with a barrier of the whole program after
+  // each step, as the cp.async ring of Kite's attention loop has (the two
+  // warpgroups kept in step).
+#define LOOP_BARRIER(R)                                               \
+  for (int it = 0; it < iters; it += 2) {                             \
+    step<R>(acc, p, q, s, l0, l1, m0, m1, smem, wg, da, db);          \
+    __syncthreads();                                                  \
+    step<R>(acc, q, p, s, l0, l1, m0, m1, smem, wg, da, db);          \
+    __syncthreads();                                                  \
+  }
+  if (MODE == 10) {
+    LOOP_BARRIER(6)
+  } else if (MODE == 11) {
+    LOOP_BARRIER(3)
+  } else if (MODE <= 6) {
     LOOP(MODE < 7 ? MODE : 0)
   } else if (wg == 0) {
     if (MODE != 8) LOOP(1)
@@ -244,14 +261,16 @@ int main() {
   const int iters = 20000;
   cudaMalloc(&cyclesDev, sizeof(long long));
   const char *names[] = {"alu", "rs", "ss", "rs+alu", "ss+st+alu", "ss+alu", "rs;alu",
-                         "wg0 rs | wg1 alu", "wg1 alu only", "wg0 rs only"};
-  float t[10] = {run<0>(out, in, iters, sms), run<1>(out, in, iters, sms),
-                 run<2>(out, in, iters, sms), run<3>(out, in, iters, sms),
-                 run<4>(out, in, iters, sms), run<5>(out, in, iters, sms),
-                 run<6>(out, in, iters, sms), run<7>(out, in, iters, sms),
-                 run<8>(out, in, iters, sms), run<9>(out, in, iters, sms)};
+                         "wg0 rs | wg1 alu", "wg1 alu only", "wg0 rs only",
+                         "rs;alu, barrier", "rs+alu, barrier"};
+  float t[12] = {run<0>(out, in, iters, sms),  run<1>(out, in, iters, sms),
+                 run<2>(out, in, iters, sms),  run<3>(out, in, iters, sms),
+                 run<4>(out, in, iters, sms),  run<5>(out, in, iters, sms),
+                 run<6>(out, in, iters, sms),  run<7>(out, in, iters, sms),
+                 run<8>(out, in, iters, sms),  run<9>(out, in, iters, sms),
+                 run<10>(out, in, iters, sms), run<11>(out, in, iters, sms)};
   printf("%-18s %10s %14s %18s\n", "mode", "ms", "ns/iteration", "cycles/iteration");
-  for (int m = 0; m < 10; ++m)
+  for (int m = 0; m < 12; ++m)
     printf("%-18s %10.3f %14.1f %18.1f\n", names[m], t[m], t[m] * 1e6 / iters,
            (double)cyclesOf[m] / iters);
   printf("rs+alu / (rs + alu) = %.2f, / max = %.2f\n", t[3] / (t[1] + t[0]),
