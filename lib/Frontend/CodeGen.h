@@ -242,6 +242,8 @@ private:
 
   /// `x`'s elements in row-major order as a block of `shape`.
   Val reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl);
+  /// expand_dims(x, axis): `axis` an int or a tuple of them.
+  Val expandDims(const Val &x, const Val &axis, Loc l, Loc xl, Loc axisLoc);
 
   /// Three values broadcast to one shape and promoted to one type.
   std::tuple<mlir::Value, mlir::Value, mlir::Value>
@@ -260,6 +262,8 @@ private:
   static std::string libdeviceNames();
 
   Val minMax(bool isMin, const Expr &e, bool pythonBuiltin = false);
+  /// minimum / maximum of two values (folded when both are constants).
+  Val minOrMax(bool isMin, const Val &p, const Val &q, Loc l);
 
   Val reduce(const std::string &n, const Expr &e);
 

@@ -41,9 +41,11 @@ Val CodeGen::call(const Expr &e) {
       return transpose(self, dims, e.loc, callee.args[0]->loc);
     }
     if (callee.name != "to")
-      fail(callee.loc, "unknown method '" + callee.name + "' (blocks have "
-                       ".to(dtype), .reshape(shape), .trans(*dims), "
-                       ".permute(dims))");
+      fail(callee.loc, "unknown method '" + callee.name +
+                           "' (blocks have .to(dtype), .reshape(shape), "
+                           ".trans(*dims), .permute(dims), and Triton's "
+                           "methods that are builtins: .sum(axis), .exp2(), "
+                           ".expand_dims(axis), ... (docs/language.md))");
     Args a = bindArgs(e, "to", {"dtype", "bitcast"}, 1);
     Type t = dtypeArg(a.values[0], a.locs[0]);
     bool bitcast = false;
@@ -318,6 +320,26 @@ Val CodeGen::call(const Expr &e) {
                                            e.loc),
                                one, e.loc),
                   a.values[1], e.loc);
+  }
+  if (n == "swizzle2d") {
+    // Triton's swizzle2d(i, j, size_i, size_j, size_g): (i, j) of a
+    // size_i x size_j grid renumbered so that consecutive indices walk
+    // groups of size_g rows column by column (the last group may be
+    // shorter): the grouped order of tutorial 03's matmul.
+    Args a = bindArgs(e, n, {"i", "j", "size_i", "size_j", "size_g"}, 5);
+    Loc l = e.loc;
+    const Val &i = a.values[0], &j = a.values[1], &sizeI = a.values[2],
+              &sizeJ = a.values[3], &sizeG = a.values[4];
+    Val linear = binary("+", binary("*", i, sizeJ, l), j, l);
+    Val perGroup = binary("*", sizeG, sizeJ, l);
+    Val firstRow = binary("*", binary("//", linear, perGroup, l), sizeG, l);
+    Val rows = minOrMax(true, binary("-", sizeI, firstRow, l), sizeG, l);
+    Val within = binary("%", linear, perGroup, l);
+    Val out;
+    out.kind = Val::Tuple;
+    out.elems = {binary("+", firstRow, binary("%", within, rows, l), l),
+                 binary("//", within, rows, l)};
+    return out;
   }
   if ((n == "min" || n == "max") && e.args.size() == 3 && e.kwargs.empty())
     return minMax(n == "min", e, /*pythonBuiltin=*/true);
@@ -676,12 +698,16 @@ Val CodeGen::minMax(bool isMin, const Expr &e, bool pythonBuiltin) {
         << " write " << py << "(x, axis=" << axis << ") or tl." << py
         << "(x, " << axis << ")";
   }
-  if (a.values[0].isConst() && a.values[1].isConst()) {
-    Val lt = compare("<", a.values[0], a.values[1], e.loc);
-    return (lt.i != 0) == isMin ? a.values[0] : a.values[1];
+  return minOrMax(isMin, a.values[0], a.values[1], e.loc);
+}
+
+Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l) {
+  if (p.isConst() && q.isConst()) {
+    Val lt = compare("<", p, q, l);
+    return (lt.i != 0) == isMin ? p : q;
   }
-  auto [x, y] = unify(a.values[0], a.values[1], e.loc);
-  Location lc = loc(e.loc);
+  auto [x, y] = unify(p, q, l);
+  Location lc = loc(l);
   if (isFloat(x.getType()))
     return Val::runtime(isMin ? arith::MinimumFOp::create(b, lc, x, y).getResult()
                               : arith::MaximumFOp::create(b, lc, x, y).getResult());

@@ -7,7 +7,11 @@
 //   interleave(a, b)  join then reshape to (..., 2 * n): a0 b0 a1 b1 ...,
 //   broadcast_to(x, shape)  x broadcast to shape (numpy's rules),
 //   sort(x, dim=None, descending=False)  along the last dimension
-//                     (kite.sort: a bitonic network on the GPU).
+//                     (kite.sort: a bitonic network on the GPU),
+//   expand_dims(x, axis)  size-1 dimensions inserted at `axis` (an int or a
+//                     tuple of them, negative from the end of the result:
+//                     x[:, None] is expand_dims(x, 1)),
+//   ravel(x)          x as one dimension, row-major (reshape).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +21,51 @@ namespace kite::frontend {
 
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
-         n == "broadcast_to" || n == "sort";
+         n == "broadcast_to" || n == "sort" || n == "expand_dims" ||
+         n == "ravel";
+}
+
+Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
+                        Loc axisLoc) {
+  SmallVector<int64_t> axes;
+  if (axis.kind == Val::Tuple)
+    for (const Val &a : axis.elems)
+      axes.push_back(constInt(a, axisLoc, "expand_dims()'s axis"));
+  else
+    axes.push_back(constInt(axis, axisLoc, "expand_dims()'s axis"));
+  if (axes.empty())
+    fail(axisLoc, "expand_dims() needs at least one axis");
+  mlir::Value v = x.kind == Val::Runtime ? x.v : runtime(x, xl);
+  bool scalar = !isa<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  if (!scalar)
+    shape.assign(shapeOf(v.getType()).begin(), shapeOf(v.getType()).end());
+  int64_t rank = int64_t(shape.size() + axes.size());
+  for (int64_t &a : axes) {
+    int64_t given = a;
+    if (a < 0)
+      a += rank;
+    if (a < 0 || a >= rank)
+      fail(axisLoc, "expand_dims(): axis " + std::to_string(given) +
+                        " is out of range for a result of rank " +
+                        std::to_string(rank));
+  }
+  llvm::sort(axes);
+  for (size_t k = 1; k < axes.size(); ++k)
+    if (axes[k] == axes[k - 1])
+      fail(axisLoc,
+           "expand_dims(): axis " + std::to_string(axes[k]) + " given twice");
+  // A scalar (Triton's 0-d tensor): a block of ones in every dimension.
+  if (scalar)
+    return Val::runtime(broadcastTo(v, SmallVector<int64_t>(rank, 1), l));
+  // In increasing order, each insertion leaves the later positions right.
+  for (int64_t a : axes) {
+    shape.insert(shape.begin() + a, 1);
+    v = kd::ExpandDimsOp::create(b, loc(l),
+                                 withShape(elemOf(v.getType()), shape), v,
+                                 b.getI32IntegerAttr(int32_t(a)));
+  }
+  return Val::runtime(v);
 }
 
 Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
@@ -58,6 +106,15 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     return Val::runtime(kd::SortOp::create(b, lc, t, a.values[0].v,
                                            b.getI32IntegerAttr(dim),
                                            desc ? b.getUnitAttr() : UnitAttr()));
+  }
+  if (n == "expand_dims") {
+    Args a = bindArgs(e, n, {"input", "axis"}, 2);
+    return expandDims(a.values[0], a.values[1], e.loc, a.locs[0], a.locs[1]);
+  }
+  if (n == "ravel") {
+    Args a = bindArgs(e, n, {"x", "can_reorder"}, 1);
+    RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
+    return reshapeTo(a.values[0], {t.getNumElements()}, e.loc, a.locs[0]);
   }
   if (n == "broadcast_to") {
     Args a = bindArgs(e, n, {"input", "shape"}, 2);

@@ -8,7 +8,12 @@
 // Kite: so `tl.max(x, a)` becomes `max(x, axis=a)`. `tl` is reserved for
 // this (a variable named `tl` is an error). Triton's libdevice,
 // `tl.extra.cuda.libdevice.NAME` or `tl.extra.libdevice.NAME`, is read as
-// `libdevice.NAME` (the math library, CodeGenMath.cpp).
+// `libdevice.NAME` (the math library, CodeGenMath.cpp). Triton's tensor
+// methods that are its builtins with the block first, `x.sum(1)`,
+// `x.exp2()`, `x.expand_dims(0)`, ..., are read as `sum(x, 1)`, ...
+// (`x.max(1)` / `x.min(1)` as the reductions, as `tl.max(x, 1)`);
+// `.to`, `.reshape`, `.view`, `.trans`, `.permute` and a descriptor's
+// methods are the code generator's (CodeGenBuiltins.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +34,22 @@ bool isTritonNamespace(const Expr &e) {
 
 void normalize(ExprPtr &e);
 
+/// Triton's tensor methods that are builtins taking the block first.
+bool isMemberBuiltin(const std::string &n) {
+  static const char *names[] = {
+      "sum",          "max",    "min",     "argmax",      "argmin",
+      "xor_sum",      "cumsum", "cumprod", "reduce",      "associative_scan",
+      "sort",         "flip",   "split",   "expand_dims", "ravel",
+      "broadcast_to", "abs",    "exp",     "exp2",        "log",
+      "log2",         "sin",    "cos",     "sqrt",        "rsqrt",
+      "sigmoid",      "erf",    "floor",   "ceil",        "cdiv",
+      "fdiv",         "div_rn", "sqrt_rn", "umulhi"};
+  for (const char *m : names)
+    if (n == m)
+      return true;
+  return false;
+}
+
 void normalizeAll(std::vector<ExprPtr> &v) {
   for (ExprPtr &e : v)
     if (e)
@@ -44,6 +65,15 @@ bool isTritonExtra(const Expr &e) {
   if (e.name == "extra")
     return base.kind == Expr::Name && base.name == "tl";
   return e.name == "cuda" && isTritonExtra(base);
+}
+
+/// Whether `e` is `libdevice`, `tl.extra.libdevice` or
+/// `tl.extra.cuda.libdevice`: the math library's namespace.
+bool isLibdevice(const Expr &e) {
+  if (e.kind == Expr::Name)
+    return e.name == "libdevice";
+  return e.kind == Expr::Attribute && e.name == "libdevice" &&
+         isTritonExtra(*e.args[0]);
 }
 
 void normalize(ExprPtr &e) {
@@ -63,6 +93,27 @@ void normalize(ExprPtr &e) {
     name->name = e->name;
     e = std::move(name);
     return;
+  }
+  // x.NAME(args) -> NAME(x, args) for Triton's tensor methods (not on
+  // the tl / libdevice namespaces).
+  if (e->kind == Expr::Call && e->args[0]->kind == Expr::Attribute &&
+      isMemberBuiltin(e->args[0]->name) &&
+      !isTritonNamespace(*e->args[0]->args[0]) &&
+      !isLibdevice(*e->args[0]->args[0])) {
+    ExprPtr method = std::move(e->args[0]);
+    auto name = std::make_unique<Expr>(Expr::Name, method->loc);
+    name->name = method->name;
+    e->args[0] = std::move(method->args[0]);
+    e->args.insert(e->args.begin(), std::move(name));
+    // x.max(a) / x.min(a): the reduction along axis a, as tl.max(x, a).
+    bool minMax = e->args[0]->name == "max" || e->args[0]->name == "min";
+    bool hasAxis = false;
+    for (auto &kw : e->kwargs)
+      hasAxis |= kw.first == "axis";
+    if (minMax && e->args.size() == 3 && !hasAxis) {
+      e->kwargs.emplace_back("axis", std::move(e->args[2]));
+      e->args.pop_back();
+    }
   }
   // tl.max(x, a) / tl.min(x, a): the reduction along axis a.
   if (e->kind == Expr::Call && e->args.size() == 3 &&
