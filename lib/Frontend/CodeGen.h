@@ -263,7 +263,10 @@ private:
 
   Val minMax(bool isMin, const Expr &e, bool pythonBuiltin = false);
   /// minimum / maximum of two values (folded when both are constants).
-  Val minOrMax(bool isMin, const Val &p, const Val &q, Loc l);
+  Val minOrMax(bool isMin, const Val &p, const Val &q, Loc l,
+               bool propagateNan = false);
+  /// Triton's PropagateNan values (PropagateNan.NONE / .ALL).
+  static constexpr int64_t kPropagateNanNone = 0, kPropagateNanAll = 0xFFFF;
 
   Val reduce(const std::string &n, const Expr &e);
 

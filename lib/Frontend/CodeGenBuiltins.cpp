@@ -684,7 +684,19 @@ CodeGen::unify3(const Val &a, const Val &c, const Val &d, Loc l) {
 
 Val CodeGen::minMax(bool isMin, const Expr &e, bool pythonBuiltin) {
   std::string n = isMin ? "minimum" : "maximum";
-  Args a = bindArgs(e, n, {"x", "y"}, 2);
+  Args a = pythonBuiltin ? bindArgs(e, n, {"x", "y"}, 2)
+                         : bindArgs(e, n, {"x", "y", "propagate_nan"}, 2);
+  // Triton's propagate_nan: PropagateNan.NONE (the default: a NaN operand
+  // gives the other one, arith.minnumf) or PropagateNan.ALL (a NaN gives
+  // NaN, arith.minimumf).
+  bool propagateNan = false;
+  if (!pythonBuiltin && a.given[2]) {
+    int64_t mode = constInt(a.values[2], a.locs[2], "propagate_nan");
+    if (mode != kPropagateNanNone && mode != kPropagateNanAll)
+      fail(a.locs[2], n + "()'s propagate_nan must be PropagateNan.NONE or "
+                          "PropagateNan.ALL");
+    propagateNan = mode == kPropagateNanAll;
+  }
   // Python's min/max are elementwise; a block and an integer literal is
   // most often a port of Triton's tl.max(x, 1), which reduces.
   if (pythonBuiltin && e.args[2]->kind == Expr::Int &&
@@ -698,19 +710,24 @@ Val CodeGen::minMax(bool isMin, const Expr &e, bool pythonBuiltin) {
         << " write " << py << "(x, axis=" << axis << ") or tl." << py
         << "(x, " << axis << ")";
   }
-  return minOrMax(isMin, a.values[0], a.values[1], e.loc);
+  return minOrMax(isMin, a.values[0], a.values[1], e.loc, propagateNan);
 }
 
-Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l) {
+Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l,
+                      bool propagateNan) {
   if (p.isConst() && q.isConst()) {
     Val lt = compare("<", p, q, l);
     return (lt.i != 0) == isMin ? p : q;
   }
   auto [x, y] = unify(p, q, l);
   Location lc = loc(l);
-  if (isFloat(x.getType()))
+  if (isFloat(x.getType()) && propagateNan)
     return Val::runtime(isMin ? arith::MinimumFOp::create(b, lc, x, y).getResult()
                               : arith::MaximumFOp::create(b, lc, x, y).getResult());
+  if (isFloat(x.getType()))
+    return Val::runtime(
+        isMin ? arith::MinNumFOp::create(b, lc, x, y).getResult()
+              : arith::MaxNumFOp::create(b, lc, x, y).getResult());
   return Val::runtime(isMin ? arith::MinSIOp::create(b, lc, x, y).getResult()
                             : arith::MaxSIOp::create(b, lc, x, y).getResult());
 }

@@ -388,6 +388,15 @@ Val CodeGen::expr(const Expr &e) {
   case Expr::Subscript:
     return subscript(e);
   case Expr::Attribute:
+    // Triton's PropagateNan.NONE / .ALL (minimum/maximum's propagate_nan).
+    if (e.args[0]->kind == Expr::Name && e.args[0]->name == "PropagateNan" &&
+        !scope->count("PropagateNan")) {
+      if (e.name == "NONE")
+        return Val::integer(kPropagateNanNone);
+      if (e.name == "ALL")
+        return Val::integer(kPropagateNanAll);
+      fail(e.loc, "PropagateNan has NONE and ALL, not '" + e.name + "'");
+    }
     if (e.name == "T") { // x.T: the transpose of a 2-D block
       Val x = expr(*e.args[0]);
       return transpose(x, {}, e.loc, e.args[0]->loc);
