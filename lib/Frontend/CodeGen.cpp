@@ -83,6 +83,8 @@ std::string CodeGen::describe(const Val &v) {
     return "function '" + v.fn->name + "'";
   case Val::Desc:
     return "tensor descriptor";
+  case Val::BlockPtr:
+    return "block pointer";
   }
   return "?";
 }

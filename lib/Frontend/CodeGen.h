@@ -53,8 +53,19 @@ struct CodeGenError {};
 
 /// A value during code generation.
 struct Val {
-  enum Kind { None, Runtime, Int, Float, Bool, Str, DType, Tuple, Helper,
-              Desc };
+  enum Kind {
+    None,
+    Runtime,
+    Int,
+    Float,
+    Bool,
+    Str,
+    DType,
+    Tuple,
+    Helper,
+    Desc,
+    BlockPtr
+  };
   Kind kind = None;
   mlir::Value v;        ///< Runtime
   mlir::Type dtype;     ///< DType
@@ -62,7 +73,12 @@ struct Val {
   double f = 0;         ///< Float
   std::string s;        ///< Str
   std::vector<Val> elems;       ///< Tuple
-  std::vector<int64_t> block;   ///< Desc: the block shape (v: the descriptor)
+  std::vector<int64_t> block;   ///< Desc, BlockPtr: the block shape (Desc's
+                                ///< v: the descriptor)
+  /// BlockPtr (Triton's make_block_ptr): elems are the base pointer, then
+  /// per dimension the shapes, the strides and the offsets (integer
+  /// scalars); `order` its order argument.
+  std::vector<int64_t> order;
   const Function *fn = nullptr;
 
   static Val runtime(mlir::Value v) {
@@ -209,6 +225,8 @@ private:
                 ArrayRef<const char *> params, size_t required);
 
   int64_t constInt(const Val &v, Loc l, const char *what);
+  /// The integer constants of a tuple (or of one integer; none for None).
+  SmallVector<int64_t> constInts(const Val &v, Loc l, const char *what);
 
   Type dtypeArg(const Val &v, Loc l);
 
@@ -230,6 +248,23 @@ private:
   /// descriptor's methods (.load(offsets), .store(offsets, value)):
   /// CodeGenDescriptors.cpp.
   Val makeDescriptor(const Expr &e);
+  /// Block pointers (CodeGenBlockPointers.cpp): make_block_ptr, advance,
+  /// and the pointers and mask of a load or store through one.
+  Val makeBlockPtr(const Expr &e);
+  /// load and store (CodeGenMemory.cpp).
+  Val memoryBuiltin(const std::string &n, const Expr &e);
+  Val advanceBlockPtr(const Expr &e);
+  /// load/store's cache_modifier, eviction_policy (and load's volatile),
+  /// Args `first` on: checked, not used.
+  void checkMemoryHints(const Args &a, size_t first, const std::string &fn);
+  std::pair<mlir::Value, mlir::Value> blockPtrAccess(const Val &bp,
+                                                     const Val &boundaryCheck,
+                                                     bool checked, Loc l,
+                                                     Loc checkLoc);
+  /// A loop-carried slot: a name's value, or element k of a block pointer
+  /// ("name\x1fk").
+  Val &carriedSlot(const std::string &key, Loc l);
+  Val &slotIn(Scope &sc, const std::string &key, Loc l);
   Val descriptorMethod(const Val &desc, const std::string &name,
                        const Expr &e);
   /// join, split, interleave, broadcast_to (CodeGenShapes.cpp).

@@ -1,8 +1,10 @@
-//===- CodeGenBuiltins.cpp - The builtin functions ---------------------------===//
+//===- CodeGenBuiltins.cpp - The builtin functions
+//---------------------------===//
 //
 // Calls: methods (.to, .reshape, .trans), the builtins (program_id, arange,
-// load/store, where, rand, dot, reductions, scans, shape ops, hints,
-// debug ops) and helper calls (inlined: CodeGenStmt.cpp).
+// where, rand, dot, reductions, scans, shape ops, hints,
+// debug ops) and helper calls (inlined: CodeGenStmt.cpp); load/store are
+// CodeGenMemory.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,10 @@ Val CodeGen::call(const Expr &e) {
     return inlineAsm(e);
   if (n == "make_tensor_descriptor")
     return makeDescriptor(e);
+  if (n == "make_block_ptr")
+    return makeBlockPtr(e);
+  if (n == "advance")
+    return advanceBlockPtr(e);
   if (n == "reduce" || n == "associative_scan")
     return combineBuiltin(n, e);
   if (n == "program_id" || n == "num_programs") {
@@ -126,62 +132,8 @@ Val CodeGen::call(const Expr &e) {
         b, lc, RankedTensorType::get({len}, b.getI32Type()),
         b.getI32IntegerAttr(s), b.getI32IntegerAttr(t)));
   }
-  if (n == "load") {
-    Args a = bindArgs(e, n, {"pointer", "mask", "other"}, 1);
-    Val p = a.values[0];
-    if (p.kind != Val::Runtime || !isPtr(p.v.getType()))
-      fail(a.locs[0], "load() needs a pointer or a block of pointers, got " +
-                          describe(p));
-    mlir::Value ptr = p.v, mask, other;
-    Type pointee = llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
-    if (a.given[1] && a.values[1].kind != Val::None) {
-      mask = asBool(a.values[1], a.locs[1], "load()'s mask");
-      SmallVector<int64_t> shape = broadcastShape(
-          shapeOf(ptr.getType()), shapeOf(mask.getType()), a.locs[1]);
-      ptr = broadcastTo(ptr, shape, e.loc);
-      mask = broadcastTo(mask, shape, e.loc);
-    }
-    if (a.given[2] && a.values[2].kind != Val::None) {
-      if (!mask)
-        fail(a.locs[2], "load()'s other needs a mask");
-      Val o = a.values[2];
-      mlir::Value ov = o.kind == Val::Runtime ? cast(o.v, pointee, a.locs[2])
-                                              : materialize(o, pointee, a.locs[2]);
-      other = broadcastTo(ov, shapeOf(ptr.getType()), a.locs[2]);
-      if (shapeOf(other.getType()) != shapeOf(ptr.getType()))
-        fail(a.locs[2], "load()'s other has shape " +
-                            shapeText(shapeOf(other.getType())) +
-                            ", the pointers " +
-                            shapeText(shapeOf(ptr.getType())));
-    }
-    return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other));
-  }
-  if (n == "store") {
-    Args a = bindArgs(e, n, {"pointer", "value", "mask"}, 2);
-    Val p = a.values[0];
-    if (p.kind != Val::Runtime || !isPtr(p.v.getType()))
-      fail(a.locs[0], "store() needs a pointer or a block of pointers, got " +
-                          describe(p));
-    mlir::Value ptr = p.v;
-    Type pointee = llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
-    Val v = a.values[1];
-    mlir::Value value = v.kind == Val::Runtime
-                            ? cast(v.v, pointee, a.locs[1])
-                            : materialize(v, pointee, a.locs[1]);
-    mlir::Value mask;
-    SmallVector<int64_t> shape(shapeOf(ptr.getType()));
-    if (a.given[2] && a.values[2].kind != Val::None) {
-      mask = asBool(a.values[2], a.locs[2], "store()'s mask");
-      shape = broadcastShape(shape, shapeOf(mask.getType()), a.locs[2]);
-    }
-    shape = broadcastShape(shape, shapeOf(value.getType()), a.locs[1]);
-    ptr = broadcastTo(ptr, shape, e.loc);
-    value = broadcastTo(value, shape, e.loc);
-    if (mask)
-      mask = broadcastTo(mask, shape, e.loc);
-    kd::StoreOp::create(b, lc, ptr, value, mask);
-    return Val();
-  }
+  if (n == "load" || n == "store")
+    return memoryBuiltin(n, e);
   if (n == "where") {
     Args a = bindArgs(e, n, {"condition", "x", "y"}, 3);
     mlir::Value c = asBool(a.values[0], a.locs[0], "where()'s condition");

@@ -326,7 +326,9 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "reduce",
                                 "associative_scan",
                                 "make_tensor_descriptor",
-                                "swizzle2d"};
+                                "swizzle2d",
+                                "make_block_ptr",
+                                "advance"};
   for (const char *b : names)
     if (n == b)
       return true;

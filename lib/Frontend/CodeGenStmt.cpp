@@ -136,6 +136,17 @@ void CodeGen::loopCarried(const Stmt &s, const std::string &loopVariable,
     Val &v = found->second;
     if (v.isConst()) // a constant changed by the loop becomes a value
       v = Val::runtime(runtime(v, s.loc));
+    if (v.kind == Val::BlockPtr) {
+      // A block pointer (advanced in the loop): each of its scalars.
+      for (size_t k = 0; k < v.elems.size(); ++k) {
+        Val &x = v.elems[k];
+        if (x.isConst())
+          x = Val::runtime(runtime(x, s.loc));
+        carried.push_back(n + '\x1f' + std::to_string(k));
+        inits.push_back(x.v);
+      }
+      continue;
+    }
     if (v.kind != Val::Runtime)
       continue;
     carried.push_back(n);
@@ -143,24 +154,42 @@ void CodeGen::loopCarried(const Stmt &s, const std::string &loopVariable,
   }
 }
 
+Val &CodeGen::carriedSlot(const std::string &key, Loc l) {
+  return slotIn(*scope, key, l);
+}
+
+Val &CodeGen::slotIn(Scope &sc, const std::string &key, Loc l) {
+  size_t sep = key.find('\x1f');
+  if (sep == std::string::npos)
+    return sc[key];
+  std::string name = key.substr(0, sep);
+  size_t k = std::stoul(key.substr(sep + 1));
+  Val &v = sc[name];
+  if (v.kind != Val::BlockPtr || k >= v.elems.size())
+    fail(l, "'" + name + "' is a block pointer before but " + describe(v) +
+                " after (a block pointer stays one)");
+  return v.elems[k];
+}
+
 SmallVector<mlir::Value>
 CodeGen::loopYields(const Stmt &s, ArrayRef<std::string> carried,
                     ArrayRef<Type> types) {
   SmallVector<mlir::Value> yields;
   for (size_t k = 0; k < carried.size(); ++k) {
-    Val v = (*scope)[carried[k]];
+    Val v = carriedSlot(carried[k], s.loc);
     Type want = types[k];
     mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
     if (v.isConst())
       y = materialize(v, elemOf(want), s.loc);
+    std::string name = carried[k].substr(0, carried[k].find('\x1f'));
     if (!y)
-      fail(s.loc, "'" + carried[k] + "' changes kind inside the loop");
+      fail(s.loc, "'" + name + "' changes kind inside the loop");
     // A scalar assigned to a carried block is splat; types never change.
     if (y.getType() != want && shapeOf(y.getType()).empty() &&
         elemOf(y.getType()) == elemOf(want))
       y = broadcastTo(y, shapeOf(want), s.loc);
     if (y.getType() != want)
-      fail(s.loc, "loop-carried '" + carried[k] + "' is " + typeName(want) +
+      fail(s.loc, "loop-carried '" + name + "' is " + typeName(want) +
                       " before the loop but " + typeName(y.getType()) +
                       " after an iteration");
     yields.push_back(y);
@@ -184,7 +213,7 @@ void CodeGen::whileLoop(const Stmt &s) {
     OpBuilder::InsertionGuard guard(b);
     mlir::Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
     for (size_t k = 0; k < carried.size(); ++k)
-      (*scope)[carried[k]] = Val::runtime(before->getArgument(k));
+      carriedSlot(carried[k], s.loc) = Val::runtime(before->getArgument(k));
     Val cond = expr(*s.value);
     if (cond.isConst())
       fail(s.value->loc, "the while condition is a constant; the loop would "
@@ -204,14 +233,14 @@ void CodeGen::whileLoop(const Stmt &s) {
     mlir::Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
     *scope = saved;
     for (size_t k = 0; k < carried.size(); ++k)
-      (*scope)[carried[k]] = Val::runtime(after->getArgument(k));
+      carriedSlot(carried[k], s.loc) = Val::runtime(after->getArgument(k));
     for (auto &st : s.body)
       statement(*st);
     scf::YieldOp::create(b, lc, loopYields(s, carried, types));
   }
   *scope = saved;
   for (size_t k = 0; k < carried.size(); ++k)
-    (*scope)[carried[k]] = Val::runtime(loop.getResult(k));
+    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k));
 }
 
 void CodeGen::assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out) {
@@ -322,7 +351,7 @@ void CodeGen::forLoop(const Stmt &s) {
   Scope saved = *scope;
   (*scope)[s.names[0].first] = Val::runtime(loop.getInductionVar());
   for (size_t k = 0; k < carried.size(); ++k)
-    (*scope)[carried[k]] = Val::runtime(loop.getRegionIterArgs()[k]);
+    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getRegionIterArgs()[k]);
   for (auto &st2 : s.body)
     statement(*st2);
   SmallVector<Type> types;
@@ -333,7 +362,7 @@ void CodeGen::forLoop(const Stmt &s) {
   // assigned inside the loop are not visible.
   *scope = saved;
   for (size_t k = 0; k < carried.size(); ++k)
-    (*scope)[carried[k]] = Val::runtime(loop.getResult(k));
+    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k));
 }
 
 void CodeGen::ifStatement(const Stmt &s) {
@@ -359,10 +388,25 @@ void CodeGen::ifStatement(const Stmt &s) {
     auto found = scope->find(n);
     if (found == scope->end())
       continue;
-    if (found->second.isConst())
-      found->second = Val::runtime(runtime(found->second, s.loc));
-    if (found->second.kind == Val::Runtime)
+    Val &v = found->second;
+    if (v.isConst())
+      v = Val::runtime(runtime(v, s.loc));
+    if (v.kind == Val::Runtime) {
       results.push_back(n);
+    } else if (v.kind == Val::BlockPtr) {
+      // Each scalar of a block pointer (advanced in a branch).
+      for (size_t k = 0; k < v.elems.size(); ++k) {
+        if (v.elems[k].isConst())
+          v.elems[k] = Val::runtime(runtime(v.elems[k], s.loc));
+        results.push_back(n + '\x1f' + std::to_string(k));
+      }
+    } else {
+      fail(s.loc, "'" + n + "' (" + describe(v) +
+                      ") is assigned in a branch of an 'if' on a runtime "
+                      "condition; only numbers, blocks and block pointers "
+                      "can be (the branch taken is known only when the "
+                      "kernel runs)");
+    }
   }
   Location lc = loc(s.loc);
   Scope before = *scope;
@@ -374,7 +418,7 @@ void CodeGen::ifStatement(const Stmt &s) {
   };
   SmallVector<Type> types;
   for (const std::string &n : results)
-    types.push_back(before[n].v.getType());
+    types.push_back(slotIn(before, n, s.loc).v.getType());
   auto ifOp = scf::IfOp::create(b, lc, types, c, /*withElse=*/true);
   Scope thenScope, elseScope;
   auto finish = [&](mlir::Block *block, const ::kite::ast::Block &body, Scope &out) {
@@ -388,7 +432,8 @@ void CodeGen::ifStatement(const Stmt &s) {
     emitBranch(body, out);
     SmallVector<mlir::Value> yields;
     for (size_t k = 0; k < results.size(); ++k) {
-      Val v = out[results[k]];
+      Val v = slotIn(out, results[k], s.loc);
+      std::string name = results[k].substr(0, results[k].find('\x1f'));
       mlir::Value y = v.kind == Val::Runtime ? v.v : Value();
       if (v.isConst())
         y = materialize(v, elemOf(types[k]), s.loc);
@@ -396,7 +441,7 @@ void CodeGen::ifStatement(const Stmt &s) {
           elemOf(y.getType()) == elemOf(types[k]))
         y = broadcastTo(y, shapeOf(types[k]), s.loc);
       if (!y || y.getType() != types[k])
-        fail(s.loc, "'" + results[k] + "' is " + typeName(types[k]) +
+        fail(s.loc, "'" + name + "' is " + typeName(types[k]) +
                         " before the 'if' but " +
                         (y ? typeName(y.getType()) : describe(v)) +
                         " in a branch");
@@ -408,7 +453,7 @@ void CodeGen::ifStatement(const Stmt &s) {
   finish(ifOp.elseBlock(), s.orelse, elseScope);
   *scope = before;
   for (size_t k = 0; k < results.size(); ++k)
-    (*scope)[results[k]] = Val::runtime(ifOp.getResult(k));
+    carriedSlot(results[k], s.loc) = Val::runtime(ifOp.getResult(k));
 }
 
 Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {

@@ -1,0 +1,199 @@
+//===- CodeGenBlockPointers.cpp - Triton's block pointers ------------------===//
+//
+// Triton's block pointers, as code written for them reads:
+//   a = make_block_ptr(base=A, shape=(M, K), strides=(sm, sk),
+//                      offsets=(pid_m * BM, 0), block_shape=(BM, BK),
+//                      order=(1, 0))
+//   x = load(a, boundary_check=(0, 1), padding_option="zero")
+//   a = advance(a, (0, BK))
+//   store(c, x, boundary_check=(0, 1))
+// A block pointer is a value of the frontend (Val::BlockPtr: the base
+// pointer and per dimension its shape, stride and offset, integer scalars),
+// carried through loops scalar by scalar (CodeGenStmt.cpp). A load or store
+// through one is the masked pointer block a kernel would write by hand:
+// base + sum over d of (offset_d + arange(0, block_d)) * stride_d, masked
+// with 0 <= offset_d + i < shape_d for the dimensions in boundary_check
+// (the others unchecked, as in Triton), elements outside read as zero
+// (padding_option "" or "zero") or NaN ("nan"). `order` is checked to be a
+// permutation and otherwise not needed: the layout follows the strides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+namespace kite::frontend {
+
+static bool isScalarInteger(const Val &v) {
+  return v.kind == Val::Int ||
+         (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()) &&
+          getElementTypeOrSelf(v.v.getType()).isSignlessInteger());
+}
+
+Val CodeGen::makeBlockPtr(const Expr &e) {
+  Args a = bindArgs(e, "make_block_ptr",
+                    {"base", "shape", "strides", "offsets", "block_shape",
+                     "order"},
+                    6);
+  const Val &base = a.values[0];
+  if (base.kind != Val::Runtime || isa<RankedTensorType>(base.v.getType()) ||
+      !isa<kd::PointerType>(base.v.getType()))
+    fail(a.locs[0], "make_block_ptr()'s base must be a pointer, got " +
+                        describe(base));
+  auto list = [&](int i, const char *what) {
+    const Val &v = a.values[i];
+    std::vector<Val> xs =
+        v.kind == Val::Tuple ? v.elems : std::vector<Val>{v};
+    for (const Val &x : xs)
+      if (!isScalarInteger(x))
+        fail(a.locs[i], std::string("make_block_ptr()'s ") + what +
+                            " must be integers, got " + describe(x));
+    return xs;
+  };
+  std::vector<Val> shape = list(1, "shape"), strides = list(2, "strides"),
+                   offsets = list(3, "offsets");
+  // The offsets of the elements are computed in the integer types given
+  // (as a kernel's own pointer arithmetic is: i32 for i32 strides, where
+  // Triton widens block pointers to i64); pass i64 strides for tensors
+  // past 2^31 elements.
+  SmallVector<int64_t> block = shapeArg(a.values[4], a.locs[4]);
+  size_t rank = block.size();
+  if (shape.size() != rank || strides.size() != rank ||
+      offsets.size() != rank)
+    fail(e.loc, "make_block_ptr(): shape, strides, offsets and block_shape "
+                "must have one value per dimension, got " +
+                    std::to_string(shape.size()) + ", " +
+                    std::to_string(strides.size()) + ", " +
+                    std::to_string(offsets.size()) + " and " +
+                    std::to_string(rank));
+  SmallVector<int64_t> order = constInts(a.values[5], a.locs[5], "order");
+  std::vector<bool> seen(rank, false);
+  bool permutation = order.size() == rank;
+  for (int64_t d : order) {
+    permutation = permutation && d >= 0 && d < int64_t(rank) && !seen[d];
+    if (permutation)
+      seen[d] = true;
+  }
+  if (!permutation)
+    fail(a.locs[5], "make_block_ptr()'s order must be a permutation of the " +
+                        std::to_string(rank) + " dimensions");
+  Val bp;
+  bp.kind = Val::BlockPtr;
+  bp.elems.push_back(base);
+  bp.elems.insert(bp.elems.end(), shape.begin(), shape.end());
+  bp.elems.insert(bp.elems.end(), strides.begin(), strides.end());
+  bp.elems.insert(bp.elems.end(), offsets.begin(), offsets.end());
+  bp.block.assign(block.begin(), block.end());
+  bp.order.assign(order.begin(), order.end());
+  return bp;
+}
+
+Val CodeGen::advanceBlockPtr(const Expr &e) {
+  Args a = bindArgs(e, "advance", {"base", "offsets"}, 2);
+  Val bp = a.values[0];
+  if (bp.kind != Val::BlockPtr)
+    fail(a.locs[0], "advance() needs a block pointer (make_block_ptr), got " +
+                        describe(bp));
+  size_t rank = bp.block.size();
+  const Val &d = a.values[1];
+  std::vector<Val> deltas =
+      d.kind == Val::Tuple ? d.elems : std::vector<Val>{d};
+  if (deltas.size() != rank)
+    fail(a.locs[1], "advance() of a " + std::to_string(rank) +
+                        "-D block pointer needs " + std::to_string(rank) +
+                        " offsets, got " + std::to_string(deltas.size()));
+  for (size_t k = 0; k < rank; ++k) {
+    if (!isScalarInteger(deltas[k]))
+      fail(a.locs[1], "advance()'s offsets must be integers, got " +
+                          describe(deltas[k]));
+    Val &offset = bp.elems[1 + 2 * rank + k];
+    offset = binary("+", offset, deltas[k], a.locs[1]);
+  }
+  return bp;
+}
+
+std::pair<mlir::Value, mlir::Value>
+CodeGen::blockPtrAccess(const Val &bp, const Val &boundaryCheck, bool checked,
+                        Loc l, Loc checkLoc) {
+  size_t rank = bp.block.size();
+  SmallVector<int64_t> checks;
+  if (checked)
+    checks = constInts(boundaryCheck, checkLoc, "boundary_check");
+  for (int64_t c : checks)
+    if (c < 0 || c >= int64_t(rank))
+      fail(checkLoc, "boundary_check names dimension " + std::to_string(c) +
+                         " of a " + std::to_string(rank) +
+                         "-D block pointer");
+  Val addr = bp.elems[0];
+  Val mask;
+  for (size_t d = 0; d < rank; ++d) {
+    // offset_d + arange(0, block_d), shaped to broadcast along dimension d.
+    mlir::Value range = kd::ArangeOp::create(
+        b, loc(l), RankedTensorType::get({bp.block[d]}, b.getI32Type()),
+        b.getI32IntegerAttr(0), b.getI32IntegerAttr(int32_t(bp.block[d])));
+    // expand_dims (not a reshape): what the axis analysis follows.
+    Val others;
+    others.kind = Val::Tuple;
+    for (size_t k = 0; k < rank; ++k)
+      if (k != d)
+        others.elems.push_back(Val::integer(int64_t(k)));
+    Val shaped = rank == 1 ? Val::runtime(range)
+                           : expandDims(Val::runtime(range), others, l, l, l);
+    Val idx = binary("+", bp.elems[1 + 2 * rank + d], shaped, l);
+    addr = binary("+", addr, binary("*", idx, bp.elems[1 + rank + d], l), l);
+    if (llvm::is_contained(checks, int64_t(d))) {
+      Val inside = binary("&", compare(">=", idx, Val::integer(0), l),
+                          compare("<", idx, bp.elems[1 + d], l), l);
+      mask = mask.kind == Val::None ? inside : binary("&", mask, inside, l);
+    }
+  }
+  SmallVector<int64_t> full(bp.block.begin(), bp.block.end());
+  mlir::Value ptrs = broadcastTo(addr.v, full, l);
+  mlir::Value m =
+      mask.kind == Val::None ? mlir::Value() : broadcastTo(mask.v, full, l);
+  return {ptrs, m};
+}
+
+void CodeGen::checkMemoryHints(const Args &a, size_t first,
+                               const std::string &fn) {
+  // Triton's cache_modifier and eviction_policy: hints, checked and not
+  // used (the compiler picks the cache operators); volatile=True is not
+  // supported.
+  auto text = [&](size_t i, const char *what,
+                  std::initializer_list<const char *> allowed) {
+    if (!a.given[i])
+      return;
+    const Val &v = a.values[i];
+    bool ok = v.kind == Val::Str;
+    if (ok)
+      ok = llvm::any_of(allowed, [&](const char *x) { return v.s == x; });
+    if (!ok) {
+      std::string list;
+      for (const char *x : allowed)
+        list += (list.empty() ? "\"" : ", \"") + std::string(x) + "\"";
+      fail(a.locs[i], fn + "()'s " + what + " must be one of " + list);
+    }
+  };
+  bool load = fn == "load";
+  if (load)
+    text(first, "cache_modifier", {"", ".ca", ".cg", ".cv"});
+  else
+    text(first, "cache_modifier", {"", ".wb", ".cg", ".cs", ".wt"});
+  text(first + 1, "eviction_policy", {"", "evict_first", "evict_last"});
+  if (load && a.given[first + 2] &&
+      constInt(a.values[first + 2], a.locs[first + 2], "load()'s volatile"))
+    fail(a.locs[first + 2], "load()'s volatile=True is not supported");
+}
+
+SmallVector<int64_t> CodeGen::constInts(const Val &v, Loc l,
+                                        const char *what) {
+  SmallVector<int64_t> out;
+  if (v.kind == Val::Tuple) {
+    for (const Val &x : v.elems)
+      out.push_back(constInt(x, l, what));
+  } else if (v.kind != Val::None) {
+    out.push_back(constInt(v, l, what));
+  }
+  return out;
+}
+
+} // namespace kite::frontend
