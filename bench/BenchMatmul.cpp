@@ -131,7 +131,9 @@ void runMatmul() {
   // on 8 warps and 3 stages (large ones). Warps and stages 0: the kernel's
   // own.
   // "tma": the same matmul with its operands read through tensor
-  // descriptors (bench/kernels/matmul_*_tma.kite: TMA on sm_90a).
+  // descriptors (bench/kernels/matmul_*_tma.kite: TMA on sm_90a); "block
+  // ptr": the f16 one written with block pointers
+  // (bench/kernels/matmul_f16_block_ptr.kite).
   struct Variant {
     const char *dtype, *kernel, *fill;
     size_t bytes;
@@ -153,6 +155,10 @@ void runMatmul() {
                          64, 4, 4},
                  Variant{"f16", "bench/matmul_f16.kite", "fill_f16", 2, 256,
                          128, 64, 8, 3},
+                 Variant{"f16", "bench/matmul_f16_block_ptr.kite", "fill_f16",
+                         2, 64, 128, 64, 4, 4, " block ptr"},
+                 Variant{"f16", "bench/matmul_f16_block_ptr.kite", "fill_f16",
+                         2, 256, 128, 64, 8, 3, " block ptr"},
                  Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 64,
                          128, 64, 4, 4},
                  Variant{"bf16", "bench/matmul_bf16.kite", "fill_bf16", 2, 256,

@@ -77,7 +77,7 @@ struct Val {
                                 ///< v: the descriptor)
   /// BlockPtr (Triton's make_block_ptr): elems are the base pointer, then
   /// per dimension the shapes, the strides and the offsets (integer
-  /// scalars); `order` its order argument.
+  /// scalars), then its block of pointers; `order` its order argument.
   std::vector<int64_t> order;
   const Function *fn = nullptr;
 
@@ -261,6 +261,8 @@ private:
                                                      const Val &boundaryCheck,
                                                      bool checked, Loc l,
                                                      Loc checkLoc);
+  Val blockPtrPointers(const Val &bp, Loc l);
+  Val blockPtrIndex(const Val &bp, size_t d, Loc l);
   /// A loop-carried slot: a name's value, or element k of a block pointer
   /// ("name\x1fk").
   Val &carriedSlot(const std::string &key, Loc l);

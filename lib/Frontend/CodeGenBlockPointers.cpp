@@ -1,4 +1,5 @@
-//===- CodeGenBlockPointers.cpp - Triton's block pointers ------------------===//
+//===- CodeGenBlockPointers.cpp - Triton's block pointers
+//------------------===//
 //
 // Triton's block pointers, as code written for them reads:
 //   a = make_block_ptr(base=A, shape=(M, K), strides=(sm, sk),
@@ -8,10 +9,13 @@
 //   a = advance(a, (0, BK))
 //   store(c, x, boundary_check=(0, 1))
 // A block pointer is a value of the frontend (Val::BlockPtr: the base
-// pointer and per dimension its shape, stride and offset, integer scalars),
-// carried through loops scalar by scalar (CodeGenStmt.cpp). A load or store
-// through one is the masked pointer block a kernel would write by hand:
-// base + sum over d of (offset_d + arange(0, block_d)) * stride_d, masked
+// pointer, per dimension its shape, stride and offset, integer scalars,
+// and its block of pointers), carried through loops value by value
+// (CodeGenStmt.cpp). A load or store through one is the masked pointer
+// block a kernel would write by hand: made once, base + sum over d of
+// (offset_d + arange(0, block_d)) * stride_d, moved by advance() (the
+// pointers by sum delta_d * stride_d, as a hand-written loop moves its
+// own, so the loop stages as the pointer form does), masked
 // with 0 <= offset_d + i < shape_d for the dimensions in boundary_check
 // (the others unchecked, as in Triton), elements outside read as zero
 // (padding_option "" or "zero") or NaN ("nan"). `order` is checked to be a
@@ -84,6 +88,7 @@ Val CodeGen::makeBlockPtr(const Expr &e) {
   bp.elems.insert(bp.elems.end(), offsets.begin(), offsets.end());
   bp.block.assign(block.begin(), block.end());
   bp.order.assign(order.begin(), order.end());
+  bp.elems.push_back(blockPtrPointers(bp, e.loc));
   return bp;
 }
 
@@ -101,13 +106,19 @@ Val CodeGen::advanceBlockPtr(const Expr &e) {
     fail(a.locs[1], "advance() of a " + std::to_string(rank) +
                         "-D block pointer needs " + std::to_string(rank) +
                         " offsets, got " + std::to_string(deltas.size()));
+  Val step = Val::integer(0); // the pointers move by sum delta_d * stride_d
   for (size_t k = 0; k < rank; ++k) {
     if (!isScalarInteger(deltas[k]))
       fail(a.locs[1], "advance()'s offsets must be integers, got " +
                           describe(deltas[k]));
     Val &offset = bp.elems[1 + 2 * rank + k];
     offset = binary("+", offset, deltas[k], a.locs[1]);
+    step = binary("+", step,
+                  binary("*", deltas[k], bp.elems[1 + rank + k], a.locs[1]),
+                  a.locs[1]);
   }
+  Val &ptrs = bp.elems[1 + 3 * rank];
+  ptrs = binary("+", ptrs, step, a.locs[1]);
   return bp;
 }
 
@@ -123,34 +134,50 @@ CodeGen::blockPtrAccess(const Val &bp, const Val &boundaryCheck, bool checked,
       fail(checkLoc, "boundary_check names dimension " + std::to_string(c) +
                          " of a " + std::to_string(rank) +
                          "-D block pointer");
-  Val addr = bp.elems[0];
+  // The pointers: the block of them made with the block pointer and moved
+  // by advance() (loop-carried as a hand-written kernel carries its own).
   Val mask;
   for (size_t d = 0; d < rank; ++d) {
-    // offset_d + arange(0, block_d), shaped to broadcast along dimension d.
-    mlir::Value range = kd::ArangeOp::create(
-        b, loc(l), RankedTensorType::get({bp.block[d]}, b.getI32Type()),
-        b.getI32IntegerAttr(0), b.getI32IntegerAttr(int32_t(bp.block[d])));
-    // expand_dims (not a reshape): what the axis analysis follows.
-    Val others;
-    others.kind = Val::Tuple;
-    for (size_t k = 0; k < rank; ++k)
-      if (k != d)
-        others.elems.push_back(Val::integer(int64_t(k)));
-    Val shaped = rank == 1 ? Val::runtime(range)
-                           : expandDims(Val::runtime(range), others, l, l, l);
-    Val idx = binary("+", bp.elems[1 + 2 * rank + d], shaped, l);
-    addr = binary("+", addr, binary("*", idx, bp.elems[1 + rank + d], l), l);
-    if (llvm::is_contained(checks, int64_t(d))) {
-      Val inside = binary("&", compare(">=", idx, Val::integer(0), l),
-                          compare("<", idx, bp.elems[1 + d], l), l);
-      mask = mask.kind == Val::None ? inside : binary("&", mask, inside, l);
-    }
+    if (!llvm::is_contained(checks, int64_t(d)))
+      continue;
+    Val idx = blockPtrIndex(bp, d, l);
+    Val inside = binary("&", compare(">=", idx, Val::integer(0), l),
+                        compare("<", idx, bp.elems[1 + d], l), l);
+    mask = mask.kind == Val::None ? inside : binary("&", mask, inside, l);
   }
   SmallVector<int64_t> full(bp.block.begin(), bp.block.end());
-  mlir::Value ptrs = broadcastTo(addr.v, full, l);
   mlir::Value m =
       mask.kind == Val::None ? mlir::Value() : broadcastTo(mask.v, full, l);
-  return {ptrs, m};
+  return {bp.elems[1 + 3 * rank].v, m};
+}
+
+Val CodeGen::blockPtrPointers(const Val &bp, Loc l) {
+  size_t rank = bp.block.size();
+  Val addr = bp.elems[0];
+  for (size_t d = 0; d < rank; ++d)
+    addr = binary(
+        "+", addr,
+        binary("*", blockPtrIndex(bp, d, l), bp.elems[1 + rank + d], l), l);
+  SmallVector<int64_t> full(bp.block.begin(), bp.block.end());
+  return Val::runtime(broadcastTo(addr.v, full, l));
+}
+
+/// offset_d + arange(0, block_d) of a block pointer, shaped to broadcast
+/// along dimension d (expand_dims, not a reshape: what the axis analysis
+/// follows).
+Val CodeGen::blockPtrIndex(const Val &bp, size_t d, Loc l) {
+  size_t rank = bp.block.size();
+  mlir::Value range = kd::ArangeOp::create(
+      b, loc(l), RankedTensorType::get({bp.block[d]}, b.getI32Type()),
+      b.getI32IntegerAttr(0), b.getI32IntegerAttr(int32_t(bp.block[d])));
+  Val others;
+  others.kind = Val::Tuple;
+  for (size_t k = 0; k < rank; ++k)
+    if (k != d)
+      others.elems.push_back(Val::integer(int64_t(k)));
+  Val shaped = rank == 1 ? Val::runtime(range)
+                         : expandDims(Val::runtime(range), others, l, l, l);
+  return binary("+", bp.elems[1 + 2 * rank + d], shaped, l);
 }
 
 void CodeGen::checkMemoryHints(const Args &a, size_t first,
