@@ -140,9 +140,11 @@ CodeGen::blockPtrAccess(const Val &bp, const Val &boundaryCheck, bool checked,
   for (size_t d = 0; d < rank; ++d) {
     if (!llvm::is_contained(checks, int64_t(d)))
       continue;
-    Val idx = blockPtrIndex(bp, d, l);
-    Val inside = binary("&", compare(">=", idx, Val::integer(0), l),
-                        compare("<", idx, bp.elems[1 + d], l), l);
+    // 0 <= i < shape_d as one unsigned compare (a negative i wraps above
+    // any shape).
+    auto [i, n] = unify(blockPtrIndex(bp, d, l), bp.elems[1 + d], l);
+    Val inside = Val::runtime(
+        arith::CmpIOp::create(b, loc(l), arith::CmpIPredicate::ult, i, n));
     mask = mask.kind == Val::None ? inside : binary("&", mask, inside, l);
   }
   SmallVector<int64_t> full(bp.block.begin(), bp.block.end());
