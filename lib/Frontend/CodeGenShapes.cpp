@@ -11,7 +11,11 @@
 //   expand_dims(x, axis)  size-1 dimensions inserted at `axis` (an int or a
 //                     tuple of them, negative from the end of the result:
 //                     x[:, None] is expand_dims(x, 1)),
-//   ravel(x)          x as one dimension, row-major (reshape).
+//   ravel(x)          x as one dimension, row-major (reshape),
+//   cat(a, b, can_reorder=False)  b after a along the first dimension
+//                     (join, then the new dimension moved to the front
+//                     and merged: the order kept, which any can_reorder
+//                     allows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +26,7 @@ namespace kite::frontend {
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
          n == "broadcast_to" || n == "sort" || n == "expand_dims" ||
-         n == "ravel";
+         n == "ravel" || n == "cat";
 }
 
 Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
@@ -110,6 +114,30 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
   if (n == "expand_dims") {
     Args a = bindArgs(e, n, {"input", "axis"}, 2);
     return expandDims(a.values[0], a.values[1], e.loc, a.locs[0], a.locs[1]);
+  }
+  if (n == "cat") {
+    Args a = bindArgs(e, n, {"input", "other", "can_reorder"}, 2);
+    if (a.given[2])
+      (void)constInt(a.values[2], a.locs[2], "cat()'s can_reorder");
+    RankedTensorType ta = block(a.values[0], a.locs[0], nullptr);
+    RankedTensorType tb = block(a.values[1], a.locs[1], nullptr);
+    if (ta.getShape() != tb.getShape())
+      fail(e.loc, "cat() needs two blocks of one shape, got " +
+                      describe(a.values[0]) + " and " + describe(a.values[1]));
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    auto part = llvm::cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> joined(part.getShape());
+    joined.push_back(2);
+    mlir::Value j = kd::JoinOp::create(
+        b, lc, withShape(part.getElementType(), joined), x, y);
+    // (d0, ..., 2) -> (2, d0, ...) -> (2 * d0, ...)
+    SmallVector<int64_t> dims{int64_t(joined.size()) - 1};
+    for (int64_t k = 0; k + 1 < int64_t(joined.size()); ++k)
+      dims.push_back(k);
+    Val moved = transpose(Val::runtime(j), dims, e.loc, e.loc);
+    SmallVector<int64_t> out(part.getShape());
+    out[0] *= 2;
+    return reshapeTo(moved, out, e.loc, e.loc);
   }
   if (n == "ravel") {
     Args a = bindArgs(e, n, {"x", "can_reorder"}, 1);
