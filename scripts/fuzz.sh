@@ -8,7 +8,7 @@
 #   frontend: unittests/Frontend/FrontendFuzzer.cpp over .kite sources
 #             (import and verify; a quarter of what verifies also through
 #             the pipeline up to the LLVM dialect, parameters specialized
-#             as divisible by 16; seeds: dsl-examples, test/Frontend);
+#             as divisible by 16; seeds: dsl-examples, test/Frontend, bench/kernels);
 #             lib/Frontend instrumented;
 #   dialect:  unittests/Fuzz/DialectFuzzer.cpp over kite-dialect IR (parse,
 #             verify, interpret, lower to PTX; seeds: the dialect's tests and
@@ -52,7 +52,8 @@ run() { # name, binary, corpus dir
 if [ "$which" != dialect ]; then
   out="$build/fuzz"
   mkdir -p "$out/corpus"
-  cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite "$out/corpus/"
+  cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite \
+     "$root"/bench/kernels/*.kite "$out/corpus/"
   clang++-22 "${flags[@]}" "$root"/lib/Frontend/*.cpp \
     "$root/unittests/Frontend/FrontendFuzzer.cpp" "${libs[@]}" \
     -o "$out/kite-frontend-libfuzzer"
