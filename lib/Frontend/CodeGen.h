@@ -106,6 +106,14 @@ struct Val {
     return x;
   }
   bool isConst() const { return kind == Int || kind == Float || kind == Bool; }
+  /// An integer scalar, constant or runtime (what the shapes, strides and
+  /// offsets of descriptors and block pointers must be).
+  bool isScalarInt() const {
+    return kind == Int ||
+           (kind == Runtime &&
+            !mlir::isa<mlir::RankedTensorType>(v.getType()) &&
+            mlir::getElementTypeOrSelf(v.getType()).isSignlessInteger());
+  }
 };
 
 class CodeGen {

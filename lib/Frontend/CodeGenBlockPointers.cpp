@@ -27,12 +27,6 @@
 
 namespace kite::frontend {
 
-static bool isScalarInteger(const Val &v) {
-  return v.kind == Val::Int ||
-         (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()) &&
-          getElementTypeOrSelf(v.v.getType()).isSignlessInteger());
-}
-
 Val CodeGen::makeBlockPtr(const Expr &e) {
   Args a = bindArgs(e, "make_block_ptr",
                     {"base", "shape", "strides", "offsets", "block_shape",
@@ -48,7 +42,7 @@ Val CodeGen::makeBlockPtr(const Expr &e) {
     std::vector<Val> xs =
         v.kind == Val::Tuple ? v.elems : std::vector<Val>{v};
     for (const Val &x : xs)
-      if (!isScalarInteger(x))
+      if (!x.isScalarInt())
         fail(a.locs[i], std::string("make_block_ptr()'s ") + what +
                             " must be integers, got " + describe(x));
     return xs;
@@ -108,7 +102,7 @@ Val CodeGen::advanceBlockPtr(const Expr &e) {
                         " offsets, got " + std::to_string(deltas.size()));
   Val step = Val::integer(0); // the pointers move by sum delta_d * stride_d
   for (size_t k = 0; k < rank; ++k) {
-    if (!isScalarInteger(deltas[k]))
+    if (!deltas[k].isScalarInt())
       fail(a.locs[1], "advance()'s offsets must be integers, got " +
                           describe(deltas[k]));
     Val &offset = bp.elems[1 + 2 * rank + k];

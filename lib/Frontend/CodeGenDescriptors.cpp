@@ -25,14 +25,6 @@ const std::vector<Val> *listOf(const Val &v) {
 }
 } // namespace
 
-/// Whether `v` is an integer scalar (a constant or a runtime value): what
-/// shapes, strides and offsets must be.
-static bool isScalarInt(const Val &v) {
-  return v.kind == Val::Int ||
-         (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()) &&
-          getElementTypeOrSelf(v.v.getType()).isSignlessInteger());
-}
-
 Val CodeGen::makeDescriptor(const Expr &e) {
   Args a = bindArgs(e, "make_tensor_descriptor",
                     {"base", "shape", "strides", "block_shape", "padding_option"},
@@ -67,7 +59,7 @@ Val CodeGen::makeDescriptor(const Expr &e) {
   const std::vector<Val> *lists[2] = {shape, strides};
   for (int k = 0; k < 2; ++k)
     for (const Val &v : *lists[k]) {
-      if (!isScalarInt(v))
+      if (!v.isScalarInt())
         fail(e.loc, std::string("make_tensor_descriptor's ") +
                         (k == 0 ? "shape" : "strides") +
                         " must be integers, got " + describe(v));
@@ -117,7 +109,7 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
   Location lc = loc(e.loc);
   SmallVector<mlir::Value> offs;
   for (const Val &off : *offsets) {
-    if (!isScalarInt(off))
+    if (!off.isScalarInt())
       fail(a.locs[0], "descriptor offsets must be integers, got " +
                           describe(off));
     offs.push_back(off.kind == Val::Runtime

@@ -33,15 +33,15 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
           blockPtrAccess(p, a.values[3], a.given[3], e.loc, a.locs[3]);
       Type pointee =
           llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
-      std::string padding =
-          a.given[4] && a.values[4].kind == Val::Str ? a.values[4].s : "";
-      if (a.given[4] && a.values[4].kind != Val::Str)
+      const Val &pad = a.values[4];
+      std::string padding = a.given[4] ? pad.s : "";
+      if (a.given[4] &&
+          (pad.kind != Val::Str ||
+           (padding != "" && padding != "zero" && padding != "nan")))
         fail(a.locs[4], "load()'s padding_option must be \"\", \"zero\" or "
-                        "\"nan\"");
-      if (padding != "" && padding != "zero" && padding != "nan")
-        fail(a.locs[4], "load()'s padding_option must be \"\", \"zero\" or "
-                        "\"nan\", got \"" +
-                            padding + "\"");
+                        "\"nan\", got " +
+                            (pad.kind == Val::Str ? "\"" + padding + "\""
+                                                  : describe(pad)));
       if (padding == "nan" && !isa<FloatType>(pointee))
         fail(a.locs[4], "load()'s padding_option \"nan\" needs floats, the "
                         "block pointer's elements are " +

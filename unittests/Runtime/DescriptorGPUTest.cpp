@@ -68,34 +68,6 @@ def matmul_desc(a_ptr: *T, b_ptr: *T, c_ptr: *f32, M: i32, N: i32, K: i32,
   return s;
 }
 
-std::vector<float> randomValues(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(gen);
-  return v;
-}
-
-/// Random f16 operands A (M x K) and B (K x N) on the device; `a` and `b`
-/// hold their f16 values as floats (for host references).
-struct HalfOperands {
-  std::vector<float> a, b;
-  DeviceBuffer<uint16_t> da, db;
-};
-HalfOperands halfOperands(int M, int N, int K, unsigned seedA, unsigned seedB) {
-  auto a = randomValues(size_t(M) * K, seedA),
-       b = randomValues(size_t(K) * N, seedB);
-  std::vector<uint16_t> ha(a.size()), hb(b.size());
-  for (size_t i = 0; i < a.size(); ++i)
-    a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
-  for (size_t i = 0; i < b.size(); ++i)
-    b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
-  return {std::move(a), std::move(b),
-          DeviceBuffer<uint16_t>::fromHost(ha).value(),
-          DeviceBuffer<uint16_t>::fromHost(hb).value()};
-}
-
 /// The descriptor matmul compiled three ways: 0: cp.async staging, 1: TMA,
 /// 2: TMA with a producer warp.
 struct ThreeForms {
@@ -225,11 +197,7 @@ TEST(GPU, DescriptorMatmulWithTma) {
         double worst = 0;
         for (int m = 0; m < M; ++m)
           for (int n = 0; n < N; ++n) {
-            double ref = 0, mag = 0;
-            for (int kk = 0; kk < K; ++kk) {
-              ref += double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
-              mag += std::fabs(double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n]);
-            }
+            auto [ref, mag] = dotFloat64(a, b, K, N, m, n);
             size_t i = size_t(m) * N + n;
             // TMA and cp.async stage the same bytes for the same wgmmas.
             ASSERT_EQ(results[1][i], results[0][i])
@@ -298,12 +266,7 @@ TEST(GPU, PersistentMatmulWithTma) {
     double worst = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
-        double ref = 0, mag = 0;
-        for (int kk = 0; kk < K; ++kk) {
-          double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
-          ref += p;
-          mag += std::fabs(p);
-        }
+        auto [ref, mag] = dotFloat64(a, b, K, N, m, n);
         size_t i = size_t(m) * N + n;
         ASSERT_EQ(results[1][i], results[0][i])
             << what << ": TMA and cp.async differ at (" << m << ", " << n << ")";
@@ -486,12 +449,7 @@ def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i3
     double worst = 0;
     for (int m = 0; m < M; m += 7)
       for (int n = 0; n < N; ++n) {
-        double ref = 0, mag = 0;
-        for (int kk = 0; kk < K; ++kk) {
-          double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
-          ref += p;
-          mag += std::fabs(p);
-        }
+        auto [ref, mag] = dotFloat64(a, b, K, N, m, n);
         double got = fromHalfBits(c[1][size_t(m) * N + n], false);
         worst =
             std::max(worst, std::fabs(got - ref) /
@@ -600,12 +558,7 @@ def ring(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, e_ptr: *f16, d_ptr: *f16,
       size_t i = size_t(m) * N + n;
       ASSERT_EQ(d[i], he[i])
           << "D differs from E at (" << m << ", " << n << ")";
-      double ref = 0, mag = 0;
-      for (int kk = 0; kk < K; ++kk) {
-        double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
-        ref += p;
-        mag += std::fabs(p);
-      }
+      auto [ref, mag] = dotFloat64(a, b, K, N, m, n);
       double got = fromHalfBits(c[i], false);
       worst = std::max(worst, std::fabs(got - ref) /
                                   (mag * 2e-4 + std::fabs(ref) * 1e-3 + 1e-6));
@@ -686,12 +639,8 @@ def fp8_convert(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK:
         double worst = 0;
         for (int m = 0; m < M; ++m)
           for (int nn = 0; nn < N; ++nn) {
-            double ref = 0, mag = 0;
-            for (int kk = 0; kk < K; ++kk) {
-              double p = double(a[size_t(m) * K + kk]) * b[size_t(nn) * K + kk];
-              ref += p;
-              mag += std::fabs(p);
-            }
+            auto [ref, mag] =
+                dotFloat64(a, b, K, N, m, nn, /*bTransposed=*/true);
             size_t i = size_t(m) * N + nn;
             // (The cp.async form of this kernel, descriptors lowered to
             // pointer blocks, is not staged for fp8 yet: it runs on the FMA

@@ -1,8 +1,8 @@
 //===- GPUTestHelpers.h - Shared by the GPU test files ----------*- C++ -*-===//
 //
 // REQUIRE_GPU (skip, saying why, without a GPU), REQUIRE_SM90, the
-// dsl-examples' sources and f16/bf16 bits for the test files of
-// KiteRuntimeGPUTests.
+// dsl-examples' sources, f16/bf16 bits, random operands and float64 dot
+// products for the test files of KiteRuntimeGPUTests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +13,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #define REQUIRE_GPU()                                                          \
   do {                                                                         \
@@ -75,6 +78,55 @@ inline float fromHalfBits(uint16_t u, bool bf16) {
   _Float16 h;
   std::memcpy(&h, &u, 2);
   return float(h);
+}
+
+/// n floats uniform in [-1, 1) from `seed`.
+inline std::vector<float> randomValues(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(gen);
+  return v;
+}
+
+/// Random f16 operands A (M x K) and B (K x N) on the device; `a` and `b`
+/// hold their f16 values as floats (for host references).
+struct HalfOperands {
+  std::vector<float> a, b;
+  DeviceBuffer<uint16_t> da, db;
+};
+inline HalfOperands halfOperands(int M, int N, int K, unsigned seedA,
+                                 unsigned seedB) {
+  auto a = randomValues(size_t(M) * K, seedA),
+       b = randomValues(size_t(K) * N, seedB);
+  std::vector<uint16_t> ha(a.size()), hb(b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
+  return {std::move(a), std::move(b),
+          DeviceBuffer<uint16_t>::fromHost(ha).value(),
+          DeviceBuffer<uint16_t>::fromHost(hb).value()};
+}
+
+/// Row m of A (row-major, K columns) times column n of B (K x N row-major,
+/// or N x K with `bTransposed`) in float64: the value, and the sum of the
+/// terms' magnitudes (the scale of an f32 accumulation's rounding).
+struct Float64Dot {
+  double value = 0, magnitude = 0;
+};
+inline Float64Dot dotFloat64(const std::vector<float> &a,
+                             const std::vector<float> &b, int K, int N, int m,
+                             int n, bool bTransposed = false) {
+  Float64Dot d;
+  for (int kk = 0; kk < K; ++kk) {
+    double p = double(a[size_t(m) * K + kk]) *
+               b[bTransposed ? size_t(n) * K + kk : size_t(kk) * N + n];
+    d.value += p;
+    d.magnitude += std::fabs(p);
+  }
+  return d;
 }
 
 } // namespace kite::test

@@ -13,7 +13,6 @@
 #include "TestHelpers.h"
 
 #include <cmath>
-#include <random>
 
 using namespace kite;
 using namespace kite::test;
@@ -68,23 +67,14 @@ TEST(GPU, BlockPointerMatmul) {
   for (Shape sh : {Shape{128, 128, 64}, Shape{1040, 528, 272},
                    Shape{100, 60, 36}, Shape{37, 300, 200}}) {
     const int M = sh.M, N = sh.N, K = sh.K;
-    std::mt19937 gen(M * 7 + N);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    std::vector<float> a(size_t(M) * K), b(size_t(K) * N);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i)
-      a[i] = fromHalfBits(ha[i] = toHalfBits(dist(gen), false), false);
-    for (size_t i = 0; i < b.size(); ++i)
-      b[i] = fromHalfBits(hb[i] = toHalfBits(dist(gen), false), false);
-    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
-    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    HalfOperands ops = halfOperands(M, N, K, unsigned(M * 7 + N), 5);
     // One guard element past C: the boundary-checked store must not reach it.
     auto dc = DeviceBuffer<float>::fromHost(
                   std::vector<float>(size_t(M) * N + 1, std::nanf("")))
                   .value();
     auto ran = k->launch(Grid((M + 127) / 128, (N + 127) / 128),
-                         {Arg(da), Arg(db), Arg(dc), int32_t(M), int32_t(N),
-                          int32_t(K)});
+                         {Arg(ops.da), Arg(ops.db), Arg(dc), int32_t(M),
+                          int32_t(N), int32_t(K)});
     ASSERT_TRUE(ran) << ran.error().str();
     auto c = dc.toHost().value();
     std::string what = std::to_string(M) + "x" + std::to_string(N) + "x" +
@@ -93,12 +83,7 @@ TEST(GPU, BlockPointerMatmul) {
     double worst = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
-        double ref = 0, mag = 0;
-        for (int kk = 0; kk < K; ++kk) {
-          double p = double(a[size_t(m) * K + kk]) * b[size_t(kk) * N + n];
-          ref += p;
-          mag += std::fabs(p);
-        }
+        auto [ref, mag] = dotFloat64(ops.a, ops.b, K, N, m, n);
         worst = std::max(worst,
                          std::fabs(c[size_t(m) * N + n] - ref) / (mag + 1e-6));
       }
