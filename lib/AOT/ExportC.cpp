@@ -63,6 +63,8 @@ std::string cType(const kite::KernelParam &p) {
     return "int32_t";
   if (t == "i64")
     return "int64_t";
+  if (t == "u8" || t == "u16" || t == "u32" || t == "u64")
+    return "uint" + t.drop_front().str() + "_t";
   if (t == "f16" || t == "bf16")
     return "uint16_t";
   if (t == "f32")

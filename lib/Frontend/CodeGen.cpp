@@ -50,11 +50,23 @@ OwningOpRef<ModuleOp> CodeGen::run(unsigned &errors) {
   throw CodeGenError();
 }
 
-std::string CodeGen::typeName(Type t) {
+std::string CodeGen::typeName(Type t, bool uns) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto p = dyn_cast<kd::PointerType>(t)) {
-    os << "*" << p.getPointeeType();
+    os << "*" << typeName(p.getPointeeType(), uns);
+    return s;
+  }
+  auto r = dyn_cast<RankedTensorType>(t);
+  if (r && uns && r.getElementType().isSignlessInteger()) {
+    os << "tensor<";
+    for (int64_t d : r.getShape())
+      os << d << "x";
+    os << typeName(r.getElementType(), uns) << ">";
+    return s;
+  }
+  if (uns && t.isSignlessInteger() && !t.isInteger(1)) {
+    os << "u" << t.getIntOrFloatBitWidth();
     return s;
   }
   t.print(os);
@@ -66,7 +78,7 @@ std::string CodeGen::describe(const Val &v) {
   case Val::None:
     return "None";
   case Val::Runtime:
-    return typeName(v.v.getType());
+    return typeName(v.v.getType(), v.uns);
   case Val::Int:
     return "int constant " + std::to_string(v.i);
   case Val::Float:
@@ -76,7 +88,7 @@ std::string CodeGen::describe(const Val &v) {
   case Val::Str:
     return "string";
   case Val::DType:
-    return "dtype " + typeName(v.dtype);
+    return "dtype " + typeName(v.dtype, v.uns);
   case Val::Tuple:
     return "tuple";
   case Val::Helper:
@@ -89,7 +101,25 @@ std::string CodeGen::describe(const Val &v) {
   return "?";
 }
 
-std::optional<Type> CodeGen::dtypeNamed(StringRef n) {
+std::optional<Type> CodeGen::dtypeNamed(StringRef n, bool *uns) {
+  if (uns)
+    *uns = false;
+  // Unsigned integers (Triton's uint8 .. uint64): signless in the IR, the
+  // signedness kept by the frontend (Val::uns).
+  int64_t width = 0;
+  if (n == "u8" || n == "uint8")
+    width = 8;
+  else if (n == "u16" || n == "uint16")
+    width = 16;
+  else if (n == "u32" || n == "uint32")
+    width = 32;
+  else if (n == "u64" || n == "uint64")
+    width = 64;
+  if (width) {
+    if (uns)
+      *uns = true;
+    return b.getIntegerType(width);
+  }
   if (n == "i1" || n == "bool" || n == "int1")
     return b.getI1Type();
   if (n == "i8" || n == "int8")
@@ -128,7 +158,20 @@ Type CodeGen::withShape(Type elem, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, elem);
 }
 
-Type CodeGen::promote(Type a, Type c, Loc l) {
+Type CodeGen::promote(Type a, Type c, Loc l, bool ua, bool uc, bool *ru) {
+  if (ru) {
+    // Of two integers the wider one's signedness; at equal widths unsigned
+    // wins (C's usual arithmetic conversions, Triton's
+    // integer_promote_impl). Floats and i1 have none.
+    bool ia = a.isSignlessInteger() && !a.isInteger(1);
+    bool ic = c.isSignlessInteger() && !c.isInteger(1);
+    if (ia && ic) {
+      unsigned wa = a.getIntOrFloatBitWidth(), wc = c.getIntOrFloatBitWidth();
+      *ru = wa == wc ? (ua || uc) : (wa > wc ? ua : uc);
+    } else {
+      *ru = (ia && ua && !isa<FloatType>(c)) || (ic && uc && !isa<FloatType>(a));
+    }
+  }
   if (a == c)
     return a;
   bool fa = isa<FloatType>(a), fc = isa<FloatType>(c);
@@ -158,7 +201,7 @@ Type CodeGen::defaultType(const Val &v) {
                                                : b.getI64Type();
 }
 
-mlir::Value CodeGen::materialize(const Val &v, Type elem, Loc l) {
+mlir::Value CodeGen::materialize(const Val &v, Type elem, Loc l, bool uns) {
   if (v.kind == Val::Runtime)
     return v.v;
   Location lc = loc(l);
@@ -174,11 +217,13 @@ mlir::Value CodeGen::materialize(const Val &v, Type elem, Loc l) {
                   "; use .to() on a block or an int literal");
     int64_t x = v.i;
     unsigned w = it.getWidth();
+    // Signed types take [-2^(w-1), 2^w - 1] (a literal like 0xFFFFFFFF
+    // gives i32's bits), unsigned ones the same (a negative literal wraps).
     if (w < 64 && w > 1 &&
         (x > (int64_t(1) << (w - 1)) - 1 + (int64_t(1) << (w - 1)) ||
          x < -(int64_t(1) << (w - 1))))
       fail(l, "constant " + std::to_string(x) + " does not fit in " +
-                  typeName(elem));
+                  typeName(elem, uns));
     return arith::ConstantOp::create(b, lc, it, b.getIntegerAttr(it, x));
   }
   fail(l, "cannot make a constant of type " + typeName(elem));
@@ -188,10 +233,13 @@ mlir::Value CodeGen::runtime(const Val &v, Loc l) {
   return materialize(v, defaultType(v), l);
 }
 
-mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
+mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l, bool fromUns,
+                          bool toUns) {
   Type from = elemOf(x.getType());
   if (from == elem)
-    return x;
+    return x; // i32 <-> u32: the same bits
+  fromUns &= from.isSignlessInteger() && !from.isInteger(1);
+  toUns &= elem.isSignlessInteger() && !elem.isInteger(1);
   Location lc = loc(l);
   Type to = withShape(elem, shapeOf(x.getType()));
   if (isa<kd::PointerType>(from) || isa<kd::PointerType>(elem))
@@ -205,10 +253,10 @@ mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
     if (!ff && !isa<IntegerType>(from))
       fail(l, "cannot convert " + typeName(x.getType()) + " to " +
                   typeName(elem));
-    return cast(cast(x, b.getF32Type(), l), elem, l);
+    return cast(cast(x, b.getF32Type(), l, fromUns), elem, l);
   }
   if (isFp8(from) && !elem.isF32() && !elem.isF16())
-    return cast(cast(x, b.getF32Type(), l), elem, l);
+    return cast(cast(x, b.getF32Type(), l), elem, l, false, toUns);
   if (isFp8(elem)) {
     auto fe = llvm::cast<FloatType>(elem);
     double max = APFloat::getLargest(fe.getFloatSemantics()).convertToDouble();
@@ -230,7 +278,7 @@ mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
     return arith::TruncFOp::create(b, lc, to, wide);
   }
   if (!ff && ft) {
-    if (from.isInteger(1))
+    if (from.isInteger(1) || fromUns)
       return arith::UIToFPOp::create(b, lc, to, x);
     return arith::SIToFPOp::create(b, lc, to, x);
   }
@@ -240,6 +288,8 @@ mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
                                  x.getType(), l);
       return arith::CmpFOp::create(b, lc, arith::CmpFPredicate::UNE, x, zero);
     }
+    if (toUns)
+      return arith::FPToUIOp::create(b, lc, to, x);
     return arith::FPToSIOp::create(b, lc, to, x);
   }
   unsigned wf = from.getIntOrFloatBitWidth(), wt = elem.getIntOrFloatBitWidth();
@@ -248,9 +298,10 @@ mlir::Value CodeGen::cast(mlir::Value x, Type elem, Loc l) {
                                x.getType(), l);
     return arith::CmpIOp::create(b, lc, arith::CmpIPredicate::ne, x, zero);
   }
-  if (wf < wt)
-    return wf == 1 ? arith::ExtUIOp::create(b, lc, to, x).getResult()
-                   : arith::ExtSIOp::create(b, lc, to, x).getResult();
+  if (wf < wt) // widening by the source's signedness
+    return wf == 1 || fromUns
+               ? arith::ExtUIOp::create(b, lc, to, x).getResult()
+               : arith::ExtSIOp::create(b, lc, to, x).getResult();
   return arith::TruncIOp::create(b, lc, to, x);
 }
 
@@ -323,7 +374,7 @@ mlir::Value CodeGen::broadcastTo(mlir::Value x, ArrayRef<int64_t> shape, Loc l) 
 }
 
 std::pair<mlir::Value, mlir::Value> CodeGen::unify(const Val &a, const Val &c, Loc l,
-                                          bool allowPtr) {
+                                          bool allowPtr, bool *uns) {
   if (!a.isConst() && a.kind != Val::Runtime)
     fail(l, "expected a number or a block, got " + describe(a));
   if (!c.isConst() && c.kind != Val::Runtime)
@@ -334,36 +385,45 @@ std::pair<mlir::Value, mlir::Value> CodeGen::unify(const Val &a, const Val &c, L
     if (!allowPtr)
       fail(l, "this operator does not apply to pointers (" + describe(a) +
                   ", " + describe(c) + ")");
-    if (!pa || !pc || elemOf(a.v.getType()) != elemOf(c.v.getType()))
+    if (!pa || !pc || elemOf(a.v.getType()) != elemOf(c.v.getType()) ||
+        a.uns != c.uns)
       fail(l, "cannot mix " + describe(a) + " and " + describe(c));
   }
   Type ea, ec;
+  // A constant beside a runtime operand takes its type and signedness
+  // where it fits (weakType).
+  bool ua = a.uns, uc = c.uns, ru = false;
   if (pa && pc) {
     ea = ec = elemOf(a.v.getType());
+    ru = a.uns;
   } else if (a.kind == Val::Runtime && c.kind == Val::Runtime) {
     ea = elemOf(a.v.getType());
     ec = elemOf(c.v.getType());
-    ea = ec = promote(ea, ec, l);
+    ea = ec = promote(ea, ec, l, ua, uc, &ru);
   } else if (a.kind == Val::Runtime) {
     ea = elemOf(a.v.getType());
-    ec = weakType(c, ea);
-    ea = ec = promote(ea, ec, l);
+    ec = weakType(c, ea, ua);
+    uc = ec == ea && ua;
+    ea = ec = promote(ea, ec, l, ua, uc, &ru);
   } else if (c.kind == Val::Runtime) {
     ec = elemOf(c.v.getType());
-    ea = weakType(a, ec);
-    ea = ec = promote(ea, ec, l);
+    ea = weakType(a, ec, uc);
+    ua = ea == ec && uc;
+    ea = ec = promote(ea, ec, l, ua, uc, &ru);
   } else {
     ea = ec = promote(defaultType(a), defaultType(c), l);
   }
-  mlir::Value x = materialize(a, ea, l), y = materialize(c, ec, l);
-  x = cast(x, ea, l);
-  y = cast(y, ec, l);
+  if (uns)
+    *uns = ru;
+  mlir::Value x = materialize(a, ea, l, ru), y = materialize(c, ec, l, ru);
+  x = cast(x, ea, l, ua, ru);
+  y = cast(y, ec, l, uc, ru);
   SmallVector<int64_t> shape =
       broadcastShape(shapeOf(x.getType()), shapeOf(y.getType()), l);
   return {broadcastTo(x, shape, l), broadcastTo(y, shape, l)};
 }
 
-Type CodeGen::weakType(const Val &k, Type other) {
+Type CodeGen::weakType(const Val &k, Type other, bool otherUns) {
   if (isPtr(other))
     return defaultType(k);
   if (k.kind == Val::Float)
@@ -372,6 +432,12 @@ Type CodeGen::weakType(const Val &k, Type other) {
     return other.isInteger(1) ? other : b.getI1Type();
   if (isa<FloatType>(other) || other.isInteger(1))
     return isa<FloatType>(other) ? other : defaultType(k);
+  if (otherUns) { // what fits an unsigned type's bits (negatives wrap)
+    unsigned w = other.getIntOrFloatBitWidth();
+    if (w == 64 || (k.i >= -(int64_t(1) << (w - 1)) &&
+                    k.i <= int64_t((uint64_t(1) << w) - 1)))
+      return other;
+  }
   if (k.i < INT32_MIN || k.i > INT32_MAX)
     return b.getI64Type().getWidth() >= other.getIntOrFloatBitWidth()
                ? Type(b.getI64Type())

@@ -80,11 +80,18 @@ struct Val {
   /// scalars), then its block of pointers; `order` its order argument.
   std::vector<int64_t> order;
   const Function *fn = nullptr;
+  /// Signedness, a property of the frontend's types (the IR is signless, as
+  /// MLIR's arith is; the operations chosen carry it: divui, shrui, cmpi
+  /// ult, uitofp, ...). Runtime integers: an unsigned value (u8 .. u64);
+  /// pointers and blocks of pointers: an unsigned pointee; DType: an
+  /// unsigned dtype.
+  bool uns = false;
 
-  static Val runtime(mlir::Value v) {
+  static Val runtime(mlir::Value v, bool isUnsigned = false) {
     Val x;
     x.kind = Runtime;
     x.v = v;
+    x.uns = isUnsigned;
     return x;
   }
   static Val integer(int64_t i) {
@@ -136,7 +143,8 @@ private:
 
   [[noreturn]] void fail(Loc l, const Twine &msg);
 
-  std::string typeName(Type t);
+  /// `t` as the language spells it (u32 for an unsigned i32 when `uns`).
+  std::string typeName(Type t, bool uns = false);
 
   std::string describe(const Val &v);
 
@@ -144,7 +152,9 @@ private:
   // Types
   //===--------------------------------------------------------------------===//
 
-  std::optional<Type> dtypeNamed(StringRef n);
+  /// The dtype called `n` (i32, float16, uint8, ...); `*uns` is set to
+  /// whether it is unsigned.
+  std::optional<Type> dtypeNamed(StringRef n, bool *uns = nullptr);
 
   static ArrayRef<int64_t> shapeOf(Type t);
   static Type elemOf(Type t) { return getElementTypeOrSelf(t); }
@@ -153,8 +163,11 @@ private:
   static bool isInt(Type t) { return elemOf(t).isSignlessInteger(); }
   Type withShape(Type elem, ArrayRef<int64_t> shape);
 
-  /// Triton's promotion of two element types.
-  Type promote(Type a, Type c, Loc l);
+  /// Triton's promotion of two element types; `ua`, `uc` their signedness
+  /// and `*ru` the result's (C's usual arithmetic conversions: of two
+  /// integers the wider wins, and at equal widths the unsigned one).
+  Type promote(Type a, Type c, Loc l, bool ua = false, bool uc = false,
+               bool *ru = nullptr);
 
   //===--------------------------------------------------------------------===//
   // Values
@@ -164,13 +177,18 @@ private:
   /// f32, bool -> i1).
   Type defaultType(const Val &v);
 
-  /// A runtime value of `v`, with element type `elem` for constants.
-  mlir::Value materialize(const Val &v, Type elem, Loc l);
+  /// A runtime value of `v`, with element type `elem` for constants (`uns`:
+  /// an unsigned integer type, whose range the constant must fit; negative
+  /// constants wrap, as in C).
+  mlir::Value materialize(const Val &v, Type elem, Loc l, bool uns = false);
 
   mlir::Value runtime(const Val &v, Loc l);
 
-  /// `x` (scalar or block) converted to element type `elem`.
-  mlir::Value cast(mlir::Value x, Type elem, Loc l);
+  /// `x` (scalar or block) converted to element type `elem`; `fromUns`,
+  /// `toUns`: the signedness of the two (zero extension and uitofp from an
+  /// unsigned integer, fptoui to one).
+  mlir::Value cast(mlir::Value x, Type elem, Loc l, bool fromUns = false,
+                   bool toUns = false);
 
   /// A scalar made a block of `like`'s shape (unchanged if already one).
   mlir::Value splatTo(mlir::Value x, Type like, Loc l);
@@ -190,12 +208,15 @@ private:
   /// `x` broadcast to `shape` (splat, expand_dims, broadcast).
   mlir::Value broadcastTo(mlir::Value x, ArrayRef<int64_t> shape, Loc l);
 
-  /// Both operands as runtime values of one element type and shape.
+  /// Both operands as runtime values of one element type and shape;
+  /// `*uns`: whether that type is unsigned (for pointers: the pointee).
   std::pair<mlir::Value, mlir::Value> unify(const Val &a, const Val &c, Loc l,
-                                            bool allowPtr = false);
+                                            bool allowPtr = false,
+                                            bool *uns = nullptr);
 
   /// The type a constant takes next to a runtime operand of element `other`.
-  Type weakType(const Val &k, Type other);
+  /// (`otherUns`: `other` is unsigned.)
+  Type weakType(const Val &k, Type other, bool otherUns = false);
 
   //===--------------------------------------------------------------------===//
   // Operators
@@ -346,7 +367,8 @@ private:
   /// against the types they entered the loop with (a scalar is splat).
   SmallVector<mlir::Value> loopYields(const Stmt &s,
                                       ArrayRef<std::string> carried,
-                                      ArrayRef<Type> types);
+                                      ArrayRef<Type> types,
+                                      ArrayRef<bool> uns);
 
   /// Names assigned anywhere in `block` (recursively).
   static void assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out);

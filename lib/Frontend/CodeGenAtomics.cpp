@@ -21,6 +21,8 @@ Val CodeGen::atomic(const std::string &n, const Expr &e) {
   std::optional<kd::AtomicKind> kind;
   if (!cas) {
     kind = kd::symbolizeAtomicKind(kindName);
+    if (kind == kd::AtomicKind::UMax || kind == kd::AtomicKind::UMin)
+      kind = std::nullopt; // from the pointee's signedness, not a name
     if (!kind)
       fail(e.loc, "unknown atomic '" + n + "' (atomic_add, atomic_max, "
                   "atomic_min, atomic_and, atomic_or, atomic_xor, "
@@ -35,6 +37,11 @@ Val CodeGen::atomic(const std::string &n, const Expr &e) {
   mlir::Value ptr = p.v;
   Type pointee =
       llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
+  // Unsigned integers order as unsigned (atom.max.u32).
+  if (p.uns && kind == kd::AtomicKind::Max)
+    kind = kd::AtomicKind::UMax;
+  if (p.uns && kind == kd::AtomicKind::Min)
+    kind = kd::AtomicKind::UMin;
   {
     // Which element types each atomic takes (the hardware's).
     unsigned bits = pointee.isIntOrFloat() ? pointee.getIntOrFloatBitWidth() : 0;
@@ -57,8 +64,8 @@ Val CodeGen::atomic(const std::string &n, const Expr &e) {
   }
   auto operand = [&](size_t i) -> mlir::Value {
     const Val &v = a.values[i];
-    return v.kind == Val::Runtime ? cast(v.v, pointee, a.locs[i])
-                                  : materialize(v, pointee, a.locs[i]);
+    return v.kind == Val::Runtime ? cast(v.v, pointee, a.locs[i], v.uns, p.uns)
+                                  : materialize(v, pointee, a.locs[i], p.uns);
   };
   // sem= and scope=: Triton's strings.
   auto word = [&](size_t i, const char *what) -> std::optional<std::string> {
@@ -112,7 +119,7 @@ Val CodeGen::atomic(const std::string &n, const Expr &e) {
     op = kd::AtomicRMWOp::create(b, lc, result,
                                  kd::AtomicKindAttr::get(ctx, *kind), ptr, x,
                                  mask, semAttr, scopeAttr);
-  return Val::runtime(op->getResult(0));
+  return Val::runtime(op->getResult(0), p.uns);
 }
 
 Val CodeGen::deviceDebug(const std::string &n, const Expr &e) {
@@ -262,12 +269,13 @@ Val CodeGen::inlineAsm(const Expr &e) {
       b, loc(e.loc), results, b.getStringAttr(a.values[0].s),
       b.getStringAttr(a.values[1].s), pure.i ? b.getUnitAttr() : UnitAttr(),
       b.getI32IntegerAttr(int32_t(pack)), operands);
+  // Each result takes its dtype's signedness (uint32, ...).
   if (results.size() == 1)
-    return Val::runtime(op.getResult(0));
+    return Val::runtime(op.getResult(0), dtypes[0].uns);
   Val out;
   out.kind = Val::Tuple;
-  for (mlir::Value r : op.getResults())
-    out.elems.push_back(Val::runtime(r));
+  for (auto [r, d] : llvm::zip(op.getResults(), dtypes))
+    out.elems.push_back(Val::runtime(r, d.uns));
   return out;
 }
 

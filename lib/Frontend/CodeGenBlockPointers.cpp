@@ -155,7 +155,7 @@ Val CodeGen::blockPtrPointers(const Val &bp, Loc l) {
         "+", addr,
         binary("*", blockPtrIndex(bp, d, l), bp.elems[1 + rank + d], l), l);
   SmallVector<int64_t> full(bp.block.begin(), bp.block.end());
-  return Val::runtime(broadcastTo(addr.v, full, l));
+  return Val::runtime(broadcastTo(addr.v, full, l), addr.uns);
 }
 
 /// offset_d + arange(0, block_d) of a block pointer, shaped to broadcast

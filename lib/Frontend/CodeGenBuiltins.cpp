@@ -66,17 +66,20 @@ Val CodeGen::call(const Expr &e) {
         fail(e.loc, ".to(" + typeName(t) + ", bitcast=True) of " +
                         typeName(x.getType()) +
                         ": a bitcast needs types of the same width");
+      bool tu = a.values[0].uns;
       if (from == t)
-        return Val::runtime(x);
+        return Val::runtime(x, tu);
       return Val::runtime(arith::BitcastOp::create(
-          b, lc, withShape(t, shapeOf(x.getType())), x));
+                              b, lc, withShape(t, shapeOf(x.getType())), x),
+                          tu);
     }
+    bool tu = a.values[0].uns;
     if (self.isConst())
-      return Val::runtime(materialize(self, t, e.loc));
+      return Val::runtime(materialize(self, t, e.loc, tu), tu);
     if (self.kind != Val::Runtime)
       fail(e.loc, ".to() applies to numbers and blocks, got " +
                       describe(self));
-    return Val::runtime(cast(self.v, t, e.loc));
+    return Val::runtime(cast(self.v, t, e.loc, self.uns, tu), tu);
   }
   if (callee.kind != Expr::Name)
     fail(callee.loc, "only functions can be called");
@@ -137,13 +140,15 @@ Val CodeGen::call(const Expr &e) {
   if (n == "where") {
     Args a = bindArgs(e, n, {"condition", "x", "y"}, 3);
     mlir::Value c = asBool(a.values[0], a.locs[0], "where()'s condition");
-    auto [x, y] = unify(a.values[1], a.values[2], e.loc, /*allowPtr=*/true);
+    bool u = false;
+    auto [x, y] =
+        unify(a.values[1], a.values[2], e.loc, /*allowPtr=*/true, &u);
     SmallVector<int64_t> shape = broadcastShape(
         shapeOf(c.getType()), shapeOf(x.getType()), e.loc);
     c = broadcastTo(c, shape, e.loc);
     x = broadcastTo(x, shape, e.loc);
     y = broadcastTo(y, shape, e.loc);
-    return Val::runtime(arith::SelectOp::create(b, lc, c, x, y));
+    return Val::runtime(arith::SelectOp::create(b, lc, c, x, y), u);
   }
   if (n == "rand" || n == "randint" || n == "randn" || n == "randint4x" ||
       n == "rand4x") {
@@ -183,8 +188,8 @@ Val CodeGen::call(const Expr &e) {
       Val out;
       out.kind = Val::Tuple;
       for (mlir::Value w : op.getResults()) {
-        if (n == "randint4x") {
-          out.elems.push_back(Val::runtime(w));
+        if (n == "randint4x") { // uint32, as Triton's
+          out.elems.push_back(Val::runtime(w, /*isUnsigned=*/true));
           continue;
         }
         auto c = [&](int64_t v) {
@@ -209,8 +214,10 @@ Val CodeGen::call(const Expr &e) {
     if (n == "randn")
       return Val::runtime(
           kd::RandNOp::create(b, lc, result, seed, off, rounds));
+    // uint32, as Triton's randint (r >> 24 is a logical shift).
     return Val::runtime(
-        kd::RandIntOp::create(b, lc, result, seed, off, rounds));
+        kd::RandIntOp::create(b, lc, result, seed, off, rounds),
+        /*isUnsigned=*/true);
   }
   if (n == "zeros" || n == "full") {
     bool full = n == "full";
@@ -218,11 +225,14 @@ Val CodeGen::call(const Expr &e) {
                   : bindArgs(e, n, {"shape", "dtype"}, 2);
     SmallVector<int64_t> shape = shapeArg(a.values[0], a.locs[0]);
     Type t = dtypeArg(a.values[full ? 2 : 1], a.locs[full ? 2 : 1]);
+    bool tu = a.values[full ? 2 : 1].uns;
     Val value = full ? a.values[1] : Val::integer(0);
     if (full && value.kind == Val::Runtime) {
       if (isa<RankedTensorType>(value.v.getType()))
         fail(a.locs[1], "full()'s value must be a scalar");
-      return Val::runtime(broadcastTo(cast(value.v, t, a.locs[1]), shape, e.loc));
+      return Val::runtime(
+          broadcastTo(cast(value.v, t, a.locs[1], value.uns, tu), shape, e.loc),
+          tu);
     }
     auto type = RankedTensorType::get(shape, t);
     TypedAttr scalar;
@@ -235,7 +245,8 @@ Val CodeGen::call(const Expr &e) {
       scalar = b.getIntegerAttr(t, value.i);
     }
     return Val::runtime(arith::ConstantOp::create(
-        b, lc, type, DenseElementsAttr::get(type, scalar)));
+                            b, lc, type, DenseElementsAttr::get(type, scalar)),
+                        tu);
   }
   if (n == "zeros_like" || n == "full_like") {
     // A block of x's shape and (unless dtype=) element type.
@@ -246,20 +257,22 @@ Val CodeGen::call(const Expr &e) {
     if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()))
       fail(a.locs[0], n + "() needs a block, got " + describe(x));
     unsigned dtypeArgIndex = full ? 2 : 1;
-    Type t = a.given[dtypeArgIndex] &&
-                     a.values[dtypeArgIndex].kind != Val::None
+    bool dtypeGiven = a.given[dtypeArgIndex] &&
+                      a.values[dtypeArgIndex].kind != Val::None;
+    Type t = dtypeGiven
                  ? dtypeArg(a.values[dtypeArgIndex], a.locs[dtypeArgIndex])
                  : elemOf(x.v.getType());
+    bool tu = dtypeGiven ? a.values[dtypeArgIndex].uns : x.uns;
     if (isa<kd::PointerType>(t))
       fail(a.locs[0], n + "() of a block of pointers");
     Val value = full ? a.values[1] : Val::integer(0);
     mlir::Value scalar =
         value.kind == Val::Runtime
-            ? cast(value.v, t, a.locs[1])
+            ? cast(value.v, t, a.locs[1], value.uns, tu)
             : materialize(value.kind == Val::Float && !isa<FloatType>(t)
                               ? Val::integer(int64_t(value.f))
                               : value,
-                          t, full ? a.locs[1] : e.loc);
+                          t, full ? a.locs[1] : e.loc, tu);
     if (isa<RankedTensorType>(scalar.getType()))
       fail(a.locs[1], "full_like()'s value must be a scalar");
     return Val::runtime(
@@ -386,7 +399,7 @@ Val CodeGen::call(const Expr &e) {
         n == "multiple_of" ? attr : IntegerAttr(),
         n == "max_contiguous" ? attr : IntegerAttr(),
         n == "max_constancy" ? attr : IntegerAttr());
-    return Val::runtime(h.getResult());
+    return Val::runtime(h.getResult(), in.uns);
   }
   if (n == "cumsum" || n == "cumprod") {
     // Triton's tl.cumsum / tl.cumprod(input, axis=0, reverse=False).
@@ -417,7 +430,7 @@ Val CodeGen::call(const Expr &e) {
         kd::ScanKindAttr::get(ctx, n == "cumsum" ? kd::ScanKind::Sum
                                                  : kd::ScanKind::Prod),
         b.getI32IntegerAttr(axis), reverse ? b.getUnitAttr() : UnitAttr());
-    return Val::runtime(scan.getResult());
+    return Val::runtime(scan.getResult(), in.uns);
   }
   if (n == "flip") {
     // flip(x, dim=None): reversed along dim (default: the last one).
@@ -436,7 +449,8 @@ Val CodeGen::call(const Expr &e) {
                             std::to_string(rank) + " block");
     }
     return Val::runtime(kd::FlipOp::create(b, lc, x.v.getType(), x.v,
-                                           b.getI32IntegerAttr(dim)));
+                                           b.getI32IntegerAttr(dim)),
+                        x.uns);
   }
   if (n == "trans" || n == "permute") {
     // trans(x, *dims) / permute(x, dims): no dims swaps a 2-D block.
@@ -536,13 +550,18 @@ Val CodeGen::call(const Expr &e) {
     if (isFloat(x.getType()))
       return Val::runtime(arith::MinNumFOp::create(
           b, lc, arith::MaxNumFOp::create(b, lc, x, lo), hi));
+    if (a.values[0].uns || a.values[1].uns || a.values[2].uns)
+      return Val::runtime(arith::MinUIOp::create(
+                              b, lc, arith::MaxUIOp::create(b, lc, x, lo), hi),
+                          true);
     return Val::runtime(arith::MinSIOp::create(
         b, lc, arith::MaxSIOp::create(b, lc, x, lo), hi));
   }
   if (n == "umulhi") {
     // The high 32 bits of the unsigned 64-bit product of two i32 values.
     Args a = bindArgs(e, n, {"x", "y"}, 2);
-    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    bool u = false;
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc, false, &u);
     if (!elemOf(x.getType()).isInteger(32))
       fail(e.loc, "umulhi() takes i32 values, got " + typeName(x.getType()));
     Type i64 = withShape(b.getI64Type(), shapeOf(x.getType()));
@@ -554,7 +573,7 @@ Val CodeGen::call(const Expr &e) {
                                   b.getI64IntegerAttr(32)),
         p.getType(), e.loc);
     mlir::Value hi = arith::ShRUIOp::create(b, lc, p, sh);
-    return Val::runtime(arith::TruncIOp::create(b, lc, x.getType(), hi));
+    return Val::runtime(arith::TruncIOp::create(b, lc, x.getType(), hi), u);
   }
   if (n == "static_assert") {
     Args a = bindArgs(e, n, {"condition", "message"}, 1);
@@ -604,8 +623,9 @@ Val CodeGen::transpose(const Val &x, SmallVector<int64_t> dims, Loc l, Loc xl) {
     out.push_back(shape[d]);
   }
   return Val::runtime(kd::TransOp::create(
-      b, loc(l), withShape(elemOf(x.v.getType()), out), x.v,
-      b.getDenseI32ArrayAttr(order)));
+                          b, loc(l), withShape(elemOf(x.v.getType()), out),
+                          x.v, b.getDenseI32ArrayAttr(order)),
+                      x.uns);
 }
 
 Val CodeGen::reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl) {
@@ -622,7 +642,9 @@ Val CodeGen::reshapeTo(const Val &x, ArrayRef<int64_t> shape, Loc l, Loc xl) {
                 " elements) to " + shapeText(shape) + " (" +
                 std::to_string(m) + ")");
   return Val::runtime(kd::ReshapeOp::create(
-      b, loc(l), withShape(elemOf(x.v.getType()), shape), x.v));
+                          b, loc(l), withShape(elemOf(x.v.getType()), shape),
+                          x.v),
+                      x.uns);
 }
 
 std::tuple<mlir::Value, mlir::Value, mlir::Value>
@@ -671,8 +693,13 @@ Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l,
     Val lt = compare("<", p, q, l);
     return (lt.i != 0) == isMin ? p : q;
   }
-  auto [x, y] = unify(p, q, l);
+  bool u = false;
+  auto [x, y] = unify(p, q, l, false, &u);
   Location lc = loc(l);
+  if (u)
+    return Val::runtime(isMin ? arith::MinUIOp::create(b, lc, x, y).getResult()
+                              : arith::MaxUIOp::create(b, lc, x, y).getResult(),
+                        true);
   if (isFloat(x.getType()) && propagateNan)
     return Val::runtime(isMin ? arith::MinimumFOp::create(b, lc, x, y).getResult()
                               : arith::MaximumFOp::create(b, lc, x, y).getResult());
@@ -711,19 +738,25 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
     fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
   SmallVector<int64_t> out(shape);
   out.erase(out.begin() + axis);
-  auto kind = n == "sum"      ? kd::ReduceKind::Sum
-              : n == "max"    ? kd::ReduceKind::Max
-              : n == "min"    ? kd::ReduceKind::Min
+  // Unsigned integers take the unsigned kinds (umax, argumax, ...).
+  bool u = in.uns;
+  auto kind = n == "sum"       ? kd::ReduceKind::Sum
+              : n == "max"     ? (u ? kd::ReduceKind::UMax : kd::ReduceKind::Max)
+              : n == "min"     ? (u ? kd::ReduceKind::UMin : kd::ReduceKind::Min)
               : n == "xor_sum" ? kd::ReduceKind::Xor
-              : n == "argmax" ? kd::ReduceKind::ArgMax
-                              : kd::ReduceKind::ArgMin;
-  bool arg = kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin;
+              : n == "argmax"  ? (u ? kd::ReduceKind::ArgUMax
+                                    : kd::ReduceKind::ArgMax)
+                               : (u ? kd::ReduceKind::ArgUMin
+                                    : kd::ReduceKind::ArgMin);
+  bool arg = kd::isArgReduce(kind);
   if (kind == kd::ReduceKind::Xor && !isInt(in.v.getType()))
     fail(a.locs[0], "xor_sum() reduces integers, got " + describe(in));
   Type resultElem = arg ? Type(b.getI32Type()) : elemOf(in.v.getType());
-  return Val::runtime(kd::ReduceOp::create(
-      b, loc(e.loc), withShape(resultElem, out), in.v,
-      kd::ReduceKindAttr::get(ctx, kind), b.getI32IntegerAttr(axis)));
+  return Val::runtime(kd::ReduceOp::create(b, loc(e.loc),
+                                           withShape(resultElem, out), in.v,
+                                           kd::ReduceKindAttr::get(ctx, kind),
+                                           b.getI32IntegerAttr(axis)),
+                      u && !arg);
 }
 
 } // namespace kite::frontend

@@ -89,14 +89,15 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(block);
-    Val r = inlineHelperWith(fn, {Val::runtime(x), Val::runtime(y)}, e.loc);
+    Val r = inlineHelperWith(
+        fn, {Val::runtime(x, in.uns), Val::runtime(y, in.uns)}, e.loc);
     if (r.kind == Val::None)
       fail(a.locs[2], "combine function '" + fn.name + "' returns nothing");
     mlir::Value v = r.kind == Val::Runtime ? r.v : materialize(r, elem, e.loc);
     if (isa<RankedTensorType>(v.getType()))
       fail(a.locs[2], "combine function '" + fn.name +
                           "' must return one element, got " + describe(r));
-    v = cast(v, elem, e.loc);
+    v = cast(v, elem, e.loc, r.uns, in.uns);
     kd::YieldOp::create(b, lc, v);
   }
   for (Operation &inner : block->without_terminator())
@@ -113,7 +114,7 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
     result = kd::ExpandDimsOp::create(b, lc, withShape(elem, kept), result,
                                       b.getI32IntegerAttr(axis));
   }
-  return Val::runtime(result);
+  return Val::runtime(result, in.uns);
 }
 
 } // namespace kite::frontend

@@ -88,6 +88,7 @@ Val CodeGen::makeDescriptor(const Expr &e) {
   d.kind = Val::Desc;
   d.v = kd::MakeTensorDescOp::create(b, lc, type, base.v, dims[0], dims[1]);
   d.block.assign(blockShape.begin(), blockShape.end());
+  d.uns = base.uns;
   return d;
 }
 
@@ -121,10 +122,13 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
   Type element = blockType.getElementType();
   if (isLoad)
     return Val::runtime(
-        kd::DescriptorLoadOp::create(b, lc, blockType, desc.v, offs));
+        kd::DescriptorLoadOp::create(b, lc, blockType, desc.v, offs),
+        desc.uns);
   const Val &v = a.values[1];
-  mlir::Value value = v.kind == Val::Runtime ? cast(v.v, element, a.locs[1])
-                                             : materialize(v, element, a.locs[1]);
+  mlir::Value value =
+      v.kind == Val::Runtime
+          ? cast(v.v, element, a.locs[1], v.uns, desc.uns)
+          : materialize(v, element, a.locs[1], desc.uns);
   if (shapeOf(value.getType()) != ArrayRef<int64_t>(desc.block)) {
     if (!isa<RankedTensorType>(value.getType()))
       value = broadcastTo(value, desc.block, a.locs[1]);

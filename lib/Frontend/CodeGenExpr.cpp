@@ -117,9 +117,11 @@ Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
     mlir::Value ptr = broadcastTo(p.v, shape, l);
     off = broadcastTo(off, shape, l);
     return Val::runtime(
-        kd::AddPtrOp::create(b, lc, ptr.getType(), ptr, off).getResult());
+        kd::AddPtrOp::create(b, lc, ptr.getType(), ptr, off).getResult(),
+        p.uns);
   }
-  auto [x, y] = unify(a, c, l);
+  bool u = false; // the operands' (promoted) signedness
+  auto [x, y] = unify(a, c, l, /*allowPtr=*/false, &u);
   Type elem = elemOf(x.getType());
   if (isFp8(elem)) { // fp8 is a storage type: arithmetic in f32
     elem = b.getF32Type();
@@ -130,42 +132,52 @@ Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
   if (op == "/") {
     if (!fl) { // true division of integers
       Type f32 = b.getF32Type();
-      x = cast(x, f32, l);
-      y = cast(y, f32, l);
+      x = cast(x, f32, l, u);
+      y = cast(y, f32, l, u);
     }
     return Val::runtime(arith::DivFOp::create(b, lc, x, y));
   }
   if (op == "+")
     return Val::runtime(fl ? arith::AddFOp::create(b, lc, x, y).getResult()
-                           : arith::AddIOp::create(b, lc, x, y).getResult());
+                           : arith::AddIOp::create(b, lc, x, y).getResult(),
+                        u);
   if (op == "-")
     return Val::runtime(fl ? arith::SubFOp::create(b, lc, x, y).getResult()
-                           : arith::SubIOp::create(b, lc, x, y).getResult());
+                           : arith::SubIOp::create(b, lc, x, y).getResult(),
+                        u);
   if (op == "*")
     return Val::runtime(fl ? arith::MulFOp::create(b, lc, x, y).getResult()
-                           : arith::MulIOp::create(b, lc, x, y).getResult());
+                           : arith::MulIOp::create(b, lc, x, y).getResult(),
+                        u);
   if (op == "//") {
     if (fl)
       return Val::runtime(math::FloorOp::create(
           b, lc, arith::DivFOp::create(b, lc, x, y)));
+    if (u)
+      return Val::runtime(arith::DivUIOp::create(b, lc, x, y), true);
     return Val::runtime(arith::DivSIOp::create(b, lc, x, y));
   }
-  if (op == "%")
-    return Val::runtime(fl ? arith::RemFOp::create(b, lc, x, y).getResult()
-                           : arith::RemSIOp::create(b, lc, x, y).getResult());
+  if (op == "%") {
+    if (fl)
+      return Val::runtime(arith::RemFOp::create(b, lc, x, y));
+    if (u)
+      return Val::runtime(arith::RemUIOp::create(b, lc, x, y), true);
+    return Val::runtime(arith::RemSIOp::create(b, lc, x, y));
+  }
   if (fl)
     fail(l, "operator '" + op + "' needs integer or boolean operands, got " +
                 typeName(x.getType()));
   if (op == "&" || op == "and")
-    return Val::runtime(arith::AndIOp::create(b, lc, x, y));
+    return Val::runtime(arith::AndIOp::create(b, lc, x, y), u);
   if (op == "|" || op == "or")
-    return Val::runtime(arith::OrIOp::create(b, lc, x, y));
+    return Val::runtime(arith::OrIOp::create(b, lc, x, y), u);
   if (op == "^")
-    return Val::runtime(arith::XOrIOp::create(b, lc, x, y));
+    return Val::runtime(arith::XOrIOp::create(b, lc, x, y), u);
   if (op == "<<")
-    return Val::runtime(arith::ShLIOp::create(b, lc, x, y));
-  if (op == ">>")
-    return Val::runtime(arith::ShRSIOp::create(b, lc, x, y));
+    return Val::runtime(arith::ShLIOp::create(b, lc, x, y), u);
+  if (op == ">>") // logical for unsigned integers, arithmetic for signed
+    return u ? Val::runtime(arith::ShRUIOp::create(b, lc, x, y), true)
+             : Val::runtime(arith::ShRSIOp::create(b, lc, x, y));
   fail(l, "unknown operator '" + op + "'");
 }
 
@@ -181,7 +193,8 @@ Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
                           : x != y;
     return Val::boolean(r);
   }
-  auto [x, y] = unify(a, c, l);
+  bool u = false;
+  auto [x, y] = unify(a, c, l, /*allowPtr=*/false, &u);
   Location lc = loc(l);
   if (isFp8(elemOf(x.getType()))) { // compared as f32 (exact)
     x = cast(x, b.getF32Type(), l);
@@ -198,10 +211,10 @@ Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
     return Val::runtime(arith::CmpFOp::create(b, lc, p, x, y));
   }
   using P = arith::CmpIPredicate;
-  P p = op == "<"    ? P::slt
-        : op == "<=" ? P::sle
-        : op == ">"  ? P::sgt
-        : op == ">=" ? P::sge
+  P p = op == "<"    ? (u ? P::ult : P::slt)
+        : op == "<=" ? (u ? P::ule : P::sle)
+        : op == ">"  ? (u ? P::ugt : P::sgt)
+        : op == ">=" ? (u ? P::uge : P::sge)
         : op == "==" ? P::eq
                      : P::ne;
   return Val::runtime(arith::CmpIOp::create(b, lc, p, x, y));
@@ -237,7 +250,7 @@ Val CodeGen::unary(const std::string &op, const Val &a, Loc l) {
         materialize(Val::integer(-1), elemOf(t), l), t, l);
     if (op == "not" && !elemOf(t).isInteger(1))
       fail(l, "'not' needs a boolean operand; compare with 0 first");
-    return Val::runtime(arith::XOrIOp::create(b, lc, a.v, ones));
+    return Val::runtime(arith::XOrIOp::create(b, lc, a.v, ones), a.uns);
   }
   fail(l, "unknown operator '" + op + "'");
 }
@@ -246,10 +259,12 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
   auto it = scope->find(name);
   if (it != scope->end())
     return it->second;
-  if (auto t = dtypeNamed(name)) {
+  bool uns = false;
+  if (auto t = dtypeNamed(name, &uns)) {
     Val v;
     v.kind = Val::DType;
     v.dtype = *t;
+    v.uns = uns;
     return v;
   }
   auto f = functions.find(name);
@@ -451,7 +466,7 @@ Val CodeGen::subscript(const Expr &e) {
     }
     ++axis;
   }
-  return Val::runtime(v);
+  return Val::runtime(v, base.uns);
 }
 
 CodeGen::Args CodeGen::bindArgs(const Expr &call, const std::string &fname,

@@ -172,22 +172,25 @@ Val CodeGen::math(const std::string &n, const Expr &e, bool libdevice) {
   }
   // One shape and one element type for all arguments.
   SmallVector<mlir::Value> xs;
+  bool u = false; // unsigned integer arguments
   if (f->arity == 1) {
     const Val &v = a.values[0];
     xs.push_back(v.kind == Val::Runtime ? v.v : runtime(v, a.locs[0]));
+    u = v.kind == Val::Runtime && v.uns;
   } else if (f->arity == 2) {
-    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc, false, &u);
     xs = {x, y};
   } else {
     auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
     xs = {x, y, z};
   }
   if (n == "abs" && isInt(xs[0].getType()))
-    return Val::runtime(math::AbsIOp::create(b, lc, xs[0]));
+    return u ? Val::runtime(xs[0], true) // |x| of an unsigned x is x
+             : Val::runtime(math::AbsIOp::create(b, lc, xs[0]));
   Type elem = elemOf(xs[0].getType());
   if (!isa<FloatType>(elem) || isFp8(elem))
     for (mlir::Value &x : xs)
-      x = cast(x, b.getF32Type(), e.loc);
+      x = cast(x, b.getF32Type(), e.loc, u);
   return Val::runtime(f->build(b, lc, xs));
 }
 

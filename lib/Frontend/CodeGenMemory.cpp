@@ -53,7 +53,8 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
                 ? materialize(Val::floating(std::nan("")), pointee, a.locs[4])
                 : materialize(Val::integer(0), pointee, e.loc),
             shapeOf(ptr.getType()), e.loc);
-      return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other));
+      return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other),
+                          p.elems[0].uns);
     }
     if (a.given[3] || a.given[4])
       fail(a.locs[a.given[3] ? 3 : 4],
@@ -75,8 +76,10 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
       if (!mask)
         fail(a.locs[2], "load()'s other needs a mask");
       Val o = a.values[2];
-      mlir::Value ov = o.kind == Val::Runtime ? cast(o.v, pointee, a.locs[2])
-                                              : materialize(o, pointee, a.locs[2]);
+      mlir::Value ov =
+          o.kind == Val::Runtime
+              ? cast(o.v, pointee, a.locs[2], o.uns, p.uns)
+              : materialize(o, pointee, a.locs[2], p.uns);
       other = broadcastTo(ov, shapeOf(ptr.getType()), a.locs[2]);
       if (shapeOf(other.getType()) != shapeOf(ptr.getType()))
         fail(a.locs[2], "load()'s other has shape " +
@@ -84,7 +87,8 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
                             ", the pointers " +
                             shapeText(shapeOf(ptr.getType())));
     }
-    return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other));
+    // Through a pointer to unsigned integers: an unsigned block.
+    return Val::runtime(kd::LoadOp::create(b, lc, ptr, mask, other), p.uns);
   }
   if (n == "store") {
     Args a = bindArgs(e, n,
@@ -102,9 +106,10 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
       Type pointee =
           llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
       Val v = a.values[1];
+      bool pu = p.elems[0].uns;
       mlir::Value value = v.kind == Val::Runtime
-                              ? cast(v.v, pointee, a.locs[1])
-                              : materialize(v, pointee, a.locs[1]);
+                              ? cast(v.v, pointee, a.locs[1], v.uns, pu)
+                              : materialize(v, pointee, a.locs[1], pu);
       SmallVector<int64_t> shape(shapeOf(ptr.getType()));
       if (shapeOf(value.getType()) != ArrayRef<int64_t>(shape) &&
           !shapeOf(value.getType()).empty())
@@ -125,8 +130,8 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
     Type pointee = llvm::cast<kd::PointerType>(elemOf(ptr.getType())).getPointeeType();
     Val v = a.values[1];
     mlir::Value value = v.kind == Val::Runtime
-                            ? cast(v.v, pointee, a.locs[1])
-                            : materialize(v, pointee, a.locs[1]);
+                            ? cast(v.v, pointee, a.locs[1], v.uns, p.uns)
+                            : materialize(v, pointee, a.locs[1], p.uns);
     mlir::Value mask;
     SmallVector<int64_t> shape(shapeOf(ptr.getType()));
     if (a.given[2] && a.values[2].kind != Val::None) {

@@ -61,7 +61,8 @@ Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
            "expand_dims(): axis " + std::to_string(axes[k]) + " given twice");
   // A scalar (Triton's 0-d tensor): a block of ones in every dimension.
   if (scalar)
-    return Val::runtime(broadcastTo(v, SmallVector<int64_t>(rank, 1), l));
+    return Val::runtime(broadcastTo(v, SmallVector<int64_t>(rank, 1), l),
+                        x.uns);
   // In increasing order, each insertion leaves the later positions right.
   for (int64_t a : axes) {
     shape.insert(shape.begin() + a, 1);
@@ -69,7 +70,7 @@ Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
                                  withShape(elemOf(v.getType()), shape), v,
                                  b.getI32IntegerAttr(int32_t(a)));
   }
-  return Val::runtime(v);
+  return Val::runtime(v, x.uns);
 }
 
 Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
@@ -107,9 +108,12 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
         fail(a.locs[2], "sort()'s descending must be True or False");
       desc = d.i != 0;
     }
+    bool u = a.values[0].uns;
     return Val::runtime(kd::SortOp::create(b, lc, t, a.values[0].v,
                                            b.getI32IntegerAttr(dim),
-                                           desc ? b.getUnitAttr() : UnitAttr()));
+                                           desc ? b.getUnitAttr() : UnitAttr(),
+                                           u ? b.getUnitAttr() : UnitAttr()),
+                        u);
   }
   if (n == "expand_dims") {
     Args a = bindArgs(e, n, {"input", "axis"}, 2);
@@ -124,7 +128,8 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     if (ta.getShape() != tb.getShape())
       fail(e.loc, "cat() needs two blocks of one shape, got " +
                       describe(a.values[0]) + " and " + describe(a.values[1]));
-    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    bool u = false;
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc, false, &u);
     auto part = llvm::cast<RankedTensorType>(x.getType());
     SmallVector<int64_t> joined(part.getShape());
     joined.push_back(2);
@@ -134,7 +139,7 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     SmallVector<int64_t> dims{int64_t(joined.size()) - 1};
     for (int64_t k = 0; k + 1 < int64_t(joined.size()); ++k)
       dims.push_back(k);
-    Val moved = transpose(Val::runtime(j), dims, e.loc, e.loc);
+    Val moved = transpose(Val::runtime(j, u), dims, e.loc, e.loc);
     SmallVector<int64_t> out(part.getShape());
     out[0] *= 2;
     return reshapeTo(moved, out, e.loc, e.loc);
@@ -162,11 +167,12 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     if (!ok)
       fail(e.loc, "broadcast_to(): a " + describe(x) +
                       " cannot be broadcast to " + shapeText(shape));
-    return Val::runtime(broadcastTo(x.v, shape, e.loc));
+    return Val::runtime(broadcastTo(x.v, shape, e.loc), x.uns);
   }
   if (n == "join" || n == "interleave") {
     Args a = bindArgs(e, n, {"a", "b"}, 2);
-    auto [x, y] = unify(a.values[0], a.values[1], e.loc);
+    bool u = false;
+    auto [x, y] = unify(a.values[0], a.values[1], e.loc, false, &u);
     if (!isa<RankedTensorType>(x.getType()))
       fail(e.loc, n + "() of two scalars: make blocks of them first");
     auto part = llvm::cast<RankedTensorType>(x.getType());
@@ -175,11 +181,12 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     mlir::Value j = kd::JoinOp::create(
         b, lc, withShape(part.getElementType(), joined), x, y);
     if (n == "join")
-      return Val::runtime(j);
+      return Val::runtime(j, u);
     SmallVector<int64_t> flat(part.getShape());
     flat.back() *= 2;
     return Val::runtime(kd::ReshapeOp::create(
-        b, lc, withShape(part.getElementType(), flat), j));
+                            b, lc, withShape(part.getElementType(), flat), j),
+                        u);
   }
   // split(x): x's last dimension must be 2.
   Args a = bindArgs(e, n, {"a"}, 1);
@@ -195,8 +202,8 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
   auto sp = kd::SplitOp::create(b, lc, pt, pt, a.values[0].v);
   Val out;
   out.kind = Val::Tuple;
-  out.elems.push_back(Val::runtime(sp.getLhs()));
-  out.elems.push_back(Val::runtime(sp.getRhs()));
+  out.elems.push_back(Val::runtime(sp.getLhs(), a.values[0].uns));
+  out.elems.push_back(Val::runtime(sp.getRhs(), a.values[0].uns));
   return out;
 }
 

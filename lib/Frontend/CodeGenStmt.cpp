@@ -173,7 +173,7 @@ Val &CodeGen::slotIn(Scope &sc, const std::string &key, Loc l) {
 
 SmallVector<mlir::Value>
 CodeGen::loopYields(const Stmt &s, ArrayRef<std::string> carried,
-                    ArrayRef<Type> types) {
+                    ArrayRef<Type> types, ArrayRef<bool> uns) {
   SmallVector<mlir::Value> yields;
   for (size_t k = 0; k < carried.size(); ++k) {
     Val v = carriedSlot(carried[k], s.loc);
@@ -188,10 +188,14 @@ CodeGen::loopYields(const Stmt &s, ArrayRef<std::string> carried,
     if (y.getType() != want && shapeOf(y.getType()).empty() &&
         elemOf(y.getType()) == elemOf(want))
       y = broadcastTo(y, shapeOf(want), s.loc);
-    if (y.getType() != want)
-      fail(s.loc, "loop-carried '" + name + "' is " + typeName(want) +
-                      " before the loop but " + typeName(y.getType()) +
-                      " after an iteration");
+    bool yu = v.kind == Val::Runtime ? v.uns : uns[k];
+    if (y.getType() != want || (isInt(want) && yu != uns[k]))
+      fail(s.loc, "loop-carried '" + name + "' is " + typeName(want, uns[k]) +
+                      " before the loop but " + typeName(y.getType(), yu) +
+                      " after an iteration" +
+                      (yu != uns[k] ? " (give it its type before the loop, "
+                                      "e.g. x = 0.to(u32))"
+                                    : ""));
     yields.push_back(y);
   }
   return yields;
@@ -201,6 +205,9 @@ void CodeGen::whileLoop(const Stmt &s) {
   std::vector<std::string> carried;
   SmallVector<mlir::Value> inits;
   loopCarried(s, /*loopVariable=*/"", carried, inits);
+  SmallVector<bool> uns; // each carried value's signedness
+  for (const std::string &k : carried)
+    uns.push_back(carriedSlot(k, s.loc).uns);
   SmallVector<Type> types;
   for (mlir::Value v : inits)
     types.push_back(v.getType());
@@ -213,7 +220,8 @@ void CodeGen::whileLoop(const Stmt &s) {
     OpBuilder::InsertionGuard guard(b);
     mlir::Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
     for (size_t k = 0; k < carried.size(); ++k)
-      carriedSlot(carried[k], s.loc) = Val::runtime(before->getArgument(k));
+      carriedSlot(carried[k], s.loc) =
+          Val::runtime(before->getArgument(k), uns[k]);
     Val cond = expr(*s.value);
     if (cond.isConst())
       fail(s.value->loc, "the while condition is a constant; the loop would "
@@ -233,14 +241,15 @@ void CodeGen::whileLoop(const Stmt &s) {
     mlir::Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
     *scope = saved;
     for (size_t k = 0; k < carried.size(); ++k)
-      carriedSlot(carried[k], s.loc) = Val::runtime(after->getArgument(k));
+      carriedSlot(carried[k], s.loc) =
+          Val::runtime(after->getArgument(k), uns[k]);
     for (auto &st : s.body)
       statement(*st);
-    scf::YieldOp::create(b, lc, loopYields(s, carried, types));
+    scf::YieldOp::create(b, lc, loopYields(s, carried, types, uns));
   }
   *scope = saved;
   for (size_t k = 0; k < carried.size(); ++k)
-    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k));
+    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k), uns[k]);
 }
 
 void CodeGen::assignedIn(const ::kite::ast::Block &block, std::vector<std::string> &out) {
@@ -350,19 +359,23 @@ void CodeGen::forLoop(const Stmt &s) {
   b.setInsertionPointToStart(loop.getBody());
   Scope saved = *scope;
   (*scope)[s.names[0].first] = Val::runtime(loop.getInductionVar());
+  SmallVector<bool> uns; // each carried value's signedness
+  for (const std::string &k : carried)
+    uns.push_back(carriedSlot(k, s.loc).uns);
   for (size_t k = 0; k < carried.size(); ++k)
-    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getRegionIterArgs()[k]);
+    carriedSlot(carried[k], s.loc) =
+        Val::runtime(loop.getRegionIterArgs()[k], uns[k]);
   for (auto &st2 : s.body)
     statement(*st2);
   SmallVector<Type> types;
   for (mlir::Value v : inits)
     types.push_back(v.getType());
-  scf::YieldOp::create(b, lc, loopYields(s, carried, types));
+  scf::YieldOp::create(b, lc, loopYields(s, carried, types, uns));
   // After the loop: carried values are the loop's results; names first
   // assigned inside the loop are not visible.
   *scope = saved;
   for (size_t k = 0; k < carried.size(); ++k)
-    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k));
+    carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k), uns[k]);
 }
 
 void CodeGen::ifStatement(const Stmt &s) {
@@ -417,8 +430,11 @@ void CodeGen::ifStatement(const Stmt &s) {
     out = *scope;
   };
   SmallVector<Type> types;
-  for (const std::string &n : results)
+  SmallVector<bool> uns; // each result's signedness
+  for (const std::string &n : results) {
     types.push_back(slotIn(before, n, s.loc).v.getType());
+    uns.push_back(slotIn(before, n, s.loc).uns);
+  }
   auto ifOp = scf::IfOp::create(b, lc, types, c, /*withElse=*/true);
   Scope thenScope, elseScope;
   auto finish = [&](mlir::Block *block, const ::kite::ast::Block &body, Scope &out) {
@@ -440,10 +456,11 @@ void CodeGen::ifStatement(const Stmt &s) {
       if (y && y.getType() != types[k] && shapeOf(y.getType()).empty() &&
           elemOf(y.getType()) == elemOf(types[k]))
         y = broadcastTo(y, shapeOf(types[k]), s.loc);
-      if (!y || y.getType() != types[k])
-        fail(s.loc, "'" + name + "' is " + typeName(types[k]) +
+      bool yu = v.kind == Val::Runtime ? v.uns : uns[k];
+      if (!y || y.getType() != types[k] || (isInt(types[k]) && yu != uns[k]))
+        fail(s.loc, "'" + name + "' is " + typeName(types[k], uns[k]) +
                         " before the 'if' but " +
-                        (y ? typeName(y.getType()) : describe(v)) +
+                        (y ? typeName(y.getType(), yu) : describe(v)) +
                         " in a branch");
       yields.push_back(y);
     }
@@ -453,7 +470,7 @@ void CodeGen::ifStatement(const Stmt &s) {
   finish(ifOp.elseBlock(), s.orelse, elseScope);
   *scope = before;
   for (size_t k = 0; k < results.size(); ++k)
-    carriedSlot(results[k], s.loc) = Val::runtime(ifOp.getResult(k));
+    carriedSlot(results[k], s.loc) = Val::runtime(ifOp.getResult(k), uns[k]);
 }
 
 Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {
@@ -574,6 +591,7 @@ void CodeGen::kernel(const Function &f) {
   constexprNames.clear();
   SmallVector<Type> argTypes;
   std::vector<const Param *> runtimeParams;
+  std::vector<bool> unsignedParams;
   int64_t numWarps = 4, numStages = 0, maxRegisters = 0;
   SmallVector<int32_t, 3> clusterDims;
   auto checkMaxRegisters = [&](int64_t n, Loc l) {
@@ -653,17 +671,19 @@ void CodeGen::kernel(const Function &f) {
     if (p.deflt)
       fail(p.deflt->loc, "only constexpr parameters take defaults");
     Type type;
+    bool uns = false;
     if (t.kind == Expr::Unary && t.name == "*") {
       const Expr &inner = *t.args[0];
       std::optional<Type> pointee;
       if (inner.kind == Expr::Name)
-        pointee = dtypeNamed(inner.name);
+        pointee = dtypeNamed(inner.name, &uns);
       if (!pointee)
         fail(inner.loc, "unknown pointee type; expected i1, i8, i16, i32, "
-                        "i64, f8e4m3, f8e5m2, f16, bf16, f32 or f64");
+                        "i64, u8, u16, u32, u64, f8e4m3, f8e5m2, f16, bf16, "
+                        "f32 or f64");
       type = kd::PointerType::get(ctx, *pointee);
     } else if (t.kind == Expr::Name && dtypeNamed(t.name)) {
-      type = *dtypeNamed(t.name);
+      type = *dtypeNamed(t.name, &uns);
       if (type.isInteger(1))
         fail(t.loc, "i1 parameters are not supported; pass an i32");
     } else {
@@ -672,6 +692,7 @@ void CodeGen::kernel(const Function &f) {
     }
     argTypes.push_back(type);
     runtimeParams.push_back(&p);
+    unsignedParams.push_back(uns);
   }
   for (auto &[name, value] : options.defines)
     (void)name, (void)value; // unknown -D names are checked by the caller
@@ -758,8 +779,14 @@ void CodeGen::kernel(const Function &f) {
   for (size_t k = 0; k < runtimeParams.size(); ++k) {
     func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),
                     b.getStringAttr(runtimeParams[k]->name));
+    // An unsigned scalar or pointee (u32, *u8, ...): the host's types in
+    // the AOT header and the runtime's messages.
+    if (unsignedParams[k])
+      func.setArgAttr(k, kd::KiteDialect::getArgUnsignedAttrName(),
+                      b.getUnitAttr());
     entry->getArgument(k).setLoc(loc(runtimeParams[k]->loc));
-    top[runtimeParams[k]->name] = Val::runtime(entry->getArgument(k));
+    top[runtimeParams[k]->name] =
+        Val::runtime(entry->getArgument(k), unsignedParams[k]);
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);

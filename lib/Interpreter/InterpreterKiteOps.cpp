@@ -90,7 +90,15 @@ void Interpreter::kiteOp(Operation *op) {
           std::reverse(first, first + n);
       } else {
         auto first = r->iv.begin() + row * n;
-        std::sort(first, first + n);
+        if (so.getUnsignedOrder()) { // the element's bits as unsigned
+          unsigned w = widthOf(r->elem);
+          uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+          std::sort(first, first + n, [mask](int64_t a, int64_t b) {
+            return (uint64_t(a) & mask) < (uint64_t(b) & mask);
+          });
+        } else {
+          std::sort(first, first + n);
+        }
         if (desc)
           std::reverse(first, first + n);
       }
@@ -529,6 +537,13 @@ void Interpreter::atomic(Operation *op) {
       case kd::AtomicKind::Min:
         n = std::min(a, x);
         break;
+      case kd::AtomicKind::UMax: // compared as the unsigned bits
+      case kd::AtomicKind::UMin: {
+        uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+        bool xAbove = (uint64_t(x) & mask) > (uint64_t(a) & mask);
+        n = (kind == kd::AtomicKind::UMax) == xAbove ? x : a;
+        break;
+      }
       case kd::AtomicKind::And:
         n = a & x;
         break;
@@ -708,10 +723,17 @@ void Interpreter::reduce(kd::ReduceOp op) {
     values[op.getResult()] = r;
     return;
   }
-  if (kind == kd::ReduceKind::ArgMax || kind == kd::ReduceKind::ArgMin) {
+  // Unsigned kinds compare the bits of the element's width as unsigned.
+  const bool uns = kd::isUnsignedReduce(kind);
+  const uint64_t umask =
+      fl || w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+  auto intAbove = [&](int64_t x, int64_t y) {
+    return uns ? (uint64_t(x) & umask) > (uint64_t(y) & umask) : x > y;
+  };
+  if (kd::isArgReduce(kind)) {
     // The first index of the largest (smallest) value; a NaN wins, as
     // NaN propagates through max/min.
-    bool isMax = kind == kd::ReduceKind::ArgMax;
+    bool isMax = kd::isMaxReduce(kind);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         int64_t best = 0;
@@ -725,7 +747,7 @@ void Interpreter::reduce(kd::ReduceOp op) {
                      (std::isnan(x) && !std::isnan(y));
           } else {
             int64_t x = src->iv[at], y = src->iv[bt];
-            better = isMax ? x > y : x < y;
+            better = isMax ? intAbove(x, y) : intAbove(y, x);
           }
           if (better)
             best = k;
@@ -759,8 +781,10 @@ void Interpreter::reduce(kd::ReduceOp op) {
             ia = wrap(int64_t(uint64_t(ia) + uint64_t(x)), w);
           else if (kind == kd::ReduceKind::Xor)
             ia = wrap(int64_t(uint64_t(ia) ^ uint64_t(x)), w);
+          else if (kd::isMaxReduce(kind))
+            ia = intAbove(x, ia) ? x : ia;
           else
-            ia = kind == kd::ReduceKind::Max ? std::max(ia, x) : std::min(ia, x);
+            ia = intAbove(ia, x) ? x : ia;
         }
       }
       size_t out = size_t(o * inner + i);

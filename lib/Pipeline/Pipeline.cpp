@@ -341,11 +341,19 @@ std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       if (func.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
         continue;
+      // Unsigned integers (kite.unsigned: u32, *u8, ...) as the source
+      // spells them.
+      bool uns = bool(
+          func.getArgAttr(i, mlir::kite::KiteDialect::getArgUnsignedAttrName()));
+      auto named = [&](Type t) {
+        std::string n = typeName(t);
+        return uns && n.size() > 1 && n[0] == 'i' ? "u" + n.substr(1) : n;
+      };
       if (auto ptr = dyn_cast<mlir::kite::PointerType>(type))
         info.params.push_back(
-            {KernelParam::Kind::Pointer, typeName(ptr.getPointeeType())});
+            {KernelParam::Kind::Pointer, named(ptr.getPointeeType())});
       else
-        info.params.push_back({KernelParam::Kind::Scalar, typeName(type)});
+        info.params.push_back({KernelParam::Kind::Scalar, named(type)});
     }
     kernels.push_back(std::move(info));
   }

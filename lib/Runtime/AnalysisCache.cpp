@@ -51,7 +51,8 @@ std::string kite::detail::serializeAnalysis(const Analyzed &a) {
   os << a.signature.threads << ':' << a.signature.sharedBytes << ':'
      << a.signature.params.size() << ':';
   for (const Param &p : a.signature.params) {
-    os << int(p.pointer) << ':' << int(p.type) << ':';
+    os << int(p.pointer) << ':' << int(p.type) << ':' << int(p.isUnsigned)
+       << ':';
     field(p.name);
   }
   field(a.canonical);
@@ -102,12 +103,14 @@ std::optional<Analyzed> kite::detail::deserializeAnalysis(const std::string &byt
   a.signature.threads = int(threads);
   a.signature.sharedBytes = int(shared);
   for (long long i = 0; i < count; ++i) {
-    long long pointer, type;
+    long long pointer, type, isUnsigned;
     Param p;
-    if (!number(pointer) || !number(type) || pointer > 1 ||
-        type > int(ScalarType::Any) || !field(p.name))
+    if (!number(pointer) || !number(type) || !number(isUnsigned) ||
+        pointer > 1 || type > int(ScalarType::Any) || isUnsigned > 1 ||
+        !field(p.name))
       return std::nullopt;
     p.pointer = pointer;
+    p.isUnsigned = isUnsigned;
     p.type = ScalarType(type);
     a.signature.params.push_back(std::move(p));
   }

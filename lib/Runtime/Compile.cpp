@@ -351,6 +351,8 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     }
     p.type = paramTypeOf(t);
     p.name = argName(kernel, i);
+    p.isUnsigned = bool(kernel.getArgAttr(
+        i, mlir::kite::KiteDialect::getArgUnsignedAttrName()));
     result.signature.params.push_back(p);
   }
   result.configs = std::move(configs);

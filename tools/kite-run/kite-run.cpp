@@ -79,19 +79,13 @@ void put(std::vector<uint8_t> &buf, ScalarType t, size_t i, double v) {
   uint8_t *p = buf.data() + i * elemBytes(t);
   switch (t) {
   case ScalarType::I1:
-  case ScalarType::I8: {
-    int8_t x = int8_t(v);
-    std::memcpy(p, &x, 1);
-    break;
-  }
-  case ScalarType::I16: {
-    int16_t x = int16_t(v);
-    std::memcpy(p, &x, 2);
-    break;
-  }
+  case ScalarType::I8:
+  case ScalarType::I16:
   case ScalarType::I32: {
-    int32_t x = int32_t(v);
-    std::memcpy(p, &x, 4);
+    // Wrapped to the width: an unsigned parameter's values above the
+    // signed range (4294967295 for a u32) keep their bits.
+    uint64_t x = uint64_t(int64_t(v));
+    std::memcpy(p, &x, elemBytes(t)); // little-endian: the low bytes
     break;
   }
   case ScalarType::I64:
@@ -449,17 +443,25 @@ int main(int argc, char **argv) {
     if (it == buffers.end())
       usage("--print " + name + ": not a pointer parameter");
     ScalarType t = ScalarType::F32;
+    bool isUnsigned = false;
     for (const Param &p : kernel->params())
-      if (p.name == name)
+      if (p.name == name) {
         t = p.type;
+        isUnsigned = p.isUnsigned;
+      }
     size_t n = it->second.size() / elemBytes(t);
     std::printf("%s:", name.c_str());
     for (size_t i = 0; i < std::min(n, count); ++i) {
       double v = get(it->second, t, i);
-      if (isFloat(t))
+      if (isFloat(t)) {
         std::printf(" %.6g", v);
-      else
+      } else if (isUnsigned) { // the element's bits as unsigned
+        uint64_t bits = 0;
+        std::memcpy(&bits, it->second.data() + i * elemBytes(t), elemBytes(t));
+        std::printf(" %llu", (unsigned long long)bits);
+      } else {
         std::printf(" %lld", (long long)v);
+      }
     }
     std::printf(n > count ? " ... (%zu elements)\n" : "\n", n);
   }

@@ -119,6 +119,9 @@ struct Param {
   bool pointer = false;
   ScalarType type = ScalarType::I32; ///< the scalar, or the pointee
   std::string name;                  ///< `kite.name`, or "#<index>"
+  /// An unsigned integer in the source (u32, *u8, ...). The launch checks
+  /// widths only: int32_t and uint32_t arguments both pass for i32 and u32.
+  bool isUnsigned = false;
 };
 
 template <typename T> class DeviceBuffer;

@@ -221,6 +221,10 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
         return rmw(LLVM::AtomicBinOp::_xor, addr, v);
       case AtomicKind::Xchg:
         return rmw(LLVM::AtomicBinOp::xchg, addr, v);
+      case AtomicKind::UMax:
+        return rmw(LLVM::AtomicBinOp::umax, addr, v);
+      case AtomicKind::UMin:
+        return rmw(LLVM::AtomicBinOp::umin, addr, v);
       case AtomicKind::Max:
       case AtomicKind::Min: {
         bool isMax = op.getKind() == AtomicKind::Max;

@@ -86,9 +86,7 @@ struct Combiner {
   Region *custom = nullptr; ///< kind Custom: the combine region
   bool fpFusion = false;    ///< float adds may fuse into fmas
 
-  bool isArg() const {
-    return kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
-  }
+  bool isArg() const { return isArgReduce(kind); }
 
   Value combine(Value acc, Value x) const {
     switch (kind) {
@@ -102,12 +100,18 @@ struct Combiner {
     case ReduceKind::Min:
       return isFloat ? arith::MinimumFOp::create(b, loc, acc, x).getResult()
                      : arith::MinSIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::UMax:
+      return arith::MaxUIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::UMin:
+      return arith::MinUIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Custom:
       return applyCombineRegion(b, *custom, acc, x, fpFusion);
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
+    case ReduceKind::ArgUMax:
+    case ReduceKind::ArgUMin:
       break;
     }
     llvm_unreachable("argmax/argmin combine pairs");
@@ -118,13 +122,15 @@ struct Combiner {
   /// equal value (both NaN included) at a smaller index (Triton's
   /// tie_break_left). A total order, so every step may combine in any order.
   Value beats(Value x, Value xi, Value y, Value yi) const {
-    bool isMax = kind == ReduceKind::ArgMax;
+    bool isMax = isMaxReduce(kind);
     Value earlier =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, xi, yi);
     if (!isFloat) {
+      using P = arith::CmpIPredicate;
+      bool u = isUnsignedReduce(kind);
       Value beyond = arith::CmpIOp::create(
-          b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
-          x, y);
+          b, loc,
+          isMax ? (u ? P::ugt : P::sgt) : (u ? P::ult : P::slt), x, y);
       Value equal =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
       return arith::OrIOp::create(
@@ -292,6 +298,8 @@ private:
     const ReduceKind kind = comb.kind;
     const bool anyOrder = kind == ReduceKind::Max ||
                           kind == ReduceKind::Min ||
+                          kind == ReduceKind::UMax ||
+                          kind == ReduceKind::UMin ||
                           kind == ReduceKind::Xor || comb.isArg() ||
                           (kind == ReduceKind::Sum && !comb.isFloat);
     for (int64_t e0 = 0; e0 < in.perThread; ++e0) {

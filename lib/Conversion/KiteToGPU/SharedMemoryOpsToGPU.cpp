@@ -67,8 +67,7 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
               KiteDialect::getNumWarpsAttrName()))
         warps = attr.getInt();
     int64_t slots = src.getNumElements() / axisLen * std::min(axisLen, warps);
-    bool arg = r.getKind() == ReduceKind::ArgMax ||
-               r.getKind() == ReduceKind::ArgMin;
+    bool arg = isArgReduce(r.getKind());
     return llvm::alignTo(slots * elementBytes(src.getElementType()), 4) +
            (arg ? 4 * slots : 0);
   }

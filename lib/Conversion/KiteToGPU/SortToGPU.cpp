@@ -27,11 +27,13 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// a < b in the sort's total order (i1).
-Value lessThan(OpBuilder &b, Location loc, Value x, Value y) {
+/// a < b in the sort's total order (i1); `uns`: integers as unsigned.
+Value lessThan(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
   Type t = x.getType();
   if (!isa<FloatType>(t))
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+    return arith::CmpIOp::create(
+        b, loc, uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+        x, y);
   // Floats: widened to f32 (f16/bf16 keep their order, -0.0 included), keys
   // from the bits: negative -> ~bits, else bits | sign; NaNs last.
   bool wide = t.isF64();
@@ -118,7 +120,8 @@ struct SortLowering : OpConversionPattern<SortOp> {
         up = arith::XOrIOp::create(
             b, loc, up, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
       // Swap when out of order: ascending and y < x, or descending and x < y.
-      Value yx = lessThan(b, loc, y, x), xy = lessThan(b, loc, x, y);
+      bool uns = op.getUnsignedOrder();
+      Value yx = lessThan(b, loc, y, x, uns), xy = lessThan(b, loc, x, y, uns);
       Value swap = arith::SelectOp::create(b, loc, up, yx, xy);
       Value first = arith::SelectOp::create(b, loc, swap, y, x);
       Value second = arith::SelectOp::create(b, loc, swap, x, y);

@@ -364,7 +364,7 @@ func.func @reduce_result(%x: tensor<8x16xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin, custom]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin, custom, umax, umin, argumax, argumin]}}
   %0 = kite.reduce prod %x axis 0 : tensor<8xf32> -> f32
   return
 }

@@ -371,6 +371,19 @@ LogicalResult KiteDialect::verifyRegionArgAttribute(Operation *op,
                              << " must be a non-empty string";
     return success();
   }
+  if (name == getArgUnsignedAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    Type scalar = argType;
+    if (auto ptr = dyn_cast<PointerType>(argType))
+      scalar = ptr.getPointeeType();
+    if (!scalar.isSignlessInteger() || scalar.isInteger(1))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " needs an integer or a pointer to integers, "
+                                "got "
+                             << argType;
+    return success();
+  }
   if (name == getTensorMapAttrName()) {
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<TensorDescType>(argType))

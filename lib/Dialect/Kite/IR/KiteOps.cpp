@@ -351,6 +351,10 @@ LogicalResult AtomicRMWOp::verify() {
   case AtomicKind::Min:
     ok = isInt || e.isF32() || e.isF64();
     break;
+  case AtomicKind::UMax:
+  case AtomicKind::UMin:
+    ok = isInt;
+    break;
   case AtomicKind::And:
   case AtomicKind::Or:
   case AtomicKind::Xor:
@@ -482,7 +486,10 @@ LogicalResult ReduceOp::verify() {
   ReduceKind kind = getKind();
   if (kind == ReduceKind::Xor && !isa<IntegerType>(element))
     return emitOpError() << "xor reduces integers, got " << element;
-  bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+  if (isUnsignedReduce(kind) && !isa<IntegerType>(element))
+    return emitOpError() << stringifyReduceKind(kind)
+                         << " compares integers as unsigned, got " << element;
+  bool arg = isArgReduce(kind);
   SmallVector<int64_t> shape(srcType.getShape());
   shape.erase(shape.begin() + axis);
   // argmax/argmin: the i32 index along the axis.

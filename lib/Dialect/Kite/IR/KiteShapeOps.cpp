@@ -67,6 +67,8 @@ LogicalResult SortOp::verify() {
   Type e = type.getElementType();
   if (isa<PointerType>(e) || e.isInteger(1))
     return emitOpError() << "sorts numbers, not " << e;
+  if (getUnsignedOrder() && !isa<IntegerType>(e))
+    return emitOpError() << "compares integers as unsigned, not " << e;
   return success();
 }
 

@@ -17,7 +17,12 @@ def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Xor", 3, "xor">,
     I32EnumAttrCase<"ArgMax", 4, "argmax">,
     I32EnumAttrCase<"ArgMin", 5, "argmin">,
-    I32EnumAttrCase<"Custom", 6, "custom">]> {
+    I32EnumAttrCase<"Custom", 6, "custom">,
+    // Integers compared as unsigned (the frontend's u8 .. u64).
+    I32EnumAttrCase<"UMax", 7, "umax">,
+    I32EnumAttrCase<"UMin", 8, "umin">,
+    I32EnumAttrCase<"ArgUMax", 9, "argumax">,
+    I32EnumAttrCase<"ArgUMin", 10, "argumin">]> {
   let cppNamespace = "::mlir::kite";
 }
 
@@ -36,7 +41,10 @@ def Kite_AtomicKindAttr : I32EnumAttr<"AtomicKind",
     I32EnumAttrCase<"And", 3, "and">,
     I32EnumAttrCase<"Or", 4, "or">,
     I32EnumAttrCase<"Xor", 5, "xor">,
-    I32EnumAttrCase<"Xchg", 6, "xchg">]> {
+    I32EnumAttrCase<"Xchg", 6, "xchg">,
+    // Integers compared as unsigned (PTX atom.max.u32 / .u64).
+    I32EnumAttrCase<"UMax", 7, "umax">,
+    I32EnumAttrCase<"UMin", 8, "umin">]> {
   let cppNamespace = "::mlir::kite";
 }
 

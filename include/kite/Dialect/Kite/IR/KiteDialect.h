@@ -30,6 +30,22 @@ namespace mlir::kite {
 /// Triton's float8e4nv (f8E4M3FN) and float8e5 (f8E5M2).
 inline bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
+/// Reduction kinds: argmax/argmin (an i32 index result), the maximum-like
+/// ones (max, argmax and their unsigned forms), and the unsigned ones
+/// (integers compared as unsigned).
+inline bool isArgReduce(ReduceKind k) {
+  return k == ReduceKind::ArgMax || k == ReduceKind::ArgMin ||
+         k == ReduceKind::ArgUMax || k == ReduceKind::ArgUMin;
+}
+inline bool isMaxReduce(ReduceKind k) {
+  return k == ReduceKind::Max || k == ReduceKind::ArgMax ||
+         k == ReduceKind::UMax || k == ReduceKind::ArgUMax;
+}
+inline bool isUnsignedReduce(ReduceKind k) {
+  return k == ReduceKind::UMax || k == ReduceKind::UMin ||
+         k == ReduceKind::ArgUMax || k == ReduceKind::ArgUMin;
+}
+
 /// `elementType` with the shape of `like`: a tensor if `like` is a ranked
 /// tensor, the scalar itself otherwise.
 Type getTypeWithShapeOf(Type like, Type elementType);

@@ -68,6 +68,9 @@ def Kite_Dialect : Dialect {
     /// Source name of a kernel parameter (string), for diagnostics and for
     /// binding constexpr values by name.
     static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
+    /// On a kernel argument: the scalar (or the pointee) is an unsigned
+    /// integer in the source (u32, *u8, ...); the IR is signless.
+    static constexpr ::llvm::StringLiteral getArgUnsignedAttrName() { return "kite.unsigned"; }
     static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
     /// Argument attribute of a !kite.tensordesc kernel parameter that the
     /// runtime encodes as a CUtensorMap (made by kite-stage-dot-operands):

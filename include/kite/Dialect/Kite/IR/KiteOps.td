@@ -136,16 +136,19 @@ def Kite_SortOp : Kite_Op<"sort", [Pure, AllTypesMatch<["src", "result"]>]> {
     Each row (along the last dimension, a power of two long) sorted in
     ascending order, or descending with `descending`. Floats in a total
     order: NaNs after every number (first when descending), -0.0 and 0.0
-    equal. On the GPU a bitonic network over shared memory.
+    equal. Integers compare as signed, or as unsigned with `unsigned` (the
+    frontend's u8 .. u64). On the GPU a bitonic network over shared memory.
 
     ```mlir
     %r = kite.sort %x dim 1 descending : tensor<4x64xf32>
+    %u = kite.sort %y dim 0 unsigned : tensor<64xi32>
     ```
   }];
-  let arguments = (ins Kite_Block:$src, I32Attr:$dim, UnitAttr:$descending);
+  let arguments = (ins Kite_Block:$src, I32Attr:$dim, UnitAttr:$descending,
+                       UnitAttr:$unsigned_order);
   let results = (outs Kite_Block:$result);
-  let assemblyFormat = "$src `dim` $dim (`descending` $descending^)? attr-dict "
-                       "`:` type($src)";
+  let assemblyFormat = "$src `dim` $dim (`descending` $descending^)? "
+                       "(`unsigned` $unsigned_order^)? attr-dict `:` type($src)";
   let hasVerifier = 1;
 }
 
