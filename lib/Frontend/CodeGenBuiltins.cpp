@@ -227,6 +227,17 @@ Val CodeGen::call(const Expr &e) {
     Type t = dtypeArg(a.values[full ? 2 : 1], a.locs[full ? 2 : 1]);
     bool tu = a.values[full ? 2 : 1].uns;
     Val value = full ? a.values[1] : Val::integer(0);
+    if (shape.empty()) { // full((), v, dtype): a scalar (Triton's 0-d)
+      if (value.kind == Val::Runtime &&
+          isa<RankedTensorType>(value.v.getType()))
+        fail(a.locs[1], "full()'s value must be a scalar");
+      if (value.kind == Val::Runtime)
+        return Val::runtime(cast(value.v, t, a.locs[1], value.uns, tu), tu);
+      if (value.kind == Val::Float && !isa<FloatType>(t))
+        fail(a.locs[1], "a float value for an integer block");
+      return Val::runtime(materialize(value, t, full ? a.locs[1] : e.loc, tu),
+                          tu);
+    }
     if (full && value.kind == Val::Runtime) {
       if (isa<RankedTensorType>(value.v.getType()))
         fail(a.locs[1], "full()'s value must be a scalar");

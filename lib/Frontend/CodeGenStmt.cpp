@@ -194,7 +194,7 @@ CodeGen::loopYields(const Stmt &s, ArrayRef<std::string> carried,
                       " before the loop but " + typeName(y.getType(), yu) +
                       " after an iteration" +
                       (yu != uns[k] ? " (give it its type before the loop, "
-                                      "e.g. x = 0.to(u32))"
+                                      "e.g. x = full((), 0, u32))"
                                     : ""));
     yields.push_back(y);
   }

@@ -4,7 +4,9 @@
 // host references: a matmul written with block pointers (make_block_ptr,
 // advance, boundary checks: staged and on the tensor cores as the pointer
 // form) at ragged shapes, against float64; minimum/maximum's NaN rules
-// (propagate_nan) and swizzle2d / expand_dims / ravel / tensor methods.
+// (propagate_nan) and swizzle2d / expand_dims / ravel / tensor methods;
+// unsigned integers (shifts, division, comparisons, conversions,
+// reductions across warps, sort, atomics) against uint32_t arithmetic.
 // Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +14,7 @@
 #include "GPUTestHelpers.h"
 #include "TestHelpers.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kite;
@@ -55,7 +58,109 @@ def forms(p: *f32, q: *f32, r: *i32):
     store(q + 6 + arange(0, 2), t.max(1))
 )";
 
+const char *kUnsigned = R"(
+@kernel(num_warps=4)
+def uns(x: *u32, y: *u32, small: *u8, out: *u32, flags: *i32, f: *f32,
+        top: *u32, d: u32, BLOCK: constexpr = 1024):
+    offs = arange(0, BLOCK)
+    v = load(x + offs)
+    w = load(y + offs)
+    store(out + offs, v >> 7)
+    store(out + BLOCK + offs, v // d)
+    store(out + 2 * BLOCK + offs, v % d)
+    store(out + 3 * BLOCK + offs, sort(v))
+    store(out + 4 * BLOCK + offs, load(small + offs) + v)
+    store(flags + offs, (v < w).to(i32))
+    store(f + offs, v.to(f32))
+    store(top, max(v, axis=0))
+    store(top + 1, min(v, axis=0))
+    store(top + 2, argmax(v, axis=0).to(u32))
+    atomic_max(top + 3, v)
+    atomic_min(top + 4, v)
+)";
+
 } // namespace
+
+/// The unsigned kernel's inputs and outputs, and its check against
+/// uint32_t arithmetic.
+struct UnsignedCase {
+  static constexpr int n = 1024;
+  static constexpr uint32_t d = 1000003;
+  std::vector<uint32_t> x = std::vector<uint32_t>(n), y = x;
+  std::vector<uint8_t> small = std::vector<uint8_t>(n);
+  std::vector<uint32_t> out = std::vector<uint32_t>(5 * n);
+  std::vector<int32_t> flags = std::vector<int32_t>(n);
+  std::vector<float> f = std::vector<float>(n);
+  std::vector<uint32_t> top = {0, 0, 0, 1u << 31, 1u << 31};
+
+  UnsignedCase() {
+    uint64_t state = 12345;
+    auto next = [&] {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return uint32_t(state >> 32);
+    };
+    for (int i = 0; i < n; ++i) {
+      x[i] = next();
+      y[i] = next();
+      small[i] = uint8_t(next());
+    }
+    x[17] = 0xFFFFFFFFu; // the maximum, above i32's range
+    x[18] = 0;
+  }
+
+  void check() const {
+    std::vector<uint32_t> sorted(x);
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(out[i], x[i] >> 7) << i;
+      EXPECT_EQ(out[n + i], x[i] / d) << i;
+      EXPECT_EQ(out[2 * n + i], x[i] % d) << i;
+      EXPECT_EQ(out[3 * n + i], sorted[i]) << i;
+      EXPECT_EQ(out[4 * n + i], uint32_t(small[i]) + x[i]) << i;
+      EXPECT_EQ(flags[i], x[i] < y[i] ? 1 : 0) << i;
+      EXPECT_EQ(f[i], float(x[i])) << i;
+    }
+    EXPECT_EQ(top[0], 0xFFFFFFFFu);
+    EXPECT_EQ(top[1], 0u);
+    EXPECT_EQ(top[2], 17u);
+    EXPECT_EQ(top[3], 0xFFFFFFFFu);
+    EXPECT_EQ(top[4], 0u);
+  }
+};
+
+TEST(GPU, UnsignedIntegers) {
+  REQUIRE_GPU();
+  auto k = compileKite(kUnsigned, CompileOptions{}, "unsigned.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  UnsignedCase c;
+  auto dx = DeviceBuffer<uint32_t>::fromHost(c.x).value();
+  auto dy = DeviceBuffer<uint32_t>::fromHost(c.y).value();
+  auto ds = DeviceBuffer<uint8_t>::fromHost(c.small).value();
+  auto dout = DeviceBuffer<uint32_t>::fromHost(c.out).value();
+  auto dflags = DeviceBuffer<int32_t>::fromHost(c.flags).value();
+  auto df = DeviceBuffer<float>::fromHost(c.f).value();
+  auto dtop = DeviceBuffer<uint32_t>::fromHost(c.top).value();
+  ASSERT_TRUE(
+      k->launch(Grid(1), {Arg(dx), Arg(dy), Arg(ds), Arg(dout), Arg(dflags),
+                          Arg(df), Arg(dtop), Arg(UnsignedCase::d)}));
+  c.out = dout.toHost().value();
+  c.flags = dflags.toHost().value();
+  c.f = df.toHost().value();
+  c.top = dtop.toHost().value();
+  c.check();
+}
+
+// The same kernel in the interpreter (no GPU needed).
+TEST(Interpreter, UnsignedIntegers) {
+  auto k = compileKite(kUnsigned, CompileOptions{}, "unsigned.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  UnsignedCase c;
+  auto ok = k->interpret(Grid(1), {Arg(c.x), Arg(c.y), Arg(c.small), Arg(c.out),
+                                   Arg(c.flags), Arg(c.f), Arg(c.top),
+                                   Arg(UnsignedCase::d)});
+  ASSERT_TRUE(ok) << ok.error().str();
+  c.check();
+}
 
 TEST(GPU, BlockPointerMatmul) {
   REQUIRE_GPU();

@@ -854,3 +854,34 @@ func.func @pass_without_groups() attributes {kite.kernel, kite.consumer_groups =
   kite.turn_pass
   return
 }
+
+// -----
+
+func.func @reduce_umax_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{umax compares integers as unsigned, got 'f32'}}
+  %0 = kite.reduce umax %x axis 0 : tensor<8xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @atomic_umax_float(%p: !kite.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{atomic umax does not take 'f32'}}
+  %0 = kite.atomic_rmw umax %p, %v : !kite.ptr<f32>, f32 -> f32
+  return
+}
+
+// -----
+
+func.func @sort_unsigned_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{compares integers as unsigned, not 'f32'}}
+  %0 = kite.sort %x dim 0 unsigned : tensor<8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.unsigned' of argument #0 needs an integer or a pointer to integers, got '!kite.ptr<f32>'}}
+func.func @unsigned_float_arg(%p: !kite.ptr<f32> {kite.unsigned}) attributes {kite.kernel} {
+  return
+}
