@@ -1,12 +1,14 @@
-//===- CodeGenAtomics.cpp - Atomics, debugging, inline PTX ------------------===//
+//===- CodeGenAtomics.cpp - Atomics, debugging, inline PTX
+//------------------===//
 //
 // atomic_add/max/min/and/or/xor/xchg(pointer, val, mask=None, sem=None,
 // scope=None) and atomic_cas(pointer, cmp, val, sem=None, scope=None):
 // values converted to the pointee type and broadcast with the pointers and
 // the mask; sem in relaxed/acquire/release/acq_rel, scope in gpu/cta/sys.
-// device_print(prefix, *values, hex=False) and device_assert(cond, msg=""):
-// the side effects that run on the device. inline_asm_elementwise(asm,
-// constraints, args, dtype, is_pure, pack=1): PTX once per element.
+// device_print(prefix, *values, hex=False), device_assert(cond, msg="")
+// and assume(cond): the side effects that run on the device.
+// inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack=1): PTX
+// once per element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +153,20 @@ Val CodeGen::deviceDebug(const std::string &n, const Expr &e) {
     }
     kd::PrintOp::create(b, lc, b.getStringAttr(prefix.s),
                         hex ? b.getUnitAttr() : UnitAttr(), values);
+    return Val();
+  }
+  if (n == "assume") {
+    // Triton's assume(cond): a premise for the compiler (a constant true
+    // one is dropped; a constant false one is an error here).
+    Args a = bindArgs(e, n, {"cond"}, 1);
+    const Val &c = a.values[0];
+    if (c.isConst()) {
+      if (!(c.kind == Val::Float ? c.f != 0 : c.i != 0))
+        fail(a.locs[0], "assume() of a condition that is false at compile "
+                        "time");
+      return Val();
+    }
+    kd::AssumeOp::create(b, lc, asBool(c, a.locs[0], "assume()'s cond"));
     return Val();
   }
   // device_assert(cond, msg="")

@@ -95,7 +95,7 @@ Val CodeGen::call(const Expr &e) {
                      "as libdevice." + n + " (Triton's libdevice)");
   if (n.rfind("atomic_", 0) == 0)
     return atomic(n, e);
-  if (n == "device_print" || n == "device_assert")
+  if (n == "device_print" || n == "device_assert" || n == "assume")
     return deviceDebug(n, e);
   if (isShapeBuiltin(n))
     return shapeBuiltin(n, e);

@@ -343,7 +343,8 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "make_tensor_descriptor",
                                 "swizzle2d",
                                 "make_block_ptr",
-                                "advance"};
+                                "advance",
+                                "assume"};
   for (const char *b : names)
     if (n == b)
       return true;

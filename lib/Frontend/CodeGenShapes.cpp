@@ -26,7 +26,7 @@ namespace kite::frontend {
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
          n == "broadcast_to" || n == "sort" || n == "expand_dims" ||
-         n == "ravel" || n == "cat";
+         n == "ravel" || n == "cat" || n == "gather" || n == "histogram";
 }
 
 Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
@@ -114,6 +114,67 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
                                            desc ? b.getUnitAttr() : UnitAttr(),
                                            u ? b.getUnitAttr() : UnitAttr()),
                         u);
+  }
+  if (n == "gather") {
+    // Triton's gather(src, index, axis): the index's shape, the source's
+    // elements; other dimensions than the axis must agree.
+    Args a = bindArgs(e, n, {"src", "index", "axis"}, 3);
+    RankedTensorType st = block(a.values[0], a.locs[0], nullptr);
+    RankedTensorType it = block(a.values[1], a.locs[1], nullptr);
+    if (!isInt(it) || it.getElementType().isInteger(1))
+      fail(a.locs[1], "gather()'s index must be an integer block, got " +
+                          describe(a.values[1]));
+    int64_t rank = st.getRank();
+    if (it.getRank() != rank)
+      fail(e.loc, "gather(): the source " + describe(a.values[0]) +
+                      " and the index " + describe(a.values[1]) +
+                      " must have one rank");
+    int64_t axis = constInt(a.values[2], a.locs[2], "gather()'s axis");
+    if (axis < -rank || axis >= rank)
+      fail(a.locs[2], "gather()'s axis " + std::to_string(axis) +
+                          " is out of range for a rank-" +
+                          std::to_string(rank) + " block");
+    if (axis < 0)
+      axis += rank;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && it.getDimSize(d) != st.getDimSize(d))
+        fail(e.loc, "gather(): the index's dimension " + std::to_string(d) +
+                        " (" + std::to_string(it.getDimSize(d)) +
+                        ") must match the source's (" +
+                        std::to_string(st.getDimSize(d)) +
+                        "); only the axis may differ");
+    Type rt = withShape(st.getElementType(), it.getShape());
+    return Val::runtime(
+        kd::GatherOp::create(b, lc, rt, a.values[0].v, a.values[1].v,
+                             b.getI32IntegerAttr(int32_t(axis))),
+        a.values[0].uns);
+  }
+  if (n == "histogram") {
+    // Triton's histogram(input, num_bins, mask=None): counts of 0 ..
+    // num_bins - 1 (i32); other values are not counted.
+    Args a = bindArgs(e, n, {"input", "num_bins", "mask"}, 2);
+    RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
+    if (t.getRank() != 1 || !isInt(t) || t.getElementType().isInteger(1))
+      fail(a.locs[0], "histogram() takes a 1-D block of integers, got " +
+                          describe(a.values[0]));
+    int64_t bins = constInt(a.values[1], a.locs[1], "histogram()'s num_bins");
+    if (bins < 1 || bins > (1 << 20) || (bins & (bins - 1)))
+      fail(a.locs[1], "histogram()'s num_bins must be a power of two in "
+                      "[1, 2^20] (the result is a block), got " +
+                          std::to_string(bins));
+    mlir::Value mask;
+    if (a.given[2] && a.values[2].kind != Val::None) {
+      mask = asBool(a.values[2], a.locs[2], "histogram()'s mask");
+      if (shapeOf(mask.getType()) != t.getShape())
+        mask = broadcastTo(mask, t.getShape(), a.locs[2]);
+    }
+    mlir::Value src = a.values[0].v;
+    // Unsigned values beyond the signed range are out of the bins too:
+    // compare as i64 (zero-extended) there.
+    if (a.values[0].uns && t.getElementType().getIntOrFloatBitWidth() < 64)
+      src = cast(src, b.getI64Type(), a.locs[0], /*fromUns=*/true);
+    return Val::runtime(kd::HistogramOp::create(
+        b, lc, RankedTensorType::get({bins}, b.getI32Type()), src, mask));
   }
   if (n == "expand_dims") {
     Args a = bindArgs(e, n, {"input", "axis"}, 2);

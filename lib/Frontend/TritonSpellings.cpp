@@ -43,7 +43,8 @@ bool isMemberBuiltin(const std::string &n) {
       "broadcast_to", "abs",    "exp",     "exp2",        "log",
       "log2",         "sin",    "cos",     "sqrt",        "rsqrt",
       "sigmoid",      "erf",    "floor",   "ceil",        "cdiv",
-      "fdiv",         "div_rn", "sqrt_rn", "umulhi"};
+      "fdiv",         "div_rn", "sqrt_rn", "umulhi",      "gather",
+      "histogram"};
   for (const char *m : names)
     if (n == m)
       return true;

@@ -199,6 +199,8 @@ private:
   void trans(kd::TransOp t);
 
   void flip(kd::FlipOp f);
+  void gather(kd::GatherOp op);
+  void histogram(kd::HistogramOp op);
 
   void broadcast(kd::BroadcastOp b);
 
@@ -221,6 +223,7 @@ private:
   /// error at the op naming the message, the program and the element.
   void print(kd::PrintOp op);
   void assertion(kd::AssertOp op);
+  void assume(kd::AssumeOp op);
 
   static void philox(uint32_t k0, uint32_t k1, uint32_t c[4], int rounds);
 

@@ -65,6 +65,10 @@ void Interpreter::kiteOp(Operation *op) {
     return trans(t);
   if (auto f = dyn_cast<kd::FlipOp>(op))
     return flip(f);
+  if (auto g = dyn_cast<kd::GatherOp>(op))
+    return gather(g);
+  if (auto h = dyn_cast<kd::HistogramOp>(op))
+    return histogram(h);
   if (auto sc = dyn_cast<kd::ScanOp>(op))
     return scan(sc);
   if (auto h = dyn_cast<kd::HintOp>(op))
@@ -174,6 +178,8 @@ void Interpreter::kiteOp(Operation *op) {
     return print(p);
   if (auto a = dyn_cast<kd::AssertOp>(op))
     return assertion(a);
+  if (auto a = dyn_cast<kd::AssumeOp>(op))
+    return assume(a);
   if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp, kd::RandInt4xOp>(op))
     return random(op);
   if (auto d = dyn_cast<kd::DotOp>(op))
@@ -324,6 +330,53 @@ void Interpreter::trans(kd::TransOp t) {
     stride[i] = srcStride[order[i]];
   gatherStrided(*src, *r, stride);
   values[t.getResult()] = r;
+}
+
+void Interpreter::gather(kd::GatherOp op) {
+  ArrayRef_ src = get(op.getSrc()), index = get(op.getIndex());
+  auto r = make(op.getType());
+  int64_t axis = op.getAxis(), rank = int64_t(src->shape.size());
+  int64_t len = src->shape[axis];
+  // Strides of the source and of the index (row-major).
+  std::vector<int64_t> srcStride(rank, 1), idxStride(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    srcStride[d] = srcStride[d + 1] * src->shape[d + 1];
+    idxStride[d] = idxStride[d + 1] * index->shape[d + 1];
+  }
+  for (size_t k = 0; k < r->size(); ++k) {
+    int64_t at = 0, rest = int64_t(k);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t c = rest / idxStride[d];
+      rest %= idxStride[d];
+      if (d == axis) {
+        c = index->iv[k];
+        if (c < 0 || c >= len)
+          fail(op, "gather() index " + std::to_string(c) +
+                       " is out of range for the source's " +
+                       std::to_string(len) + " elements along axis " +
+                       std::to_string(axis) + elementIndex(*index, k));
+      }
+      at += c * srcStride[d];
+    }
+    if (r->kind == Kind::Float)
+      r->fv[k] = src->fv[size_t(at)];
+    else
+      r->iv[k] = src->iv[size_t(at)];
+  }
+  values[op.getResult()] = r;
+}
+
+void Interpreter::histogram(kd::HistogramOp op) {
+  ArrayRef_ src = get(op.getSrc());
+  ArrayRef_ mask = op.getMask() ? get(op.getMask()) : nullptr;
+  auto r = make(op.getType());
+  int64_t bins = int64_t(r->size());
+  for (size_t k = 0; k < src->size(); ++k) {
+    int64_t v = src->iv[k];
+    if ((!mask || mask->iv[k]) && v >= 0 && v < bins)
+      ++r->iv[size_t(v)];
+  }
+  values[op.getResult()] = r;
 }
 
 void Interpreter::flip(kd::FlipOp f) {
@@ -599,6 +652,14 @@ void Interpreter::assertion(kd::AssertOp op) {
                    (op.getMessage().empty() ? std::string()
                                             : ": " + op.getMessage().str()) +
                    elementIndex(*c, k));
+}
+
+void Interpreter::assume(kd::AssumeOp op) {
+  // Undefined behaviour on the GPU when false: reported here.
+  ArrayRef_ c = get(op.getCondition());
+  for (size_t k = 0; k < c->size(); ++k)
+    if (!c->iv[k])
+      fail(op, "assume() does not hold" + elementIndex(*c, k));
 }
 
 void Interpreter::philox(uint32_t k0, uint32_t k1, uint32_t c[4], int rounds) {

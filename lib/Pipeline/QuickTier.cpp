@@ -47,7 +47,7 @@ static bool elementwise(Operation *op) {
              kd::FlipOp, kd::JoinOp, kd::SplitOp, kd::ConvertLayoutOp,
              kd::AddPtrOp, kd::LoadOp, kd::StoreOp, kd::RandIntOp,
              kd::RandInt4xOp, kd::RandOp, kd::RandNOp, kd::HintOp,
-             kd::InlineAsmOp>(op);
+             kd::InlineAsmOp, kd::AssumeOp, kd::GatherOp, kd::HistogramOp>(op);
 }
 
 static std::string where(Operation *op) {

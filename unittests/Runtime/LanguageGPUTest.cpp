@@ -6,7 +6,8 @@
 // form) at ragged shapes, against float64; minimum/maximum's NaN rules
 // (propagate_nan) and swizzle2d / expand_dims / ravel / tensor methods;
 // unsigned integers (shifts, division, comparisons, conversions,
-// reductions across warps, sort, atomics) against uint32_t arithmetic.
+// reductions across warps, sort, atomics) against uint32_t arithmetic;
+// gather along either axis, histogram with a mask, assume.
 // Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -79,8 +80,6 @@ def uns(x: *u32, y: *u32, small: *u8, out: *u32, flags: *i32, f: *f32,
     atomic_min(top + 4, v)
 )";
 
-} // namespace
-
 /// The unsigned kernel's inputs and outputs, and its check against
 /// uint32_t arithmetic.
 struct UnsignedCase {
@@ -127,6 +126,112 @@ struct UnsignedCase {
     EXPECT_EQ(top[4], 0u);
   }
 };
+
+const char *kGatherHistogram = R"(
+import triton.language as tl
+@kernel(num_warps=4)
+def gh(src: *f32, idx1: *i32, idx0: *i32, out1: *f32, out0: *f32, vals: *i32,
+       hist: *i32, n: i32):
+    tl.assume(n > 0)
+    rows = tl.arange(0, 32)[:, None]
+    cols = tl.arange(0, 64)[None, :]
+    s = tl.load(src + rows * 64 + cols)
+    c16 = tl.arange(0, 16)[None, :]
+    g1 = tl.gather(s, tl.load(idx1 + rows * 16 + c16), 1)
+    tl.store(out1 + rows * 16 + c16, g1)
+    r128 = tl.arange(0, 128)[:, None]
+    g0 = s.gather(tl.load(idx0 + r128 * 64 + cols), 0)
+    tl.store(out0 + r128 * 64 + cols, g0)
+    offs = tl.arange(0, 2048)
+    h = tl.histogram(tl.load(vals + offs), 64, mask=offs < n)
+    tl.store(hist + tl.arange(0, 64), h)
+)";
+
+/// The gather/histogram kernel's inputs and outputs, and its check.
+struct GatherCase {
+  std::vector<float> src = std::vector<float>(32 * 64);
+  std::vector<int32_t> idx1 = std::vector<int32_t>(32 * 16),
+                       idx0 = std::vector<int32_t>(128 * 64),
+                       vals = std::vector<int32_t>(2048);
+  std::vector<float> out1 = std::vector<float>(32 * 16, -1.f),
+                     out0 = std::vector<float>(128 * 64, -1.f);
+  std::vector<int32_t> hist = std::vector<int32_t>(64, -1);
+  int32_t n = 2000;
+
+  GatherCase() {
+    uint64_t state = 777;
+    auto next = [&](uint32_t mod) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return uint32_t(state >> 33) % mod;
+    };
+    for (size_t i = 0; i < src.size(); ++i)
+      src[i] = float(i) * 0.5f - 100.f;
+    for (int32_t &i : idx1)
+      i = int32_t(next(64));
+    for (int32_t &i : idx0)
+      i = int32_t(next(32));
+    for (int32_t &v : vals) // some outside [0, 64): not counted
+      v = int32_t(next(73)) - 3;
+  }
+
+  void check() const {
+    for (int r = 0; r < 32; ++r)
+      for (int c = 0; c < 16; ++c)
+        EXPECT_EQ(out1[r * 16 + c], src[r * 64 + idx1[r * 16 + c]])
+            << r << "," << c;
+    for (int r = 0; r < 128; ++r)
+      for (int c = 0; c < 64; ++c)
+        EXPECT_EQ(out0[r * 64 + c], src[idx0[r * 64 + c] * 64 + c])
+            << r << "," << c;
+    std::vector<int32_t> want(64, 0);
+    for (int i = 0; i < n; ++i)
+      if (vals[i] >= 0 && vals[i] < 64)
+        ++want[vals[i]];
+    for (int b = 0; b < 64; ++b)
+      EXPECT_EQ(hist[b], want[b]) << "bin " << b;
+  }
+};
+
+} // namespace
+
+TEST(GPU, GatherHistogramAssume) {
+  REQUIRE_GPU();
+  auto k = compileKite(kGatherHistogram, CompileOptions{}, "gather.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  GatherCase c;
+  auto dsrc = DeviceBuffer<float>::fromHost(c.src).value();
+  auto di1 = DeviceBuffer<int32_t>::fromHost(c.idx1).value();
+  auto di0 = DeviceBuffer<int32_t>::fromHost(c.idx0).value();
+  auto do1 = DeviceBuffer<float>::fromHost(c.out1).value();
+  auto do0 = DeviceBuffer<float>::fromHost(c.out0).value();
+  auto dv = DeviceBuffer<int32_t>::fromHost(c.vals).value();
+  auto dh = DeviceBuffer<int32_t>::fromHost(c.hist).value();
+  ASSERT_TRUE(k->launch(Grid(1), {Arg(dsrc), Arg(di1), Arg(di0), Arg(do1),
+                                  Arg(do0), Arg(dv), Arg(dh), Arg(c.n)}));
+  c.out1 = do1.toHost().value();
+  c.out0 = do0.toHost().value();
+  c.hist = dh.toHost().value();
+  c.check();
+}
+
+TEST(Interpreter, GatherHistogramAssume) {
+  auto k = compileKite(kGatherHistogram, CompileOptions{}, "gather.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  GatherCase c;
+  auto ok =
+      k->interpret(Grid(1), {Arg(c.src), Arg(c.idx1), Arg(c.idx0), Arg(c.out1),
+                             Arg(c.out0), Arg(c.vals), Arg(c.hist), Arg(c.n)});
+  ASSERT_TRUE(ok) << ok.error().str();
+  c.check();
+  // An assume() that does not hold is reported by the interpreter.
+  c.n = 0;
+  auto bad =
+      k->interpret(Grid(1), {Arg(c.src), Arg(c.idx1), Arg(c.idx0), Arg(c.out1),
+                             Arg(c.out0), Arg(c.vals), Arg(c.hist), Arg(c.n)});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().str().find("assume() does not hold"), std::string::npos)
+      << bad.error().str();
+}
 
 TEST(GPU, UnsignedIntegers) {
   REQUIRE_GPU();

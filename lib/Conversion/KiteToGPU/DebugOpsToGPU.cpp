@@ -220,7 +220,25 @@ struct AssertLowering : OpConversionPattern<AssertOp> {
 
 } // namespace
 
+/// kite.assume: llvm.intr.assume on each register of the condition.
+struct AssumeLowering : OpConversionPattern<AssumeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AssumeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Value cond = adaptor.getCondition();
+    int64_t n = 1;
+    if (auto v = dyn_cast<VectorType>(cond.getType()))
+      n = v.getNumElements();
+    for (int64_t e = 0; e < n; ++e)
+      LLVM::AssumeOp::create(b, op.getLoc(),
+                             extractRegister(b, op.getLoc(), cond, e));
+    b.eraseOp(op);
+    return success();
+  }
+};
+
 void mlir::kite::populateDebugOpPatterns(KiteTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<PrintLowering, AssertLowering>(converter, patterns.getContext());
+  patterns.add<PrintLowering, AssertLowering, AssumeLowering>(
+      converter, patterns.getContext());
 }

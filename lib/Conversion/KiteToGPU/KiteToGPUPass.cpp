@@ -430,6 +430,7 @@ struct ConvertKiteToGPUPass
     populateShapeOpPatterns(converter, state, patterns);
     populateConvertLayoutPatterns(converter, state, patterns);
     populateSortPatterns(converter, state, patterns);
+    populateGatherPatterns(converter, state, patterns);
     populateTensorCoreStagingPatterns(converter, state, patterns);
     populateWgmmaPatterns(converter, state, patterns);
     populateMmaPatterns(converter, state, patterns);

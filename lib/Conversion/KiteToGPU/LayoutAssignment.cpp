@@ -188,6 +188,15 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
       join(dot.getAcc(), dot.getResult());
       return;
     }
+    if (auto g = dyn_cast<GatherOp>(op)) { // the source: through shared memory
+      join(g.getIndex(), g.getResult());
+      return;
+    }
+    if (auto h = dyn_cast<HistogramOp>(op)) { // the bins: through shared memory
+      if (h.getMask())
+        join(h.getSrc(), h.getMask());
+      return;
+    }
     SmallVector<Value> values(op->getOperands());
     values.append(op->result_begin(), op->result_end());
     joinAll(values);

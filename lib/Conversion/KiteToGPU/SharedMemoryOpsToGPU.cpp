@@ -81,6 +81,10 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return bytesOf(f.getSrc().getType());
   if (auto so = dyn_cast<SortOp>(op))
     return bytesOf(so.getType());
+  if (auto g = dyn_cast<GatherOp>(op))
+    return bytesOf(g.getSrc().getType());
+  if (auto h = dyn_cast<HistogramOp>(op))
+    return 4 * h.getType().getNumElements();
   if (auto j = dyn_cast<JoinOp>(op))
     return bytesOf(j.getType());
   if (auto sp = dyn_cast<SplitOp>(op))

@@ -594,6 +594,10 @@ void populateWgmmaPatterns(KiteTypeConverter &converter,
 void populateSortPatterns(KiteTypeConverter &converter,
                           const KiteLoweringState &state,
                           RewritePatternSet &patterns);
+/// gather and histogram: through shared memory (GatherToGPU.cpp).
+void populateGatherPatterns(KiteTypeConverter &converter,
+                            const KiteLoweringState &state,
+                            RewritePatternSet &patterns);
 void populateConvertLayoutPatterns(KiteTypeConverter &converter,
                                    const KiteLoweringState &state,
                                    RewritePatternSet &patterns);

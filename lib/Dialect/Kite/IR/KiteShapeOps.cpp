@@ -72,6 +72,48 @@ LogicalResult SortOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = getSrc().getType(), index = getIndex().getType();
+  auto result = getType();
+  int64_t rank = src.getRank(), axis = getAxis();
+  if (!isa<IntegerType>(index.getElementType()) ||
+      index.getElementType().isInteger(1))
+    return emitOpError() << "needs an integer index, got "
+                         << index.getElementType();
+  if (index.getRank() != rank)
+    return emitOpError() << "source and index must have one rank, got " << rank
+                         << " and " << index.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << rank << " block";
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && index.getDimSize(d) != src.getDimSize(d))
+      return emitOpError() << "index dimension " << d << " ("
+                           << index.getDimSize(d)
+                           << ") must match the source's (" << src.getDimSize(d)
+                           << "): only axis " << axis << " may differ";
+  if (result.getShape() != index.getShape() ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "result type " << result
+                         << " should have the index's shape and the "
+                            "source's element type";
+  return success();
+}
+
+LogicalResult HistogramOp::verify() {
+  auto src = getSrc().getType();
+  if (src.getRank() != 1)
+    return emitOpError() << "takes a 1-D block, got rank " << src.getRank();
+  if (!isa<IntegerType>(src.getElementType()) ||
+      src.getElementType().isInteger(1))
+    return emitOpError() << "counts integers, got " << src.getElementType();
+  if (getMask() && getMask().getType().getShape() != src.getShape())
+    return emitOpError() << "mask shape must match the source's";
+  if (getType().getRank() != 1)
+    return emitOpError() << "result must be 1-D (one count a bin)";
+  return success();
+}
+
 LogicalResult FlipOp::verify() {
   int64_t rank = getSrc().getType().getRank(), dim = getDim();
   if (dim < 0 || dim >= rank)

@@ -130,6 +130,46 @@ def Kite_TransOp : Kite_Op<"trans", [Pure]> {
   let hasFolder = 1;
 }
 
+def Kite_GatherOp : Kite_Op<"gather", [Pure]> {
+  let summary = "Elements of a block picked by an index block (Triton's tl.gather)";
+  let description = [{
+    `result[i0, .., ik, ..] = src[i0, .., index[i0, .., ik, ..], ..]` with
+    `k` the axis: the result has the index's shape and the source's element
+    type; index and source have one rank and agree on every dimension but
+    the axis. An index outside `[0, src.shape[axis])` reads an unspecified
+    element on the GPU (the interpreter reports it). On the GPU the source
+    goes through shared memory once; each thread reads its elements.
+
+    ```mlir
+    %r = kite.gather %src[%idx] axis 1 : tensor<4x64xf32>, tensor<4x16xi32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, Kite_Block:$index, I32Attr:$axis);
+  let results = (outs Kite_Block:$result);
+  let assemblyFormat = "$src `[` $index `]` `axis` $axis attr-dict `:` "
+                       "type($src) `,` type($index) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kite_HistogramOp : Kite_Op<"histogram", [Pure]> {
+  let summary = "Counts of the values 0 .. n-1 in a 1-D block (Triton's tl.histogram)";
+  let description = [{
+    `result[b]` counts the elements of `src` equal to `b` (bins of width 1
+    from 0; the result's length n is the number of bins), among those whose
+    `mask` is set. Values outside `[0, n)` are not counted. On the GPU
+    through shared-memory atomics.
+
+    ```mlir
+    %h = kite.histogram %x, %m : tensor<1024xi32>, tensor<1024xi1> -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Kite_Block:$src, Optional<RankedTensorOf<[I1]>>:$mask);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$src (`,` $mask^)? attr-dict `:` type($src) "
+                       "(`,` type($mask)^)? `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kite_SortOp : Kite_Op<"sort", [Pure, AllTypesMatch<["src", "result"]>]> {
   let summary = "A block sorted along its last dimension (Triton's tl.sort)";
   let description = [{
@@ -955,6 +995,22 @@ def Kite_AssertOp : Kite_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   }];
   let arguments = (ins Kite_BoolLike:$condition, StrAttr:$message);
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
+def Kite_AssumeOp : Kite_Op<"assume", [MemoryEffects<[MemWrite]>]> {
+  let summary = "A condition the compiler may take as true (Triton's tl.assume)";
+  let description = [{
+    Every element of `condition` is true; code after it may be compiled on
+    that premise (`llvm.intr.assume` on the GPU: `pid >= 0` lets a division
+    by a constant be unsigned, `n % 16 == 0` ...). A false condition is
+    undefined behaviour on the GPU; the interpreter reports it.
+
+    ```mlir
+    kite.assume %nonneg : i1
+    ```
+  }];
+  let arguments = (ins Kite_BoolLike:$condition);
+  let assemblyFormat = "$condition attr-dict `:` type($condition)";
 }
 
 def Kite_DebugBarrierOp : Kite_Op<"debug_barrier",
