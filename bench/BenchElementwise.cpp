@@ -2,8 +2,9 @@
 //
 // kite-bench's memory-bound and elementwise parts: vector add, dropout and
 // seeded dropout beside the device copy ("1d"); softmax and layer norm
-// forward and backward over rows ("rows"); libdevice asin, sigmoid and
-// tutorial 04's exercises ("math"); the autotuned perceptron layer
+// forward and backward over rows ("rows"); libdevice asin, sigmoid, a
+// histogram and tutorial 04's exercises ("math"); the autotuned perceptron
+// layer
 // ("perceptron").
 //
 //===----------------------------------------------------------------------===//
@@ -228,6 +229,38 @@ void runElementwise() {
       std::fflush(stdout);
       deviceFree(x);
       deviceFree(y);
+    }
+  }
+
+  // A histogram (dsl-examples/histogram.kite, Triton's tl.histogram) of n
+  // uniform values in 256 bins; GB/s of the values read. The counts
+  // accumulate over the timed runs (not zeroed: the time is the kernel's).
+  if (part("math")) {
+    Kernel hist = load("dsl-examples/histogram.kite");
+    Kernel fillBins = load("bench/fill.kite", "fill_bins");
+    std::vector<int> logs =
+        quick ? std::vector<int>{24} : std::vector<int>{20, 24, 26};
+    for (int lg : logs) {
+      size_t n = size_t(1) << lg;
+      uint64_t x = filled(fillBins, n, 4, 21);
+      uint64_t h = deviceAlloc(256 * 4).value();
+      std::vector<int32_t> zero(256, 0);
+      copyToDevice(h, zero.data(), 256 * 4).value();
+      synchronize().value();
+      double ms = timeMs(
+          [&] {
+            hist.launch(uint32_t(cdiv(n, 8192)),
+                        {Arg::pointer(x), Arg::pointer(h), int32_t(n)})
+                .value();
+          },
+          25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"histogram\", "
+                  "\"log2n\": %d, \"extra\": 0, \"us\": %.2f, "
+                  "\"GBps\": %.1f}\n",
+                  lg, ms * 1e3, 4.0 * n / ms / 1e6);
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(h);
     }
   }
 

@@ -49,6 +49,19 @@ for kernel in ("asin", "sigmoid"):
         table.append(dict(kernel=kernel, size=label, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / r["copy_GBps"]))
+# The histogram (256 bins of i32 values): ref = torch.bincount.
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "histogram"]:
+    key = dict(kernel="histogram", log2n=r["log2n"], extra=0)
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["GBps"] if t else float("nan")
+    cv = c["GBps"] if c else float("nan")
+    label = f"2^{r['log2n']}"
+    print(f"{'histogram (256 bins)':24} {label:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
+          f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x")
+    table.append(dict(kernel="histogram", size=label, kite_GBps=r["GBps"], triton_GBps=tv,
+                      torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
+                      kite_over_torch=r["GBps"] / cv))
 # Tutorial 04's exercises: beside Triton's same kernels.
 for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("seeded_dropout_rows", "sparse_jl")]:
     unit = "GBps" if "GBps" in r else "gflops"

@@ -597,6 +597,33 @@ def elementwise_math():
                      GBps=8 * n / ms / 1e6)
 
 
+# A histogram, as dsl-examples/histogram.kite (tl.histogram per block, one
+# relaxed atomic_add a bin), beside torch.bincount.
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, n, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    counts = tl.histogram(tl.load(x_ptr + offs, mask=mask, other=0), NUM_BINS, mask=mask)
+    bins = tl.arange(0, NUM_BINS)
+    tl.atomic_add(hist_ptr + bins, counts, mask=counts > 0, sem="relaxed")
+
+
+def histograms():
+    for lg in ([24] if quick else [20, 24, 26]):
+        n = 1 << lg
+        x = torch.randint(0, 256, (n,), device="cuda", dtype=torch.int32)
+        h = torch.zeros(256, device="cuda", dtype=torch.int32)
+        g = (triton.cdiv(n, 8192),)
+        tfn = lambda: histogram_kernel[g](x, h, n, NUM_BINS=256, BLOCK=8192, num_warps=4)
+        h.zero_()
+        tfn()
+        assert torch.equal(h, torch.bincount(x, minlength=256).to(torch.int32)), "histogram"
+        for impl, fn in (("triton", tfn), ("torch", lambda: torch.bincount(x, minlength=256))):
+            ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+            emit(impl=impl, kernel="histogram", log2n=lg, extra=0, us=ms * 1e3,
+                 GBps=4 * n / ms / 1e6)
+
+
 # Tutorial 04's exercises, as dsl-examples/dropout_exercises.kite.
 @triton.jit
 def seeded_dropout_rows_kernel(x_ptr, out_ptr, seeds_ptr, n_cols, stride_x, stride_out, p,
@@ -847,6 +874,7 @@ def main():
         rows_reductions()
     if "math" in only:
         elementwise_math()
+        histograms()
         dropout_exercises()
     if "perceptron" in only:
         perceptron()

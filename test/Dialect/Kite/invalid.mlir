@@ -885,3 +885,43 @@ func.func @sort_unsigned_float(%x: tensor<8xf32>) {
 func.func @unsigned_float_arg(%p: !kite.ptr<f32> {kite.unsigned}) attributes {kite.kernel} {
   return
 }
+
+// -----
+
+func.func @gather_shape(%x: tensor<4x8xf32>, %i: tensor<2x2xi32>) {
+  // expected-error @+1 {{index dimension 0 (2) must match the source's (4): only axis 1 may differ}}
+  %0 = kite.gather %x[%i] axis 1 : tensor<4x8xf32>, tensor<2x2xi32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%x: tensor<8xf32>, %i: tensor<4xf32>) {
+  // expected-error @+1 {{needs an integer index, got 'f32'}}
+  %0 = kite.gather %x[%i] axis 0 : tensor<8xf32>, tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<8xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{should have the index's shape and the source's element type}}
+  %0 = kite.gather %x[%i] axis 0 : tensor<8xf32>, tensor<4xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @histogram_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{counts integers, got 'f32'}}
+  %0 = kite.histogram %x : tensor<8xf32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_rank(%x: tensor<2x4xi32>) {
+  // expected-error @+1 {{takes a 1-D block, got rank 2}}
+  %0 = kite.histogram %x : tensor<2x4xi32> -> tensor<4xi32>
+  return
+}

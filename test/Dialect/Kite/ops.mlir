@@ -34,6 +34,19 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
   %sa, %sb = kite.split %jn : tensor<4x8x2xf32> -> tensor<4x8xf32>
   // CHECK: kite.sort %{{.*}} dim 1 descending : tensor<4x8xf32>
   %so = kite.sort %sa dim 1 descending : tensor<4x8xf32>
+  // CHECK: kite.gather %{{.*}}[%{{.*}}] axis 1 : tensor<4x8xf32>, tensor<4x2xi32> -> tensor<4x2xf32>
+  %gi = arith.constant dense<1> : tensor<4x2xi32>
+  %ga = kite.gather %so[%gi] axis 1 : tensor<4x8xf32>, tensor<4x2xi32> -> tensor<4x2xf32>
+  // CHECK: kite.histogram %{{.*}} : tensor<8xi32> -> tensor<4xi32>
+  // CHECK: kite.histogram %{{.*}}, %{{.*}} : tensor<8xi32>, tensor<8xi1> -> tensor<4xi32>
+  // CHECK: kite.sort %{{.*}} dim 0 unsigned : tensor<8xi32>
+  // CHECK: kite.assume %{{.*}} : tensor<8xi1>
+  %hv = arith.constant dense<3> : tensor<8xi32>
+  %hm = arith.constant dense<true> : tensor<8xi1>
+  %h1 = kite.histogram %hv : tensor<8xi32> -> tensor<4xi32>
+  %h2 = kite.histogram %hv, %hm : tensor<8xi32>, tensor<8xi1> -> tensor<4xi32>
+  %us = kite.sort %hv dim 0 unsigned : tensor<8xi32>
+  kite.assume %hm : tensor<8xi1>
   // CHECK: kite.reduce custom %{{.*}} axis 1 : tensor<4x8xf32> -> tensor<4xf32> combine {
   // CHECK: kite.yield %{{.*}} : f32
   %rc = kite.reduce custom %so axis 1 : tensor<4x8xf32> -> tensor<4xf32> combine {
