@@ -268,6 +268,20 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// x.to(dtype, fp_downcast_rounding=None, bitcast=False) and Triton's
+  /// cast(x, ...): the arguments from a.values[first] on.
+  Val convertTo(const Val &self, const Args &a, size_t first, Loc l);
+  /// A float made a narrower float, rounded toward zero
+  /// (fp_downcast_rounding="rtz").
+  mlir::Value truncTowardZero(mlir::Value x, Type elem, Loc l);
+  /// rand, randint, randn, randint4x, rand4x, randn4x,
+  /// uint_to_uniform_float, pair_uniform_to_normal (CodeGenRandom.cpp).
+  Val randomBuiltin(const std::string &n, const Expr &e);
+  /// Triton's uint_to_uniform_float of an i32 or i64 value or block.
+  mlir::Value uniformFloat(mlir::Value word, Loc l);
+  /// Triton's pair_uniform_to_normal (Box-Muller) of two f32 uniforms.
+  std::pair<mlir::Value, mlir::Value> uniformToNormal(mlir::Value u1,
+                                                      mlir::Value u2, Loc l);
   /// reduce / associative_scan with a combine function (CodeGenCombine.cpp).
   Val combineBuiltin(const std::string &n, const Expr &e);
   /// inline_asm_elementwise (CodeGenAtomics.cpp).

@@ -48,38 +48,8 @@ Val CodeGen::call(const Expr &e) {
                            ".trans(*dims), .permute(dims), and Triton's "
                            "methods that are builtins: .sum(axis), .exp2(), "
                            ".expand_dims(axis), ... (docs/language.md))");
-    Args a = bindArgs(e, "to", {"dtype", "bitcast"}, 1);
-    Type t = dtypeArg(a.values[0], a.locs[0]);
-    bool bitcast = false;
-    if (a.given[1]) {
-      const Val &bc = a.values[1];
-      if (bc.kind != Val::Bool && bc.kind != Val::Int)
-        fail(a.locs[1], ".to()'s bitcast must be True or False");
-      bitcast = bc.i != 0;
-    }
-    if (bitcast) {
-      // The same bits read as another type of the same width.
-      mlir::Value x = self.kind == Val::Runtime ? self.v : runtime(self, e.loc);
-      Type from = elemOf(x.getType());
-      if (isa<kd::PointerType>(from) || isa<kd::PointerType>(t) ||
-          from.getIntOrFloatBitWidth() != t.getIntOrFloatBitWidth())
-        fail(e.loc, ".to(" + typeName(t) + ", bitcast=True) of " +
-                        typeName(x.getType()) +
-                        ": a bitcast needs types of the same width");
-      bool tu = a.values[0].uns;
-      if (from == t)
-        return Val::runtime(x, tu);
-      return Val::runtime(arith::BitcastOp::create(
-                              b, lc, withShape(t, shapeOf(x.getType())), x),
-                          tu);
-    }
-    bool tu = a.values[0].uns;
-    if (self.isConst())
-      return Val::runtime(materialize(self, t, e.loc, tu), tu);
-    if (self.kind != Val::Runtime)
-      fail(e.loc, ".to() applies to numbers and blocks, got " +
-                      describe(self));
-    return Val::runtime(cast(self.v, t, e.loc, self.uns, tu), tu);
+    Args a = bindArgs(e, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
+    return convertTo(self, a, 0, e.loc);
   }
   if (callee.kind != Expr::Name)
     fail(callee.loc, "only functions can be called");
@@ -151,73 +121,15 @@ Val CodeGen::call(const Expr &e) {
     return Val::runtime(arith::SelectOp::create(b, lc, c, x, y), u);
   }
   if (n == "rand" || n == "randint" || n == "randn" || n == "randint4x" ||
-      n == "rand4x") {
-    Args a = bindArgs(e, n, {"seed", "offset", "n_rounds"}, 2);
-    // Triton's n_rounds: Philox's rounds, a constexpr (default 10).
-    int32_t rounds = 10;
-    if (a.given[2]) {
-      int64_t r = constInt(a.values[2], a.locs[2], "n_rounds");
-      if (r < 1 || r > 64)
-        fail(a.locs[2],
-             n + "()'s n_rounds must be 1 .. 64, got " + std::to_string(r));
-      rounds = int32_t(r);
-    }
-    Val s = a.values[0];
-    mlir::Value seed = s.kind == Val::Runtime ? s.v : runtime(s, a.locs[0]);
-    if (!isa<RankedTensorType>(seed.getType()) &&
-        !(seed.getType().isInteger(32) || seed.getType().isInteger(64)))
-      fail(a.locs[0], n + "()'s seed must be an i32 or i64 scalar, got " +
-                          typeName(seed.getType()));
-    if (isa<RankedTensorType>(seed.getType()))
-      fail(a.locs[0], n + "()'s seed must be a scalar");
-    Val o = a.values[1];
-    mlir::Value off = o.kind == Val::Runtime ? o.v : runtime(o, a.locs[1]);
-    Type oe = elemOf(off.getType());
-    if (!(oe.isInteger(32) || oe.isInteger(64)))
-      fail(a.locs[1], n + "()'s offsets must be i32 or i64, got " +
-                          typeName(off.getType()));
-    Type result = withShape(n == "randint" ? Type(b.getI32Type()) : Type(b.getF32Type()),
-                            shapeOf(off.getType()));
-    if (n == "randint4x" || n == "rand4x") {
-      // The four words of one Philox block; rand4x maps each as rand does
-      // (x < 0 ? ~x : x, to f32, times 2^-31: Triton's
-      // uint_to_uniform_float, bit-exact with kite.rand).
-      Type words = withShape(b.getI32Type(), shapeOf(off.getType()));
-      auto op = kd::RandInt4xOp::create(b, lc, words, words, words, words, seed,
-                                        off, rounds);
-      Val out;
-      out.kind = Val::Tuple;
-      for (mlir::Value w : op.getResults()) {
-        if (n == "randint4x") { // uint32, as Triton's
-          out.elems.push_back(Val::runtime(w, /*isUnsigned=*/true));
-          continue;
-        }
-        auto c = [&](int64_t v) {
-          return broadcastTo(materialize(Val::integer(v), b.getI32Type(), e.loc),
-                             shapeOf(w.getType()), e.loc);
-        };
-        mlir::Value neg = arith::CmpIOp::create(b, lc, arith::CmpIPredicate::slt,
-                                                w, c(0));
-        mlir::Value flipped = arith::XOrIOp::create(b, lc, w, c(-1));
-        mlir::Value x = arith::SelectOp::create(b, lc, neg, flipped, w);
-        mlir::Value f = arith::SIToFPOp::create(b, lc, result, x);
-        mlir::Value scale = materialize(Val::floating(4.6566127342e-10f),
-                                        b.getF32Type(), e.loc);
-        scale = broadcastTo(scale, shapeOf(f.getType()), e.loc);
-        out.elems.push_back(
-            Val::runtime(arith::MulFOp::create(b, lc, f, scale)));
-      }
-      return out;
-    }
-    if (n == "rand")
-      return Val::runtime(kd::RandOp::create(b, lc, result, seed, off, rounds));
-    if (n == "randn")
-      return Val::runtime(
-          kd::RandNOp::create(b, lc, result, seed, off, rounds));
-    // uint32, as Triton's randint (r >> 24 is a logical shift).
-    return Val::runtime(
-        kd::RandIntOp::create(b, lc, result, seed, off, rounds),
-        /*isUnsigned=*/true);
+      n == "rand4x" || n == "randn4x" || n == "uint_to_uniform_float" ||
+      n == "pair_uniform_to_normal")
+    return randomBuiltin(n, e);
+  if (n == "cast") {
+    // Triton's cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    // input.to(...).
+    Args a = bindArgs(e, n,
+                      {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2);
+    return convertTo(a.values[0], a, 1, e.loc);
   }
   if (n == "zeros" || n == "full") {
     bool full = n == "full";
@@ -602,6 +514,87 @@ Val CodeGen::call(const Expr &e) {
     fail(e.loc, "range() is only allowed in 'for ... in range(...)'");
   lookup(n, callee.loc); // unknown name
   fail(e.loc, "cannot call '" + n + "'");
+}
+
+Val CodeGen::convertTo(const Val &self, const Args &a, size_t first, Loc l) {
+  Location lc = loc(l);
+  const Val &dtype = a.values[first];
+  Type t = dtypeArg(dtype, a.locs[first]);
+  bool tu = dtype.uns;
+  bool bitcast = false;
+  if (a.given[first + 2]) {
+    const Val &bc = a.values[first + 2];
+    if (bc.kind != Val::Bool && bc.kind != Val::Int)
+      fail(a.locs[first + 2], "bitcast must be True or False");
+    bitcast = bc.i != 0;
+  }
+  // fp_downcast_rounding: "rtne" (the default: round to nearest, ties to
+  // even) or "rtz" (toward zero), for a float made a narrower float.
+  bool towardZero = false;
+  if (a.given[first + 1] && a.values[first + 1].kind != Val::None) {
+    const Val &r = a.values[first + 1];
+    if (r.kind != Val::Str || (r.s != "rtne" && r.s != "rtz"))
+      fail(a.locs[first + 1],
+           "fp_downcast_rounding must be \"rtne\" or "
+           "\"rtz\", got " +
+               (r.kind == Val::Str ? "\"" + r.s + "\"" : describe(r)));
+    towardZero = r.s == "rtz";
+  }
+  if (bitcast) {
+    if (a.given[first + 1] && a.values[first + 1].kind != Val::None)
+      fail(a.locs[first + 1], "a bitcast takes no fp_downcast_rounding");
+    // The same bits read as another type of the same width.
+    mlir::Value x = self.kind == Val::Runtime ? self.v : runtime(self, l);
+    Type from = elemOf(x.getType());
+    if (isa<kd::PointerType>(from) || isa<kd::PointerType>(t) ||
+        from.getIntOrFloatBitWidth() != t.getIntOrFloatBitWidth())
+      fail(l, ".to(" + typeName(t) + ", bitcast=True) of " +
+                  typeName(x.getType()) +
+                  ": a bitcast needs types of the same width");
+    if (from == t)
+      return Val::runtime(x, tu);
+    return Val::runtime(
+        arith::BitcastOp::create(b, lc, withShape(t, shapeOf(x.getType())), x),
+        tu);
+  }
+  if (self.isConst())
+    return Val::runtime(materialize(self, t, l, tu), tu);
+  if (self.kind != Val::Runtime)
+    fail(l, ".to() applies to numbers and blocks, got " + describe(self));
+  Type from = elemOf(self.v.getType());
+  if (towardZero) {
+    if (!isa<FloatType>(from) || !isa<FloatType>(t) ||
+        from.getIntOrFloatBitWidth() <= t.getIntOrFloatBitWidth() || isFp8(t) ||
+        isFp8(from))
+      fail(a.locs[first + 1],
+           "fp_downcast_rounding=\"rtz\" rounds a float to a narrower float "
+           "(f32 or f64 to f16, bf16 or f32), not " +
+               typeName(self.v.getType()) + " to " + typeName(t));
+    return Val::runtime(truncTowardZero(self.v, t, l));
+  }
+  return Val::runtime(cast(self.v, t, l, self.uns, tu), tu);
+}
+
+mlir::Value CodeGen::truncTowardZero(mlir::Value x, Type elem, Loc l) {
+  // Round to nearest even, then where that moved away from zero, take the
+  // next value toward zero: the magnitude's bits less one (|y| > |x| >= 0,
+  // so y is not a zero; an overflow to infinity becomes the largest finite
+  // value; NaN compares false and stays NaN).
+  Location lc = loc(l);
+  Type to = withShape(elem, shapeOf(x.getType()));
+  Type bitsType = withShape(b.getIntegerType(elem.getIntOrFloatBitWidth()),
+                            shapeOf(x.getType()));
+  mlir::Value y = arith::TruncFOp::create(b, lc, to, x);
+  mlir::Value back = arith::ExtFOp::create(b, lc, x.getType(), y);
+  mlir::Value away = arith::CmpFOp::create(b, lc, arith::CmpFPredicate::OGT,
+                                           math::AbsFOp::create(b, lc, back),
+                                           math::AbsFOp::create(b, lc, x));
+  mlir::Value bits = arith::BitcastOp::create(b, lc, bitsType, y);
+  mlir::Value one =
+      splatTo(materialize(Val::integer(1), elemOf(bitsType), l), bitsType, l);
+  mlir::Value lower = arith::BitcastOp::create(
+      b, lc, to, arith::SubIOp::create(b, lc, bits, one));
+  return arith::SelectOp::create(b, lc, away, lower, y);
 }
 
 Val CodeGen::transpose(const Val &x, SmallVector<int64_t> dims, Loc l, Loc xl) {

@@ -7,7 +7,9 @@
 // (propagate_nan) and swizzle2d / expand_dims / ravel / tensor methods;
 // unsigned integers (shifts, division, comparisons, conversions,
 // reductions across warps, sort, atomics) against uint32_t arithmetic;
-// gather along either axis, histogram with a mask, assume.
+// gather along either axis, histogram with a mask, assume; casts toward
+// zero (f16 against a search of the f16 values, bf16 against truncation)
+// and randn4x (its first is randn's, bit for bit).
 // Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +19,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 
 using namespace kite;
 using namespace kite::test;
@@ -192,7 +196,114 @@ struct GatherCase {
   }
 };
 
+const char *kCastRandom = R"(
+import triton.language as tl
+@kernel(num_warps=4)
+def cr(x: *f32, h: *f16, bf: *bf16, a: *f32, n4: *f32, u4: *f32, seed: i32,
+       BLOCK: constexpr = 4096):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + offs)
+    tl.store(h + offs, v.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(bf + offs, tl.cast(v, tl.bfloat16, fp_downcast_rounding="rtz"))
+    tl.store(a + offs, tl.randn(seed, offs))
+    n0, n1, n2, n3 = tl.randn4x(seed, offs)
+    u0, u1, u2, u3 = tl.rand4x(seed, offs)
+    tl.store(n4 + offs, n0)
+    tl.store(n4 + BLOCK + offs, n1)
+    tl.store(n4 + 2 * BLOCK + offs, n2)
+    tl.store(n4 + 3 * BLOCK + offs, n3)
+    tl.store(u4 + offs, u0)
+    tl.store(u4 + BLOCK + offs, u1)
+    tl.store(u4 + 2 * BLOCK + offs, u2)
+    tl.store(u4 + 3 * BLOCK + offs, u3)
+)";
+
+/// f32 -> f16 toward zero, by search: the f16 of largest magnitude not
+/// above |x| (infinity only for an infinite x; NaN stays NaN).
+uint16_t halfTowardZero(float x) {
+  if (std::isnan(x))
+    return 0x7e00;
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  float m = std::fabs(x);
+  if (std::isinf(m))
+    return sign | 0x7c00;
+  uint16_t lo = 0, hi = 0x7bff; // the largest finite magnitude
+  auto value = [](uint16_t bits) {
+    _Float16 h;
+    std::memcpy(&h, &bits, 2);
+    return float(h);
+  };
+  if (value(hi) <= m)
+    return sign | hi;
+  while (lo < hi) { // largest bits with value(bits) <= m
+    uint16_t mid = uint16_t((lo + hi + 1) / 2);
+    if (value(mid) <= m)
+      lo = mid;
+    else
+      hi = uint16_t(mid - 1);
+  }
+  return sign | lo;
+}
+
 } // namespace
+
+TEST(GPU, CastTowardZeroAndRandn4x) {
+  REQUIRE_GPU();
+  auto k = compileKite(kCastRandom, CompileOptions{}, "cast.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  const int n = 4096;
+  std::vector<float> x(n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> expo(-30.f, 17.f);
+  for (int i = 0; i < n; ++i) // magnitudes 2^-30 .. 2^17: subnormal f16s
+    x[i] = (i % 2 ? -1.f : 1.f) * std::exp2(expo(rng)); // to overflow
+  x[0] = 65519.f;
+  x[1] = 65520.f;
+  x[2] = -65520.f;
+  x[3] = 1.00146484375f; // a tie
+  x[4] = INFINITY;
+  x[5] = NAN;
+  auto dx = DeviceBuffer<float>::fromHost(x).value();
+  auto dh = DeviceBuffer<uint16_t>::allocate(n).value();
+  auto dbf = DeviceBuffer<uint16_t>::allocate(n).value();
+  auto da = DeviceBuffer<float>::allocate(n).value();
+  auto dn = DeviceBuffer<float>::allocate(4 * n).value();
+  auto du = DeviceBuffer<float>::allocate(4 * n).value();
+  ASSERT_TRUE(k->launch(
+      Grid(1),
+      {Arg::pointer(uint64_t(dx.data())), Arg::pointer(uint64_t(dh.data())),
+       Arg::pointer(uint64_t(dbf.data())), Arg::pointer(uint64_t(da.data())),
+       Arg::pointer(uint64_t(dn.data())), Arg::pointer(uint64_t(du.data())),
+       int32_t(7)}));
+  auto h = dh.toHost().value();
+  auto bf = dbf.toHost().value();
+  auto a = da.toHost().value();
+  auto n4 = dn.toHost().value();
+  auto u4 = du.toHost().value();
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(h[i], halfTowardZero(x[i])) << "x = " << x[i];
+    uint32_t bits;
+    std::memcpy(&bits, &x[i], 4);
+    if (!std::isnan(x[i])) { // bf16 toward zero: the top 16 bits
+      EXPECT_EQ(bf[i], uint16_t(bits >> 16)) << "x = " << x[i];
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    // randn4x's first is randn's, bit for bit; each pair is Box-Muller of
+    // rand4x's words (approximate sin/cos/log/sqrt, as Triton's).
+    uint32_t p, q;
+    std::memcpy(&p, &a[i], 4);
+    std::memcpy(&q, &n4[i], 4);
+    EXPECT_EQ(p, q) << i;
+    for (int pair = 0; pair < 2; ++pair) {
+      double u1 = std::max(1.0e-7, double(u4[(2 * pair) * n + i]));
+      double u2 = u4[(2 * pair + 1) * n + i];
+      double r = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586 * u2;
+      EXPECT_NEAR(n4[(2 * pair) * n + i], r * std::cos(th), 2e-5 * (1 + r));
+      EXPECT_NEAR(n4[(2 * pair + 1) * n + i], r * std::sin(th), 2e-5 * (1 + r));
+    }
+  }
+}
 
 TEST(GPU, GatherHistogramAssume) {
   REQUIRE_GPU();
