@@ -144,15 +144,20 @@ Val CodeGen::deviceDebug(const std::string &n, const Expr &e) {
       fail(e.args[1]->loc, "device_print()'s first argument is its prefix, a "
                            "string");
     SmallVector<mlir::Value> values;
+    SmallVector<bool> uns;
     for (size_t k = 2; k < e.args.size(); ++k) {
       Val v = expr(*e.args[k]);
       mlir::Value x = v.kind == Val::Runtime ? v.v : runtime(v, e.args[k]->loc);
       if (isPtr(x.getType()))
         fail(e.args[k]->loc, "device_print() prints numbers, not pointers");
       values.push_back(x);
+      uns.push_back(v.kind == Val::Runtime && v.uns);
     }
+    bool anyUnsigned = llvm::is_contained(uns, true);
     kd::PrintOp::create(b, lc, b.getStringAttr(prefix.s),
-                        hex ? b.getUnitAttr() : UnitAttr(), values);
+                        hex ? b.getUnitAttr() : UnitAttr(), values,
+                        anyUnsigned ? b.getDenseBoolArrayAttr(uns)
+                                    : DenseBoolArrayAttr());
     return Val();
   }
   if (n == "assume") {

@@ -621,13 +621,15 @@ void Interpreter::print(kd::PrintOp op) {
   std::string pids = "pid (" + std::to_string(pid[0]) + ", " +
                      std::to_string(pid[1]) + ", " + std::to_string(pid[2]) +
                      ")";
-  for (mlir::Value v : op.getArgs()) {
+  std::optional<ArrayRef<bool>> unsignedArgs = op.getUnsignedArgs();
+  for (auto [i, v] : llvm::enumerate(op.getArgs())) {
     ArrayRef_ a = get(v);
+    bool uns = unsignedArgs && i < unsignedArgs->size() && (*unsignedArgs)[i];
     for (size_t k = 0; k < a->size(); ++k) {
       std::string value;
       char buf[64];
-      if (op.getHex()) {
-        std::snprintf(buf, sizeof buf, "0x%llx",
+      if (op.getHex() || (uns && a->kind != Kind::Float)) {
+        std::snprintf(buf, sizeof buf, op.getHex() ? "0x%llx" : "%llu",
                       (unsigned long long)bitsOf(*a, k));
       } else if (a->kind == Kind::Float) {
         std::snprintf(buf, sizeof buf, "%f", a->fv[k]);

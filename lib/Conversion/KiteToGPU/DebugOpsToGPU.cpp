@@ -70,7 +70,10 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     for (char ch : op.getPrefix())
       prefix += ch == '%' ? std::string("%%") : std::string(1, ch);
     SmallVector<Value> pids = programIds(b, loc);
-    for (auto [orig, value] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
+    std::optional<ArrayRef<bool>> unsignedArgs = op.getUnsignedArgs();
+    for (auto [i, orig, value] :
+         llvm::enumerate(op.getArgs(), adaptor.getArgs())) {
+      bool uns = unsignedArgs && i < unsignedArgs->size() && (*unsignedArgs)[i];
       auto block = dyn_cast<RankedTensorType>(orig.getType());
       std::optional<BlockedLayout> layout;
       if (block)
@@ -99,13 +102,16 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
                                   .getResult();
         }
         if (bits > 32) {
-          valueFormat = "%lld";
+          valueFormat = uns ? "%llu" : "%lld";
           return v;
         }
-        valueFormat = "%d";
-        return bits == 32 ? v
-                          : arith::ExtSIOp::create(b, loc, b.getI32Type(), v)
-                                .getResult();
+        valueFormat = uns ? "%u" : "%d";
+        if (bits == 32)
+          return v;
+        return uns ? arith::ExtUIOp::create(b, loc, b.getI32Type(), v)
+                         .getResult()
+                   : arith::ExtSIOp::create(b, loc, b.getI32Type(), v)
+                         .getResult();
       };
       int64_t n = layout ? layout->perThread : 1;
       Value owner = ownerPredicate(b, loc, layout);

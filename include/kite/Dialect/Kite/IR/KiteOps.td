@@ -969,15 +969,18 @@ def Kite_PrintOp : Kite_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let description = [{
     Prints each element of each argument on its own line:
     `pid (x, y, z) idx (i, j) PREFIX: VALUE` (scalars without `idx`), in
-    hexadecimal with `hex`. On the GPU through `vprintf` (the output appears
-    when the host synchronizes); in the interpreter on standard output.
+    hexadecimal with `hex`; `unsigned_args` (one flag an argument) prints
+    those integers as unsigned. On the GPU through `vprintf` (the output
+    appears when the host synchronizes); in the interpreter on standard
+    output.
 
     ```mlir
     kite.print "x" %x : tensor<4xf32>
     ```
   }];
   let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
-                       Variadic<Kite_ScalarOrBlock>:$args);
+                       Variadic<Kite_ScalarOrBlock>:$args,
+                       OptionalAttr<DenseBoolArrayAttr>:$unsigned_args);
   let assemblyFormat = "$prefix (`hex` $hex^)? ($args^ `:` type($args))? attr-dict";
 }
 
