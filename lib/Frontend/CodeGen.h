@@ -268,6 +268,9 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc,
+  /// out_dtype): kite.dot (f32 accumulation).
+  Val dotBuiltin(const Expr &e);
   /// x.to(dtype, fp_downcast_rounding=None, bitcast=False) and Triton's
   /// cast(x, ...): the arguments from a.values[first] on.
   Val convertTo(const Val &self, const Args &a, size_t first, Loc l);

@@ -236,57 +236,8 @@ Val CodeGen::call(const Expr &e) {
   if (n == "sum" || n == "max" || n == "min" || n == "xor_sum" ||
       n == "argmax" || n == "argmin")
     return reduce(n, e);
-  if (n == "dot") {
-    Args a = bindArgs(e, n, {"a", "b", "acc", "input_precision"}, 2);
-    mlir::Value x = a.values[0].kind == Val::Runtime ? a.values[0].v : Value();
-    mlir::Value y = a.values[1].kind == Val::Runtime ? a.values[1].v : Value();
-    if (!x || shapeOf(x.getType()).size() != 2 || !isFloat(x.getType()))
-      fail(a.locs[0], "dot()'s a must be a 2-D float block, got " +
-                          describe(a.values[0]));
-    if (!y || shapeOf(y.getType()).size() != 2 || !isFloat(y.getType()))
-      fail(a.locs[1], "dot()'s b must be a 2-D float block, got " +
-                          describe(a.values[1]));
-    auto sa = shapeOf(x.getType()), sb = shapeOf(y.getType());
-    if (sa[1] != sb[0])
-      fail(e.loc, "dot() of " + shapeText(sa) + " and " + shapeText(sb) +
-                      ": inner dimensions differ");
-    if (elemOf(x.getType()) != elemOf(y.getType()))
-      fail(e.loc, "dot() operands have different types: " +
-                      typeName(x.getType()) + " and " + typeName(y.getType()));
-    if (sa[0] < 16 || sa[1] < 16 || sb[1] < 16)
-      fail(e.loc, "dot() needs every dimension >= 16, got " + shapeText(sa) +
-                      " x " + shapeText(sb));
-    auto accType = RankedTensorType::get({sa[0], sb[1]}, b.getF32Type());
-    mlir::Value acc;
-    if (a.given[2] && a.values[2].kind != Val::None) {
-      if (a.values[2].kind != Val::Runtime ||
-          a.values[2].v.getType() != Type(accType))
-        fail(a.locs[2], "dot()'s acc must be " + typeName(accType) +
-                            ", got " + describe(a.values[2]));
-      acc = a.values[2].v;
-    } else {
-      acc = arith::ConstantOp::create(
-          b, lc, accType,
-          DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-    }
-    // f32 operands without input_precision: the configured default
-    // (Triton's tf32 unless KITE_F32_DEFAULT says otherwise).
-    auto precision = elemOf(x.getType()).isF32()
-                         ? *kd::symbolizeInputPrecision(
-                               options.inputPrecision)
-                         : kd::InputPrecision::IEEE;
-    if (a.given[3]) {
-      const Val &p = a.values[3];
-      if (p.kind != Val::Str ||
-          !kd::symbolizeInputPrecision(p.s).has_value())
-        fail(a.locs[3], "input_precision must be \"ieee\", \"tf32\" or "
-                        "\"tf32x3\"");
-      precision = *kd::symbolizeInputPrecision(p.s);
-    }
-    return Val::runtime(kd::DotOp::create(
-        b, lc, accType, x, y, acc,
-        kd::InputPrecisionAttr::get(ctx, precision)));
-  }
+  if (n == "dot")
+    return dotBuiltin(e);
   if (isMathBuiltin(n))
     return math(n, e, /*libdevice=*/false);
   if (n == "fdiv")
@@ -761,6 +712,93 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
                                            kd::ReduceKindAttr::get(ctx, kind),
                                            b.getI32IntegerAttr(axis)),
                       u && !arg);
+}
+
+Val CodeGen::dotBuiltin(const Expr &e) {
+  // Triton's dot(a, b, acc=None, input_precision=None, allow_tf32=None,
+  // max_num_imprecise_acc=None, out_dtype=float32).
+  const std::string n = "dot";
+  Location lc = loc(e.loc);
+  Args a = bindArgs(e, n,
+                    {"a", "b", "acc", "input_precision", "allow_tf32",
+                     "max_num_imprecise_acc", "out_dtype"},
+                    2);
+  mlir::Value x = a.values[0].kind == Val::Runtime ? a.values[0].v : Value();
+  mlir::Value y = a.values[1].kind == Val::Runtime ? a.values[1].v : Value();
+  if (!x || shapeOf(x.getType()).size() != 2 || !isFloat(x.getType()))
+    fail(a.locs[0],
+         "dot()'s a must be a 2-D float block, got " + describe(a.values[0]));
+  if (!y || shapeOf(y.getType()).size() != 2 || !isFloat(y.getType()))
+    fail(a.locs[1],
+         "dot()'s b must be a 2-D float block, got " + describe(a.values[1]));
+  auto sa = shapeOf(x.getType()), sb = shapeOf(y.getType());
+  if (sa[1] != sb[0])
+    fail(e.loc, "dot() of " + shapeText(sa) + " and " + shapeText(sb) +
+                    ": inner dimensions differ");
+  if (elemOf(x.getType()) != elemOf(y.getType()))
+    fail(e.loc, "dot() operands have different types: " +
+                    typeName(x.getType()) + " and " + typeName(y.getType()));
+  if (sa[0] < 16 || sa[1] < 16 || sb[1] < 16)
+    fail(e.loc, "dot() needs every dimension >= 16, got " + shapeText(sa) +
+                    " x " + shapeText(sb));
+  // out_dtype: f32 (the default), or f16 for f16 and fp8 operands. Kite
+  // accumulates in f32 either way and rounds the result to f16 (more
+  // accurate than the f16 accumulation of Triton's hardware path; not bit
+  // for bit the same).
+  Type outElem = b.getF32Type();
+  if (a.given[6] && a.values[6].kind != Val::None) {
+    outElem = dtypeArg(a.values[6], a.locs[6]);
+    Type in = elemOf(x.getType());
+    if (!outElem.isF32() && !(outElem.isF16() && (in.isF16() || isFp8(in))))
+      fail(a.locs[6], "dot()'s out_dtype must be f32, or f16 for f16 and fp8 "
+                      "operands, got " +
+                          typeName(outElem) + " for " + typeName(in));
+  }
+  auto accType = RankedTensorType::get({sa[0], sb[1]}, b.getF32Type());
+  auto outType = RankedTensorType::get({sa[0], sb[1]}, outElem);
+  mlir::Value acc;
+  if (a.given[2] && a.values[2].kind != Val::None) {
+    if (a.values[2].kind != Val::Runtime ||
+        a.values[2].v.getType() != Type(outType))
+      fail(a.locs[2], "dot()'s acc must be " + typeName(outType) + ", got " +
+                          describe(a.values[2]));
+    acc = cast(a.values[2].v, b.getF32Type(), a.locs[2]);
+  } else {
+    acc = arith::ConstantOp::create(
+        b, lc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  }
+  // max_num_imprecise_acc (Triton's fp8 knob: how many products the
+  // hardware may add at reduced precision): Kite adds every product at f32,
+  // so any value is met.
+  if (a.given[5] && a.values[5].kind != Val::None &&
+      constInt(a.values[5], a.locs[5], "max_num_imprecise_acc") < 0)
+    fail(a.locs[5], "dot()'s max_num_imprecise_acc must be >= 0");
+  // f32 operands without input_precision: the configured default
+  // (Triton's tf32 unless KITE_F32_DEFAULT says otherwise); allow_tf32
+  // (Triton's older spelling) True is tf32, False ieee.
+  auto precision = elemOf(x.getType()).isF32()
+                       ? *kd::symbolizeInputPrecision(options.inputPrecision)
+                       : kd::InputPrecision::IEEE;
+  bool givenPrecision = a.given[3] && a.values[3].kind != Val::None;
+  bool givenTf32 = a.given[4] && a.values[4].kind != Val::None;
+  if (givenPrecision && givenTf32)
+    fail(a.locs[4], "dot() takes input_precision or allow_tf32, not both");
+  if (givenPrecision) {
+    const Val &p = a.values[3];
+    if (p.kind != Val::Str || !kd::symbolizeInputPrecision(p.s).has_value())
+      fail(a.locs[3], "input_precision must be \"ieee\", \"tf32\" or "
+                      "\"tf32x3\"");
+    precision = *kd::symbolizeInputPrecision(p.s);
+  }
+  if (givenTf32 && elemOf(x.getType()).isF32()) {
+    const Val &t = a.values[4];
+    if (t.kind != Val::Bool && t.kind != Val::Int)
+      fail(a.locs[4], "dot()'s allow_tf32 must be True or False");
+    precision = t.i ? kd::InputPrecision::TF32 : kd::InputPrecision::IEEE;
+  }
+  mlir::Value r = kd::DotOp::create(
+      b, lc, accType, x, y, acc, kd::InputPrecisionAttr::get(ctx, precision));
+  return Val::runtime(cast(r, outElem, e.loc));
 }
 
 } // namespace kite::frontend
