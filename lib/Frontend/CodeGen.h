@@ -268,6 +268,8 @@ private:
   Val atomic(const std::string &n, const Expr &e);
   /// device_print, device_assert (CodeGenAtomics.cpp).
   Val deviceDebug(const std::string &n, const Expr &e);
+  /// x.shape, x.dtype, x.numel, dtype.element_ty (Triton's).
+  Val typeAttribute(const Val &x, const std::string &name, Loc l);
   /// dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc,
   /// out_dtype): kite.dot (f32 accumulation).
   Val dotBuiltin(const Expr &e);

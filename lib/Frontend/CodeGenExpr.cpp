@@ -182,6 +182,16 @@ Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
 }
 
 Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
+  if (a.kind == Val::DType || c.kind == Val::DType) {
+    // x.dtype == tl.float16: compile-time, on the dtypes (signedness
+    // included).
+    if (a.kind != Val::DType || c.kind != Val::DType ||
+        (op != "==" && op != "!="))
+      fail(l, "dtypes compare with == and != to dtypes, not " + describe(a) +
+                  " " + op + " " + describe(c));
+    bool same = a.dtype == c.dtype && a.uns == c.uns;
+    return Val::boolean(op == "==" ? same : !same);
+  }
   if (a.isConst() && c.isConst()) {
     double x = a.kind == Val::Float ? a.f : double(a.i);
     double y = c.kind == Val::Float ? c.f : double(c.i);
@@ -423,13 +433,57 @@ Val CodeGen::expr(const Expr &e) {
       Val x = expr(*e.args[0]);
       return transpose(x, {}, e.loc, e.args[0]->loc);
     }
+    if (e.name == "shape" || e.name == "dtype" || e.name == "numel" ||
+        e.name == "element_ty")
+      return typeAttribute(expr(*e.args[0]), e.name, e.loc);
     fail(e.loc, "unknown attribute '" + e.name +
-                    "' (blocks have .to(dtype), .T, .reshape(shape), "
-                    ".trans(*dims), .permute(dims))");
+                    "' (blocks have .to(dtype), .T, .shape, .dtype, .numel, "
+                    ".reshape(shape), .trans(*dims), .permute(dims))");
   case Expr::Call:
     return call(e);
   }
   fail(e.loc, "unsupported expression");
+}
+
+Val CodeGen::typeAttribute(const Val &x, const std::string &name, Loc l) {
+  // Triton's x.shape (a tuple of constants; () for a scalar), x.numel,
+  // x.dtype (a dtype; for pointers the pointer type, whose .element_ty is
+  // the pointee's).
+  if (name == "element_ty") {
+    if (x.kind != Val::DType || !isa<kd::PointerType>(x.dtype))
+      fail(l, ".element_ty is the pointee of a pointer dtype (p.dtype), not "
+              "of " +
+                  describe(x));
+    Val d;
+    d.kind = Val::DType;
+    d.dtype = llvm::cast<kd::PointerType>(x.dtype).getPointeeType();
+    d.uns = x.uns;
+    return d;
+  }
+  if (x.kind != Val::Runtime)
+    fail(l, "." + name +
+                " is an attribute of blocks and runtime scalars, "
+                "not of " +
+                describe(x));
+  ArrayRef<int64_t> shape = shapeOf(x.v.getType());
+  if (name == "dtype") {
+    Val d;
+    d.kind = Val::DType;
+    d.dtype = elemOf(x.v.getType());
+    d.uns = x.uns;
+    return d;
+  }
+  if (name == "numel") {
+    int64_t n = 1;
+    for (int64_t dim : shape)
+      n *= dim;
+    return Val::integer(n);
+  }
+  Val t;
+  t.kind = Val::Tuple;
+  for (int64_t dim : shape)
+    t.elems.push_back(Val::integer(dim));
+  return t;
 }
 
 Val CodeGen::subscript(const Expr &e) {
