@@ -301,11 +301,14 @@ void CodeGen::forLoop(const Stmt &s) {
   // Triton's tl.range keywords: num_stages (the loop's dot pipeline depth),
   // flatten (accepted, no effect: a producer warp is what loads across
   // tiles), warp_specialize (a producer warp for the copies of the loop's
-  // dot, or of the K loop inside a tile loop); and Kite's ping_pong (on a
+  // dot, or of the K loop inside a tile loop), loop_unroll_factor (the
+  // body copied N times: kite-unroll-loops), disallow_acc_multi_buffer
+  // (accepted: Kite keeps one accumulator); and Kite's ping_pong (on a
   // tile loop with a producer warp: two consumer groups take turns).
   Args a = bindArgs(r, "range",
                     {"start", "stop", "step", "num_stages", "flatten",
-                     "warp_specialize", "ping_pong"},
+                     "warp_specialize", "ping_pong", "loop_unroll_factor",
+                     "disallow_acc_multi_buffer"},
                     1);
   Val start = Val::integer(0), stop = a.values[0], step = Val::integer(1);
   if (a.given[1]) {
@@ -351,6 +354,19 @@ void CodeGen::forLoop(const Stmt &s) {
     loop->setAttr(mlir::kite::KiteDialect::getPingPongAttrName(),
                   b.getBoolAttr(constInt(a.values[6], a.locs[6],
                                          "range()'s ping_pong") != 0));
+  if (a.given[7] && a.values[7].kind != Val::None) {
+    int64_t factor =
+        constInt(a.values[7], a.locs[7], "range()'s loop_unroll_factor");
+    if (factor < 1 || factor > 64)
+      fail(a.locs[7], "range()'s loop_unroll_factor must be in [1, 64], got " +
+                          std::to_string(factor));
+    if (factor > 1)
+      loop->setAttr(mlir::kite::KiteDialect::getLoopUnrollFactorAttrName(),
+                    b.getI32IntegerAttr(int32_t(factor)));
+  }
+  if (a.given[8])
+    (void)constInt(a.values[8], a.locs[8],
+                   "range()'s disallow_acc_multi_buffer");
   // Without carried values the builder adds an empty scf.yield; the one
   // built below replaces it.
   if (loop.getBody()->mightHaveTerminator())

@@ -48,6 +48,7 @@ namespace kite {
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
 #define GEN_PASS_DECL_LOWERDESCRIPTORS
 #define GEN_PASS_DECL_TENSORMAPPARAMS
+#define GEN_PASS_DECL_UNROLLLOOPS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -124,6 +125,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     // What the staging did not take after all (none expected).
     pm.addPass(createLowerDescriptors());
     pm.addPass(createPipelineLoads());
+    pm.addPass(createUnrollLoops());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     mlir::kite::ConvertKiteToGPUOptions lower;

@@ -93,6 +93,20 @@ def RematerializeBroadcasts
   }];
 }
 
+def UnrollLoops : Pass<"kite-unroll-loops", "::mlir::ModuleOp"> {
+  let summary = "Unroll the loops the source asks to (loop_unroll_factor)";
+  let description = [{
+    Each scf.for with the integer attribute kite.loop_unroll_factor = N
+    (Triton's `range(..., loop_unroll_factor=N)`) is unrolled N times: a
+    main loop taking N steps an iteration and an epilogue loop for the
+    remaining steps where the trip count is not known to be a multiple of N
+    (MLIR's loopUnrollByFactor). The attribute is removed; N <= 1 leaves the
+    loop as it is. Runs after the loads are pipelined, before the lowering.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def VersionFullBlocks
     : Pass<"kite-version-full-blocks", "::mlir::ModuleOp"> {
   let summary = "A mask-free copy of a kernel's body for the programs whose blocks are full";

@@ -212,6 +212,15 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
         op, name, attr.getValue(), [](int64_t v) { return v >= 1 && v <= 8; },
         "in [1, 8]");
   }
+  if (name == getLoopUnrollFactorAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!onLoop || !value || !value.getType().isInteger(32) ||
+        value.getInt() < 1 || value.getInt() > 64)
+      return op->emitError() << "'" << name
+                             << "' must be an i32 attribute in [1, 64] on an "
+                                "scf.for";
+    return success();
+  }
   if (name == getWarpSpecializeAttrName() || name == getPingPongAttrName()) {
     if (!onLoop || !isa<BoolAttr>(attr.getValue()))
       return op->emitError() << "'" << name

@@ -68,6 +68,9 @@ def Kite_Dialect : Dialect {
     /// Source name of a kernel parameter (string), for diagnostics and for
     /// binding constexpr values by name.
     static constexpr ::llvm::StringLiteral getArgNameAttrName() { return "kite.name"; }
+    /// i32 on an scf.for: unroll it this many times (Triton's
+    /// range(..., loop_unroll_factor=N); kite-unroll-loops).
+    static constexpr ::llvm::StringLiteral getLoopUnrollFactorAttrName() { return "kite.loop_unroll_factor"; }
     /// On a kernel argument: the scalar (or the pointee) is an unsigned
     /// integer in the source (u32, *u8, ...); the IR is signless.
     static constexpr ::llvm::StringLiteral getArgUnsignedAttrName() { return "kite.unsigned"; }
