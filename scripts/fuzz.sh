@@ -31,7 +31,7 @@ case "$which" in frontend|dialect|all) ;; *)
   echo "fuzz.sh: unknown target '$which' (frontend, dialect or all)" >&2; exit 2;;
 esac
 bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev >/dev/null
-bash "$root/scripts/build.sh" KiteRegistration KiteInterpreter >/dev/null
+bash "$root/scripts/build.sh" KiteRegistration KiteInterpreter KiteSupport >/dev/null
 # Definitions as the project build uses them (LLVM's -D flags).
 defs="$(llvm-config-22 --cppflags 2>/dev/null | tr ' ' '\n' | grep '^-D' | tr '\n' ' ')"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs
@@ -41,6 +41,7 @@ libs=("$build/lib/Registration/libKiteRegistration.a"
       "$build/lib/Conversion/KiteToGPU/libKiteToGPU.a"
       "$build/lib/Analysis/libKiteAnalysis.a"
       "$build/lib/Dialect/Kite/IR/libKiteDialect.a"
+      "$build/lib/Support/libKiteSupport.a"
       -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib -lMLIR -lLLVM)
 status=0
 run() { # name, binary, corpus dir

@@ -8,6 +8,7 @@
 #include "kite/Interpreter/Interpreter.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
+#include "kite/Support/InputFile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -148,6 +149,16 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     frontend.ignoreAutotune = !options.autotuneConfigs.empty();
     module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
   } else {
+    unsigned line = 0, column = 0;
+    const llvm::MemoryBuffer *buffer =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+    std::string text = buffer->getBuffer().str();
+    if (std::string hazard = ::kite::findMLIRParserHazard(text, line, column);
+        !hazard.empty())
+      return Error(ErrorCode::ParseError, buffer->getBufferIdentifier().str() +
+                                              ":" + std::to_string(line) + ":" +
+                                              std::to_string(column) +
+                                              ": error: " + hazard);
     module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   }
   if (!module)

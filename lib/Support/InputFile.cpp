@@ -16,6 +16,39 @@ std::string kite::describeBytes(uint64_t bytes) {
   return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
+std::string kite::findMLIRParserHazard(const std::string &text, unsigned &line,
+                                       unsigned &column) {
+  auto isWord = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
+  };
+  for (size_t at = text.find("array<"); at != std::string::npos;
+       at = text.find("array<", at + 1)) {
+    if (at > 0 && isWord(text[at - 1]))
+      continue; // part of a longer name
+    size_t t = at + 6;
+    while (t < text.size() && (text[t] == ' ' || text[t] == '\t' ||
+                               text[t] == '\n' || text[t] == '\r'))
+      ++t;
+    if (text.compare(t, 5, "index") != 0 ||
+        (t + 5 < text.size() && isWord(text[t + 5])))
+      continue;
+    line = 1;
+    column = 1;
+    for (size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return "dense arrays of index (array<index ...>) are not supported: "
+           "MLIR's parser cannot read them; use i64";
+  }
+  return "";
+}
+
 namespace {
 
 /// Reads `fd` until end of file or more than `maxBytes`; false on a read

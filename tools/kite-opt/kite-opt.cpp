@@ -35,6 +35,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "kite-opt: error: " << error << "\n";
     return 1;
   }
+  unsigned line = 0, column = 0;
+  if (std::string hazard = kite::findMLIRParserHazard(text, line, column);
+      !hazard.empty()) {
+    llvm::errs() << (inputFilename == "-" ? std::string("<stdin>")
+                                          : std::string(inputFilename))
+                 << ":" << line << ":" << column << ": error: " << hazard
+                 << "\n";
+    return 1;
+  }
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       text, inputFilename == "-" ? "<stdin>" : inputFilename);
   auto output = mlir::openOutputFile(outputFilename, &error);

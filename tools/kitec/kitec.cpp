@@ -463,6 +463,16 @@ static int compile() {
     errs() << "kitec: error: " << error << "\n";
     return IOError;
   }
+  if (!isKite) {
+    unsigned line = 0, column = 0;
+    if (std::string hazard = kite::findMLIRParserHazard(text, line, column);
+        !hazard.empty()) {
+      errs() << (inputFile == "-" ? std::string("<stdin>")
+                                  : std::string(inputFile))
+             << ":" << line << ":" << column << ": error: " << hazard << "\n";
+      return 1;
+    }
+  }
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       MemoryBuffer::getMemBufferCopy(

@@ -17,6 +17,7 @@
 #include "kite/Interpreter/Interpreter.h"
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Registration.h"
+#include "kite/Support/InputFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -53,6 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return mlir::success();
   });
   std::string text(reinterpret_cast<const char *>(data), size);
+  unsigned line, column; // what Kite's readers reject before parsing
+  if (!kite::findMLIRParserHazard(text, line, column).empty())
+    return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, context);
   if (!module || mlir::failed(mlir::verify(*module)))

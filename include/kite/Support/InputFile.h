@@ -27,6 +27,14 @@ inline constexpr uint64_t kMaxSourceBytes = uint64_t(64) << 20;
 bool readInputFile(const std::string &path, std::string &contents,
                    std::string &error, uint64_t maxBytes = kMaxSourceBytes);
 
+/// MLIR text that MLIR 22's own parser crashes on instead of reporting
+/// (a dense array of `index`, `array<index: ...>`: it asks index for a bit
+/// width). Returns an error message and sets `line`, `column` (1-based)
+/// where one is found; empty when the text has none. Kite's readers of
+/// MLIR (kite-opt, kitec, the runtime) check this before parsing.
+std::string findMLIRParserHazard(const std::string &text, unsigned &line,
+                                 unsigned &column);
+
 /// "64 MiB", "512 KiB", "17 bytes": a byte count for messages.
 std::string describeBytes(uint64_t bytes);
 

@@ -9,6 +9,11 @@
 // RUN: printf '\000\377\376 garbage' > %t/binary.mlir
 // RUN: not kite-opt %t/binary.mlir 2>&1 | FileCheck %s --check-prefix=BINARY
 // RUN: kite-opt %t/syntax.mlir; test $? -eq 1
+// A dense array of index crashes MLIR 22's own parser: kite-opt, kitec
+// and the runtime reject it first, located.
+// RUN: not kite-opt %t/index-array.mlir 2>&1 | FileCheck %s --check-prefix=INDEXARRAY
+// RUN: not kitec %t/index-array.mlir --emit=mlir 2>&1 | FileCheck %s --check-prefix=INDEXARRAY
+// INDEXARRAY: index-array.mlir:2:32: error: dense arrays of index (array<index ...>) are not supported: MLIR's parser cannot read them; use i64
 // RUN: kite-opt %t/good.mlir | FileCheck %s --check-prefix=GOOD
 
 //--- syntax.mlir
@@ -47,3 +52,9 @@ func.func @f() {
 // MISSING: kite-opt: error: cannot read {{.*}}does-not-exist.mlir': No such file or directory
 // PASS: no-such-pass
 // BINARY: binary.mlir:1:{{[0-9]+}}: error: unexpected character
+
+//--- index-array.mlir
+// (a comment line)
+func.func @f() attributes {a = array<index: 1>} {
+  return
+}
