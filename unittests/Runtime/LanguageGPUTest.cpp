@@ -332,16 +332,17 @@ TEST(Interpreter, GatherHistogramAssume) {
   auto k = compileKite(kGatherHistogram, CompileOptions{}, "gather.kite");
   ASSERT_TRUE(k) << k.error().str();
   GatherCase c;
-  auto ok =
-      k->interpret(Grid(1), {Arg(c.src), Arg(c.idx1), Arg(c.idx0), Arg(c.out1),
-                             Arg(c.out0), Arg(c.vals), Arg(c.hist), Arg(c.n)});
+  auto run = [&] {
+    return k->interpret(Grid(1),
+                        {Arg(c.src), Arg(c.idx1), Arg(c.idx0), Arg(c.out1),
+                         Arg(c.out0), Arg(c.vals), Arg(c.hist), Arg(c.n)});
+  };
+  auto ok = run();
   ASSERT_TRUE(ok) << ok.error().str();
   c.check();
   // An assume() that does not hold is reported by the interpreter.
   c.n = 0;
-  auto bad =
-      k->interpret(Grid(1), {Arg(c.src), Arg(c.idx1), Arg(c.idx0), Arg(c.out1),
-                             Arg(c.out0), Arg(c.vals), Arg(c.hist), Arg(c.n)});
+  auto bad = run();
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().str().find("assume() does not hold"), std::string::npos)
       << bad.error().str();

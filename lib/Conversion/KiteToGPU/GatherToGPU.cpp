@@ -53,19 +53,16 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
              << "the index and the result must share a layout when lowered";
     Scratch s(rewriter, loc, state);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
-    auto resultType = cast<VectorType>(conv.convertType(type));
-    Type elem = resultType.getElementType();
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto coords = s.registerCoordinates(out, type.getShape());
     int64_t axis = op.getAxis();
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      SmallVector<Value> c = coords[e];
-      c[axis] = toI32(rewriter, loc,
-                      extractRegister(rewriter, loc, adaptor.getIndex(), e));
-      Value v = s.load(0, s.linear(c, srcType.getShape()), elem,
-                       srcType.getElementType());
-      result = vector::InsertOp::create(rewriter, loc, v, result, e);
-    }
+    Value result =
+        s.gather(conv, type, out, srcType.getElementType(),
+                 [&](ArrayRef<Value> coords, int64_t e) {
+                   SmallVector<Value> c(coords);
+                   c[axis] = toI32(
+                       rewriter, loc,
+                       extractRegister(rewriter, loc, adaptor.getIndex(), e));
+                   return s.linear(c, srcType.getShape());
+                 });
     rewriter.replaceOp(op, result);
     return success();
   }

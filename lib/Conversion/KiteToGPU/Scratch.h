@@ -13,6 +13,8 @@
 
 #include "Utils.h"
 
+#include <type_traits>
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -237,7 +239,8 @@ struct Scratch {
 
   /// A block of `type` in layout `out` read from the published buffer:
   /// each register at the linear index `sourceIndex` gives for its
-  /// coordinates (elements stored as `kiteElem`).
+  /// coordinates (elements stored as `kiteElem`); a `sourceIndex` taking
+  /// (coordinates, register) also gets the register's number.
   template <typename F>
   Value gather(const TypeConverter &conv, RankedTensorType type,
                const BlockedLayout &out, Type kiteElem, F sourceIndex) {
@@ -249,8 +252,12 @@ struct Scratch {
     Value result = constantOf(b, loc, resultType, 0);
     auto coords = registerCoordinates(out, type.getShape());
     for (int64_t e = 0; e < out.perThread; ++e) {
-      Value v = load(0, sourceIndex(coords[e]), resultType.getElementType(),
-                     kiteElem);
+      Value index;
+      if constexpr (std::is_invocable_v<F, ArrayRef<Value>, int64_t>)
+        index = sourceIndex(ArrayRef<Value>(coords[e]), e);
+      else
+        index = sourceIndex(ArrayRef<Value>(coords[e]));
+      Value v = load(0, index, resultType.getElementType(), kiteElem);
       result = vector::InsertOp::create(b, loc, v, result, e);
     }
     return result;

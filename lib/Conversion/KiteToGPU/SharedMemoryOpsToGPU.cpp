@@ -310,19 +310,14 @@ struct BroadcastThroughSmem : OpConversionPattern<BroadcastOp> {
     Location loc = op.getLoc();
     Scratch s(rewriter, loc, state);
     s.publish(adaptor.getSrc(), srcType, in);
-    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
-    Type elem = resultType.getElementType();
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto coords = s.registerCoordinates(out, type.getShape());
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      SmallVector<Value> &c = coords[e];
-      for (size_t d = 0; d < c.size(); ++d)
-        if (srcType.getDimSize(d) == 1)
-          c[d] = s.i32(0);
-      Value v = s.load(0, s.linear(c, srcType.getShape()), elem,
-                       srcType.getElementType());
-      result = vector::InsertOp::create(rewriter, loc, v, result, e);
-    }
+    Value result = s.gather(conv, type, out, srcType.getElementType(),
+                            [&](ArrayRef<Value> coords) {
+                              SmallVector<Value> c(coords);
+                              for (size_t d = 0; d < c.size(); ++d)
+                                if (srcType.getDimSize(d) == 1)
+                                  c[d] = s.i32(0);
+                              return s.linear(c, srcType.getShape());
+                            });
     rewriter.replaceOp(op, result);
     return success();
   }
