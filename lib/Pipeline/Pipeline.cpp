@@ -48,6 +48,7 @@ namespace kite {
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
 #define GEN_PASS_DECL_LOWERDESCRIPTORS
 #define GEN_PASS_DECL_TENSORMAPPARAMS
+#define GEN_PASS_DECL_PACKBYTESELECTS
 #define GEN_PASS_DECL_UNROLLLOOPS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
@@ -158,6 +159,11 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     gpu.addPass(createCSEPass());
     gpu.addPass(createReconcileUnrealizedCastsPass());
     pm.addPass(createTensorMapParams());
+    // KITE_PACK_BYTE_SELECTS=0 leaves the selects per element (an A/B
+    // switch for measurements, like KITE_LLVM_LSR).
+    const char *pack = std::getenv("KITE_PACK_BYTE_SELECTS");
+    if (!pack || std::string_view(pack) != "0")
+      pm.addPass(createPackByteSelects());
     pm.addPass(createDropUnusedDeviceLibraries());
     return;
   }

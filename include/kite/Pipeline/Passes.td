@@ -220,6 +220,22 @@ def TensorMapParams : Pass<"kite-tensor-map-params", "::mlir::ModuleOp"> {
   }];
 }
 
+def PackByteSelects : Pass<"kite-pack-byte-selects", "::mlir::ModuleOp"> {
+  let summary = "Select pairs of 16-bit floats on byte thresholds as one "
+                "packed compare";
+  let description = [{
+    Runs after the lowering to the LLVM dialect. A pair of f16 or bf16
+    values packed for one 32-bit register, each `x` if a byte of an i32 word
+    is at least a threshold and +0.0 otherwise (`where(byte >= t, p, 0.0)`
+    then `.to(f16)`, the keep decisions of FlashAttention-style dropout),
+    becomes the packed convert of the two values and an `and` with a mask
+    from one `prmt` (the two bytes to the two 16-bit halves) and one
+    `set.ge.u32.f16x2` against the thresholds clamped to [0, 256] (bytes
+    and such thresholds are +0 or positive subnormals as f16, ordered as
+    integers). Four instructions for two elements instead of nine.
+  }];
+}
+
 def DropUnusedDeviceLibraries
     : Pass<"kite-drop-unused-device-libraries", "::mlir::ModuleOp"> {
   let summary = "Do not link libdevice into GPU modules that call nothing";
