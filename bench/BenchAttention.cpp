@@ -143,7 +143,7 @@ int runAttention() {
   for (AttnConfig cfg : part("attention") ? attnConfigs
                                           : std::vector<AttnConfig>{}) {
     Kernel fill = load("bench/fill.kite", "fill_f16");
-    const int Z = 4, H = 32;
+    const int Z0 = 4, H0 = 32;
     // With dropout (p = 0.1, attention.kite's DROPOUT = 1): the first
     // configuration only (its blocks are 64 columns wide).
     for (int D : headDims)
@@ -167,6 +167,14 @@ int runAttention() {
         o.overrideMaxRegisters = cfg.maxnreg;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         for (int N : lengths) {
+          // KITE_BENCH_PROGRAMS=P: Z = 1 and as many heads as give P
+          // programs (one wave at P = #SMs: the time of one program, for
+          // a fit of time against the length).
+          int Z = Z0, H = H0;
+          if (const char *p = std::getenv("KITE_BENCH_PROGRAMS")) {
+            Z = 1;
+            H = std::max(1, std::atoi(p) / int(cdiv(N, cfg.bm)));
+          }
           AttnInputs in(fill, Z, H, N, D);
           Grid grid(uint32_t(cdiv(N, cfg.bm)), uint32_t(Z * H));
           double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,

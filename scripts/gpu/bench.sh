@@ -14,7 +14,9 @@
 # instead of the built-in lists, KITE_BENCH_DROPOUT=0
 # leaves out the attention rows with dropout; KITE_BENCH_HEAD_DIMS=128,
 # KITE_BENCH_LENGTHS=4096 and KITE_BENCH_CAUSAL=0 (or 1) keep only those
-# attention rows (e.g. one kernel under ncu).
+# attention rows (e.g. one kernel under ncu); KITE_BENCH_PROGRAMS=132
+# launches Z = 1 and as many heads as make 132 programs (one wave: the
+# time of one program, to fit against the length).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
