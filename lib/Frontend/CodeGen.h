@@ -296,6 +296,11 @@ private:
   /// descriptor's methods (.load(offsets), .store(offsets, value)):
   /// CodeGenDescriptors.cpp.
   Val makeDescriptor(const Expr &e);
+  /// A descriptor of `base` with these sizes and strides (i32 or i64
+  /// values) and block shape (powers of two, checked at `blockLoc`).
+  Val descriptorValue(mlir::Value base, bool uns, ArrayRef<mlir::Value> shape,
+                      ArrayRef<mlir::Value> strides,
+                      const std::vector<Val> &block, Loc blockLoc, Loc at);
   /// Block pointers (CodeGenBlockPointers.cpp): make_block_ptr, advance,
   /// and the pointers and mask of a load or store through one.
   Val makeBlockPtr(const Expr &e);

@@ -54,7 +54,6 @@ Val CodeGen::makeDescriptor(const Expr &e) {
       fail(a.locs[4], "make_tensor_descriptor's padding_option must be "
                       "\"zero\" (out-of-bounds elements read as 0)");
   }
-  Location lc = loc(e.loc);
   SmallVector<mlir::Value> dims[2];
   const std::vector<Val> *lists[2] = {shape, strides};
   for (int k = 0; k < 2; ++k)
@@ -67,28 +66,36 @@ Val CodeGen::makeDescriptor(const Expr &e) {
                             ? v.v
                             : materialize(v, b.getI32Type(), e.loc));
     }
+  return descriptorValue(base.v, base.uns, dims[0], dims[1], *block, a.locs[3],
+                         e.loc);
+}
+
+Val CodeGen::descriptorValue(mlir::Value base, bool uns,
+                             ArrayRef<mlir::Value> shape,
+                             ArrayRef<mlir::Value> strides,
+                             const std::vector<Val> &block, Loc blockLoc,
+                             Loc at) {
   SmallVector<int64_t> blockShape;
   int64_t elements = 1;
-  for (const Val &v : *block) {
-    int64_t n = constInt(v, a.locs[3], "a block_shape dimension");
+  for (const Val &v : block) {
+    int64_t n = constInt(v, blockLoc, "a block_shape dimension");
     if (n < 1 || (n & (n - 1)))
-      fail(a.locs[3], "block_shape dimensions must be powers of two, got " +
-                          std::to_string(n));
+      fail(blockLoc, "block_shape dimensions must be powers of two, got " +
+                         std::to_string(n));
     elements *= n;
     blockShape.push_back(n);
   }
   if (elements > (1 << 20))
-    fail(a.locs[3], "block_shape has " + std::to_string(elements) +
-                        " elements; a block has at most 2^20");
-  Type pointee =
-      llvm::cast<kd::PointerType>(base.v.getType()).getPointeeType();
+    fail(blockLoc, "block_shape has " + std::to_string(elements) +
+                       " elements; a block has at most 2^20");
+  Type pointee = llvm::cast<kd::PointerType>(base.getType()).getPointeeType();
   auto type = kd::TensorDescType::get(
       b.getContext(), RankedTensorType::get(blockShape, pointee));
   Val d;
   d.kind = Val::Desc;
-  d.v = kd::MakeTensorDescOp::create(b, lc, type, base.v, dims[0], dims[1]);
+  d.v = kd::MakeTensorDescOp::create(b, loc(at), type, base, shape, strides);
   d.block.assign(blockShape.begin(), blockShape.end());
-  d.uns = base.uns;
+  d.uns = uns;
   return d;
 }
 

@@ -608,6 +608,18 @@ void CodeGen::kernel(const Function &f) {
   SmallVector<Type> argTypes;
   std::vector<const Param *> runtimeParams;
   std::vector<bool> unsignedParams;
+  /// The GPU parameters' names (a host descriptor's sizes and strides are
+  /// "NAME.shape0", "NAME.strides0", ...).
+  std::vector<std::string> argNames;
+  /// Host-made tensor descriptors: the parameter, its annotation, its first
+  /// GPU parameter (the base; then rank sizes, rank strides).
+  struct HostDescriptor {
+    const Param *param;
+    const Expr *annotation;
+    size_t firstArg;
+    size_t rank;
+  };
+  std::vector<HostDescriptor> hostDescriptors;
   int64_t numWarps = 4, numStages = 0, maxRegisters = 0;
   SmallVector<int32_t, 3> clusterDims;
   auto checkMaxRegisters = [&](int64_t n, Loc l) {
@@ -688,6 +700,39 @@ void CodeGen::kernel(const Function &f) {
       fail(p.deflt->loc, "only constexpr parameters take defaults");
     Type type;
     bool uns = false;
+    if (t.kind == Expr::Call && t.args[0]->kind == Expr::Name &&
+        t.args[0]->name == "tensor_descriptor") {
+      // `NAME: tensor_descriptor(dtype, [B0, B1, ...])`: a descriptor the
+      // host makes (kite::TensorDescriptor), passed as its base pointer,
+      // sizes and strides (i32); the block shape may name constexprs.
+      if (t.args.size() != 3 || !t.kwargs.empty() ||
+          t.args[1]->kind != Expr::Name || t.args[2]->kind != Expr::Tuple)
+        fail(t.loc, "a descriptor parameter is tensor_descriptor(dtype, "
+                    "[block sizes]), e.g. tensor_descriptor(f16, [BLOCK_M, "
+                    "BLOCK_K])");
+      std::optional<Type> pointee = dtypeNamed(t.args[1]->name, &uns);
+      if (!pointee)
+        fail(t.args[1]->loc, "unknown element type '" + t.args[1]->name +
+                                 "' of a tensor descriptor");
+      size_t rank = t.args[2]->args.size();
+      if (rank < 1 || rank > 5)
+        fail(t.args[2]->loc, "a tensor descriptor has 1 to 5 dimensions, "
+                             "got " +
+                                 std::to_string(rank));
+      hostDescriptors.push_back({&p, &t, argTypes.size(), rank});
+      argTypes.push_back(kd::PointerType::get(ctx, *pointee));
+      runtimeParams.push_back(&p);
+      unsignedParams.push_back(uns);
+      argNames.push_back(p.name);
+      for (const char *part : {"shape", "strides"})
+        for (size_t k = 0; k < rank; ++k) {
+          argTypes.push_back(b.getI32Type());
+          runtimeParams.push_back(&p);
+          unsignedParams.push_back(false);
+          argNames.push_back(p.name + "." + part + std::to_string(k));
+        }
+      continue;
+    }
     if (t.kind == Expr::Unary && t.name == "*") {
       const Expr &inner = *t.args[0];
       std::optional<Type> pointee;
@@ -704,11 +749,13 @@ void CodeGen::kernel(const Function &f) {
         fail(t.loc, "i1 parameters are not supported; pass an i32");
     } else {
       fail(t.loc, "unknown parameter type; expected *T, a scalar type "
-                  "(i32, f32, ...) or constexpr");
+                  "(i32, f32, ...), tensor_descriptor(dtype, [block sizes]) "
+                  "or constexpr");
     }
     argTypes.push_back(type);
     runtimeParams.push_back(&p);
     unsignedParams.push_back(uns);
+    argNames.push_back(p.name);
   }
   for (auto &[name, value] : options.defines)
     (void)name, (void)value; // unknown -D names are checked by the caller
@@ -794,19 +841,38 @@ void CodeGen::kernel(const Function &f) {
   mlir::Block *entry = func.addEntryBlock();
   for (size_t k = 0; k < runtimeParams.size(); ++k) {
     func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),
-                    b.getStringAttr(runtimeParams[k]->name));
+                    b.getStringAttr(argNames[k]));
     // An unsigned scalar or pointee (u32, *u8, ...): the host's types in
     // the AOT header and the runtime's messages.
     if (unsignedParams[k])
       func.setArgAttr(k, kd::KiteDialect::getArgUnsignedAttrName(),
                       b.getUnitAttr());
     entry->getArgument(k).setLoc(loc(runtimeParams[k]->loc));
-    top[runtimeParams[k]->name] =
-        Val::runtime(entry->getArgument(k), unsignedParams[k]);
+    top[argNames[k]] = Val::runtime(entry->getArgument(k), unsignedParams[k]);
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   try {
+    // Host descriptors: the block shape (constexprs bound by now), the
+    // descriptor made of the base, sizes and strides at the entry.
+    for (const HostDescriptor &d : hostDescriptors) {
+      const Expr &list = *d.annotation->args[2];
+      std::vector<Val> block;
+      for (const auto &e : list.args)
+        block.push_back(expr(*e));
+      SmallVector<mlir::Value> shape, strides;
+      for (size_t k = 0; k < d.rank; ++k) {
+        shape.push_back(entry->getArgument(d.firstArg + 1 + k));
+        strides.push_back(entry->getArgument(d.firstArg + 1 + d.rank + k));
+      }
+      Val desc = descriptorValue(entry->getArgument(d.firstArg),
+                                 unsignedParams[d.firstArg], shape, strides,
+                                 block, list.loc, d.param->loc);
+      SmallVector<int64_t> dims(desc.block.begin(), desc.block.end());
+      func.setArgAttr(d.firstArg, kd::KiteDialect::getArgDescriptorAttrName(),
+                      b.getDenseI64ArrayAttr(dims));
+      top[d.param->name] = desc;
+    }
     for (auto &s : f.body)
       statement(*s);
   } catch (CodeGenError &) {

@@ -52,7 +52,9 @@ std::string kite::detail::serializeAnalysis(const Analyzed &a) {
      << a.signature.params.size() << ':';
   for (const Param &p : a.signature.params) {
     os << int(p.pointer) << ':' << int(p.type) << ':' << int(p.isUnsigned)
-       << ':';
+       << ':' << p.descriptorBlock.size() << ':';
+    for (int64_t b : p.descriptorBlock)
+      os << b << ':';
     field(p.name);
   }
   field(a.canonical);
@@ -103,11 +105,19 @@ std::optional<Analyzed> kite::detail::deserializeAnalysis(const std::string &byt
   a.signature.threads = int(threads);
   a.signature.sharedBytes = int(shared);
   for (long long i = 0; i < count; ++i) {
-    long long pointer, type, isUnsigned;
+    long long pointer, type, isUnsigned, rank;
     Param p;
     if (!number(pointer) || !number(type) || !number(isUnsigned) ||
         pointer > 1 || type > int(ScalarType::Any) || isUnsigned > 1 ||
-        !field(p.name))
+        !number(rank) || rank > 5)
+      return std::nullopt;
+    for (long long k = 0; k < rank; ++k) {
+      long long b;
+      if (!number(b) || b < 1 || b > 256)
+        return std::nullopt;
+      p.descriptorBlock.push_back(b);
+    }
+    if (!field(p.name))
       return std::nullopt;
     p.pointer = pointer;
     p.isUnsigned = isUnsigned;

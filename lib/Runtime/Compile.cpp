@@ -364,6 +364,10 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     p.name = argName(kernel, i);
     p.isUnsigned = bool(kernel.getArgAttr(
         i, mlir::kite::KiteDialect::getArgUnsignedAttrName()));
+    if (auto block = kernel.getArgAttrOfType<mlir::DenseI64ArrayAttr>(
+            i, mlir::kite::KiteDialect::getArgDescriptorAttrName()))
+      p.descriptorBlock.assign(block.asArrayRef().begin(),
+                               block.asArrayRef().end());
     result.signature.params.push_back(p);
   }
   result.configs = std::move(configs);

@@ -12,6 +12,7 @@
 
 #include "AnalysisCache.h"
 #include "DiskCache.h"
+#include "HostDescriptors.h"
 #include "KernelImpl.h"
 
 #include <array>
@@ -67,6 +68,10 @@ const char *kite::scalarTypeName(ScalarType type) {
 // Kernel
 //===----------------------------------------------------------------------===//
 
+static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
+                                                  const std::vector<Arg> &args,
+                                                  std::vector<Arg> &storage);
+
 const std::string &Kernel::name() const { return impl_->source.signature.name; }
 const std::vector<TuningConfig> &Kernel::configs() const {
   return impl_->source.configs;
@@ -77,9 +82,11 @@ Expected<TuningConfig> Kernel::tune(const GridFn &grid,
                                     const LaunchOptions &options) const {
   if (!impl_->tuning)
     return TuningConfig{};
-  if (auto ok = checkArgs(args); !ok)
-    return ok.error();
-  auto index = detail::chooseConfig(*impl_->tuning, grid, args, options);
+  std::vector<Arg> storage;
+  auto gpu = gpuArgs(impl_->source.signature, args, storage);
+  if (!gpu)
+    return gpu.error();
+  auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
   if (!index)
     return index.error();
   return impl_->tuning->configs[*index];
@@ -99,15 +106,17 @@ Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
                               const LaunchOptions &options) const {
   if (!impl_->tuning)
     return launch(grid(TuningConfig{}), args, options);
-  if (auto ok = checkArgs(args); !ok)
-    return ok;
-  auto index = detail::chooseConfig(*impl_->tuning, grid, args, options);
+  std::vector<Arg> storage;
+  auto gpu = gpuArgs(impl_->source.signature, args, storage);
+  if (!gpu)
+    return gpu.error();
+  auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
   if (!index)
     return index.error();
   auto k = detail::configKernel(*impl_->tuning, *index);
   if (!k)
     return k.error();
-  return k->launch(grid(impl_->tuning->configs[*index]), args, options);
+  return k->launch(grid(impl_->tuning->configs[*index]), **gpu, options);
 }
 
 Expected<void> Kernel::finishCompiles() const {
@@ -145,8 +154,9 @@ static std::string describe(const Param &p) {
                    : std::string(scalarTypeName(p.type));
 }
 
-Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
-  const auto &sig = impl_->source.signature;
+/// `args` (one per GPU parameter: descriptors expanded) against `sig`.
+static Expected<void> checkGpuArgs(const detail::Signature &sig,
+                                   const std::vector<Arg> &args) {
   if (args.size() != sig.params.size())
     return Error(ErrorCode::InvalidArgument,
                  "kernel '" + sig.name + "' takes " +
@@ -179,6 +189,28 @@ Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
       return bad(std::string("a scalar ") + scalarTypeName(a.type()));
     }
   }
+  return Success{};
+}
+
+/// `args` as the GPU takes them (host descriptors expanded, in `storage`),
+/// checked against the signature.
+static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
+                                                  const std::vector<Arg> &args,
+                                                  std::vector<Arg> &storage) {
+  auto expanded =
+      detail::expandDescriptorArgs(sig.name, sig.params, args, storage);
+  if (!expanded)
+    return expanded.error();
+  if (auto ok = checkGpuArgs(sig, **expanded); !ok)
+    return ok.error();
+  return *expanded;
+}
+
+Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
+  std::vector<Arg> storage;
+  auto ok = gpuArgs(impl_->source.signature, args, storage);
+  if (!ok)
+    return ok.error();
   return Success{};
 }
 
@@ -228,9 +260,13 @@ std::string Kernel::cacheKey(Specialization spec) const {
   return cache::hashHex(impl_->keyText(spec, defaultChip(*impl_)));
 }
 
-Expected<void> Kernel::interpret(Grid grid, const std::vector<Arg> &args) const {
-  if (auto ok = checkArgs(args); !ok)
-    return ok;
+Expected<void> Kernel::interpret(Grid grid,
+                                 const std::vector<Arg> &userArgs) const {
+  std::vector<Arg> storage;
+  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  if (!gpu)
+    return gpu.error();
+  const std::vector<Arg> &args = **gpu;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return Error(ErrorCode::InvalidArgument,
                  "grid dimensions must be >= 1");
@@ -278,10 +314,13 @@ launchableFor(KernelImpl &impl, Specialization spec,
   return *made;
 }
 
-Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &args,
+Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
                                         const LaunchOptions &options) const {
-  if (auto ok = checkArgs(args); !ok)
-    return ok.error();
+  std::vector<Arg> storage;
+  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  if (!gpu)
+    return gpu.error();
+  const std::vector<Arg> &args = **gpu;
   auto l = launchableFor(*impl_, specializationFor(args), options);
   if (!l)
     return l.error();
@@ -328,10 +367,13 @@ Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &args,
   return perSM * *sms;
 }
 
-Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &args,
+Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &userArgs,
                               const LaunchOptions &options) const {
-  if (auto ok = checkArgs(args); !ok)
-    return ok;
+  std::vector<Arg> storage;
+  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  if (!gpu)
+    return gpu.error();
+  const std::vector<Arg> &args = **gpu;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
       grid.z > 65535)
     return Error(ErrorCode::InvalidArgument,

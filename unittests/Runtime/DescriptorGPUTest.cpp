@@ -656,3 +656,97 @@ def fp8_convert(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK:
     }
   }
 }
+
+// Host-made descriptors (kite::TensorDescriptor for `tensor_descriptor(...)`
+// parameters): the descriptor matmul written with them runs the same TMA
+// staging as with in-kernel descriptors on the same arguments, bit for bit,
+// with ragged M, N and K tails and C's rows padded (a row stride larger
+// than N); a copy through host descriptors over the tensor's edges.
+TEST(GPU, HostDescriptorsMatchInKernelOnes) {
+  REQUIRE_GPU();
+  const char *hostSource = R"(
+@kernel(num_warps=4, num_stages=3)
+def matmul_hd(a_desc: tensor_descriptor(f16, [BLOCK_M, BLOCK_K]),
+              b_desc: tensor_descriptor(f16, [BLOCK_K, BLOCK_N]),
+              c_desc: tensor_descriptor(f32, [BLOCK_M, BLOCK_N]), K: i32,
+              BLOCK_M: constexpr = 128, BLOCK_N: constexpr = 128, BLOCK_K: constexpr = 64):
+    acc = zeros((BLOCK_M, BLOCK_N), f32)
+    for k in range(0, cdiv(K, BLOCK_K)):
+        a = a_desc.load([program_id(0) * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, program_id(1) * BLOCK_N])
+        acc = dot(a, b, acc)
+    c_desc.store([program_id(0) * BLOCK_M, program_id(1) * BLOCK_N], acc)
+)";
+  auto host = compileKite(hostSource, CompileOptions{}, "matmul_hd.kite");
+  ASSERT_TRUE(host) << host.error().str();
+  auto inKernel =
+      compileKite(matmulSource("f16"), CompileOptions{}, "matmul_desc.kite");
+  ASSERT_TRUE(inKernel) << inKernel.error().str();
+  struct Shape {
+    int M, N, K;
+  };
+  for (Shape sh :
+       {Shape{128, 128, 64}, Shape{1040, 528, 272}, Shape{100, 64, 40}}) {
+    const int M = sh.M, N = sh.N, K = sh.K;
+    auto a = randomValues(size_t(M) * K, 21),
+         b = randomValues(size_t(K) * N, 22);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ha[i] = toHalfBits(a[i], false);
+      a[i] = fromHalfBits(ha[i], false);
+    }
+    for (size_t i = 0; i < b.size(); ++i) {
+      hb[i] = toHalfBits(b[i], false);
+      b[i] = fromHalfBits(hb[i], false);
+    }
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    Grid grid((M + 127) / 128, (N + 127) / 128);
+    // In-kernel descriptors: C dense (row stride N).
+    auto dc0 = DeviceBuffer<float>::fromHost(
+                   std::vector<float>(size_t(M) * N, std::nanf("")))
+                   .value();
+    ASSERT_TRUE(inKernel->launch(grid, {Arg(da), Arg(db), Arg(dc0), int32_t(M),
+                                        int32_t(N), int32_t(K)}));
+    // Host descriptors: C in rows of N + 4 (the 4 past N must stay NaN).
+    const int ldc = N + 4;
+    auto dc1 = DeviceBuffer<float>::fromHost(
+                   std::vector<float>(size_t(M) * ldc, std::nanf("")))
+                   .value();
+    auto ad = TensorDescriptor::create(Arg(da), {M, K}, {K, 1}, {128, 64});
+    auto bd = TensorDescriptor::create(Arg(db), {K, N}, {N, 1}, {64, 128});
+    auto cd = TensorDescriptor::create(Arg(dc1), {M, N}, {ldc, 1}, {128, 128});
+    ASSERT_TRUE(ad && bd && cd);
+    auto ran = host->launch(grid, {*ad, *bd, *cd, int32_t(K)});
+    ASSERT_TRUE(ran) << ran.error().str();
+    auto c0 = dc0.toHost().value(), c1 = dc1.toHost().value();
+    std::string what =
+        std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    double worst = 0;
+    for (int m = 0; m < M; ++m) {
+      for (int n = 0; n < N; ++n) {
+        ASSERT_EQ(c1[size_t(m) * ldc + n], c0[size_t(m) * N + n])
+            << what << ": host and in-kernel descriptors differ at (" << m
+            << ", " << n << ")";
+        auto [ref, mag] = dotFloat64(a, b, K, N, m, n);
+        worst = std::max(worst, std::fabs(c1[size_t(m) * ldc + n] - ref) /
+                                    (mag + 1e-6));
+      }
+      for (int n = N; n < ldc; ++n)
+        ASSERT_TRUE(std::isnan(c1[size_t(m) * ldc + n]))
+            << what << ": written past the row at (" << m << ", " << n << ")";
+    }
+    EXPECT_LT(worst, 2e-4) << what;
+  }
+  // A descriptor of the wrong block shape is refused at launch, naming both.
+  auto dx =
+      DeviceBuffer<uint16_t>::fromHost(std::vector<uint16_t>(64 * 64)).value();
+  auto small = TensorDescriptor::create(Arg(dx), {64, 64}, {64, 1}, {64, 64});
+  ASSERT_TRUE(small);
+  auto refused =
+      host->launch(Grid(1, 1), {*small, *small, *small, int32_t(64)});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().str().find("block shape [128, 64]"),
+            std::string::npos)
+      << refused.error().str();
+}

@@ -122,6 +122,11 @@ struct Param {
   /// An unsigned integer in the source (u32, *u8, ...). The launch checks
   /// widths only: int32_t and uint32_t arguments both pass for i32 and u32.
   bool isUnsigned = false;
+  /// The block shape of a host-made tensor descriptor (a
+  /// `tensor_descriptor(dtype, [...])` parameter): this parameter is its
+  /// base (a pointer to `type`), the next rank its sizes and the rank after
+  /// those its strides (i32). Empty for every other parameter.
+  std::vector<int64_t> descriptorBlock;
 };
 
 template <typename T> class DeviceBuffer;
@@ -146,11 +151,16 @@ template <typename T> constexpr ScalarType scalarTypeOf() {
 }
 } // namespace detail
 
+class TensorDescriptor;
+
 /// A launch argument: a device pointer (typed by its C++ pointee, or
-/// untyped) or a scalar. Scalars must match the parameter's type exactly:
-/// pass int32_t(n) for an i32 parameter.
+/// untyped), a scalar, or a tensor descriptor (for a
+/// `tensor_descriptor(...)` parameter; it must outlive the call it is
+/// passed to). Scalars must match the parameter's type exactly: pass
+/// int32_t(n) for an i32 parameter.
 class Arg {
 public:
+  Arg(const TensorDescriptor &d) : type_(ScalarType::Any), descriptor_(&d) {}
   Arg(int32_t v) : type_(ScalarType::I32) { set(v); }
   Arg(uint32_t v) : type_(ScalarType::I32) { set(v); }
   Arg(int64_t v) : type_(ScalarType::I64) { set(v); }
@@ -198,6 +208,8 @@ public:
   uint64_t bits() const { return bits_; }
   /// Bytes of host memory behind a pointer (0: unknown, e.g. device memory).
   uint64_t extentBytes() const { return extent_; }
+  /// The tensor descriptor this argument passes, or null.
+  const TensorDescriptor *descriptor() const { return descriptor_; }
 
 private:
   Arg(ScalarType t, uint16_t bits) : type_(t) { set(bits); }
@@ -210,6 +222,37 @@ private:
   ScalarType type_;
   uint64_t bits_ = 0;
   uint64_t extent_ = 0;
+  const TensorDescriptor *descriptor_ = nullptr;
+};
+
+/// A tensor as a kernel's `tensor_descriptor(dtype, [block sizes])`
+/// parameter takes it (Triton's host TensorDescriptor): its base, its sizes
+/// and strides in elements (row-major order of dimensions, the last stride
+/// 1) and the block shape the kernel's loads and stores move. On sm_90a the
+/// kernel reads it with TMA, encoded at launch (docs/runtime.md).
+class KITE_API TensorDescriptor {
+public:
+  /// `base` is a typed pointer argument: device memory, or host memory for
+  /// Kernel::interpret. InvalidArgument naming the rule broken: 1 to 5
+  /// dimensions, as many strides and block sizes as sizes; sizes in
+  /// [1, 2^31); the last stride 1, the others in [1, 2^31) and multiples
+  /// of 16 bytes; the base a multiple of 16 bytes; block sizes powers of
+  /// two up to 256 (TMA's rules: a descriptor that breaks them would fail
+  /// only at launch, or hang there).
+  static Expected<TensorDescriptor> create(const Arg &base,
+                                           std::vector<int64_t> shape,
+                                           std::vector<int64_t> strides,
+                                           std::vector<int64_t> blockShape);
+
+  const Arg &base() const { return base_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  const std::vector<int64_t> &strides() const { return strides_; }
+  const std::vector<int64_t> &blockShape() const { return block_; }
+
+private:
+  explicit TensorDescriptor(const Arg &base) : base_(base) {}
+  Arg base_;
+  std::vector<int64_t> shape_, strides_, block_;
 };
 
 /// Grid of programs (CUDA blocks), 1-3 dimensions.

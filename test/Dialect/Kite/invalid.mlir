@@ -888,6 +888,34 @@ func.func @unsigned_float_arg(%p: !kite.ptr<f32> {kite.unsigned}) attributes {ki
 
 // -----
 
+// expected-error @+1 {{'kite.descriptor' of argument #0: block sizes must be powers of two, got 3}}
+func.func @descriptor_block(%p: !kite.ptr<f32> {kite.descriptor = array<i64: 3>}, %n: i32, %s: i32) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.descriptor' of argument #0 needs 4 i32 arguments after it (sizes, strides)}}
+func.func @descriptor_missing(%p: !kite.ptr<f32> {kite.descriptor = array<i64: 4, 4>}, %n: i32) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.descriptor' of argument #0: argument #2 (a size or stride) must be i32, got 'i64'}}
+func.func @descriptor_i64(%p: !kite.ptr<f32> {kite.descriptor = array<i64: 4>}, %n: i32, %s: i64) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kite.descriptor' of argument #0 needs a pointer argument (the base), got 'i32'}}
+func.func @descriptor_scalar(%p: i32 {kite.descriptor = array<i64: 4>}, %n: i32, %s: i32) attributes {kite.kernel} {
+  return
+}
+
+// -----
+
 func.func @gather_shape(%x: tensor<4x8xf32>, %i: tensor<2x2xi32>) {
   // expected-error @+1 {{index dimension 0 (2) must match the source's (4): only axis 1 may differ}}
   %0 = kite.gather %x[%i] axis 1 : tensor<4x8xf32>, tensor<2x2xi32> -> tensor<2x2xf32>

@@ -393,6 +393,33 @@ LogicalResult KiteDialect::verifyRegionArgAttribute(Operation *op,
                              << argType;
     return success();
   }
+  if (name == getArgDescriptorAttrName()) {
+    auto block = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!block || block.empty() || block.size() > 5)
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be an array<i64> of 1 to 5 block sizes";
+    for (int64_t n : block.asArrayRef())
+      if (!isPowerOfTwo(n))
+        return op->emitError()
+               << "'" << name << "' of argument #" << argIndex
+               << ": block sizes must be powers of two, got " << n;
+    if (!isa<PointerType>(argType))
+      return op->emitError()
+             << "'" << name << "' of argument #" << argIndex
+             << " needs a pointer argument (the base), got " << argType;
+    size_t rank = block.size();
+    if (argIndex + 2 * rank >= func.getNumArguments())
+      return op->emitError()
+             << "'" << name << "' of argument #" << argIndex << " needs "
+             << 2 * rank << " i32 arguments after it (sizes, strides)";
+    for (size_t k = 1; k <= 2 * rank; ++k)
+      if (!func.getArgumentTypes()[argIndex + k].isInteger(32))
+        return op->emitError()
+               << "'" << name << "' of argument #" << argIndex << ": argument #"
+               << argIndex + k << " (a size or stride) must be i32, got "
+               << func.getArgumentTypes()[argIndex + k];
+    return success();
+  }
   if (name == getTensorMapAttrName()) {
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<TensorDescType>(argType))

@@ -74,6 +74,11 @@ def Kite_Dialect : Dialect {
     /// On a kernel argument: the scalar (or the pointee) is an unsigned
     /// integer in the source (u32, *u8, ...); the IR is signless.
     static constexpr ::llvm::StringLiteral getArgUnsignedAttrName() { return "kite.unsigned"; }
+    /// array<i64> on a kernel argument: a tensor descriptor the host makes
+    /// (kite::TensorDescriptor), with this block shape: the argument is its
+    /// base pointer, the next rank i32 arguments its sizes and the rank
+    /// after those its strides (in elements).
+    static constexpr ::llvm::StringLiteral getArgDescriptorAttrName() { return "kite.descriptor"; }
     static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
     /// Argument attribute of a !kite.tensordesc kernel parameter that the
     /// runtime encodes as a CUtensorMap (made by kite-stage-dot-operands):
