@@ -357,10 +357,14 @@ std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
         std::string n = typeName(t);
         return uns && n.size() > 1 && n[0] == 'i' ? "u" + n.substr(1) : n;
       };
-      if (auto ptr = dyn_cast<mlir::kite::PointerType>(type))
+      if (auto ptr = dyn_cast<mlir::kite::PointerType>(type)) {
         info.params.push_back(
             {KernelParam::Kind::Pointer, named(ptr.getPointeeType())});
-      else
+        if (auto block = func.getArgAttrOfType<DenseI64ArrayAttr>(
+                i, mlir::kite::KiteDialect::getArgDescriptorAttrName()))
+          info.params.back().descriptorBlock.assign(block.asArrayRef().begin(),
+                                                    block.asArrayRef().end());
+      } else
         info.params.push_back({KernelParam::Kind::Scalar, named(type)});
     }
     kernels.push_back(std::move(info));
@@ -373,10 +377,20 @@ std::string CompiledModule::metadataJSON() const {
   llvm::json::Array array;
   for (const KernelInfo &k : kernels) {
     llvm::json::Array params;
-    for (const KernelParam &p : k.params)
-      params.push_back(llvm::json::Object{
+    for (const KernelParam &p : k.params) {
+      llvm::json::Object o{
           {"kind", p.kind == KernelParam::Kind::Pointer ? "pointer" : "scalar"},
-          {"type", p.type}});
+          {"type", p.type}};
+      // A host descriptor's base: its block shape (its sizes and strides
+      // are the parameters after it).
+      if (!p.descriptorBlock.empty()) {
+        llvm::json::Array block;
+        for (int64_t n : p.descriptorBlock)
+          block.push_back(n);
+        o["descriptor_block"] = std::move(block);
+      }
+      params.push_back(std::move(o));
+    }
     array.push_back(llvm::json::Object{
         {"name", k.name},
         {"threads", k.threads},

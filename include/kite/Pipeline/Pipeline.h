@@ -80,6 +80,10 @@ struct KernelParam {
   enum class Kind { Pointer, Scalar };
   Kind kind;
   std::string type; ///< scalar type, or the pointee type of a pointer
+  /// A host-made tensor descriptor's block shape (kite.descriptor): this
+  /// pointer is its base, the next 2 x rank i32 parameters its sizes and
+  /// strides. Empty otherwise.
+  std::vector<int64_t> descriptorBlock = {};
 };
 struct KernelInfo {
   std::string name;
