@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -140,6 +141,9 @@ void runMatmul() {
     int bm, bn, bk, warps, stages;
     const char *suffix = "";
     bool ws = false; ///< TMA with a producer warp (warp specialization)
+    /// A, B and C passed as host-made tensor descriptors
+    /// (bench/kernels/matmul_*_host_desc.kite).
+    bool hostDesc = false;
   };
   for (Variant v :
        fp8Only || tunedOnly || persistentOnly
@@ -170,7 +174,12 @@ void runMatmul() {
                  Variant{"f16", "bench/matmul_f16_tma.kite", "fill_f16", 2, 128,
                          256, 64, 8, 3, " TMA+WS", true},
                  Variant{"bf16", "bench/matmul_bf16_tma.kite", "fill_bf16", 2,
-                         128, 256, 64, 8, 3, " TMA+WS", true}}) {
+                         128, 256, 64, 8, 3, " TMA+WS", true},
+                 Variant{"f16", "bench/matmul_f16_host_desc.kite", "fill_f16",
+                         2, 128, 256, 64, 8, 3, " host desc", false, true},
+                 Variant{"bf16", "bench/matmul_bf16_host_desc.kite",
+                         "fill_bf16", 2, 128, 256, 64, 8, 3, " host desc",
+                         false, true}}) {
     CompileOptions blocks;
     blocks.constants = {{"BLOCK_M", v.bm}, {"BLOCK_N", v.bn},
                         {"BLOCK_K", v.bk}};
@@ -185,13 +194,24 @@ void runMatmul() {
       uint64_t c = deviceAlloc(size_t(s.M) * s.N * 4).value();
       synchronize().value();
       uint32_t grid = cdiv(s.M, v.bm) * cdiv(s.N, v.bn);
-      double ms = timeMs(
-          [&] {
-            mm.launch(grid, {Arg::pointer(a), Arg::pointer(b), Arg::pointer(c),
-                             s.M, s.N, s.K, s.K, 1, s.N, 1, s.N, 1})
-                .value();
-          },
-          10, /*settle=*/true);
+      std::vector<Arg> args = {Arg::pointer(a), Arg::pointer(b),
+                               Arg::pointer(c), s.M, s.N, s.K, s.K, 1,
+                               s.N, 1, s.N, 1};
+      // Host descriptors: made once, as a caller keeps its tensors'.
+      std::optional<TensorDescriptor> da, db, dc;
+      if (v.hostDesc) {
+        auto half = [](uint64_t p) { return Arg(reinterpret_cast<uint16_t *>(p)); };
+        da = TensorDescriptor::create(half(a), {s.M, s.K}, {s.K, 1},
+                                      {v.bm, v.bk}).value();
+        db = TensorDescriptor::create(half(b), {s.K, s.N}, {s.N, 1},
+                                      {v.bk, v.bn}).value();
+        dc = TensorDescriptor::create(Arg(reinterpret_cast<float *>(c)),
+                                      {s.M, s.N}, {s.N, 1}, {v.bm, v.bn})
+                 .value();
+        args = {*da, *db, *dc, s.M, s.N, s.K};
+      }
+      double ms = timeMs([&] { mm.launch(grid, args).value(); }, 10,
+                         /*settle=*/true);
       double tflops = 2.0 * s.M * double(s.N) * s.K / ms / 1e9;
       std::printf("{\"impl\": \"kite\", \"kernel\": \"matmul\", \"dtype\": \"%s\", "
                   "\"blocks\": \"%dx%dx%d%s\", "

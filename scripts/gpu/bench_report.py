@@ -108,6 +108,7 @@ for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
         anchor = ("triton_persistent_tma_ws" if dtype == "fp8" and "persistent TMA+WS" in blocks else
                   "triton_persistent_tma" if "persistent TMA" in blocks else
                   "triton_persistent" if "persistent" in blocks else
+                  "triton_host_desc" if "host desc" in blocks else
                   "triton_tma" if "TMA" in blocks else "triton")
         t = find(impl=anchor, kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
         c = find(impl="cublas", kernel="matmul", dtype=dtype, M=r["M"], N=r["N"], K=r["K"])
