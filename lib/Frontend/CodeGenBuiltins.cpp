@@ -121,6 +121,7 @@ Val CodeGen::call(const Expr &e) {
     return Val::runtime(arith::SelectOp::create(b, lc, c, x, y), u);
   }
   if (n == "rand" || n == "randint" || n == "randn" || n == "randint4x" ||
+      n == "philox" ||
       n == "rand4x" || n == "randn4x" || n == "uint_to_uniform_float" ||
       n == "pair_uniform_to_normal")
     return randomBuiltin(n, e);

@@ -345,6 +345,7 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "device_print",
                                 "device_assert",
                                 "randint4x",
+                                "philox",
                                 "rand4x",
                                 "randn4x",
                                 "cast",

@@ -77,13 +77,17 @@ Val CodeGen::randomBuiltin(const std::string &n, const Expr &e) {
     out.elems = {Val::runtime(n1), Val::runtime(n2)};
     return out;
   }
-  Args a = bindArgs(e, n, {"seed", "offset", "n_rounds"}, 2);
+  bool words = n == "philox";
+  Args a = words ? bindArgs(e, n, {"seed", "c0", "c1", "c2", "c3", "n_rounds"},
+                            5)
+                 : bindArgs(e, n, {"seed", "offset", "n_rounds"}, 2);
+  size_t roundsAt = words ? 5 : 2;
   // Triton's n_rounds: Philox's rounds, a constexpr (default 10).
   int32_t rounds = 10;
-  if (a.given[2]) {
-    int64_t r = constInt(a.values[2], a.locs[2], "n_rounds");
+  if (a.given[roundsAt]) {
+    int64_t r = constInt(a.values[roundsAt], a.locs[roundsAt], "n_rounds");
     if (r < 1 || r > 64)
-      fail(a.locs[2],
+      fail(a.locs[roundsAt],
            n + "()'s n_rounds must be 1 .. 64, got " + std::to_string(r));
     rounds = int32_t(r);
   }
@@ -95,6 +99,32 @@ Val CodeGen::randomBuiltin(const std::string &n, const Expr &e) {
                         typeName(seed.getType()));
   if (isa<RankedTensorType>(seed.getType()))
     fail(a.locs[0], n + "()'s seed must be a scalar");
+  if (words) {
+    // Triton's philox(seed, c0, c1, c2, c3, n_rounds): the counter word by
+    // word (32-bit integers, broadcast together), four uint32 words out.
+    mlir::Value c[4];
+    SmallVector<int64_t> shape;
+    for (int w = 0; w < 4; ++w) {
+      const Val &v = a.values[1 + w];
+      c[w] = v.kind == Val::Runtime ? v.v
+                                    : materialize(v, b.getI32Type(), a.locs[1 + w]);
+      if (!elemOf(c[w].getType()).isInteger(32))
+        fail(a.locs[1 + w], "philox()'s counter words must be 32-bit "
+                            "integers, got " + typeName(c[w].getType()));
+      shape = broadcastShape(shape, shapeOf(c[w].getType()), a.locs[1 + w]);
+    }
+    for (int w = 0; w < 4; ++w)
+      if (shapeOf(c[w].getType()) != ArrayRef<int64_t>(shape))
+        c[w] = broadcastTo(c[w], shape, a.locs[1 + w]);
+    auto op = kd::PhiloxOp::create(b, lc, c[0].getType(), c[0].getType(),
+                                   c[0].getType(), c[0].getType(), seed, c[0],
+                                   c[1], c[2], c[3], rounds);
+    Val out;
+    out.kind = Val::Tuple;
+    for (mlir::Value r : op.getResults())
+      out.elems.push_back(Val::runtime(r, /*isUnsigned=*/true));
+    return out;
+  }
   Val o = a.values[1];
   mlir::Value off = o.kind == Val::Runtime ? o.v : runtime(o, a.locs[1]);
   Type oe = elemOf(off.getType());

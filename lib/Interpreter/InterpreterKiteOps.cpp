@@ -180,7 +180,8 @@ void Interpreter::kiteOp(Operation *op) {
     return assertion(a);
   if (auto a = dyn_cast<kd::AssumeOp>(op))
     return assume(a);
-  if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp, kd::RandInt4xOp>(op))
+  if (isa<kd::RandOp, kd::RandIntOp, kd::RandNOp, kd::RandInt4xOp,
+          kd::PhiloxOp>(op))
     return random(op);
   if (auto d = dyn_cast<kd::DotOp>(op))
     return dot(d);
@@ -686,6 +687,26 @@ float Interpreter::uniform(uint32_t word) {
 }
 
 void Interpreter::random(Operation *op) {
+  if (auto ph = dyn_cast<kd::PhiloxOp>(op)) {
+    // The counter given word by word (tl.philox).
+    uint64_t key = uint64_t(get(ph.getSeed())->iv[0]);
+    ArrayRef_ in[4] = {get(ph.getC0()), get(ph.getC1()), get(ph.getC2()),
+                       get(ph.getC3())};
+    ArrayRef_ out[4];
+    for (int w = 0; w < 4; ++w)
+      out[w] = make(op->getResult(w).getType());
+    for (size_t k = 0; k < out[0]->size(); ++k) {
+      uint32_t c[4];
+      for (int w = 0; w < 4; ++w)
+        c[w] = uint32_t(in[w]->iv[k]);
+      philox(uint32_t(key), uint32_t(key >> 32), c, int(ph.getRounds()));
+      for (int w = 0; w < 4; ++w)
+        out[w]->iv[k] = wrap(int64_t(c[w]), 32);
+    }
+    for (int w = 0; w < 4; ++w)
+      values[op->getResult(w)] = out[w];
+    return;
+  }
   ArrayRef_ seed = get(op->getOperand(0)), off = get(op->getOperand(1));
   auto r = make(op->getResult(0).getType());
   bool four = isa<kd::RandInt4xOp>(op);

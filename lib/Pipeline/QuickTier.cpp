@@ -46,7 +46,7 @@ static bool elementwise(Operation *op) {
              kd::BroadcastOp, kd::ExpandDimsOp, kd::ReshapeOp, kd::TransOp,
              kd::FlipOp, kd::JoinOp, kd::SplitOp, kd::ConvertLayoutOp,
              kd::AddPtrOp, kd::LoadOp, kd::StoreOp, kd::RandIntOp,
-             kd::RandInt4xOp, kd::RandOp, kd::RandNOp, kd::HintOp,
+             kd::RandInt4xOp, kd::PhiloxOp, kd::RandOp, kd::RandNOp, kd::HintOp,
              kd::InlineAsmOp, kd::AssumeOp, kd::GatherOp, kd::HistogramOp>(op);
 }
 

@@ -444,3 +444,64 @@ TEST(GPU, TritonLanguageForms) {
   for (int i = 0; i < 15; ++i)
     EXPECT_EQ(r[i], expect[i]) << "index " << i;
 }
+
+// philox(seed, c0, c1, c2, c3): Random123's known answers on the GPU (all
+// zeros, all ones, distinct words with a 64-bit key), and with counters
+// (offset, 0, 0, 0) randint4x's words bit for bit at 10 and 7 rounds over
+// 1024 offsets.
+TEST(GPU, PhiloxFourCounters) {
+  REQUIRE_GPU();
+  const char *src = R"(
+@kernel
+def kat(out: *u32, seed: i64, c0: i32, c1: i32, c2: i32, c3: i32):
+    a, b, c, d = philox(seed, c0, c1, c2, c3)
+    store(out, a)
+    store(out + 1, b)
+    store(out + 2, c)
+    store(out + 3, d)
+
+@kernel
+def same(out: *u32, seed: i32, ROUNDS: constexpr = 10):
+    offs = program_id(0) * 256 + arange(0, 256)
+    a, b, c, d = philox(seed, offs * 977, 0, 0, 0, n_rounds=ROUNDS)
+    e, f, g, h = randint4x(seed, offs * 977, n_rounds=ROUNDS)
+    ok = (a == e) & (b == f) & (c == g) & (d == h) & (a != b)
+    store(out + offs, where(ok, 1, 0).to(u32))
+)";
+  CompileOptions o;
+  o.kernel = "kat";
+  auto kat = compileKite(src, o, "philox.kite");
+  ASSERT_TRUE(kat) << kat.error().str();
+  struct Kat {
+    int64_t seed;
+    uint32_t c[4], want[4];
+  };
+  for (const Kat &t :
+       {Kat{0, {0, 0, 0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+        Kat{-1,
+            {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+            {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+        Kat{int64_t(0x299f31d0a4093822),
+            {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+            {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}}}) {
+    auto out = DeviceBuffer<uint32_t>::allocate(4).value();
+    ASSERT_TRUE(kat->launch(Grid(1), {Arg(out), t.seed, int32_t(t.c[0]),
+                                      int32_t(t.c[1]), int32_t(t.c[2]),
+                                      int32_t(t.c[3])}));
+    auto got = out.toHost().value();
+    for (int w = 0; w < 4; ++w)
+      EXPECT_EQ(got[w], t.want[w]) << "seed " << t.seed << " word " << w;
+  }
+  for (int rounds : {10, 7}) {
+    CompileOptions s;
+    s.kernel = "same";
+    s.constants = {{"ROUNDS", rounds}};
+    auto same = compileKite(src, s, "philox.kite");
+    ASSERT_TRUE(same) << same.error().str();
+    auto out = DeviceBuffer<uint32_t>::allocate(1024).value();
+    ASSERT_TRUE(same->launch(Grid(4), {Arg(out), int32_t(20261126)}));
+    auto got = out.toHost().value();
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], 1u) << "offset " << i << ", " << rounds << " rounds";
+  }
+}

@@ -383,6 +383,49 @@ struct RandInt4xLowering : OpConversionPattern<RandInt4xOp> {
   }
 };
 
+/// Pattern: kite.philox s, c0, c1, c2, c3 => the four words of Philox4x32
+/// of that counter (one PTX block an element, all four words registers).
+struct PhiloxLowering : OpConversionPattern<PhiloxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PhiloxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value seed = adaptor.getSeed();
+    Value seed64 = seed.getType().isInteger(64)
+                       ? seed
+                       : arith::ExtSIOp::create(b, loc, i64, seed).getResult();
+    Value k0 = arith::TruncIOp::create(b, loc, i32, seed64);
+    Value k1 = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, seed64,
+                               arith::ConstantIntOp::create(b, loc, i64, 32)));
+    PhiloxProgram program(b, loc, 4, k0, k1, op.getRounds(), {0, 1, 2, 3});
+    Value counters[4] = {adaptor.getC0(), adaptor.getC1(), adaptor.getC2(),
+                         adaptor.getC3()};
+    Type shape = counters[0].getType();
+    auto vec = dyn_cast<VectorType>(shape);
+    if (!vec) {
+      b.replaceOp(op, ValueRange(program.instantiate(counters)));
+      return success();
+    }
+    SmallVector<Value, 4> words;
+    for (int w = 0; w < 4; ++w)
+      words.push_back(constantOf(b, loc, shape, 0));
+    for (int64_t e = 0; e < vec.getNumElements(); ++e) {
+      SmallVector<Value, 4> in;
+      for (Value c : counters)
+        in.push_back(extractRegister(b, loc, c, e));
+      SmallVector<Value> element = program.instantiate(in);
+      for (int w = 0; w < 4; ++w)
+        words[w] = vector::InsertOp::create(b, loc, element[w], words[w], e);
+    }
+    b.replaceOp(op, ValueRange(words));
+    return success();
+  }
+};
+
 /// Pattern: kite.rand s, off => uniform(word 0 of philox(s, off))
 struct RandLowering : OpConversionPattern<RandOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -427,6 +470,6 @@ struct RandNLowering : OpConversionPattern<RandNOp> {
 
 void mlir::kite::populateRandomOpPatterns(KiteTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<RandIntLowering, RandInt4xLowering, RandLowering, RandNLowering>(
+  patterns.add<RandIntLowering, RandInt4xLowering, PhiloxLowering, RandLowering, RandNLowering>(
       converter, patterns.getContext());
 }

@@ -415,6 +415,16 @@ LogicalResult RandInt4xOp::verify() {
   return success();
 }
 
+LogicalResult PhiloxOp::verify() {
+  if (!getElementTypeOrSelf(getC0().getType()).isInteger(32))
+    return emitOpError() << "counter words must be i32, got "
+                         << getC0().getType();
+  if (getRounds() < 1 || getRounds() > kMaxPhiloxRounds)
+    return emitOpError() << "rounds must be 1 .. " << kMaxPhiloxRounds
+                         << ", got " << getRounds();
+  return success();
+}
+
 LogicalResult RandIntOp::verify() {
   return verifyRandom(*this, getOffset().getType(), getType(),
                       IntegerType::get(getContext(), 32));

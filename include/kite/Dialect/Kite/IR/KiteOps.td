@@ -533,6 +533,30 @@ def Kite_RandInt4xOp : Kite_Op<"randint4x", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kite_PhiloxOp : Kite_Op<"philox", [Pure,
+    AllTypesMatch<["c0", "c1", "c2", "c3", "r0", "r1", "r2", "r3"]>]> {
+  let summary = "Philox4x32 of four counter words";
+  let description = [{
+    Triton's `tl.philox(seed, c0, c1, c2, c3, n_rounds)`: the four output
+    words of Philox4x32 with `rounds` rounds (default 10) for the counter
+    (c0, c1, c2, c3), i32 blocks of one shape (or scalars), and the key of
+    `kite.randint` (the seed sign-extended to 64 bits). `kite.randint4x`
+    is this with (offset low, offset high, 0, 0).
+
+    ```mlir
+    %a, %b, %c, %d = kite.philox %seed, %c0, %c1, %c2, %c3 : i32, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$seed, Kite_IntLike:$c0,
+                       Kite_IntLike:$c1, Kite_IntLike:$c2, Kite_IntLike:$c3,
+                       DefaultValuedAttr<I32Attr, "10">:$rounds);
+  let results = (outs Kite_ScalarOrBlock:$r0, Kite_ScalarOrBlock:$r1,
+                      Kite_ScalarOrBlock:$r2, Kite_ScalarOrBlock:$r3);
+  let assemblyFormat = "$seed `,` $c0 `,` $c1 `,` $c2 `,` $c3 attr-dict `:` "
+                       "type($seed) `,` type($c0)";
+  let hasVerifier = 1;
+}
+
 def Kite_RandOp : Kite_RandomOp<"rand"> {
   let summary = "Uniform random floats in [0, 1) (Philox4x32-10)";
   let description = [{
