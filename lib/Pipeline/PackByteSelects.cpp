@@ -232,14 +232,14 @@ void rewrite(LLVM::InsertElementOp second, const MaskedLane lanes[2]) {
   v = LLVM::InsertElementOp::create(b, loc, v, values[1], second.getPosition());
 
   // Bytes to 16-bit halves: prmt's selector takes byte k of its first
-  // operand as k and byte k of the second as 4 + k; with one word the
-  // second operand is 0 and gives the zero bytes.
+  // operand as k and byte k of the second as 4 + k. With one word the
+  // second operand is 0 and gives the halves' high bytes (selector 4);
+  // with two, the halves are masked to their low bytes after.
   bool oneWord = lanes[0].word == lanes[1].word;
   unsigned b0 = lanes[0].byte;
   unsigned b1 = oneWord ? lanes[1].byte : 4 + lanes[1].byte;
-  unsigned zeroByte = oneWord ? 4 : 8; // 8: none (masked after)
   unsigned selector = b0 | (b1 << 8);
-  if (zeroByte == 4)
+  if (oneWord)
     selector |= (4u << 4) | (4u << 12);
   Value second32 =
       oneWord ? LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0))
