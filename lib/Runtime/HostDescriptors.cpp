@@ -103,7 +103,7 @@ bool detail::takesDescriptors(const std::vector<Param> &params) {
 
 Expected<const std::vector<Arg> *> detail::expandDescriptorArgs(
     const std::string &kernel, const std::vector<Param> &params,
-    const std::vector<Arg> &args, std::vector<Arg> &storage) {
+    const std::vector<Arg> &args, std::vector<Arg> &storage, bool checkBlock) {
   bool any = takesDescriptors(params);
   if (!any) {
     for (size_t i = 0; i < args.size(); ++i)
@@ -161,7 +161,8 @@ Expected<const std::vector<Arg> *> detail::expandDescriptorArgs(
          t == ScalarType::I16) ||
         ((p.type == ScalarType::F8E4M3 || p.type == ScalarType::F8E5M2) &&
          t == ScalarType::I8);
-    if (!typeOk || d->blockShape() != p.descriptorBlock)
+    if (!typeOk || d->blockShape().size() != p.descriptorBlock.size() ||
+        (checkBlock && d->blockShape() != p.descriptorBlock))
       return bad("expected " + want + ", got one of " + scalarTypeName(t) +
                  " with block shape " + listText(d->blockShape()));
     storage.push_back(d->base());

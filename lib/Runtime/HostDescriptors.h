@@ -22,12 +22,14 @@ bool takesDescriptors(const std::vector<Param> &params);
 /// `args` with each TensorDescriptor replaced by its base, sizes and
 /// strides, written to `storage` (returned; `&args` itself when `params`
 /// take no descriptor). InvalidArgument for a descriptor that does not fit
-/// its parameter (element type, rank, block shape), one given where the
-/// parameter is not a descriptor, or a wrong count.
+/// its parameter (element type, rank, and with `checkBlock` its block
+/// shape), one given where the parameter is not a descriptor, or a wrong
+/// count.
 Expected<const std::vector<Arg> *>
 expandDescriptorArgs(const std::string &kernel,
                      const std::vector<Param> &params,
-                     const std::vector<Arg> &args, std::vector<Arg> &storage);
+                     const std::vector<Arg> &args, std::vector<Arg> &storage,
+                     bool checkBlock = true);
 
 } // namespace kite::detail
 

@@ -70,7 +70,8 @@ const char *kite::scalarTypeName(ScalarType type) {
 
 static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
                                                   const std::vector<Arg> &args,
-                                                  std::vector<Arg> &storage);
+                                                  std::vector<Arg> &storage,
+                                                  bool autotuned);
 
 const std::string &Kernel::name() const { return impl_->source.signature.name; }
 const std::vector<TuningConfig> &Kernel::configs() const {
@@ -83,7 +84,8 @@ Expected<TuningConfig> Kernel::tune(const GridFn &grid,
   if (!impl_->tuning)
     return TuningConfig{};
   std::vector<Arg> storage;
-  auto gpu = gpuArgs(impl_->source.signature, args, storage);
+  auto gpu =
+      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
   if (!gpu)
     return gpu.error();
   auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
@@ -107,7 +109,8 @@ Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
   if (!impl_->tuning)
     return launch(grid(TuningConfig{}), args, options);
   std::vector<Arg> storage;
-  auto gpu = gpuArgs(impl_->source.signature, args, storage);
+  auto gpu =
+      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
   if (!gpu)
     return gpu.error();
   auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
@@ -194,11 +197,15 @@ static Expected<void> checkGpuArgs(const detail::Signature &sig,
 
 /// `args` as the GPU takes them (host descriptors expanded, in `storage`),
 /// checked against the signature.
+/// `autotuned`: the kernel's configurations may set a descriptor's block
+/// shape (each builds its descriptors with its own), so a descriptor's
+/// block is not held against the signature's.
 static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
                                                   const std::vector<Arg> &args,
-                                                  std::vector<Arg> &storage) {
-  auto expanded =
-      detail::expandDescriptorArgs(sig.name, sig.params, args, storage);
+                                                  std::vector<Arg> &storage,
+                                                  bool autotuned) {
+  auto expanded = detail::expandDescriptorArgs(sig.name, sig.params, args,
+                                               storage, !autotuned);
   if (!expanded)
     return expanded.error();
   if (auto ok = checkGpuArgs(sig, **expanded); !ok)
@@ -208,7 +215,8 @@ static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
 
 Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
   std::vector<Arg> storage;
-  auto ok = gpuArgs(impl_->source.signature, args, storage);
+  auto ok =
+      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
   if (!ok)
     return ok.error();
   return Success{};
@@ -263,7 +271,8 @@ std::string Kernel::cacheKey(Specialization spec) const {
 Expected<void> Kernel::interpret(Grid grid,
                                  const std::vector<Arg> &userArgs) const {
   std::vector<Arg> storage;
-  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  auto gpu =
+      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;
@@ -317,7 +326,8 @@ launchableFor(KernelImpl &impl, Specialization spec,
 Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
                                         const LaunchOptions &options) const {
   std::vector<Arg> storage;
-  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  auto gpu =
+      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;
@@ -370,7 +380,8 @@ Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &userArgs,
                               const LaunchOptions &options) const {
   std::vector<Arg> storage;
-  auto gpu = gpuArgs(impl_->source.signature, userArgs, storage);
+  auto gpu =
+      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;

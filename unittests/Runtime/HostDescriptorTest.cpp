@@ -166,3 +166,46 @@ TEST(HostDescriptor, InterpretedCopyOverTheEdges) {
       ASSERT_EQ(dst[at], want) << "(" << i << ", " << j << ")";
     }
 }
+
+// An autotuned kernel's configurations may set the block shape: each builds
+// its descriptors with its own, so any block of the right rank passes (the
+// descriptor's block is the host's note, not what the kernel moves).
+TEST(HostDescriptor, AutotunedBlocksComeFromTheConfiguration) {
+  const char *src = R"(
+@autotune(configs=[config(BM=8), config(BM=16)], key=["n"])
+@kernel
+def copy2d(src: tensor_descriptor(f32, [BM, 16]), dst: tensor_descriptor(f32, [BM, 16]),
+           n: i32, BM: constexpr = 8):
+    i = program_id(0) * BM
+    j = program_id(1) * 16
+    dst.store([i, j], src.load([i, j]) * 2.0 + 1.0)
+)";
+  auto k = compileKite(src, CompileOptions{}, "copy2d.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  const int M = 37, N = 48;
+  std::vector<float> a(size_t(M) * N), b(size_t(M) * N, -7.f);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float(i % 89) - 30.f;
+  for (int64_t bm : {8, 16}) {
+    auto s = TensorDescriptor::create(Arg::host(a.data(), a.size()), {M, N},
+                                      {N, 1}, {bm, 16});
+    auto d = TensorDescriptor::create(Arg::host(b.data(), b.size()), {M, N},
+                                      {N, 1}, {bm, 16});
+    ASSERT_TRUE(s && d);
+    EXPECT_TRUE(k->checkArgs({*s, *d, int32_t(M)})) << "block " << bm;
+  }
+  auto flat = TensorDescriptor::create(Arg::host(a.data(), a.size()),
+                                       {int64_t(M) * N}, {1}, {16});
+  ASSERT_TRUE(flat);
+  auto s = TensorDescriptor::create(Arg::host(a.data(), a.size()), {M, N},
+                                    {N, 1}, {16, 16});
+  auto d = TensorDescriptor::create(Arg::host(b.data(), b.size()), {M, N},
+                                    {N, 1}, {16, 16});
+  ASSERT_TRUE(s && d);
+  EXPECT_FALSE(k->checkArgs({*flat, *d, int32_t(M)})) << "a 1-D descriptor";
+  // The interpreter runs the kernel as written (BM = 8) on these.
+  auto ran = k->interpret(Grid((M + 7) / 8, N / 16), {*s, *d, int32_t(M)});
+  ASSERT_TRUE(ran) << ran.error().str();
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(b[i], a[i] * 2.f + 1.f) << "element " << i;
+}
