@@ -11,29 +11,6 @@
 
 using namespace kite;
 
-static int elementBytes(ScalarType t) {
-  switch (t) {
-  case ScalarType::I1:
-  case ScalarType::I8:
-  case ScalarType::F8E4M3:
-  case ScalarType::F8E5M2:
-    return 1;
-  case ScalarType::I16:
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I32:
-  case ScalarType::F32:
-    return 4;
-  case ScalarType::I64:
-  case ScalarType::F64:
-    return 8;
-  case ScalarType::Any:
-    return 0;
-  }
-  return 0;
-}
-
 static std::string listText(const std::vector<int64_t> &v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
@@ -50,7 +27,7 @@ TensorDescriptor::create(const Arg &base, std::vector<int64_t> shape,
   };
   if (!base.isPointer() || base.descriptor())
     return bad("the base must be a pointer");
-  int bytes = elementBytes(base.type());
+  int bytes = scalarTypeBytes(base.type());
   if (bytes == 0)
     return bad("the base must be a typed pointer (its element type sets the "
                "strides' bytes), got an untyped one");

@@ -52,6 +52,29 @@ const char *kite::errorCodeName(ErrorCode code) {
   return "error";
 }
 
+int kite::scalarTypeBytes(ScalarType t) {
+  switch (t) {
+  case ScalarType::I1:
+  case ScalarType::I8:
+  case ScalarType::F8E4M3:
+  case ScalarType::F8E5M2:
+    return 1;
+  case ScalarType::I16:
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I32:
+  case ScalarType::F32:
+    return 4;
+  case ScalarType::I64:
+  case ScalarType::F64:
+    return 8;
+  case ScalarType::Any:
+    return 0;
+  }
+  return 0;
+}
+
 const char *kite::scalarTypeName(ScalarType type) {
   static const char *names[] = {"i1",     "i8",     "i16", "i32",
                                 "i64",    "f16",    "bf16", "f32",

@@ -56,22 +56,8 @@ void help() {
 }
 
 size_t elemBytes(ScalarType t) {
-  switch (t) {
-  case ScalarType::I1:
-  case ScalarType::I8:
-  case ScalarType::F8E4M3:
-  case ScalarType::F8E5M2:
-    return 1;
-  case ScalarType::I16:
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I32:
-  case ScalarType::F32:
-    return 4;
-  default:
-    return 8;
-  }
+  int n = kite::scalarTypeBytes(t);
+  return n ? size_t(n) : 8;
 }
 
 /// Stores `v` into element `i` of a raw buffer of type `t`.

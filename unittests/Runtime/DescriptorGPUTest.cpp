@@ -688,19 +688,9 @@ def matmul_hd(a_desc: tensor_descriptor(f16, [BLOCK_M, BLOCK_K]),
   for (Shape sh :
        {Shape{128, 128, 64}, Shape{1040, 528, 272}, Shape{100, 64, 40}}) {
     const int M = sh.M, N = sh.N, K = sh.K;
-    auto a = randomValues(size_t(M) * K, 21),
-         b = randomValues(size_t(K) * N, 22);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-      ha[i] = toHalfBits(a[i], false);
-      a[i] = fromHalfBits(ha[i], false);
-    }
-    for (size_t i = 0; i < b.size(); ++i) {
-      hb[i] = toHalfBits(b[i], false);
-      b[i] = fromHalfBits(hb[i], false);
-    }
-    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
-    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    HalfOperands ops = halfOperands(M, N, K, 21, 22);
+    const std::vector<float> &a = ops.a, &b = ops.b;
+    const DeviceBuffer<uint16_t> &da = ops.da, &db = ops.db;
     Grid grid((M + 127) / 128, (N + 127) / 128);
     // In-kernel descriptors: C dense (row stride N).
     auto dc0 = DeviceBuffer<float>::fromHost(

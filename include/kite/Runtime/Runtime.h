@@ -113,6 +113,8 @@ enum class ScalarType : uint8_t {
   I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3, F8E5M2, Any
 };
 KITE_API const char *scalarTypeName(ScalarType type);
+/// Bytes of one element of `type` (0 for Any).
+KITE_API int scalarTypeBytes(ScalarType type);
 
 /// One kernel parameter, as the GPU sees it (constexprs excluded).
 struct Param {

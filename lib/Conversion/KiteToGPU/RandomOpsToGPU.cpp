@@ -280,16 +280,15 @@ private:
 } // namespace
 
 /// Words `wanted` of Philox4x32 with `rounds` rounds for `seed` (i32/i64
-/// scalar) and `offset` (i32/i64, scalar or per-thread vector), as i32
-/// values shaped like the offset.
-static SmallVector<Value, 2> philox(OpBuilder &b, Location loc, Value seed,
-                                    Value offset, int rounds,
-                                    ArrayRef<int> wanted) {
+/// scalar; the key is its sign extension to 64 bits) and the counters in
+/// `counters` (scalars, or per-thread vectors of one shape), as i32 values
+/// of that shape: `inputs` turns one element of each counter value into the
+/// element's `numInputs` counter words (the rest are 0).
+static SmallVector<Value, 4>
+runPhilox(OpBuilder &b, Location loc, Value seed, ValueRange counters,
+          int numInputs, int rounds, ArrayRef<int> wanted,
+          function_ref<SmallVector<Value, 4>(ValueRange)> inputs) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Type shape = offset.getType();
-  bool wide = getElementTypeOrSelf(shape).isInteger(64);
-
-  // Key: seed sign-extended to 64 bits.
   Value seed64 = seed.getType().isInteger(64)
                      ? seed
                      : arith::ExtSIOp::create(b, loc, i64, seed).getResult();
@@ -298,31 +297,42 @@ static SmallVector<Value, 2> philox(OpBuilder &b, Location loc, Value seed,
       b, loc, i32,
       arith::ShRUIOp::create(b, loc, seed64,
                              arith::ConstantIntOp::create(b, loc, i64, 32)));
-  PhiloxProgram program(b, loc, wide ? 2 : 1, k0, k1, rounds, wanted);
-
-  // The counter words of one element.
-  auto inputs = [&](Value element) -> SmallVector<Value, 2> {
-    if (!wide)
-      return {element};
-    Value hi = arith::ShRUIOp::create(
-        b, loc, element, arith::ConstantIntOp::create(b, loc, i64, 32));
-    return {arith::TruncIOp::create(b, loc, i32, element),
-            arith::TruncIOp::create(b, loc, i32, hi)};
-  };
-  auto vec = dyn_cast<VectorType>(shape);
+  PhiloxProgram program(b, loc, numInputs, k0, k1, rounds, wanted);
+  auto vec = dyn_cast<VectorType>(counters.front().getType());
   if (!vec)
-    return SmallVector<Value, 2>(program.instantiate(inputs(offset)));
+    return SmallVector<Value, 4>(program.instantiate(inputs(counters)));
   auto wordType = VectorType::get(vec.getShape(), i32);
-  SmallVector<Value, 2> words;
+  SmallVector<Value, 4> words;
   for (size_t w = 0; w < wanted.size(); ++w)
     words.push_back(constantOf(b, loc, wordType, 0));
   for (int64_t e = 0; e < vec.getNumElements(); ++e) {
-    SmallVector<Value> element =
-        program.instantiate(inputs(extractRegister(b, loc, offset, e)));
+    SmallVector<Value, 4> element;
+    for (Value c : counters)
+      element.push_back(extractRegister(b, loc, c, e));
+    SmallVector<Value> out = program.instantiate(inputs(element));
     for (size_t w = 0; w < wanted.size(); ++w)
-      words[w] = vector::InsertOp::create(b, loc, element[w], words[w], e);
+      words[w] = vector::InsertOp::create(b, loc, out[w], words[w], e);
   }
   return words;
+}
+
+/// Words `wanted` of Philox4x32 for `seed` and `offset` (i32/i64, scalar
+/// or per-thread vector): the counter (offset low, offset high, 0, 0).
+static SmallVector<Value, 4> philox(OpBuilder &b, Location loc, Value seed,
+                                    Value offset, int rounds,
+                                    ArrayRef<int> wanted) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  bool wide = getElementTypeOrSelf(offset.getType()).isInteger(64);
+  return runPhilox(b, loc, seed, offset, wide ? 2 : 1, rounds, wanted,
+                   [&](ValueRange element) -> SmallVector<Value, 4> {
+                     if (!wide)
+                       return {element[0]};
+                     Value hi = arith::ShRUIOp::create(
+                         b, loc, element[0],
+                         arith::ConstantIntOp::create(b, loc, i64, 32));
+                     return {arith::TruncIOp::create(b, loc, i32, element[0]),
+                             arith::TruncIOp::create(b, loc, i32, hi)};
+                   });
 }
 
 /// Triton's uint_to_uniform_float: x < 0 ? ~x : x, to f32, times 2^-31.
@@ -387,41 +397,16 @@ struct RandInt4xLowering : OpConversionPattern<RandInt4xOp> {
 /// of that counter (one PTX block an element, all four words registers).
 struct PhiloxLowering : OpConversionPattern<PhiloxOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(PhiloxOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    Value seed = adaptor.getSeed();
-    Value seed64 = seed.getType().isInteger(64)
-                       ? seed
-                       : arith::ExtSIOp::create(b, loc, i64, seed).getResult();
-    Value k0 = arith::TruncIOp::create(b, loc, i32, seed64);
-    Value k1 = arith::TruncIOp::create(
-        b, loc, i32,
-        arith::ShRUIOp::create(b, loc, seed64,
-                               arith::ConstantIntOp::create(b, loc, i64, 32)));
-    PhiloxProgram program(b, loc, 4, k0, k1, op.getRounds(), {0, 1, 2, 3});
+  LogicalResult matchAndRewrite(PhiloxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     Value counters[4] = {adaptor.getC0(), adaptor.getC1(), adaptor.getC2(),
                          adaptor.getC3()};
-    Type shape = counters[0].getType();
-    auto vec = dyn_cast<VectorType>(shape);
-    if (!vec) {
-      b.replaceOp(op, ValueRange(program.instantiate(counters)));
-      return success();
-    }
-    SmallVector<Value, 4> words;
-    for (int w = 0; w < 4; ++w)
-      words.push_back(constantOf(b, loc, shape, 0));
-    for (int64_t e = 0; e < vec.getNumElements(); ++e) {
-      SmallVector<Value, 4> in;
-      for (Value c : counters)
-        in.push_back(extractRegister(b, loc, c, e));
-      SmallVector<Value> element = program.instantiate(in);
-      for (int w = 0; w < 4; ++w)
-        words[w] = vector::InsertOp::create(b, loc, element[w], words[w], e);
-    }
-    b.replaceOp(op, ValueRange(words));
+    b.replaceOp(op, ValueRange(runPhilox(b, op.getLoc(), adaptor.getSeed(),
+                                         counters, 4, op.getRounds(),
+                                         {0, 1, 2, 3}, [](ValueRange element) {
+                                           return SmallVector<Value, 4>(
+                                               element.begin(), element.end());
+                                         })));
     return success();
   }
 };
