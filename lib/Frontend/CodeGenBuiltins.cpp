@@ -301,7 +301,7 @@ Val CodeGen::call(const Expr &e) {
       reverse = a.values[2].i != 0;
     }
     auto scan = kd::ScanOp::create(
-        b, lc, in.v.getType(), in.v,
+        b, lc, in.v,
         kd::ScanKindAttr::get(ctx, n == "cumsum" ? kd::ScanKind::Sum
                                                  : kd::ScanKind::Prod),
         b.getI32IntegerAttr(axis), reverse ? b.getUnitAttr() : UnitAttr());
@@ -755,7 +755,8 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
     Val r = Val::runtime(
         kd::ReduceOp::create(b, loc(e.loc), withShape(resultElem, out), in.v,
                              kd::ReduceKindAttr::get(ctx, kind),
-                             b.getI32IntegerAttr(axis)),
+                             b.getI32IntegerAttr(axis))
+            .getResult(),
         u && !arg);
     if (!keepDims)
       return r;

@@ -1,4 +1,5 @@
-//===- CodeGenCombine.cpp - reduce and associative_scan with a combine fn --===//
+//===- CodeGenCombine.cpp - reduce and associative_scan with a combine fn
+//--===//
 //
 // Triton's tl.reduce(input, axis, combine_fn, keep_dims=False) and
 // tl.associative_scan(input, axis, combine_fn, reverse=False): combine_fn
@@ -7,8 +8,10 @@
 // custom) with the two block arguments as its parameters. It may only
 // compute with them (arith and math ops): no memory, no grid queries. The
 // GPU combines in a tree, so the function must be associative (reduce:
-// and commutative), as in Triton. One block at a time (tuples of blocks:
-// not yet).
+// and commutative), as in Triton. Both also take a tuple of blocks of one
+// shape (Welford's mean, M2 and count; a running maximum with its index):
+// combine_fn then takes the two sides' elements (a0, a1, ..., b0, b1, ...)
+// and returns a tuple, and the result is a tuple.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,16 +27,36 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
                     {"input", "axis", "combine_fn",
                      scan ? "reverse" : "keep_dims"},
                     3);
-  const Val &in = a.values[0];
-  if (in.kind == Val::Tuple)
-    fail(a.locs[0], n + "() of a tuple of blocks is not supported yet; one "
-                        "block at a time");
-  if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
-    fail(a.locs[0], n + "() needs a block, got " + describe(in));
-  auto type = llvm::cast<RankedTensorType>(in.v.getType());
-  Type elem = type.getElementType();
-  if (elem.isInteger(1) || isa<kd::PointerType>(elem))
-    fail(a.locs[0], n + "() combines numbers, got " + describe(in));
+  // The blocks combined: one, or (reduce) a tuple of blocks of one shape.
+  const Val &input = a.values[0];
+  std::vector<Val> ins;
+  if (input.kind == Val::Tuple) {
+    if (input.elems.empty())
+      fail(a.locs[0], n + "() of an empty tuple");
+    ins = input.elems;
+  } else {
+    ins.push_back(input);
+  }
+  for (const Val &in : ins) {
+    if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
+      fail(a.locs[0], n + "() needs a block" +
+                          (ins.size() > 1 ? " in each place of the tuple"
+                                          : std::string()) +
+                          ", got " + describe(in));
+    Type elem = llvm::cast<RankedTensorType>(in.v.getType()).getElementType();
+    if (elem.isInteger(1) || isa<kd::PointerType>(elem))
+      fail(a.locs[0], n + "() combines numbers, got " + describe(in));
+  }
+  auto type = llvm::cast<RankedTensorType>(ins[0].v.getType());
+  for (const Val &in : ins)
+    if (llvm::cast<RankedTensorType>(in.v.getType()).getShape() !=
+        type.getShape())
+      fail(a.locs[0], n + "() of a tuple needs blocks of one shape, got " +
+                          describe(ins[0]) + " and " + describe(in));
+  SmallVector<Type> elems;
+  for (const Val &in : ins)
+    elems.push_back(
+        llvm::cast<RankedTensorType>(in.v.getType()).getElementType());
   int64_t rank = type.getRank();
   int64_t axis = constInt(a.values[1], a.locs[1], "the axis");
   if (axis < 0)
@@ -48,10 +71,16 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
                         "file (def combine(a, b): ...), got " +
                         describe(fnVal));
   const Function &fn = *fnVal.fn;
-  if (fn.params.size() != 2)
-    fail(a.locs[2], "combine function '" + fn.name + "' must take two "
-                    "parameters (one element each), it takes " +
-                        std::to_string(fn.params.size()));
+  const size_t count = ins.size();
+  if (fn.params.size() != 2 * count)
+    fail(a.locs[2],
+         "combine function '" + fn.name + "' must take " +
+             (count == 1 ? std::string("two parameters (one "
+                                       "element each)")
+                         : std::to_string(2 * count) +
+                               " parameters (two sides of the " +
+                               std::to_string(count) + " elements)") +
+             ", it takes " + std::to_string(fn.params.size()));
   bool flag = false;
   if (a.given[3]) {
     const Val &f = a.values[3];
@@ -65,40 +94,66 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
   Location lc = loc(e.loc);
   Operation *op;
   Region *region;
+  SmallVector<int64_t> out(type.getShape());
+  out.erase(out.begin() + axis);
+  SmallVector<mlir::Value> srcs;
+  for (const Val &in : ins)
+    srcs.push_back(in.v);
   if (scan) {
     auto s = kd::ScanOp::create(
-        b, lc, type, in.v, kd::ScanKindAttr::get(ctx, kd::ScanKind::Custom),
+        b, lc, srcs, kd::ScanKindAttr::get(ctx, kd::ScanKind::Custom),
         b.getI32IntegerAttr(axis), flag ? b.getUnitAttr() : UnitAttr());
     op = s;
     region = &s.getCombiner();
   } else {
-    SmallVector<int64_t> out(type.getShape());
-    out.erase(out.begin() + axis);
+    SmallVector<Type> resultTypes;
+    for (Type elem : elems)
+      resultTypes.push_back(withShape(elem, out));
     auto r = kd::ReduceOp::create(
-        b, lc, withShape(elem, out), in.v,
+        b, lc, resultTypes, srcs,
         kd::ReduceKindAttr::get(ctx, kd::ReduceKind::Custom),
         b.getI32IntegerAttr(axis));
     op = r;
     region = &r.getCombiner();
   }
-  // The combine function, inlined on the region's two arguments.
+  // The combine function, inlined on the region's arguments: the first
+  // side's elements, then the second's.
   mlir::Block *block = new mlir::Block();
   region->push_back(block);
-  mlir::Value x = block->addArgument(elem, lc);
-  mlir::Value y = block->addArgument(elem, lc);
+  std::vector<Val> params;
+  for (int side = 0; side < 2; ++side)
+    for (auto [in, elem] : llvm::zip(ins, elems))
+      params.push_back(Val::runtime(block->addArgument(elem, lc), in.uns));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(block);
-    Val r = inlineHelperWith(
-        fn, {Val::runtime(x, in.uns), Val::runtime(y, in.uns)}, e.loc);
+    Val r = inlineHelperWith(fn, params, e.loc);
     if (r.kind == Val::None)
       fail(a.locs[2], "combine function '" + fn.name + "' returns nothing");
-    mlir::Value v = r.kind == Val::Runtime ? r.v : materialize(r, elem, e.loc);
-    if (isa<RankedTensorType>(v.getType()))
-      fail(a.locs[2], "combine function '" + fn.name +
-                          "' must return one element, got " + describe(r));
-    v = cast(v, elem, e.loc, r.uns, in.uns);
-    kd::YieldOp::create(b, lc, v);
+    std::vector<Val> rs;
+    if (count == 1)
+      rs.push_back(r);
+    else if (r.kind == Val::Tuple)
+      rs = r.elems;
+    if (rs.size() != count)
+      fail(a.locs[2], "combine function '" + fn.name + "' must return " +
+                          std::to_string(count) +
+                          " elements (one for each "
+                          "block of the tuple), got " +
+                          describe(r));
+    SmallVector<mlir::Value> yielded;
+    for (size_t k = 0; k < count; ++k) {
+      mlir::Value v = rs[k].kind == Val::Runtime
+                          ? rs[k].v
+                          : materialize(rs[k], elems[k], e.loc);
+      if (isa<RankedTensorType>(v.getType()))
+        fail(a.locs[2],
+             "combine function '" + fn.name + "' must return " +
+                 (count == 1 ? std::string("one element") : "elements") +
+                 ", got " + describe(rs[k]));
+      yielded.push_back(cast(v, elems[k], e.loc, rs[k].uns, ins[k].uns));
+    }
+    kd::YieldOp::create(b, lc, yielded);
   }
   for (Operation &inner : block->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
@@ -106,15 +161,24 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
                           "' may only compute with its arguments (arithmetic "
                           "and math), not '" +
                           inner.getName().getStringRef().str() + "'");
-  mlir::Value result = op->getResult(0);
-  if (!scan && flag) {
-    // keep_dims: the reduced axis back as size 1.
-    SmallVector<int64_t> kept(type.getShape());
-    kept[axis] = 1;
-    result = kd::ExpandDimsOp::create(b, lc, withShape(elem, kept), result,
-                                      b.getI32IntegerAttr(axis));
+  std::vector<Val> results;
+  for (auto [k, in] : llvm::enumerate(ins)) {
+    mlir::Value result = op->getResult(k);
+    if (!scan && flag) {
+      // keep_dims: the reduced axis back as size 1.
+      SmallVector<int64_t> kept(type.getShape());
+      kept[axis] = 1;
+      result = kd::ExpandDimsOp::create(b, lc, withShape(elems[k], kept),
+                                        result, b.getI32IntegerAttr(axis));
+    }
+    results.push_back(Val::runtime(result, in.uns));
   }
-  return Val::runtime(result, in.uns);
+  if (input.kind != Val::Tuple)
+    return results[0];
+  Val t;
+  t.kind = Val::Tuple;
+  t.elems = std::move(results);
+  return t;
 }
 
 } // namespace kite::frontend

@@ -151,6 +151,10 @@ private:
   /// A custom reduce/scan's combine region applied to elements `a` and `b`
   /// (scalar arrays of the element type).
   ArrayRef_ combine(Region &region, ArrayRef_ a, ArrayRef_ b);
+  /// The same for a combine of several values a side (a custom reduce of
+  /// several blocks).
+  std::vector<ArrayRef_> combine(Region &region, ArrayRef<ArrayRef_> a,
+                                 ArrayRef<ArrayRef_> b);
 
   void execute(Operation *op);
 

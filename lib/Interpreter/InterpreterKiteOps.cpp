@@ -248,23 +248,35 @@ void Interpreter::scan(kd::ScanOp op) {
   bool fl = src->kind == Kind::Float;
   unsigned w = widthOf(src->elem);
   if (op.getKind() == kd::ScanKind::Custom) {
-    // In index order: acc op x going forward, x op acc going backward.
+    // In index order: acc op x going forward, x op acc going backward;
+    // several blocks together, element by element.
+    std::vector<ArrayRef_> srcs, rs;
+    for (auto [n, s] : llvm::enumerate(op.getSrcs())) {
+      srcs.push_back(get(s));
+      rs.push_back(make(op->getResult(n).getType()));
+    }
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        ArrayRef_ acc;
+        std::vector<ArrayRef_> acc;
         for (int64_t s = 0; s < len; ++s) {
           int64_t k = rev ? len - 1 - s : s;
           size_t at = size_t((o * len + k) * inner + i);
-          ArrayRef_ x = elementOf(*src, at);
-          acc = !acc ? x : rev ? combine(op.getCombiner(), x, acc)
-                               : combine(op.getCombiner(), acc, x);
-          if (fl)
-            r->fv[at] = acc->fv[0];
-          else
-            r->iv[at] = acc->iv[0];
+          std::vector<ArrayRef_> x;
+          for (const ArrayRef_ &src : srcs)
+            x.push_back(elementOf(*src, at));
+          acc = acc.empty() ? x
+                : rev       ? combine(op.getCombiner(), x, acc)
+                            : combine(op.getCombiner(), acc, x);
+          for (size_t n = 0; n < rs.size(); ++n) {
+            if (rs[n]->kind == Kind::Float)
+              rs[n]->fv[at] = acc[n]->fv[0];
+            else
+              rs[n]->iv[at] = acc[n]->iv[0];
+          }
         }
       }
-    values[op.getResult()] = r;
+    for (size_t n = 0; n < rs.size(); ++n)
+      values[op->getResult(n)] = rs[n];
     return;
   }
   for (int64_t o = 0; o < outer; ++o)
@@ -293,6 +305,18 @@ ArrayRef_ Interpreter::combine(Region &region, ArrayRef_ a, ArrayRef_ b) {
   values[block.getArgument(0)] = std::move(a);
   values[block.getArgument(1)] = std::move(b);
   return runBlock(block)[0];
+}
+
+std::vector<ArrayRef_> Interpreter::combine(Region &region,
+                                            ArrayRef<ArrayRef_> a,
+                                            ArrayRef<ArrayRef_> b) {
+  Block &block = region.front();
+  for (size_t k = 0; k < a.size(); ++k) {
+    values[block.getArgument(k)] = a[k];
+    values[block.getArgument(a.size() + k)] = b[k];
+  }
+  auto out = runBlock(block);
+  return std::vector<ArrayRef_>(out.begin(), out.end());
 }
 
 void Interpreter::gatherStrided(const Array &src, Array &r,
@@ -791,20 +815,35 @@ void Interpreter::reduce(kd::ReduceOp op) {
   unsigned w = widthOf(src->elem);
   if (kind == kd::ReduceKind::Custom) {
     // In index order (the GPU combines in a tree: the function must be
-    // associative and commutative, as Triton asks).
+    // associative and commutative, as Triton asks); several blocks
+    // together, element by element.
+    std::vector<ArrayRef_> srcs, rs;
+    for (auto [k, s] : llvm::enumerate(op.getSrcs())) {
+      srcs.push_back(get(s));
+      rs.push_back(make(op->getResult(k).getType()));
+    }
+    auto elements = [&](int64_t at) {
+      std::vector<ArrayRef_> e;
+      for (const ArrayRef_ &s : srcs)
+        e.push_back(elementOf(*s, size_t(at)));
+      return e;
+    };
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        ArrayRef_ acc = elementOf(*src, size_t(o * len * inner + i));
+        std::vector<ArrayRef_> acc = elements(o * len * inner + i);
         for (int64_t k = 1; k < len; ++k)
           acc = combine(op.getCombiner(), acc,
-                        elementOf(*src, size_t((o * len + k) * inner + i)));
+                        elements((o * len + k) * inner + i));
         size_t out = size_t(o * inner + i);
-        if (fl)
-          r->fv[out] = acc->fv[0];
-        else
-          r->iv[out] = acc->iv[0];
+        for (size_t n = 0; n < rs.size(); ++n) {
+          if (rs[n]->kind == Kind::Float)
+            rs[n]->fv[out] = acc[n]->fv[0];
+          else
+            rs[n]->iv[out] = acc[n]->iv[0];
+        }
       }
-    values[op.getResult()] = r;
+    for (size_t n = 0; n < rs.size(); ++n)
+      values[op->getResult(n)] = rs[n];
     return;
   }
   // Unsigned kinds compare the bits of the element's width as unsigned.

@@ -448,3 +448,162 @@ def f(x: *i32, g: *f32, p: *i32, q: *i32, s: *i32, t: *i32, m: *f32):
     EXPECT_EQ(dm.toHost().value(), hm) << warps << " warps";
   }
 }
+
+// reduce of a tuple of blocks (Triton's tl.reduce((a, b, c), axis, fn)):
+// Welford's mean and M2 of rows and of columns against a float64 host
+// reference (rows of 781 columns: a masked tail, the count block carrying
+// which elements are in), and a custom argmax carrying (value, index)
+// exactly against the interpreter and the host; 1, 4 and 8 warps (the
+// partials of warps along the axis go through shared memory).
+TEST(GPU, TupleReductions) {
+  REQUIRE_GPU();
+  const char *src = R"(def welford(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    w_b = where(n == 0.0, 0.0, n_b / n)
+    return mean_a + delta * w_b, m2_a + m2_b + delta * delta * n_a * w_b, n
+
+def first_max(v_a, i_a, v_b, i_b):
+    take = (v_b > v_a) | ((v_b == v_a) & (i_b < i_a))
+    return where(take, v_b, v_a), where(take, i_b, i_a)
+
+@kernel
+def f(x: *f32, mean: *f32, var: *f32, cmean: *f32, cvar: *f32, amax: *i32,
+      vmax: *f32, n_cols: i32, BLOCK: constexpr = 1024):
+    r = program_id(0)
+    cols = arange(0, BLOCK)
+    inside = cols < n_cols
+    x_row = load(x + r * n_cols + cols, mask=inside, other=0.0)
+    m, m2, n = reduce((x_row, zeros_like(x_row), where(inside, 1.0, 0.0)), 0,
+                      welford)
+    store(mean + r, m)
+    store(var + r, m2 / n)
+    v, i = reduce((where(inside, x_row, -float('inf')), cols), 0, first_max)
+    store(amax + r, i)
+    store(vmax + r, v)
+    # Columns 0..63 of rows 0..15 as a 16 x 64 block, down axis 0.
+    if r == 0:
+        b = load(x + arange(0, 16)[:, None] * n_cols + arange(0, 64)[None, :])
+        cm, cm2, cn = reduce((b, zeros_like(b), full((16, 64), 1.0, f32)), 0,
+                             welford, keep_dims=True)
+        store(cmean + arange(0, 64)[None, :], cm)
+        store(cvar + arange(0, 64)[None, :], cm2 / cn)
+)";
+  const int rows = 16, cols = 781;
+  auto x = randomVector(size_t(rows) * cols, 91);
+  for (size_t i = 0; i < x.size(); i += 97)
+    x[i + 3 < x.size() ? i + 3 : i] = 4.0f; // ties for the argmax
+  for (int warps : {1, 4, 8}) {
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "tuple.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dmean = DeviceBuffer<float>::allocate(rows).value();
+    auto dvar = DeviceBuffer<float>::allocate(rows).value();
+    auto dcm = DeviceBuffer<float>::allocate(64).value();
+    auto dcv = DeviceBuffer<float>::allocate(64).value();
+    auto damax = DeviceBuffer<int32_t>::allocate(rows).value();
+    auto dvmax = DeviceBuffer<float>::allocate(rows).value();
+    auto run = k->launch(rows, {dx, dmean, dvar, dcm, dcv, damax, dvmax, cols});
+    ASSERT_TRUE(run) << run.error().str();
+    std::vector<float> hmean(rows), hvar(rows), hcm(64), hcv(64), hvmax(rows);
+    std::vector<int32_t> hamax(rows);
+    auto in =
+        k->interpret(rows, {x, hmean, hvar, hcm, hcv, hamax, hvmax, cols});
+    ASSERT_TRUE(in) << in.error().str();
+    auto mean = dmean.toHost().value(), var = dvar.toHost().value();
+    auto cm = dcm.toHost().value(), cv = dcv.toHost().value();
+    auto amax = damax.toHost().value();
+    // Float64 reference, two passes.
+    auto stats = [&](auto at, int n) {
+      double s = 0, q = 0;
+      for (int j = 0; j < n; ++j)
+        s += at(j);
+      double mu = s / n;
+      for (int j = 0; j < n; ++j)
+        q += (at(j) - mu) * (at(j) - mu);
+      return std::pair<double, double>(mu, q / n);
+    };
+    for (int r = 0; r < rows; ++r) {
+      auto [mu, v] =
+          stats([&](int j) { return double(x[size_t(r) * cols + j]); }, cols);
+      EXPECT_NEAR(mean[r], mu, 1e-5)
+          << "row " << r << ", " << warps << " warps";
+      EXPECT_NEAR(var[r], v, 1e-4 * std::max(1.0, v)) << "row " << r;
+      int best = 0;
+      for (int j = 1; j < cols; ++j)
+        if (x[size_t(r) * cols + j] > x[size_t(r) * cols + best])
+          best = j;
+      EXPECT_EQ(amax[r], best) << "row " << r << ", " << warps << " warps";
+    }
+    EXPECT_EQ(amax, hamax) << warps << " warps";
+    for (int c = 0; c < 64; ++c) {
+      auto [mu, v] =
+          stats([&](int j) { return double(x[size_t(j) * cols + c]); }, rows);
+      EXPECT_NEAR(cm[c], mu, 1e-5)
+          << "column " << c << ", " << warps << " warps";
+      EXPECT_NEAR(cv[c], v, 1e-4 * std::max(1.0, v)) << "column " << c;
+    }
+  }
+}
+
+// associative_scan of a tuple of blocks: a running maximum with its index
+// (ties to the first) and, reversed, of each suffix, along both axes of a
+// 16 x 64 block, exactly against the interpreter and the host; 1, 4 and 8
+// warps (steps across warps go through shared memory, one block at a
+// time).
+TEST(GPU, TupleScans) {
+  REQUIRE_GPU();
+  const char *src = R"(def first_max(v_a, i_a, v_b, i_b):
+    take = (v_b > v_a) | ((v_b == v_a) & (i_b < i_a))
+    return where(take, v_b, v_a), where(take, i_b, i_a)
+
+@kernel
+def f(x: *f32, m1: *f32, i1: *i32, m0: *f32, i0: *i32):
+    r = arange(0, 16)[:, None]
+    c = arange(0, 64)[None, :]
+    v = load(x + r * 64 + c)
+    a, b = associative_scan((v, c + r * 0), 1, first_max)
+    store(m1 + r * 64 + c, a)
+    store(i1 + r * 64 + c, b)
+    a, b = associative_scan((v, r + c * 0), 0, first_max, reverse=True)
+    store(m0 + r * 64 + c, a)
+    store(i0 + r * 64 + c, b)
+)";
+  std::vector<float> x(1024);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int((i * 2654435761u) >> 22) % 29); // many ties
+  for (int warps : {1, 4, 8}) {
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "tuple_scan.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dm1 = DeviceBuffer<float>::allocate(1024).value();
+    auto di1 = DeviceBuffer<int32_t>::allocate(1024).value();
+    auto dm0 = DeviceBuffer<float>::allocate(1024).value();
+    auto di0 = DeviceBuffer<int32_t>::allocate(1024).value();
+    auto run = k->launch(1, {dx, dm1, di1, dm0, di0});
+    ASSERT_TRUE(run) << run.error().str();
+    std::vector<float> hm1(1024), hm0(1024);
+    std::vector<int32_t> hi1(1024), hi0(1024);
+    auto in = k->interpret(1, {x, hm1, hi1, hm0, hi0});
+    ASSERT_TRUE(in) << in.error().str();
+    EXPECT_EQ(dm1.toHost().value(), hm1) << warps << " warps";
+    EXPECT_EQ(di1.toHost().value(), hi1) << warps << " warps";
+    EXPECT_EQ(dm0.toHost().value(), hm0) << warps << " warps";
+    EXPECT_EQ(di0.toHost().value(), hi0) << warps << " warps";
+    // The host: row 3's running maximum, column 5's suffix maximum.
+    for (int c = 0, best = 0; c < 64; ++c) {
+      if (x[3 * 64 + c] > x[3 * 64 + best])
+        best = c;
+      EXPECT_EQ(hi1[3 * 64 + c], best) << "column " << c;
+    }
+    for (int r = 15, best = 15; r >= 0; --r) {
+      if (x[r * 64 + 5] >= x[best * 64 + 5])
+        best = r;
+      EXPECT_EQ(hi0[r * 64 + 5], best) << "row " << r;
+    }
+  }
+}

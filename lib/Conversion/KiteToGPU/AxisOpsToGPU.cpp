@@ -63,18 +63,22 @@ Value contractible(Value v, bool fpFusion) {
   return v;
 }
 
-/// A custom combine region's body applied to (acc, x): its ops cloned at
-/// the builder with the two block arguments mapped (scalar arith: already
-/// legal for the conversion).
-Value applyCombineRegion(OpBuilder &b, Region &region, Value acc, Value x,
-                         bool fpFusion) {
+/// A custom combine region's body applied to (acc, x), each side one
+/// value per block combined: its ops cloned at the builder with the block
+/// arguments mapped (scalar arith: already legal for the conversion).
+SmallVector<Value, 2> applyCombineRegion(OpBuilder &b, Region &region,
+                                         ValueRange acc, ValueRange x,
+                                         bool fpFusion) {
   Block &block = region.front();
   IRMapping map;
-  map.map(block.getArgument(0), acc);
-  map.map(block.getArgument(1), x);
+  for (auto [n, v] : llvm::enumerate(llvm::concat<const Value>(acc, x)))
+    map.map(block.getArgument(n), v);
   for (Operation &op : block.without_terminator())
     allowContraction(b.clone(op, map), fpFusion);
-  return map.lookup(cast<YieldOp>(block.getTerminator()).getValue());
+  SmallVector<Value, 2> out;
+  for (Value v : cast<YieldOp>(block.getTerminator()).getValues())
+    out.push_back(map.lookup(v));
+  return out;
 }
 
 /// How two elements of a reduction combine.
@@ -107,7 +111,7 @@ struct Combiner {
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Custom:
-      return applyCombineRegion(b, *custom, acc, x, fpFusion);
+      return applyCombineRegion(b, *custom, acc, x, fpFusion).front();
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
     case ReduceKind::ArgUMax:
@@ -153,17 +157,20 @@ struct Combiner {
   }
 };
 
-/// One partial result: the value, and for argmax/argmin its index.
-struct Partial {
-  Value value, index;
-};
+/// One partial result: its values, one per block reduced (a custom
+/// reduce of several blocks), or for argmax/argmin the value and its index.
+using Partial = SmallVector<Value, 2>;
 
-Partial combinePartials(const Combiner &c, Partial acc, Partial x) {
-  if (!c.isArg())
-    return {c.combine(acc.value, x.value), {}};
-  Value take = c.beats(x.value, x.index, acc.value, acc.index);
-  return {arith::SelectOp::create(c.b, c.loc, take, x.value, acc.value),
-          arith::SelectOp::create(c.b, c.loc, take, x.index, acc.index)};
+Partial combinePartials(const Combiner &c, const Partial &acc,
+                        const Partial &x) {
+  if (c.isArg()) {
+    Value take = c.beats(x[0], x[1], acc[0], acc[1]);
+    return {arith::SelectOp::create(c.b, c.loc, take, x[0], acc[0]),
+            arith::SelectOp::create(c.b, c.loc, take, x[1], acc[1])};
+  }
+  if (acc.size() > 1)
+    return applyCombineRegion(c.b, *c.custom, acc, x, c.fpFusion);
+  return {c.combine(acc[0], x[0])};
 }
 
 /// `v` from the lane whose index differs from this one's in `laneMask`
@@ -233,22 +240,35 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     std::optional<LinearLayout> bits = linearLayoutOf(op, in, "a source");
     if (!bits)
       return failure();
+    for (Value src : op.getSrcs())
+      if (!conv.getLayout(src).placesLike(in))
+        return rewriter.notifyMatchFailure(
+            op, "the blocks reduced together have different layouts");
     rewriter.replaceOp(op,
-                       lowerByBits(op, adaptor.getSrc(), in, *bits, rewriter));
+                       lowerByBits(op, adaptor.getSrcs(), in, *bits, rewriter));
     return success();
   }
 
 private:
   const KiteLoweringState &state;
 
-  Value lowerByBits(ReduceOp op, Value regs, const BlockedLayout &in,
-                    const LinearLayout &bits,
-                    ConversionPatternRewriter &b) const {
+  /// The results, one per block reduced (argmax/argmin: the index).
+  SmallVector<Value> lowerByBits(ReduceOp op, ValueRange regs,
+                                 const BlockedLayout &in,
+                                 const LinearLayout &bits,
+                                 ConversionPatternRewriter &b) const {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     Location loc = op.getLoc();
     RankedTensorType srcType = op.getSrc().getType();
     Type kiteElem = srcType.getElementType();
     Type elem = conv.convertType(kiteElem);
+    // The kite and LLVM types of each value a partial carries.
+    SmallVector<Type, 2> kiteElems, elems;
+    for (Value src : op.getSrcs()) {
+      kiteElems.push_back(
+          cast<RankedTensorType>(src.getType()).getElementType());
+      elems.push_back(conv.convertType(kiteElems.back()));
+    }
     Combiner comb{b,
                   loc,
                   op.getKind(),
@@ -280,13 +300,27 @@ private:
       tAxis = arith::ShRUIOp::create(
           b, loc, arith::AndIOp::create(b, loc, tbase, i32Const(b, loc, axisMask)),
           i32Const(b, loc, axisLo));
+    if (arg) {
+      kiteElems.push_back(b.getI32Type());
+      elems.push_back(b.getI32Type());
+    }
     auto registerPartial = [&](int64_t e) {
-      Partial p{extractRegister(b, loc, regs, e), {}};
+      Partial p;
+      for (Value r : regs)
+        p.push_back(extractRegister(b, loc, r, e));
       if (arg)
-        p.index = arith::OrIOp::create(
+        p.push_back(arith::OrIOp::create(
             b, loc, tAxis,
-            i32Const(b, loc, (bits.apply(LinearLayout::In::Register, e) & axisMask) >> axisLo));
+            i32Const(b, loc,
+                     (bits.apply(LinearLayout::In::Register, e) & axisMask) >>
+                         axisLo)));
       return p;
+    };
+    // The results: argmax/argmin's index, else one per block.
+    auto results = [&](const Partial &p) -> SmallVector<Value> {
+      if (arg)
+        return {p[1]};
+      return SmallVector<Value>(p.begin(), p.end());
     };
     SmallVector<int64_t> groups; // the group's first register
     SmallVector<Partial> partials;
@@ -336,9 +370,9 @@ private:
         continue;
       }
       for (Partial &p : partials) {
-        Partial other{shuffleXor(b, loc, p.value, int64_t(1) << j), {}};
-        if (arg)
-          other.index = shuffleXor(b, loc, p.index, int64_t(1) << j);
+        Partial other;
+        for (Value v : p)
+          other.push_back(shuffleXor(b, loc, v, int64_t(1) << j));
         p = combinePartials(comb, p, other);
       }
     }
@@ -346,14 +380,14 @@ private:
     SmallVector<int64_t> outShape(srcType.getShape());
     outShape.erase(outShape.begin() + axis);
     if (outShape.empty() && warpAlong.empty())
-      return arg ? partials[0].index : partials[0].value; // every thread
-    std::optional<BlockedLayout> out;
-    VectorType resultType;
-    if (!outShape.empty()) {
-      out = conv.getLayout(op.getResult());
-      resultType = cast<VectorType>(
-          conv.convertType(op.getResult()));
-    }
+      return results(partials[0]); // every thread
+    std::optional<BlockedLayout> outLayout;
+    auto resultType = [&](size_t k) {
+      return cast<VectorType>(conv.convertType(op->getResult(k)));
+    };
+    if (!outShape.empty())
+      outLayout = conv.getLayout(op.getResult());
+    std::optional<BlockedLayout> &out = outLayout;
 
     // Each result register already a partial of this thread (the same group
     // for every thread)? Then no exchange.
@@ -373,13 +407,14 @@ private:
         }
       }
       if (held) {
-        Value result = constantOf(b, loc, resultType, 0);
-        for (int64_t e = 0; e < out->perThread; ++e) {
-          Partial &p = partials[groupOf[e]];
-          result = vector::InsertOp::create(b, loc, arg ? p.index : p.value,
-                                            result, e);
+        SmallVector<Value> out(results(partials[0]).size());
+        for (auto [k, result] : llvm::enumerate(out)) {
+          result = constantOf(b, loc, resultType(k), 0);
+          for (int64_t e = 0; e < outLayout->perThread; ++e)
+            result = vector::InsertOp::create(
+                b, loc, results(partials[groupOf[e]])[k], result, e);
         }
-        return result;
+        return out;
       }
     }
 
@@ -389,8 +424,13 @@ private:
     int64_t numOut = 1;
     for (int64_t d : outShape)
       numOut *= d;
-    int64_t indexOffset =
-        llvm::alignTo(numOut * warps * elementBytes(kiteElem), 4);
+    // Each value's partials one after another, 4-byte aligned.
+    SmallVector<int64_t, 2> offsets;
+    int64_t bytes = 0;
+    for (Type t : kiteElems) {
+      offsets.push_back(bytes);
+      bytes += llvm::alignTo(numOut * warps * elementBytes(t), 4);
+    }
     Scratch s(b, loc, state);
     Value tid = threadId(b, loc);
     Value place = s.i32(0);
@@ -413,33 +453,34 @@ private:
       Value outIndex = arith::OrIOp::create(b, loc, high, low);
       Value slot = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, outIndex, s.i32(warps)), place);
-      LLVM::StoreOp::create(b, loc, partials[g].value,
-                            s.address(0, slot, kiteElem));
-      if (arg)
-        LLVM::StoreOp::create(b, loc, partials[g].index,
-                              s.address(indexOffset, slot, b.getI32Type()));
+      for (auto [k, v] : llvm::enumerate(partials[g]))
+        LLVM::StoreOp::create(b, loc, v,
+                              s.address(offsets[k], slot, kiteElems[k]));
     }
     s.barrier();
-    auto gather = [&](Value outIndex) -> Value {
+    auto gather = [&](Value outIndex) -> SmallVector<Value> {
       Value first = arith::MulIOp::create(b, loc, outIndex, s.i32(warps));
       Partial acc;
       for (int64_t w = 0; w < warps; ++w) {
         Value slot = arith::AddIOp::create(b, loc, first, s.i32(w));
-        Partial p{s.load(0, slot, elem, kiteElem), {}};
-        if (arg)
-          p.index = s.load(indexOffset, slot, b.getI32Type(), b.getI32Type());
+        Partial p;
+        for (auto [k, t] : llvm::enumerate(kiteElems))
+          p.push_back(s.load(offsets[k], slot, elems[k], t));
         acc = w == 0 ? p : combinePartials(comb, acc, p);
       }
-      return arg ? acc.index : acc.value;
+      return results(acc);
     };
     if (outShape.empty())
       return gather(s.i32(0));
     Value outBase = threadBase(b, loc, *out);
-    Value result = constantOf(b, loc, resultType, 0);
+    SmallVector<Value> result;
+    for (size_t k = 0; k < op->getNumResults(); ++k)
+      result.push_back(constantOf(b, loc, resultType(k), 0));
     for (int64_t e = 0; e < out->perThread; ++e) {
       Value outIndex = arith::AddIOp::create(b, loc, outBase,
                                              s.i32(out->registerOffset(e)));
-      result = vector::InsertOp::create(b, loc, gather(outIndex), result, e);
+      for (auto [k, v] : llvm::enumerate(gather(outIndex)))
+        result[k] = vector::InsertOp::create(b, loc, v, result[k], e);
     }
     return result;
   }
@@ -460,43 +501,69 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
     std::optional<LinearLayout> bits = linearLayoutOf(op, in, "a source");
     if (!bits)
       return failure();
+    for (Value src : op.getSrcs())
+      if (!conv.getLayout(src).placesLike(in))
+        return b.notifyMatchFailure(
+            op, "the blocks scanned together have different layouts");
     Location loc = op.getLoc();
     RankedTensorType type = op.getSrc().getType();
-    Type kiteElem = type.getElementType();
-    Type elem = conv.convertType(kiteElem);
-    bool isFloat = isa<FloatType>(elem), sum = op.getKind() == ScanKind::Sum;
+    // Each register's values: one per block scanned (several: a custom
+    // scan of a tuple).
+    using Values = SmallVector<Value, 2>;
+    const size_t count = op.getSrcs().size();
+    SmallVector<Type, 2> kiteElems, elems;
+    SmallVector<RankedTensorType, 2> types;
+    for (Value src : op.getSrcs()) {
+      types.push_back(cast<RankedTensorType>(src.getType()));
+      kiteElems.push_back(types.back().getElementType());
+      elems.push_back(conv.convertType(kiteElems.back()));
+    }
+    bool isFloat = isa<FloatType>(elems[0]),
+         sum = op.getKind() == ScanKind::Sum;
     bool custom = op.getKind() == ScanKind::Custom;
     bool reverse = op.getReverse();
-    auto combine = [&](Value a, Value x) -> Value {
+    auto combine = [&](const Values &a, const Values &x) -> Values {
       if (custom)
         return applyCombineRegion(b, op.getCombiner(), a, x, state.fpFusion);
       if (sum)
-        return isFloat ? contractible(arith::AddFOp::create(b, loc, a, x),
-                                      state.fpFusion)
-                       : arith::AddIOp::create(b, loc, a, x).getResult();
-      return isFloat ? contractible(arith::MulFOp::create(b, loc, a, x),
-                                    state.fpFusion)
-                     : arith::MulIOp::create(b, loc, a, x).getResult();
+        return {isFloat
+                    ? contractible(arith::AddFOp::create(b, loc, a[0], x[0]),
+                                   state.fpFusion)
+                    : arith::AddIOp::create(b, loc, a[0], x[0]).getResult()};
+      return {isFloat ? contractible(arith::MulFOp::create(b, loc, a[0], x[0]),
+                                     state.fpFusion)
+                      : arith::MulIOp::create(b, loc, a[0], x[0]).getResult()};
+    };
+    auto select = [&](Value cond, const Values &t, const Values &f) {
+      Values out;
+      for (size_t k = 0; k < count; ++k)
+        out.push_back(arith::SelectOp::create(b, loc, cond, t[k], f[k]));
+      return out;
     };
 
     AxisField field(type, op.getAxis());
     int64_t axisLo = field.lo, axisBits = field.bits;
 
     int64_t n = in.perThread;
-    SmallVector<Value> scan, total;
+    SmallVector<Values> scan, total;
     for (int64_t e = 0; e < n; ++e) {
-      scan.push_back(extractRegister(b, loc, adaptor.getSrc(), e));
-      total.push_back(scan.back());
+      Values v;
+      for (Value src : adaptor.getSrcs())
+        v.push_back(extractRegister(b, loc, src, e));
+      scan.push_back(v);
+      total.push_back(v);
     }
     Scratch s(b, loc, state);
     Value tid = threadId(b, loc);
     Value tbase = threadBase(b, loc, in);
-    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
-    // Per-register values as the block's vector.
-    auto registers = [&](ArrayRef<Value> regs) {
-      Value v = constantOf(b, loc, resultType, 0);
+    auto resultType = [&](size_t k) {
+      return cast<VectorType>(conv.convertType(op->getResult(k)));
+    };
+    // Value k of each register as block k's vector.
+    auto registers = [&](ArrayRef<Values> regs, size_t k) {
+      Value v = constantOf(b, loc, resultType(k), 0);
       for (int64_t e = 0; e < n; ++e)
-        v = vector::InsertOp::create(b, loc, regs[e], v, e);
+        v = vector::InsertOp::create(b, loc, regs[e][k], v, e);
       return v;
     };
     for (int64_t k = 0; k < axisBits; ++k) {
@@ -514,21 +581,27 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
                << "has a source layout that places no bit at index bit "
                << axisLo + k << " (a compiler bug)";
       // The partner run's total for each register.
-      SmallVector<Value> partner(n);
+      SmallVector<Values> partner(n);
       if (regBit >= 0) {
         for (int64_t e = 0; e < n; ++e)
           partner[e] = total[e ^ (int64_t(1) << regBit)];
       } else if (threadBit < 5) {
         for (int64_t e = 0; e < n; ++e)
-          partner[e] = shuffleXor(b, loc, total[e], int64_t(1) << threadBit);
+          for (Value v : total[e])
+            partner[e].push_back(
+                shuffleXor(b, loc, v, int64_t(1) << threadBit));
       } else {
-        // Through the scratch buffer, at the elements' linear indices.
-        s.publish(registers(total), type, in);
-        for (int64_t e = 0; e < n; ++e) {
-          Value lin = arith::OrIOp::create(b, loc, tbase,
-                                           s.i32(bits->apply(LinearLayout::In::Register, e)));
-          Value other = arith::XOrIOp::create(b, loc, lin, s.i32(move));
-          partner[e] = s.load(0, other, elem, kiteElem);
+        // Through the scratch buffer, at the elements' linear indices; one
+        // block's values at a time.
+        for (size_t c = 0; c < count; ++c) {
+          s.publish(registers(total, c), types[c], in);
+          for (int64_t e = 0; e < n; ++e) {
+            Value lin = arith::OrIOp::create(
+                b, loc, tbase,
+                s.i32(bits->apply(LinearLayout::In::Register, e)));
+            Value other = arith::XOrIOp::create(b, loc, lin, s.i32(move));
+            partner[e].push_back(s.load(0, other, elems[c], kiteElems[c]));
+          }
         }
       }
       // In the upper run (bit set): scan = partner + scan; reversed, the
@@ -541,7 +614,7 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
             arith::AndIOp::create(b, loc, tid, s.i32(int64_t(1) << threadBit)),
             s.i32(0));
       for (int64_t e = 0; e < n; ++e) {
-        Value p = partner[e];
+        const Values &p = partner[e];
         if (regBit >= 0) {
           bool isUpper = (e >> regBit) & 1;
           if (isUpper != reverse)
@@ -549,31 +622,32 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
           total[e] = isUpper ? combine(p, total[e]) : combine(total[e], p);
           continue;
         }
-        Value takes = reverse ? combine(scan[e], p) : combine(p, scan[e]);
-        scan[e] = reverse ? arith::SelectOp::create(b, loc, upper, scan[e], takes)
-                                .getResult()
-                          : arith::SelectOp::create(b, loc, upper, takes, scan[e])
-                                .getResult();
-        total[e] = arith::SelectOp::create(b, loc, upper, combine(p, total[e]),
-                                           combine(total[e], p));
+        Values takes = reverse ? combine(scan[e], p) : combine(p, scan[e]);
+        scan[e] = reverse ? select(upper, scan[e], takes)
+                          : select(upper, takes, scan[e]);
+        total[e] = select(upper, combine(p, total[e]), combine(total[e], p));
       }
     }
 
     // The scan in the source's layout; the result's may differ.
     BlockedLayout out = conv.getLayout(op.getResult());
-    Value result = registers(scan);
-    if (!out.placesLike(in)) {
-      s.publish(result, type, in);
-      result = constantOf(b, loc, resultType, 0);
-      Value outBase = threadBase(b, loc, out);
-      for (int64_t e = 0; e < out.perThread; ++e) {
-        Value lin = arith::AddIOp::create(b, loc, outBase,
-                                          s.i32(out.registerOffset(e)));
-        result = vector::InsertOp::create(
-            b, loc, s.load(0, lin, elem, kiteElem), result, e);
+    SmallVector<Value> results;
+    for (size_t c = 0; c < count; ++c) {
+      Value result = registers(scan, c);
+      if (!out.placesLike(in)) {
+        s.publish(result, types[c], in);
+        result = constantOf(b, loc, resultType(c), 0);
+        Value outBase = threadBase(b, loc, out);
+        for (int64_t e = 0; e < out.perThread; ++e) {
+          Value lin = arith::AddIOp::create(b, loc, outBase,
+                                            s.i32(out.registerOffset(e)));
+          result = vector::InsertOp::create(
+              b, loc, s.load(0, lin, elems[c], kiteElems[c]), result, e);
+        }
       }
+      results.push_back(result);
     }
-    b.replaceOp(op, result);
+    b.replaceOp(op, results);
     return success();
   }
 

@@ -182,6 +182,13 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
           join(v, result);
       return;
     }
+    if (isa<ReduceOp, ScanOp>(op)) {
+      // Blocks reduced or scanned together are combined register by
+      // register: one layout for them, and one for their results.
+      joinAll(op->getOperands());
+      joinAll(op->getResults());
+      return;
+    }
     if (joinsNothing(op))
       return;
     if (auto dot = dyn_cast<DotOp>(op)) {

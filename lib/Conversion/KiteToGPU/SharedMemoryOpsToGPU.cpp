@@ -56,7 +56,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op)) {
     // The warps' partials (AxisOpsToGPU.cpp): per result element at most
     // one per warp along the axis (the kernel's warps, 32 when it does not
-    // say), then argmax/argmin's i32 indices. Softmax over 16384 columns
+    // say), for each block reduced (several: a custom reduce of a tuple),
+    // then argmax/argmin's i32 indices. Softmax over 16384 columns
     // needs 32 bytes, not the block's 64 KB (which took L1 away from
     // layer norm's second and third passes over a row).
     RankedTensorType src = r.getSrc().getType();
@@ -68,13 +69,22 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
         warps = attr.getInt();
     int64_t slots = src.getNumElements() / axisLen * std::min(axisLen, warps);
     bool arg = isArgReduce(r.getKind());
-    return llvm::alignTo(slots * elementBytes(src.getElementType()), 4) +
-           (arg ? 4 * slots : 0);
+    int64_t bytes = arg ? 4 * slots : 0;
+    for (Value s : r.getSrcs()) // one after another, 4-byte aligned
+      bytes += llvm::alignTo(
+          slots * elementBytes(
+                      cast<RankedTensorType>(s.getType()).getElementType()),
+          4);
+    return bytes;
   }
   // trans always exchanges; reshape when the layouts differ (reserved
   // either way: the layouts are not known here).
-  if (auto sc = dyn_cast<ScanOp>(op))
-    return bytesOf(sc.getSrc().getType());
+  if (auto sc = dyn_cast<ScanOp>(op)) { // one block at a time
+    int64_t bytes = 0;
+    for (Value src : sc.getSrcs())
+      bytes = std::max(bytes, bytesOf(cast<RankedTensorType>(src.getType())));
+    return bytes;
+  }
   if (auto t = dyn_cast<TransOp>(op))
     return isElidedTranspose(t) ? 0 : bytesOf(t.getSrc().getType());
   if (auto f = dyn_cast<FlipOp>(op))

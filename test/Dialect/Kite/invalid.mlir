@@ -953,3 +953,55 @@ func.func @histogram_rank(%x: tensor<2x4xi32>) {
   %0 = kite.histogram %x : tensor<2x4xi32> -> tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @tuple_not_custom(%x: tensor<8xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{reduces several blocks only with a custom combine, not sum}}
+  %0:2 = kite.reduce sum %x, %y axis 0 : tensor<8xf32>, tensor<8xf32> -> f32, f32
+  return
+}
+
+// -----
+
+func.func @tuple_shapes(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{reduces blocks of one shape, got 'tensor<8xf32>' and 'tensor<4xf32>'}}
+  %0:2 = kite.reduce custom %x, %y axis 0 : tensor<8xf32>, tensor<4xf32> -> f32, f32 combine {
+  ^bb0(%a: f32, %b: f32, %c: f32, %d: f32):
+    kite.yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @tuple_results(%x: tensor<8xf32>, %y: tensor<8xi32>) {
+  // expected-error @+1 {{has 1 results for 2 blocks}}
+  %0 = kite.reduce custom %x, %y axis 0 : tensor<8xf32>, tensor<8xi32> -> f32 combine {
+  ^bb0(%a: f32, %b: i32, %c: f32, %d: i32):
+    kite.yield %a, %b : f32, i32
+  }
+  return
+}
+
+// -----
+
+func.func @tuple_region_args(%x: tensor<8xf32>, %y: tensor<8xi32>) {
+  // expected-error @+1 {{the combine region takes two sides of ('f32', 'i32') as its 4 arguments}}
+  %0:2 = kite.reduce custom %x, %y axis 0 : tensor<8xf32>, tensor<8xi32> -> f32, i32 combine {
+  ^bb0(%a: f32, %c: f32, %b: i32, %d: i32):
+    kite.yield %a, %b : f32, i32
+  }
+  return
+}
+
+// -----
+
+func.func @tuple_region_yield(%x: tensor<8xf32>, %y: tensor<8xi32>) {
+  // expected-error @+1 {{the combine region must yield one each of ('f32', 'i32')}}
+  %0:2 = kite.reduce custom %x, %y axis 0 : tensor<8xf32>, tensor<8xi32> -> f32, i32 combine {
+  ^bb0(%a: f32, %b: i32, %c: f32, %d: i32):
+    kite.yield %a : f32
+  }
+  return
+}

@@ -54,6 +54,14 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
     %cm = arith.maximumf %ca, %cb : f32
     kite.yield %cm : f32
   }
+  // CHECK: %{{.*}}:2 = kite.reduce custom %{{.*}}, %{{.*}} axis 1 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4xf32>, tensor<4xf32> combine {
+  // CHECK: kite.yield %{{.*}}, %{{.*}} : f32, f32
+  %rt:2 = kite.reduce custom %so, %so axis 1 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4xf32>, tensor<4xf32> combine {
+  ^bb0(%ta: f32, %tb: f32, %tc: f32, %td: f32):
+    %tm = arith.maximumf %ta, %tc : f32
+    %tn = arith.minimumf %tb, %td : f32
+    kite.yield %tm, %tn : f32, f32
+  }
   // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>

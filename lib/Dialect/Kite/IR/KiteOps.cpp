@@ -485,15 +485,33 @@ LogicalResult DotOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs a block to reduce";
+  if (getResults().size() != getSrcs().size())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getSrcs().size() << " blocks";
+  ReduceKind kind = getKind();
+  if (getSrcs().size() > 1 && kind != ReduceKind::Custom)
+    return emitOpError() << "reduces several blocks only with a custom "
+                            "combine, not "
+                         << stringifyReduceKind(kind);
   auto srcType = getSrc().getType();
   int64_t axis = getAxis();
   if (axis < 0 || axis >= srcType.getRank())
     return emitOpError() << "axis " << axis << " is out of range for a rank-"
                          << srcType.getRank() << " block";
-  Type element = srcType.getElementType();
-  if (isa<PointerType>(element) || element.isInteger(1))
-    return emitOpError() << "cannot reduce a block of " << element;
-  ReduceKind kind = getKind();
+  SmallVector<Type> elements;
+  for (auto [n, src] : llvm::enumerate(getSrcs())) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != srcType.getShape())
+      return emitOpError() << "reduces blocks of one shape, got " << srcType
+                           << " and " << type;
+    Type element = type.getElementType();
+    if (isa<PointerType>(element) || element.isInteger(1))
+      return emitOpError() << "cannot reduce a block of " << element;
+    elements.push_back(element);
+  }
+  Type element = elements.front();
   if (kind == ReduceKind::Xor && !isa<IntegerType>(element))
     return emitOpError() << "xor reduces integers, got " << element;
   if (isUnsignedReduce(kind) && !isa<IntegerType>(element))
@@ -502,17 +520,19 @@ LogicalResult ReduceOp::verify() {
   bool arg = isArgReduce(kind);
   SmallVector<int64_t> shape(srcType.getShape());
   shape.erase(shape.begin() + axis);
-  // argmax/argmin: the i32 index along the axis.
-  Type resultElement =
-      arg ? Type(IntegerType::get(getContext(), 32)) : element;
-  Type expected = shape.empty()
-                      ? resultElement
-                      : Type(RankedTensorType::get(shape, resultElement));
-  if (getType() != expected)
-    return emitOpError() << "result type " << getType() << " should be "
-                         << expected;
+  for (auto [n, result] : llvm::enumerate(getResults())) {
+    // argmax/argmin: the i32 index along the axis.
+    Type resultElement =
+        arg ? Type(IntegerType::get(getContext(), 32)) : elements[n];
+    Type expected = shape.empty()
+                        ? resultElement
+                        : Type(RankedTensorType::get(shape, resultElement));
+    if (result.getType() != expected)
+      return emitOpError() << "result type " << result.getType()
+                           << " should be " << expected;
+  }
   return verifyCombiner(*this, getCombiner(), kind == ReduceKind::Custom,
-                        element);
+                        elements);
 }
 
 #define GET_OP_CLASSES

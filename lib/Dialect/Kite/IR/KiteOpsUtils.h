@@ -69,10 +69,11 @@ inline LogicalResult verifySameElementType(Operation *op,
                            << srcType.getElementType();
 }
 
-/// A custom reduce/scan's `combine` region: one block of two `element`
-/// arguments ending in a kite.yield of an `element`; other kinds: empty.
-inline LogicalResult verifyCombiner(Operation *op, Region &region,
-                                    bool custom, Type element) {
+/// A custom reduce/scan's `combine` region: one block taking two sides of
+/// `elements` (all of the first side, then all of the second) and ending
+/// in a kite.yield of one of each; other kinds: empty.
+inline LogicalResult verifyCombiner(Operation *op, Region &region, bool custom,
+                                    TypeRange elements) {
   if (!custom) {
     if (!region.empty())
       return op->emitOpError() << "has a combine region but is not custom";
@@ -81,16 +82,30 @@ inline LogicalResult verifyCombiner(Operation *op, Region &region,
   if (!region.hasOneBlock())
     return op->emitOpError() << "custom needs a combine region (one block)";
   Block &block = region.front();
-  if (block.getNumArguments() != 2 ||
-      block.getArgument(0).getType() != element ||
-      block.getArgument(1).getType() != element)
-    return op->emitOpError() << "the combine region takes two " << element
-                             << " arguments";
+  size_t n = elements.size();
+  auto describe = [&](InFlightDiagnostic &&d) -> InFlightDiagnostic && {
+    llvm::interleaveComma(elements, d);
+    return std::move(d);
+  };
+  bool argsOk = block.getNumArguments() == 2 * n;
+  for (size_t i = 0; argsOk && i < 2 * n; ++i)
+    argsOk = block.getArgument(i).getType() == elements[i % n];
+  if (!argsOk && n == 1)
+    return op->emitOpError()
+           << "the combine region takes two " << elements[0] << " arguments";
+  if (!argsOk)
+    return describe(op->emitOpError()
+                    << "the combine region takes two sides of (")
+           << ") as its " << 2 * n << " arguments";
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield || yield.getValue().getType() != element)
-    return op->emitOpError() << "the combine region must yield one "
-                             << element;
-  return success();
+  if (yield && TypeRange(yield.getValues().getTypes()) == elements)
+    return success();
+  if (n == 1)
+    return op->emitOpError()
+           << "the combine region must yield one " << elements[0];
+  return describe(op->emitOpError()
+                  << "the combine region must yield one each of (")
+         << ")";
 }
 
 } // namespace mlir::kite::detail

@@ -42,17 +42,41 @@ LogicalResult HintOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       ValueRange operands, DictionaryAttr,
+                                       OpaqueProperties, RegionRange,
+                                       SmallVectorImpl<Type> &inferred) {
+  // One result per block, of its type.
+  for (Value v : operands)
+    inferred.push_back(v.getType());
+  return success();
+}
+
 LogicalResult ScanOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs a block to scan";
+  if (getSrcs().size() > 1 && getKind() != ScanKind::Custom)
+    return emitOpError() << "scans several blocks only with a custom "
+                            "combine, not "
+                         << stringifyScanKind(getKind());
   auto type = getSrc().getType();
   int64_t axis = getAxis();
   if (axis < 0 || axis >= type.getRank())
     return emitOpError() << "axis " << axis << " is out of range for a rank-"
                          << type.getRank() << " block";
-  Type element = type.getElementType();
-  if (isa<PointerType>(element) || element.isInteger(1))
-    return emitOpError() << "cannot scan a block of " << element;
+  SmallVector<Type> elements;
+  for (Value src : getSrcs()) {
+    auto t = cast<RankedTensorType>(src.getType());
+    if (t.getShape() != type.getShape())
+      return emitOpError() << "scans blocks of one shape, got " << type
+                           << " and " << t;
+    Type element = t.getElementType();
+    if (isa<PointerType>(element) || element.isInteger(1))
+      return emitOpError() << "cannot scan a block of " << element;
+    elements.push_back(element);
+  }
   return verifyCombiner(*this, getCombiner(), getKind() == ScanKind::Custom,
-                        element);
+                        elements);
 }
 
 LogicalResult SortOp::verify() {

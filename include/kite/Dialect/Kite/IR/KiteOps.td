@@ -14,6 +14,7 @@
 include "kite/Dialect/Kite/IR/KiteDialect.td"
 include "kite/Dialect/Kite/IR/KiteTypes.td"
 include "kite/Dialect/Kite/IR/KiteAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 
@@ -637,6 +638,12 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
     dimension; a 1-D block reduces to a scalar. Floats and integers (not i1)
     are accepted; integer max/min are signed. Float max/min propagate NaN.
 
+    A custom reduce may take several blocks of one shape (Triton's
+    `tl.reduce` of a tuple, e.g. Welford's mean, M2 and count): element i
+    of each is reduced together, the region taking the two sides' elements
+    (all of the first side, then all of the second) and yielding one of
+    each; one result per block.
+
     ```mlir
     %s = kite.reduce sum %x axis 1 : tensor<64x128xf32> -> tensor<64xf32>
     %m = kite.reduce max %v axis 0 : tensor<1024xf32> -> f32
@@ -645,22 +652,52 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
       %c = arith.muli %a, %b : i32
       kite.yield %c : i32
     }
+    %mx, %i = kite.reduce custom %v, %idx axis 0 : tensor<16xf32>, tensor<16xi32> -> f32, i32 combine {
+    ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+      %gt = arith.cmpf ogt, %b, %a : f32
+      %m = arith.select %gt, %b, %a : f32
+      %j = arith.select %gt, %bi, %ai : i32
+      kite.yield %m, %j : f32, i32
+    }
     ```
   }];
-  let arguments = (ins Kite_Block:$src, Kite_ReduceKindAttr:$kind,
+  let arguments = (ins Variadic<Kite_Block>:$srcs, Kite_ReduceKindAttr:$kind,
                        I32Attr:$axis);
-  let results = (outs Kite_ScalarOrBlock:$result);
+  let results = (outs Variadic<Kite_ScalarOrBlock>:$results);
   let regions = (region AnyRegion:$combiner);
-  let assemblyFormat = "$kind $src `axis` $axis attr-dict `:` type($src) "
-                       "`->` type($result) (`combine` $combiner^)?";
+  let assemblyFormat = "$kind $srcs `axis` $axis attr-dict `:` type($srcs) "
+                       "`->` type($results) (`combine` $combiner^)?";
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$src,
+                   "::mlir::kite::ReduceKindAttr":$kind,
+                   "::mlir::IntegerAttr":$axis), [{
+      build($_builder, $_state, ::mlir::TypeRange{result},
+            ::mlir::ValueRange{src}, kind, axis);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The first (for all kinds but a custom one of several: the only)
+    /// block reduced, and its result.
+    ::mlir::TypedValue<::mlir::RankedTensorType> getSrc() {
+      return ::llvm::cast<::mlir::TypedValue<::mlir::RankedTensorType>>(
+          getSrcs().front());
+    }
+    ::mlir::Value getResult() { return getOperation()->getResult(0); }
+    ::mlir::Type getType() { return getResult().getType(); }
+  }];
   let hasVerifier = 1;
 }
 
 def Kite_YieldOp : Kite_Op<"yield", [Pure, Terminator,
     ParentOneOf<["ReduceOp", "ScanOp"]>]> {
-  let summary = "The value of a combine region";
-  let arguments = (ins Kite_Scalar:$value);
-  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let summary = "The values of a combine region";
+  let arguments = (ins Variadic<Kite_Scalar>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let extraClassDeclaration = [{
+    /// The first (for all but a custom reduce of several blocks: the only)
+    /// value.
+    ::mlir::Value getValue() { return getValues().front(); }
+  }];
 }
 
 def Kite_HintOp : Kite_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
@@ -686,13 +723,18 @@ def Kite_HintOp : Kite_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
+def Kite_ScanOp : Kite_Op<"scan", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Inclusive prefix sums or products along one axis";
   let description = [{
     Triton's `tl.cumsum` / `tl.cumprod`: element i along `axis` is the sum
     (product) of elements 0..i (with `reverse`, i..end). Integers wrap.
     `custom`: the `combine` region's function of two elements (Triton's
-    `tl.associative_scan`), which must be associative.
+    `tl.associative_scan`), which must be associative; a custom scan may
+    take several blocks of one shape (a tuple: element i of each combined
+    together, the region taking the two sides' elements, all of the first
+    side, then all of the second, and yielding one of each), one result per
+    block, each of its block's type.
     Floats accumulate in the element type: the interpreter in order, the GPU
     in a tree over the bits of the index (within rounding of each other;
     equal when the sums are exact).
@@ -700,14 +742,34 @@ def Kite_ScanOp : Kite_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
     ```mlir
     %c = kite.scan sum %x axis 0 : tensor<128xf32>
     %r = kite.scan prod %y axis 1 reverse : tensor<4x8xi32>
+    %m, %i = kite.scan custom %v, %idx axis 0 : tensor<16xf32>, tensor<16xi32> combine {
+    ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+      %gt = arith.cmpf ogt, %b, %a : f32
+      %m = arith.select %gt, %b, %a : f32
+      %j = arith.select %gt, %bi, %ai : i32
+      kite.yield %m, %j : f32, i32
+    }
     ```
   }];
-  let arguments = (ins Kite_Block:$src, Kite_ScanKindAttr:$kind,
+  let arguments = (ins Variadic<Kite_Block>:$srcs, Kite_ScanKindAttr:$kind,
                        I32Attr:$axis, UnitAttr:$reverse);
-  let results = (outs Kite_Block:$result);
+  let results = (outs Variadic<Kite_Block>:$results);
   let regions = (region AnyRegion:$combiner);
-  let assemblyFormat = "$kind $src `axis` $axis (`reverse` $reverse^)? "
-                       "attr-dict `:` type($src) (`combine` $combiner^)?";
+  let assemblyFormat = "$kind $srcs `axis` $axis (`reverse` $reverse^)? "
+                       "attr-dict `:` type($srcs) (`combine` $combiner^)?";
+  let extraClassDeclaration = [{
+    /// The first (for all kinds but a custom one of several: the only)
+    /// block scanned, and its result.
+    ::mlir::TypedValue<::mlir::RankedTensorType> getSrc() {
+      return ::llvm::cast<::mlir::TypedValue<::mlir::RankedTensorType>>(
+          getSrcs().front());
+    }
+    ::mlir::TypedValue<::mlir::RankedTensorType> getResult() {
+      return ::llvm::cast<::mlir::TypedValue<::mlir::RankedTensorType>>(
+          getOperation()->getResult(0));
+    }
+    ::mlir::RankedTensorType getType() { return getResult().getType(); }
+  }];
   let hasVerifier = 1;
 }
 
