@@ -1,4 +1,5 @@
-//===- AxisOpsToGPU.cpp - Reductions and scans along an axis ---------------===//
+//===- AxisOpsToGPU.cpp - Reductions and scans along an axis
+//---------------===//
 //
 // kite.reduce and kite.scan in the steps the hardware wants, read off the
 // source's layout bit by bit (LinearLayout): each bit of the register index
@@ -12,7 +13,8 @@
 //      (one partial per group of registers left);
 //   2. each lane bit that moves along the axis is a butterfly step
 //      (shfl.sync.bfly): afterwards every lane of the step holds the
-//      combination of the pair, identically (the combinations commute);
+//      combination of the pair, identically (the combinations commute; a
+//      custom one is applied lower lane first on both sides);
 //   3. when warp bits move along the axis, one exchange through the
 //      scratch buffer: each warp stores its partials at
 //      (result index, warp's place along the axis), a barrier, and each
@@ -369,11 +371,32 @@ private:
         warpAlong.push_back(j);
         continue;
       }
+      // A custom combine need not give the same bits both ways round
+      // (Welford's mean): both lanes of the pair combine the lower lane's
+      // partial with the upper's, so that they hold the same value (and
+      // store the same one into the scratch buffer).
+      Value upper;
+      if (comb.kind == ReduceKind::Custom)
+        upper = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            arith::AndIOp::create(b, loc, threadId(b, loc),
+                                  i32Const(b, loc, int64_t(1) << j)),
+            i32Const(b, loc, 0));
       for (Partial &p : partials) {
         Partial other;
         for (Value v : p)
           other.push_back(shuffleXor(b, loc, v, int64_t(1) << j));
-        p = combinePartials(comb, p, other);
+        if (!upper) {
+          p = combinePartials(comb, p, other);
+          continue;
+        }
+        Partial lower, higher;
+        for (auto [mine, theirs] : llvm::zip(p, other)) {
+          lower.push_back(arith::SelectOp::create(b, loc, upper, theirs, mine));
+          higher.push_back(
+              arith::SelectOp::create(b, loc, upper, mine, theirs));
+        }
+        p = combinePartials(comb, lower, higher);
       }
     }
 
