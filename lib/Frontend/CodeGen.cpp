@@ -477,6 +477,7 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
   if (errors)
     return nullptr;
   ::kite::ast::normalizeTritonSpellings(module);
+  ::kite::ast::normalizeReturns(module);
   // Unknown -D names.
   for (auto &[name, value] : options.defines) {
     bool known = false;

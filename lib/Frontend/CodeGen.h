@@ -18,6 +18,7 @@
 
 #include "AST.h"
 #include "Parser.h"
+#include "Returns.h"
 #include "TritonSpellings.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"

@@ -484,9 +484,89 @@ void CodeGen::ifStatement(const Stmt &s) {
   };
   finish(ifOp.thenBlock(), s.body, thenScope);
   finish(ifOp.elseBlock(), s.orelse, elseScope);
+  // Names first assigned in both branches are visible after the if, as in
+  // Python (`if c: r = a` / `else: r = b`; a helper's returns from both
+  // branches, Returns.cpp): more results, of the type both give them.
+  std::vector<std::string> inThen, inElse, fresh;
+  assignedIn(s.body, inThen);
+  assignedIn(s.orelse, inElse);
+  for (const std::string &n : inThen)
+    if (!before.count(n) && thenScope.count(n) && elseScope.count(n) &&
+        llvm::is_contained(inElse, n) && !llvm::is_contained(fresh, n))
+      fresh.push_back(n);
+  llvm::erase_if(fresh, [&](const std::string &n) {
+    auto usable = [](const Val &v) {
+      return v.kind == Val::Runtime || v.kind == Val::Int ||
+             v.kind == Val::Float || v.kind == Val::Bool;
+    };
+    return !usable(thenScope[n]) || !usable(elseScope[n]);
+  });
+  if (!fresh.empty()) {
+    SmallVector<Type> all(types.begin(), types.end());
+    SmallVector<mlir::Value> thenYields, elseYields;
+    for (const std::string &n : fresh) {
+      const Val &tv = thenScope[n], &ev = elseScope[n];
+      Type t;
+      bool u = false;
+      if (tv.kind == Val::Runtime) {
+        t = tv.v.getType();
+        u = tv.uns;
+      } else if (ev.kind == Val::Runtime) {
+        t = ev.v.getType();
+        u = ev.uns;
+      } else {
+        t = tv.kind == Val::Float || ev.kind == Val::Float
+                ? Type(b.getF32Type())
+                : Type(b.getI32Type());
+      }
+      auto yieldOf = [&](mlir::Block *block, const Val &v) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(block->getTerminator());
+        mlir::Value y =
+            v.kind == Val::Runtime ? v.v : materialize(v, elemOf(t), s.loc);
+        if (y.getType() != t && shapeOf(y.getType()).empty() &&
+            elemOf(y.getType()) == elemOf(t))
+          y = broadcastTo(y, shapeOf(t), s.loc);
+        if (y.getType() != t ||
+            (isInt(t) && v.kind == Val::Runtime && v.uns != u))
+          fail(s.loc, (n == ::kite::ast::kReturnName
+                           ? std::string("the helper returns ")
+                           : "'" + n + "' is ") +
+                          typeName(t, u) + " in one branch of the 'if' and " +
+                          typeName(y.getType(), v.uns) + " in the other");
+        return y;
+      };
+      thenYields.push_back(yieldOf(ifOp.thenBlock(), tv));
+      elseYields.push_back(yieldOf(ifOp.elseBlock(), ev));
+      all.push_back(t);
+      uns.push_back(u);
+    }
+    auto wider = scf::IfOp::create(b, lc, all, c, /*withElse=*/true);
+    for (auto [from, to, extra] :
+         {std::make_tuple(&ifOp.getThenRegion(), &wider.getThenRegion(),
+                          &thenYields),
+          std::make_tuple(&ifOp.getElseRegion(), &wider.getElseRegion(),
+                          &elseYields)}) {
+      to->takeBody(*from);
+      Operation *yield = to->front().getTerminator();
+      SmallVector<mlir::Value> operands(yield->getOperands());
+      operands.append(extra->begin(), extra->end());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(yield);
+      scf::YieldOp::create(b, yield->getLoc(), operands);
+      yield->erase();
+    }
+    ifOp->replaceAllUsesWith(
+        wider->getResults().take_front(ifOp->getNumResults()));
+    ifOp->erase();
+    ifOp = wider;
+  }
   *scope = before;
   for (size_t k = 0; k < results.size(); ++k)
     carriedSlot(results[k], s.loc) = Val::runtime(ifOp.getResult(k), uns[k]);
+  for (size_t k = 0; k < fresh.size(); ++k)
+    (*scope)[fresh[k]] = Val::runtime(ifOp.getResult(results.size() + k),
+                                      uns[results.size() + k]);
 }
 
 Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {
