@@ -290,6 +290,8 @@ private:
                                                       mlir::Value u2, Loc l);
   /// reduce / associative_scan with a combine function (CodeGenCombine.cpp).
   Val combineBuiltin(const std::string &n, const Expr &e);
+  /// map_elementwise(scalar_fn, *args, pack=1) (CodeGenCombine.cpp).
+  Val mapElementwiseBuiltin(const Expr &e);
   /// inline_asm_elementwise (CodeGenAtomics.cpp).
   Val inlineAsm(const Expr &e);
 

@@ -79,6 +79,8 @@ Val CodeGen::call(const Expr &e) {
     return advanceBlockPtr(e);
   if (n == "reduce" || n == "associative_scan")
     return combineBuiltin(n, e);
+  if (n == "map_elementwise")
+    return mapElementwiseBuiltin(e);
   if (n == "program_id" || n == "num_programs") {
     Args a = bindArgs(e, n, {"axis"}, 1);
     int64_t axis = constInt(a.values[0], a.locs[0], "the axis");

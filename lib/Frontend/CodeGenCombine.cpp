@@ -15,6 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+// map_elementwise(scalar_fn, *args, pack=1) (Triton's tl.map_elementwise):
+// scalar_fn is inlined once into a kite.map_elementwise body, its block
+// arguments (broadcast to one shape) one element each, numbers and runtime
+// scalars passed as they are; it may branch on its elements (an `if` is an
+// scf.if in the body: only the taken branch runs), and return one value or
+// a tuple.
+
 #include "CodeGen.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -174,6 +181,136 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
     results.push_back(Val::runtime(result, in.uns));
   }
   if (input.kind != Val::Tuple)
+    return results[0];
+  Val t;
+  t.kind = Val::Tuple;
+  t.elems = std::move(results);
+  return t;
+}
+
+Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
+  const char *n = "map_elementwise";
+  if (e.args.size() < 2)
+    fail(e.loc, std::string(n) + "() needs a scalar function and its "
+                                 "arguments: map_elementwise(fn, x, ...)");
+  for (const auto &[name, value] : e.kwargs) {
+    if (name != "pack")
+      fail(value->loc, std::string(n) + "() has no argument '" + name +
+                           "' (it takes the function, its arguments and "
+                           "pack=)");
+    Val p = expr(*value);
+    if (p.kind != Val::Int || p.i != 1)
+      fail(value->loc,
+           std::string(n) + "(): pack=" +
+               (p.kind == Val::Int ? std::to_string(p.i) : describe(p)) +
+               " is not supported; pack=1 (one element a call) "
+               "is");
+  }
+  Val fnVal = expr(*e.args[1]);
+  if (fnVal.kind != Val::Helper || !fnVal.fn)
+    fail(e.args[1]->loc, std::string(n) +
+                             "()'s first argument must be a "
+                             "function defined in this file, "
+                             "got " +
+                             describe(fnVal));
+  const Function &fn = *fnVal.fn;
+  std::vector<Val> args;
+  std::vector<Loc> locs;
+  for (size_t k = 2; k < e.args.size(); ++k) {
+    args.push_back(expr(*e.args[k]));
+    locs.push_back(e.args[k]->loc);
+  }
+  if (fn.params.size() != args.size())
+    fail(e.args[1]->loc, "function '" + fn.name + "' takes " +
+                             std::to_string(fn.params.size()) +
+                             " parameters, " + n + "() gives it " +
+                             std::to_string(args.size()));
+  // The blocks' common shape.
+  std::optional<SmallVector<int64_t>> shape;
+  for (auto [a, l] : llvm::zip(args, locs)) {
+    bool number = a.kind == Val::Int || a.kind == Val::Float ||
+                  a.kind == Val::Bool || a.kind == Val::Runtime;
+    if (!number)
+      fail(l, std::string(n) + "() maps numbers and blocks of numbers, got " +
+                  describe(a));
+    if (a.kind != Val::Runtime)
+      continue;
+    auto type = dyn_cast<RankedTensorType>(a.v.getType());
+    if (!type)
+      continue;
+    if (isa<kd::PointerType>(type.getElementType()))
+      fail(l, std::string(n) + "() maps numbers, got " + describe(a));
+    shape = shape ? broadcastShape(*shape, type.getShape(), l)
+                  : SmallVector<int64_t>(type.getShape());
+  }
+  if (!shape) // numbers only: the call itself
+    return inlineHelperWith(fn, args, e.loc);
+
+  // The body: one argument per block; numbers and scalars as they are.
+  Location lc = loc(e.loc);
+  auto body = std::make_unique<mlir::Block>();
+  SmallVector<mlir::Value> srcs;
+  std::vector<Val> params;
+  for (auto [a, l] : llvm::zip(args, locs)) {
+    if (a.kind != Val::Runtime || !isa<RankedTensorType>(a.v.getType())) {
+      params.push_back(a);
+      continue;
+    }
+    srcs.push_back(broadcastTo(a.v, *shape, l));
+    params.push_back(
+        Val::runtime(body->addArgument(elemOf(a.v.getType()), lc), a.uns));
+  }
+  std::vector<Val> rs;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body.get());
+    Val r = inlineHelperWith(fn, params, e.loc);
+    if (r.kind == Val::None)
+      fail(e.args[1]->loc, "function '" + fn.name + "' returns nothing");
+    rs = r.kind == Val::Tuple ? r.elems : std::vector<Val>{r};
+    SmallVector<mlir::Value> yielded;
+    for (Val &v : rs) {
+      mlir::Value y;
+      if (v.kind == Val::Runtime && !isa<RankedTensorType>(v.v.getType()))
+        y = v.v;
+      else if (v.kind == Val::Int || v.kind == Val::Bool)
+        y = materialize(
+            v, v.kind == Val::Bool ? Type(b.getI1Type()) : Type(b.getI32Type()),
+            e.loc);
+      else if (v.kind == Val::Float)
+        y = materialize(v, b.getF32Type(), e.loc);
+      else
+        fail(e.args[1]->loc, "function '" + fn.name +
+                                 "' must return one number a call (or a "
+                                 "tuple of them), got " +
+                                 describe(v));
+      yielded.push_back(y);
+    }
+    kd::YieldOp::create(b, lc, yielded);
+    for (size_t k = 0; k < rs.size(); ++k)
+      rs[k] = Val::runtime(yielded[k], rs[k].kind == Val::Runtime && rs[k].uns);
+  }
+  SmallVector<Operation *> ops;
+  body->walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops) {
+    bool block = llvm::any_of(op->getResultTypes(),
+                              [](Type t) { return isa<RankedTensorType>(t); });
+    if (block || !isMemoryEffectFree(op))
+      fail(e.args[1]->loc, "function '" + fn.name +
+                               "' may only compute with its elements "
+                               "in " +
+                               n + "() (numbers, no blocks, no memory), not '" +
+                               op->getName().getStringRef().str() + "'");
+  }
+  SmallVector<Type> resultTypes;
+  for (const Val &v : rs)
+    resultTypes.push_back(withShape(v.v.getType(), *shape));
+  auto op = kd::MapElementwiseOp::create(b, lc, resultTypes, srcs);
+  op.getBody().push_back(body.release());
+  std::vector<Val> results;
+  for (auto [k, v] : llvm::enumerate(rs))
+    results.push_back(Val::runtime(op->getResult(k), v.uns));
+  if (results.size() == 1)
     return results[0];
   Val t;
   t.kind = Val::Tuple;

@@ -355,6 +355,7 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "inline_asm_elementwise",
                                 "reduce",
                                 "associative_scan",
+                                "map_elementwise",
                                 "make_tensor_descriptor",
                                 "swizzle2d",
                                 "make_block_ptr",

@@ -195,6 +195,7 @@ private:
   void hint(kd::HintOp op);
 
   void scan(kd::ScanOp op);
+  void mapElementwise(kd::MapElementwiseOp op);
 
   /// Fills `r` (in row-major order) with src's element at the sum over
   /// dimensions of r's index times `stride` (0: broadcast along it).

@@ -71,6 +71,8 @@ void Interpreter::kiteOp(Operation *op) {
     return histogram(h);
   if (auto sc = dyn_cast<kd::ScanOp>(op))
     return scan(sc);
+  if (auto m = dyn_cast<kd::MapElementwiseOp>(op))
+    return mapElementwise(m);
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
   if (auto so = dyn_cast<kd::SortOp>(op)) {
@@ -233,6 +235,29 @@ void Interpreter::hint(kd::HintOp op) {
         wrong("multiple_of(" + std::to_string(d) + ")", i);
   }
   values[op.getResult()] = src;
+}
+
+void Interpreter::mapElementwise(kd::MapElementwiseOp op) {
+  // The body once per element, in index order.
+  std::vector<ArrayRef_> srcs, rs;
+  for (mlir::Value v : op.getSrcs())
+    srcs.push_back(get(v));
+  for (mlir::Value v : op.getResults())
+    rs.push_back(make(v.getType()));
+  Block &body = op.getBody().front();
+  for (size_t i = 0; i < srcs[0]->size(); ++i) {
+    for (auto [k, src] : llvm::enumerate(srcs))
+      values[body.getArgument(k)] = elementOf(*src, i);
+    auto out = runBlock(body);
+    for (size_t k = 0; k < rs.size(); ++k) {
+      if (rs[k]->kind == Kind::Float)
+        rs[k]->fv[i] = out[k]->fv[0];
+      else
+        rs[k]->iv[i] = out[k]->iv[0];
+    }
+  }
+  for (auto [k, r] : llvm::enumerate(rs))
+    values[op->getResult(k)] = r;
 }
 
 void Interpreter::scan(kd::ScanOp op) {

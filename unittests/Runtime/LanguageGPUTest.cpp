@@ -505,3 +505,98 @@ def same(out: *u32, seed: i32, ROUNDS: constexpr = 10):
       ASSERT_EQ(got[i], 1u) << "offset " << i << ", " << rounds << " rounds";
   }
 }
+
+// map_elementwise (Triton's tl.map_elementwise): a function with a branch
+// (selu) and one with a data-dependent loop (Collatz steps: each element
+// loops its own number of times) and a tuple result (divmod), at an odd
+// size (1000: a masked tail) on 4 and 8 warps, against the host and the
+// interpreter; and a kernel's early `return` (Returns.cpp) skipping the
+// programs past n.
+TEST(GPU, MapElementwise) {
+  REQUIRE_GPU();
+  const char *src = R"(def selu(x, alpha):
+    if x > 0:
+        return x
+    return alpha * (exp(x) - 1.0)
+
+def steps(n):
+    s = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        s += 1
+    return s
+
+def divmod7(a, b):
+    return a // b, a % b
+
+@kernel
+def k(X: *f32, N: *i32, Y: *f32, S: *i32, Q: *i32, R: *i32, n: i32,
+      programs: i32, BLOCK: constexpr = 256):
+    pid = program_id(0)
+    if pid >= programs:
+        return
+    offs = pid * BLOCK + arange(0, BLOCK)
+    m = offs < n
+    x = load(X + offs, mask=m, other=0.0)
+    store(Y + offs, map_elementwise(selu, x, 1.5), mask=m)
+    c = load(N + offs, mask=m, other=1)
+    store(S + offs, map_elementwise(steps, c), mask=m)
+    q, r = map_elementwise(divmod7, c, 7)
+    store(Q + offs, q, mask=m)
+    store(R + offs, r, mask=m)
+)";
+  const int n = 1000;
+  auto x = randomVector(n, 17);
+  for (float &v : x)
+    v *= 4.0f;
+  std::vector<int32_t> c(n);
+  for (int i = 0; i < n; ++i)
+    c[i] = 1 + int32_t((uint32_t(i) * 2654435761u) % 100000u);
+  for (int warps : {4, 8}) {
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(src, o, "map.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dc = DeviceBuffer<int32_t>::fromHost(c).value();
+    auto dy =
+        DeviceBuffer<float>::fromHost(std::vector<float>(n, -7.f)).value();
+    auto ds =
+        DeviceBuffer<int32_t>::fromHost(std::vector<int32_t>(n, -7)).value();
+    auto dq = DeviceBuffer<int32_t>::allocate(n).value();
+    auto dr = DeviceBuffer<int32_t>::allocate(n).value();
+    // 4 programs cover 1024 elements; only 3 run (programs = 3): the last
+    // 232 elements keep their -7.
+    auto run = k->launch(4, {dx, dc, dy, ds, dq, dr, n, 3});
+    ASSERT_TRUE(run) << run.error().str();
+    std::vector<float> hy(n, -7.f);
+    std::vector<int32_t> hs(n, -7), hq(n), hr(n);
+    auto in = k->interpret(4, {x, c, hy, hs, hq, hr, n, 3});
+    ASSERT_TRUE(in) << in.error().str();
+    auto y = dy.toHost().value();
+    auto s = ds.toHost().value();
+    EXPECT_EQ(s, hs) << warps << " warps";
+    for (int i = 0; i < n; ++i) {
+      if (i >= 768) {
+        EXPECT_EQ(y[i], -7.f) << i;
+        EXPECT_EQ(s[i], -7) << i;
+        continue;
+      }
+      double ref = x[i] > 0 ? x[i] : 1.5 * (std::exp(double(x[i])) - 1.0);
+      EXPECT_NEAR(y[i], ref, 1e-5 * std::max(1.0, std::fabs(ref))) << i;
+      EXPECT_NEAR(y[i], hy[i], 1e-5 * std::max(1.0, std::fabs(ref))) << i;
+      int steps = 0;
+      for (int64_t v = c[i]; v != 1; ++steps)
+        v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+      EXPECT_EQ(s[i], steps) << i;
+    }
+    auto q = dq.toHost().value(), r = dr.toHost().value();
+    for (int i = 0; i < 768; ++i) {
+      EXPECT_EQ(q[i], c[i] / 7) << i;
+      EXPECT_EQ(r[i], c[i] % 7) << i;
+    }
+  }
+}

@@ -234,6 +234,53 @@ struct IeeeLowering : OpConversionPattern<Op> {
 
 } // namespace
 
+/// Pattern: kite.map_elementwise => its body once per register: the
+/// body's ops (scalar arith, math, scf.if) cloned with its arguments mapped
+/// to the register's elements (the operands' and results' layouts agree:
+/// LayoutAssignment joins them), the yielded values inserted into the
+/// results.
+struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MapElementwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Type> resultTypes;
+    for (Value r : op->getResults()) {
+      Type c = getTypeConverter()->convertType(r);
+      if (!c)
+        return rewriter.notifyMatchFailure(op, "unconvertible result");
+      resultTypes.push_back(c);
+    }
+    int64_t regs = 1; // elements a thread holds
+    if (auto v = dyn_cast<VectorType>(resultTypes[0]))
+      regs = v.getNumElements();
+    SmallVector<Value> results;
+    for (Type t : resultTypes)
+      results.push_back(isa<VectorType>(t) ? constantOf(rewriter, loc, t, 0)
+                                           : Value());
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (int64_t e = 0; e < regs; ++e) {
+      IRMapping map;
+      for (auto [arg, src] : llvm::zip(body.getArguments(), adaptor.getSrcs()))
+        map.map(arg, extractRegister(rewriter, loc, src, e));
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, map);
+      for (auto [k, v] : llvm::enumerate(yield.getValues())) {
+        Value x = map.lookupOrDefault(v);
+        results[k] = results[k] ? vector::InsertOp::create(rewriter, loc, x,
+                                                           results[k], e)
+                                      .getResult()
+                                : x;
+      }
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// Pattern: kite.inline_asm => one llvm.inline_asm per register (the
 /// operands' and results' layouts agree: LayoutAssignment joins them);
 /// several results come back as a struct.
@@ -466,8 +513,8 @@ void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
       converter, patterns.getContext(), /*benefit=*/2);
   patterns.add<IeeeLowering<arith::DivFOp>, IeeeLowering<math::SqrtOp>>(
       converter, patterns.getContext(), /*benefit=*/3);
-  patterns.add<InlineAsmLowering, Fp8ConvertLowering>(converter,
-                                                      patterns.getContext());
+  patterns.add<InlineAsmLowering, Fp8ConvertLowering, MapElementwiseLowering>(
+      converter, patterns.getContext());
   if (!state.ieeeDivision)
     patterns.add<ApproxDivLowering>(converter, patterns.getContext(),
                                     /*benefit=*/2);

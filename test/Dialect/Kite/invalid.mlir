@@ -1005,3 +1005,48 @@ func.func @tuple_region_yield(%x: tensor<8xf32>, %y: tensor<8xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @map_shapes(%x: tensor<8xf32>) {
+  // expected-error @+1 {{takes and gives blocks of one shape}}
+  %0 = kite.map_elementwise %x : tensor<8xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    kite.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_args(%x: tensor<8xf32>) {
+  // expected-error @+1 {{the body's argument 0 is 'i32', its block's elements 'f32'}}
+  %0 = kite.map_elementwise %x : tensor<8xf32> -> tensor<8xi32> {
+  ^bb0(%a: i32):
+    kite.yield %a : i32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield(%x: tensor<8xf32>) {
+  // expected-error @+1 {{the body yields 'f32' for a result of 'tensor<8xi32>'}}
+  %0 = kite.map_elementwise %x : tensor<8xf32> -> tensor<8xi32> {
+  ^bb0(%a: f32):
+    kite.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_memory(%x: tensor<8xf32>, %p: !kite.ptr<f32>) {
+  // expected-error @+1 {{the body computes with elements only: no blocks, no memory}}
+  %0 = kite.map_elementwise %x : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32):
+    %v = kite.load %p : !kite.ptr<f32>
+    kite.yield %v : f32
+  }
+  return
+}

@@ -62,6 +62,20 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
     %tn = arith.minimumf %tb, %td : f32
     kite.yield %tm, %tn : f32, f32
   }
+  // CHECK: kite.map_elementwise %{{.*}} : tensor<4x8xf32> -> tensor<4x8xf32> {
+  // CHECK: scf.if
+  %me = kite.map_elementwise %so : tensor<4x8xf32> -> tensor<4x8xf32> {
+  ^bb0(%e: f32):
+    %z = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %e, %z : f32
+    %v = scf.if %pos -> (f32) {
+      scf.yield %e : f32
+    } else {
+      %ex = math.exp %e : f32
+      scf.yield %ex : f32
+    }
+    kite.yield %v : f32
+  }
   // CHECK: kite.splat %{{.*}} : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   %sp = kite.splat %p : !kite.ptr<bf16> -> tensor<16x!kite.ptr<bf16>>
   // CHECK: kite.expand_dims %{{.*}} axis 1 : tensor<16xi32> -> tensor<16x1xi32>

@@ -42,6 +42,47 @@ LogicalResult HintOp::verify() {
   return success();
 }
 
+LogicalResult MapElementwiseOp::verify() {
+  if (getSrcs().empty() || getResults().empty())
+    return emitOpError() << "needs a block and a result";
+  auto shape = cast<RankedTensorType>(getSrcs()[0].getType()).getShape();
+  for (Value v : llvm::concat<const Value>(getSrcs(), getResults()))
+    if (cast<RankedTensorType>(v.getType()).getShape() != shape)
+      return emitOpError() << "takes and gives blocks of one shape, got "
+                           << getSrcs()[0].getType() << " and " << v.getType();
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getSrcs().size())
+    return emitOpError() << "the body takes one element of each of the "
+                         << getSrcs().size() << " blocks, it takes "
+                         << block.getNumArguments();
+  for (auto [arg, src] : llvm::zip(block.getArguments(), getSrcs()))
+    if (arg.getType() != cast<RankedTensorType>(src.getType()).getElementType())
+      return emitOpError()
+             << "the body's argument " << arg.getArgNumber() << " is "
+             << arg.getType() << ", its block's "
+             << "elements "
+             << cast<RankedTensorType>(src.getType()).getElementType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().size() != getResults().size())
+    return emitOpError() << "the body must yield one element of each of the "
+                         << getResults().size() << " results";
+  for (auto [v, r] : llvm::zip(yield.getValues(), getResults()))
+    if (v.getType() != cast<RankedTensorType>(r.getType()).getElementType())
+      return emitOpError() << "the body yields " << v.getType()
+                           << " for a result of " << r.getType();
+  WalkResult bad = getBody().walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(),
+                     [](Type t) { return isa<RankedTensorType>(t); }) ||
+        !isMemoryEffectFree(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (bad.wasInterrupted())
+    return emitOpError() << "the body computes with elements only: no "
+                            "blocks, no memory";
+  return success();
+}
+
 LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                        ValueRange operands, DictionaryAttr,
                                        OpaqueProperties, RegionRange,

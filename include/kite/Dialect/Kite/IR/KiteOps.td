@@ -689,7 +689,7 @@ def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
 }
 
 def Kite_YieldOp : Kite_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+    ParentOneOf<["ReduceOp", "ScanOp", "MapElementwiseOp"]>]> {
   let summary = "The values of a combine region";
   let arguments = (ins Variadic<Kite_Scalar>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
@@ -720,6 +720,39 @@ def Kite_HintOp : Kite_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>]> {
                        OptionalAttr<I64Attr>:$constancy);
   let results = (outs Kite_IntLike:$result);
   let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
+def Kite_MapElementwiseOp : Kite_Op<"map_elementwise", [Pure]> {
+  let summary = "A scalar function applied to each element of blocks";
+  let description = [{
+    Triton's `tl.map_elementwise(scalar_fn, *args)`: the `body` region,
+    whose arguments are one element of each block (all of one shape), is
+    run for every element, and its `kite.yield` gives that element of each
+    result (blocks of the same shape). Unlike elementwise ops on whole
+    blocks, the body may branch on its elements (`scf.if`): only the branch
+    taken runs. It may use scalars defined outside (the kernel's
+    arguments); it may not touch memory.
+
+    ```mlir
+    %r = kite.map_elementwise %x : tensor<128xf32> -> tensor<128xf32> {
+    ^bb0(%e: f32):
+      %pos = arith.cmpf ogt, %e, %zero : f32
+      %v = scf.if %pos -> (f32) {
+        scf.yield %e : f32
+      } else {
+        %x1 = math.exp %e : f32
+        scf.yield %x1 : f32
+      }
+      kite.yield %v : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Kite_Block>:$srcs);
+  let results = (outs Variadic<Kite_Block>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) "
+                       "$body";
   let hasVerifier = 1;
 }
 
