@@ -197,13 +197,15 @@ void runElementwise() {
     }
   }
 
-  // Elementwise math (tutorial 07's libdevice asin, the sigmoid example)
+  // Elementwise math (tutorial 07's libdevice asin, the sigmoid example,
+  // SELU through map_elementwise: bench/kernels/selu.kite)
   // for n = 2^20, 2^24, 2^26 and 2^24 + 1, f32 in and out (8 bytes an
   // element, the copy of the same run beside them); asin's inputs lie in
   // [-1, 1).
   if (part("math")) {
     Kernel asin = load("dsl-examples/libdevice.kite");
     Kernel sig = load("dsl-examples/sigmoid.kite");
+    Kernel selu = load("bench/selu.kite");
     Kernel fillUnit = load("bench/fill.kite", "fill_unit");
     std::vector<std::pair<int, int>> sizes =
         quick ? std::vector<std::pair<int, int>>{{24, 0}}
@@ -216,7 +218,8 @@ void runElementwise() {
       uint32_t grid = uint32_t(cdiv(n, 1024));
       double copy = timeMs([&] { copyDeviceToDevice(y, x, n * 4).value(); }, 25);
       for (auto [name, k] : {std::pair<const char *, Kernel *>{"asin", &asin},
-                             {"sigmoid", &sig}}) {
+                             {"sigmoid", &sig},
+                             {"selu (map_elementwise)", &selu}}) {
         double ms = timeMs([&] {
           k->launch(grid, {Arg::pointer(x), Arg::pointer(y), int32_t(n)}).value();
         }, 25);

@@ -39,6 +39,7 @@ for kernel in ("vector_add", "dropout", "seeded_dropout"):
 # (torch.bincount for the histogram); "copy" = Kite over the device copy,
 # where the row has it.
 for kernel, name in (("asin", "asin (f32)"), ("sigmoid", "sigmoid (f32)"),
+                     ("selu (map_elementwise)", "selu map_elementwise"),
                      ("histogram", "histogram (256 bins)")):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == kernel]:
         key = dict(kernel=kernel, log2n=r["log2n"], extra=r.get("extra", 0))

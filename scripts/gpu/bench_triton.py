@@ -597,6 +597,46 @@ def sigmoid_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
     tl.store(y_ptr + offs, tl.sigmoid(tl.load(x_ptr + offs, mask=m)), mask=m)
 
 
+# SELU with the branch in a scalar function (tl.map_elementwise, where this
+# Triton has it; else tl.where), as bench/kernels/selu.kite.
+@triton.jit
+def selu_scalar(x):
+    if x > 0:
+        return 1.0507009873554805 * x
+    else:
+        return 1.0507009873554805 * 1.6732632423543772 * (tl.exp(x) - 1.0)
+
+
+@triton.jit
+def selu_map_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.map_elementwise(selu_scalar, tl.load(x_ptr + offs, mask=m)),
+             mask=m)
+
+
+@triton.jit
+def selu_where_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.where(x > 0, 1.0507009873554805 * x,
+                 1.0507009873554805 * 1.6732632423543772 * (tl.exp(x) - 1.0))
+    tl.store(y_ptr + offs, y, mask=m)
+
+
+def selu_triton(x, y, n, g):
+    """Triton's map_elementwise kernel where this Triton has it."""
+    if hasattr(tl, "map_elementwise"):
+        try:
+            selu_map_kernel[g](x, y, n, BLOCK_SIZE=1024)
+            return lambda: selu_map_kernel[g](x, y, n, BLOCK_SIZE=1024)
+        except Exception as e:  # an older Triton's frontend
+            print(f"# triton map_elementwise failed ({type(e).__name__}); tl.where instead",
+                  file=sys.stderr)
+    return lambda: selu_where_kernel[g](x, y, n, BLOCK_SIZE=1024)
+
+
 def elementwise_math():
     sizes = [(24, 0)] if quick else [(20, 0), (24, 0), (26, 0), (24, 1)]
     for lg, extra in sizes:
@@ -607,7 +647,9 @@ def elementwise_math():
         for name, tfn, ref in (("asin", lambda: asin_kernel[g](x, y, n, BLOCK_SIZE=1024),
                                 lambda: torch.asin(x)),
                                ("sigmoid", lambda: sigmoid_kernel[g](x, y, n, BLOCK_SIZE=1024),
-                                lambda: torch.sigmoid(x))):
+                                lambda: torch.sigmoid(x)),
+                               ("selu (map_elementwise)", selu_triton(x, y, n, g),
+                                lambda: torch.nn.functional.selu(x))):
             for impl, fn in (("triton", tfn), ("torch", ref)):
                 ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
                 emit(impl=impl, kernel=name, log2n=lg, extra=extra, us=ms * 1e3,
