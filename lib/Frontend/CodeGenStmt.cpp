@@ -499,7 +499,26 @@ void CodeGen::ifStatement(const Stmt &s) {
       return v.kind == Val::Runtime || v.kind == Val::Int ||
              v.kind == Val::Float || v.kind == Val::Bool;
     };
-    return !usable(thenScope[n]) || !usable(elseScope[n]);
+    const Val &tv = thenScope[n], &ev = elseScope[n];
+    if (!usable(tv) || !usable(ev))
+      return true;
+    if (n == ::kite::ast::kReturnName)
+      return false; // a mismatch is the helper's error, below
+    // Other names of different types in the two branches are not visible
+    // after the if (a temporary of each branch), as before.
+    auto fits = [&](const Val &runtime, const Val &other) {
+      Type t = runtime.v.getType();
+      if (other.kind == Val::Runtime)
+        return other.v.getType() == t && other.uns == runtime.uns;
+      Type e = elemOf(t);
+      return isa<FloatType>(e) ||
+             (isa<IntegerType>(e) && other.kind != Val::Float);
+    };
+    if (tv.kind == Val::Runtime)
+      return !fits(tv, ev);
+    if (ev.kind == Val::Runtime)
+      return !fits(ev, tv);
+    return false;
   });
   if (!fresh.empty()) {
     SmallVector<Type> all(types.begin(), types.end());
