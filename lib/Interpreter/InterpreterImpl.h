@@ -148,11 +148,8 @@ private:
   /// Runs the ops of `block`; returns the operands of its terminator.
   SmallVector<ArrayRef_> runBlock(Block &block);
 
-  /// A custom reduce/scan's combine region applied to elements `a` and `b`
-  /// (scalar arrays of the element type).
-  ArrayRef_ combine(Region &region, ArrayRef_ a, ArrayRef_ b);
-  /// The same for a combine of several values a side (a custom reduce of
-  /// several blocks).
+  /// A custom reduce/scan's combine region applied to the two sides `a`
+  /// and `b`, one element (a scalar array) of each block combined.
   std::vector<ArrayRef_> combine(Region &region, ArrayRef<ArrayRef_> a,
                                  ArrayRef<ArrayRef_> b);
 

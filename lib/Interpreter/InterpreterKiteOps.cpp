@@ -24,6 +24,14 @@ static ArrayRef_ elementOf(const Array &src, size_t at) {
   return e;
 }
 
+/// Element `at` of `dst` set to the scalar array `e` (elementOf's inverse).
+static void setElement(Array &dst, size_t at, const Array &e) {
+  if (dst.kind == Kind::Float)
+    dst.fv[at] = e.fv[0];
+  else
+    dst.iv[at] = e.iv[0];
+}
+
 void Interpreter::kiteOp(Operation *op) {
   if (auto p = dyn_cast<kd::ProgramIdOp>(op)) {
     auto r = make(p.getType());
@@ -249,12 +257,8 @@ void Interpreter::mapElementwise(kd::MapElementwiseOp op) {
     for (auto [k, src] : llvm::enumerate(srcs))
       values[body.getArgument(k)] = elementOf(*src, i);
     auto out = runBlock(body);
-    for (size_t k = 0; k < rs.size(); ++k) {
-      if (rs[k]->kind == Kind::Float)
-        rs[k]->fv[i] = out[k]->fv[0];
-      else
-        rs[k]->iv[i] = out[k]->iv[0];
-    }
+    for (size_t k = 0; k < rs.size(); ++k)
+      setElement(*rs[k], i, *out[k]);
   }
   for (auto [k, r] : llvm::enumerate(rs))
     values[op->getResult(k)] = r;
@@ -292,12 +296,8 @@ void Interpreter::scan(kd::ScanOp op) {
           acc = acc.empty() ? x
                 : rev       ? combine(op.getCombiner(), x, acc)
                             : combine(op.getCombiner(), acc, x);
-          for (size_t n = 0; n < rs.size(); ++n) {
-            if (rs[n]->kind == Kind::Float)
-              rs[n]->fv[at] = acc[n]->fv[0];
-            else
-              rs[n]->iv[at] = acc[n]->iv[0];
-          }
+          for (size_t n = 0; n < rs.size(); ++n)
+            setElement(*rs[n], at, *acc[n]);
         }
       }
     for (size_t n = 0; n < rs.size(); ++n)
@@ -323,13 +323,6 @@ void Interpreter::scan(kd::ScanOp op) {
       }
     }
   values[op.getResult()] = r;
-}
-
-ArrayRef_ Interpreter::combine(Region &region, ArrayRef_ a, ArrayRef_ b) {
-  Block &block = region.front();
-  values[block.getArgument(0)] = std::move(a);
-  values[block.getArgument(1)] = std::move(b);
-  return runBlock(block)[0];
 }
 
 std::vector<ArrayRef_> Interpreter::combine(Region &region,
@@ -860,12 +853,8 @@ void Interpreter::reduce(kd::ReduceOp op) {
           acc = combine(op.getCombiner(), acc,
                         elements((o * len + k) * inner + i));
         size_t out = size_t(o * inner + i);
-        for (size_t n = 0; n < rs.size(); ++n) {
-          if (rs[n]->kind == Kind::Float)
-            rs[n]->fv[out] = acc[n]->fv[0];
-          else
-            rs[n]->iv[out] = acc[n]->iv[0];
-        }
+        for (size_t n = 0; n < rs.size(); ++n)
+          setElement(*rs[n], out, *acc[n]);
       }
     for (size_t n = 0; n < rs.size(); ++n)
       values[op->getResult(n)] = rs[n];

@@ -112,15 +112,14 @@ struct Combiner {
       return arith::MinUIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
-    case ReduceKind::Custom:
-      return applyCombineRegion(b, *custom, acc, x, fpFusion).front();
+    case ReduceKind::Custom: // the region's values at once: combinePartials
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
     case ReduceKind::ArgUMax:
     case ReduceKind::ArgUMin:
       break;
     }
-    llvm_unreachable("argmax/argmin combine pairs");
+    llvm_unreachable("custom and argmax/argmin combine partials");
   }
 
   /// Whether (x, xi) beats (y, yi) for argmax/argmin: a value strictly
@@ -170,7 +169,7 @@ Partial combinePartials(const Combiner &c, const Partial &acc,
     return {arith::SelectOp::create(c.b, c.loc, take, x[0], acc[0]),
             arith::SelectOp::create(c.b, c.loc, take, x[1], acc[1])};
   }
-  if (acc.size() > 1)
+  if (c.kind == ReduceKind::Custom)
     return applyCombineRegion(c.b, *c.custom, acc, x, c.fpFusion);
   return {c.combine(acc[0], x[0])};
 }

@@ -501,16 +501,8 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "axis " << axis << " is out of range for a rank-"
                          << srcType.getRank() << " block";
   SmallVector<Type> elements;
-  for (auto [n, src] : llvm::enumerate(getSrcs())) {
-    auto type = cast<RankedTensorType>(src.getType());
-    if (type.getShape() != srcType.getShape())
-      return emitOpError() << "reduces blocks of one shape, got " << srcType
-                           << " and " << type;
-    Type element = type.getElementType();
-    if (isa<PointerType>(element) || element.isInteger(1))
-      return emitOpError() << "cannot reduce a block of " << element;
-    elements.push_back(element);
-  }
+  if (failed(verifyCombinedBlocks(*this, getSrcs(), "reduce", elements)))
+    return failure();
   Type element = elements.front();
   if (kind == ReduceKind::Xor && !isa<IntegerType>(element))
     return emitOpError() << "xor reduces integers, got " << element;

@@ -69,6 +69,26 @@ inline LogicalResult verifySameElementType(Operation *op,
                            << srcType.getElementType();
 }
 
+/// The blocks a reduce/scan combines (`verb`: "reduce"/"scan"): of one
+/// shape and of numbers; their element types into `elements`.
+inline LogicalResult verifyCombinedBlocks(Operation *op, ValueRange srcs,
+                                          StringRef verb,
+                                          SmallVectorImpl<Type> &elements) {
+  auto first = cast<RankedTensorType>(srcs.front().getType());
+  for (Value src : srcs) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != first.getShape())
+      return op->emitOpError() << verb << "s blocks of one shape, got " << first
+                               << " and " << type;
+    Type element = type.getElementType();
+    if (isa<PointerType>(element) || element.isInteger(1))
+      return op->emitOpError()
+             << "cannot " << verb << " a block of " << element;
+    elements.push_back(element);
+  }
+  return success();
+}
+
 /// A custom reduce/scan's `combine` region: one block taking two sides of
 /// `elements` (all of the first side, then all of the second) and ending
 /// in a kite.yield of one of each; other kinds: empty.

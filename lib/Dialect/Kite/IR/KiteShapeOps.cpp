@@ -106,16 +106,8 @@ LogicalResult ScanOp::verify() {
     return emitOpError() << "axis " << axis << " is out of range for a rank-"
                          << type.getRank() << " block";
   SmallVector<Type> elements;
-  for (Value src : getSrcs()) {
-    auto t = cast<RankedTensorType>(src.getType());
-    if (t.getShape() != type.getShape())
-      return emitOpError() << "scans blocks of one shape, got " << type
-                           << " and " << t;
-    Type element = t.getElementType();
-    if (isa<PointerType>(element) || element.isInteger(1))
-      return emitOpError() << "cannot scan a block of " << element;
-    elements.push_back(element);
-  }
+  if (failed(verifyCombinedBlocks(*this, getSrcs(), "scan", elements)))
+    return failure();
   return verifyCombiner(*this, getCombiner(), getKind() == ScanKind::Custom,
                         elements);
 }
