@@ -91,10 +91,29 @@ const char *kite::scalarTypeName(ScalarType type) {
 // Kernel
 //===----------------------------------------------------------------------===//
 
-static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
+static Expected<const std::vector<Arg> *> gpuArgs(const KernelImpl &impl,
                                                   const std::vector<Arg> &args,
-                                                  std::vector<Arg> &storage,
-                                                  bool autotuned);
+                                                  std::vector<Arg> &storage);
+
+/// A tuned kernel's arguments as the GPU takes them (gpuArgs) and the
+/// configuration chosen for them.
+struct ChosenConfig {
+  const std::vector<Arg> *gpu;
+  int index;
+};
+static Expected<ChosenConfig> chooseFor(const KernelImpl &impl,
+                                        const Kernel::GridFn &grid,
+                                        const std::vector<Arg> &args,
+                                        std::vector<Arg> &storage,
+                                        const LaunchOptions &options) {
+  auto gpu = gpuArgs(impl, args, storage);
+  if (!gpu)
+    return gpu.error();
+  auto index = detail::chooseConfig(*impl.tuning, grid, **gpu, options);
+  if (!index)
+    return index.error();
+  return ChosenConfig{*gpu, *index};
+}
 
 const std::string &Kernel::name() const { return impl_->source.signature.name; }
 const std::vector<TuningConfig> &Kernel::configs() const {
@@ -107,14 +126,10 @@ Expected<TuningConfig> Kernel::tune(const GridFn &grid,
   if (!impl_->tuning)
     return TuningConfig{};
   std::vector<Arg> storage;
-  auto gpu =
-      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
-  if (!gpu)
-    return gpu.error();
-  auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
-  if (!index)
-    return index.error();
-  return impl_->tuning->configs[*index];
+  auto chosen = chooseFor(*impl_, grid, args, storage, options);
+  if (!chosen)
+    return chosen.error();
+  return impl_->tuning->configs[chosen->index];
 }
 
 Expected<void> Kernel::pruneConfigs(ConfigFilter keep) const {
@@ -132,17 +147,14 @@ Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
   if (!impl_->tuning)
     return launch(grid(TuningConfig{}), args, options);
   std::vector<Arg> storage;
-  auto gpu =
-      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
-  if (!gpu)
-    return gpu.error();
-  auto index = detail::chooseConfig(*impl_->tuning, grid, **gpu, options);
-  if (!index)
-    return index.error();
-  auto k = detail::configKernel(*impl_->tuning, *index);
+  auto chosen = chooseFor(*impl_, grid, args, storage, options);
+  if (!chosen)
+    return chosen.error();
+  auto k = detail::configKernel(*impl_->tuning, chosen->index);
   if (!k)
     return k.error();
-  return k->launch(grid(impl_->tuning->configs[*index]), **gpu, options);
+  return k->launch(grid(impl_->tuning->configs[chosen->index]), *chosen->gpu,
+                   options);
 }
 
 Expected<void> Kernel::finishCompiles() const {
@@ -220,13 +232,14 @@ static Expected<void> checkGpuArgs(const detail::Signature &sig,
 
 /// `args` as the GPU takes them (host descriptors expanded, in `storage`),
 /// checked against the signature.
-/// `autotuned`: the kernel's configurations may set a descriptor's block
-/// shape (each builds its descriptors with its own), so a descriptor's
-/// block is not held against the signature's.
-static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
+/// An autotuned kernel's configurations may set a descriptor's block
+/// shape (each builds its descriptors with its own), so there a
+/// descriptor's block is not held against the signature's.
+static Expected<const std::vector<Arg> *> gpuArgs(const KernelImpl &impl,
                                                   const std::vector<Arg> &args,
-                                                  std::vector<Arg> &storage,
-                                                  bool autotuned) {
+                                                  std::vector<Arg> &storage) {
+  const detail::Signature &sig = impl.source.signature;
+  const bool autotuned = bool(impl.tuning);
   auto expanded = detail::expandDescriptorArgs(sig.name, sig.params, args,
                                                storage, !autotuned);
   if (!expanded)
@@ -238,8 +251,7 @@ static Expected<const std::vector<Arg> *> gpuArgs(const detail::Signature &sig,
 
 Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
   std::vector<Arg> storage;
-  auto ok =
-      gpuArgs(impl_->source.signature, args, storage, bool(impl_->tuning));
+  auto ok = gpuArgs(*impl_, args, storage);
   if (!ok)
     return ok.error();
   return Success{};
@@ -294,8 +306,7 @@ std::string Kernel::cacheKey(Specialization spec) const {
 Expected<void> Kernel::interpret(Grid grid,
                                  const std::vector<Arg> &userArgs) const {
   std::vector<Arg> storage;
-  auto gpu =
-      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
+  auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;
@@ -349,8 +360,7 @@ launchableFor(KernelImpl &impl, Specialization spec,
 Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
                                         const LaunchOptions &options) const {
   std::vector<Arg> storage;
-  auto gpu =
-      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
+  auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;
@@ -403,8 +413,7 @@ Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &userArgs,
                               const LaunchOptions &options) const {
   std::vector<Arg> storage;
-  auto gpu =
-      gpuArgs(impl_->source.signature, userArgs, storage, bool(impl_->tuning));
+  auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
     return gpu.error();
   const std::vector<Arg> &args = **gpu;
