@@ -3,7 +3,7 @@
 // kite-bench's memory-bound and elementwise parts: vector add, dropout and
 // seeded dropout beside the device copy ("1d"); softmax and layer norm
 // forward and backward over rows ("rows"); libdevice asin, sigmoid, a
-// histogram and tutorial 04's exercises ("math"); the autotuned perceptron
+// histogram, sort and topk rows and tutorial 04's exercises ("math"); the autotuned perceptron
 // layer
 // ("perceptron").
 //
@@ -264,6 +264,45 @@ void runElementwise() {
       std::fflush(stdout);
       deviceFree(x);
       deviceFree(h);
+    }
+  }
+
+  // Rows sorted and their k largest (bench/kernels/sort.kite: Triton's
+  // tl.sort, tl.topk), f32, M rows of N: GB/s of the rows read and the
+  // result written. (N, K, rows a program): 32 x 128 (a routing's top 8 of
+  // 128 experts), 4 x 1024 (rows across the 4 warps).
+  if (part("math")) {
+    Kernel fill = load("bench/fill.kite", "fill_f32");
+    struct SortShape {
+      int n, k, rows;
+    };
+    for (SortShape sh : {SortShape{128, 8, 32}, SortShape{1024, 16, 4}}) {
+      const int M = (1 << 23) / sh.n;
+      size_t total = size_t(M) * sh.n;
+      uint64_t x = filled(fill, total, 4, 31), y = deviceAlloc(total * 4).value();
+      synchronize().value();
+      CompileOptions o;
+      o.constants = {{"N", sh.n}, {"ROWS", sh.rows}};
+      Kernel sorter = load("bench/sort.kite", "sort_rows", o);
+      o.constants["K"] = sh.k;
+      Kernel top = load("bench/sort.kite", "topk_rows", o);
+      uint32_t grid = uint32_t(cdiv(M, sh.rows));
+      double ms = timeMs([&] {
+        sorter.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
+      }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"sort\", \"rows\": %d, "
+                  "\"cols\": %d, \"k\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+                  M, sh.n, sh.n, ms * 1e3, 8.0 * total / ms / 1e6);
+      ms = timeMs([&] {
+        top.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
+      }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"topk\", \"rows\": %d, "
+                  "\"cols\": %d, \"k\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+                  M, sh.n, sh.k, ms * 1e3,
+                  4.0 * (total + size_t(M) * sh.k) / ms / 1e6);
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
     }
   }
 

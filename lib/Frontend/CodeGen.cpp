@@ -26,8 +26,11 @@ namespace kite::frontend {
 OwningOpRef<ModuleOp> CodeGen::run(unsigned &errors) {
   OwningOpRef<ModuleOp> m = ModuleOp::create(loc({1, 1}));
   bool anyKernel = false;
+  bool named = false;
+  for (auto &f : module.functions)
+    named |= f->isKernel && f->name == options.kernel;
   for (auto &f : module.functions) {
-    if (!f->isKernel)
+    if (!f->isKernel || (named && f->name != options.kernel))
       continue;
     anyKernel = true;
     try {

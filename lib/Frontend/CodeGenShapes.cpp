@@ -8,6 +8,8 @@
 //   broadcast_to(x, shape)  x broadcast to shape (numpy's rules),
 //   sort(x, dim=None, descending=False)  along the last dimension
 //                     (kite.sort: a bitonic network on the GPU),
+//   topk(x, k, dim=None)  the k largest of each row (along the last
+//                     dimension), in descending order (kite.sort ... k),
 //   expand_dims(x, axis)  size-1 dimensions inserted at `axis` (an int or a
 //                     tuple of them, negative from the end of the result:
 //                     x[:, None] is expand_dims(x, 1)),
@@ -25,7 +27,8 @@ namespace kite::frontend {
 
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
-         n == "broadcast_to" || n == "sort" || n == "expand_dims" ||
+         n == "broadcast_to" || n == "sort" || n == "topk" ||
+         n == "expand_dims" ||
          n == "ravel" || n == "cat" || n == "gather" || n == "histogram";
 }
 
@@ -81,39 +84,51 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
                   ", got " + describe(v));
     return llvm::cast<RankedTensorType>(v.v.getType());
   };
-  if (n == "sort") {
-    // sort(x, dim=None, descending=False): along the last dimension.
-    Args a = bindArgs(e, n, {"x", "dim", "descending"}, 1);
+  if (n == "sort" || n == "topk") {
+    // sort(x, dim=None, descending=False), topk(x, k, dim=None): along the
+    // last dimension.
+    bool top = n == "topk";
+    Args a = top ? bindArgs(e, n, {"x", "k", "dim"}, 2)
+                 : bindArgs(e, n, {"x", "dim", "descending"}, 1);
+    size_t dimAt = top ? 2 : 1;
     RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
     int64_t rank = t.getRank(), dim = rank - 1;
-    if (a.given[1] && a.values[1].kind != Val::None) {
-      dim = constInt(a.values[1], a.locs[1], "sort()'s dim");
+    if (a.given[dimAt] && a.values[dimAt].kind != Val::None) {
+      dim = constInt(a.values[dimAt], a.locs[dimAt], top ? "topk()'s dim" : "sort()'s dim");
       if (dim < 0)
         dim += rank;
       if (dim != rank - 1)
-        fail(a.locs[1], "sort() sorts along the last dimension only (as "
-                        "Triton's); transpose the block first");
+        fail(a.locs[dimAt], n + "() works along the last dimension only (as "
+                                "Triton's); transpose the block first");
     }
     int64_t len = t.getShape().back();
     if (len & (len - 1))
-      fail(a.locs[0], "sort() needs a power-of-two length, got " +
+      fail(a.locs[0], n + "() needs a power-of-two length, got " +
                           std::to_string(len));
     Type el = t.getElementType();
     if (el.isInteger(1) || isa<kd::PointerType>(el))
-      fail(a.locs[0], "sort() sorts numbers, got " + describe(a.values[0]));
-    bool desc = false;
-    if (a.given[2]) {
+      fail(a.locs[0], n + "() sorts numbers, got " + describe(a.values[0]));
+    bool desc = top;
+    IntegerAttr kAttr;
+    if (top) {
+      int64_t k = constInt(a.values[1], a.locs[1], "topk()'s k");
+      if (k < 1 || k > len || (k & (k - 1)))
+        fail(a.locs[1], "topk()'s k must be a power of two in [1, " +
+                            std::to_string(len) + "] (the row's length), got " +
+                            std::to_string(k));
+      kAttr = b.getI64IntegerAttr(k);
+    } else if (a.given[2]) {
       const Val &d = a.values[2];
       if (d.kind != Val::Bool && d.kind != Val::Int)
         fail(a.locs[2], "sort()'s descending must be True or False");
       desc = d.i != 0;
     }
     bool u = a.values[0].uns;
-    return Val::runtime(kd::SortOp::create(b, lc, t, a.values[0].v,
-                                           b.getI32IntegerAttr(dim),
-                                           desc ? b.getUnitAttr() : UnitAttr(),
-                                           u ? b.getUnitAttr() : UnitAttr()),
-                        u);
+    return Val::runtime(
+        kd::SortOp::create(b, lc, a.values[0].v, b.getI32IntegerAttr(dim),
+                           desc ? b.getUnitAttr() : UnitAttr(),
+                           u ? b.getUnitAttr() : UnitAttr(), kAttr),
+        u);
   }
   if (n == "gather") {
     // Triton's gather(src, index, axis): the index's shape, the source's

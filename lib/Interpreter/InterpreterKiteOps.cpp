@@ -8,6 +8,7 @@
 #include "InterpreterImpl.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 namespace kite::interp::detail {
@@ -84,13 +85,17 @@ void Interpreter::kiteOp(Operation *op) {
   if (auto h = dyn_cast<kd::HintOp>(op))
     return hint(h);
   if (auto so = dyn_cast<kd::SortOp>(op)) {
-    // The GPU's total order (SortToGPU.cpp): NaNs last, -0.0 before 0.0.
+    // The GPU's total order (SortToGPU.cpp): NaNs last (as the positive
+    // quiet NaN), -0.0 before 0.0. With k, the first k of each row.
     auto r = std::make_shared<Array>(*get(so.getSrc()));
     int64_t n = r->shape.back();
     bool desc = so.getDescending();
     for (size_t row = 0; row < r->size() / size_t(n); ++row) {
       if (r->kind == Kind::Float) {
         auto first = r->fv.begin() + row * n;
+        for (auto it = first; it != first + n; ++it)
+          if (std::isnan(*it))
+            *it = std::numeric_limits<double>::quiet_NaN();
         std::sort(first, first + n, [](double a, double b) {
           if (std::isnan(a))
             return false;
@@ -116,6 +121,18 @@ void Interpreter::kiteOp(Operation *op) {
         if (desc)
           std::reverse(first, first + n);
       }
+    }
+    int64_t k = so.getType().getShape().back();
+    if (k != n) {
+      auto out = make(so.getType());
+      for (size_t i = 0; i < out->size(); ++i) {
+        size_t from = i / size_t(k) * size_t(n) + i % size_t(k);
+        if (r->kind == Kind::Float)
+          out->fv[i] = r->fv[from];
+        else
+          out->iv[i] = r->iv[from];
+      }
+      r = out;
     }
     values[so.getResult()] = r;
     return;

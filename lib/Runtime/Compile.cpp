@@ -146,6 +146,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     }
     frontend.inputPrecision = options.inputPrecision;
     frontend.autotuneConfig = options.autotuneConfig;
+    frontend.kernel = options.kernel;
     frontend.ignoreAutotune = !options.autotuneConfigs.empty();
     module = ::kite::importKiteSource(sourceMgr, &ctx, frontend);
   } else {

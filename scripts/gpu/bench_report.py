@@ -57,6 +57,20 @@ for kernel, name in (("asin", "asin (f32)"), ("sigmoid", "sigmoid (f32)"),
         if "copy_GBps" in r:
             entry["kite_over_copy"] = r["GBps"] / r["copy_GBps"]
         table.append(entry)
+# Rows sorted and their top k (f32): ref = torch.sort / torch.topk.
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("sort", "topk")]:
+    key = dict(kernel=r["kernel"], rows=r["rows"], cols=r["cols"], k=r["k"])
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["GBps"] if t else float("nan")
+    cv = c["GBps"] if c else float("nan")
+    name = f"{r['kernel']} (f32)" + (f" k={r['k']}" if r["kernel"] == "topk" else "")
+    shape = f"{r['rows']}x{r['cols']}"
+    print(f"{name:24} {shape:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
+          f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x")
+    table.append(dict(kernel=r["kernel"], size=shape, k=r["k"], kite_GBps=r["GBps"],
+                      triton_GBps=tv, torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
+                      kite_over_torch=r["GBps"] / cv))
 # Tutorial 04's exercises: beside Triton's same kernels.
 for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("seeded_dropout_rows", "sparse_jl")]:
     unit = "GBps" if "GBps" in r else "gflops"

@@ -683,6 +683,50 @@ def histograms():
                  GBps=4 * n / ms / 1e6)
 
 
+# Rows sorted and their k largest, as bench/kernels/sort.kite (tl.sort,
+# tl.topk where this Triton has it), beside torch.sort / torch.topk (values
+# and indices: torch has no values-only form).
+@triton.jit
+def sort_rows_kernel(x_ptr, y_ptr, M, N: tl.constexpr, ROWS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * N + tl.arange(0, N)[None, :]
+    mask = rows[:, None] < M
+    tl.store(y_ptr + offs, tl.sort(tl.load(x_ptr + offs, mask=mask, other=0.0)), mask=mask)
+
+
+@triton.jit
+def topk_rows_kernel(x_ptr, y_ptr, M, N: tl.constexpr, K: tl.constexpr, ROWS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    mask = rows[:, None] < M
+    x = tl.load(x_ptr + rows[:, None] * N + tl.arange(0, N)[None, :], mask=mask, other=0.0)
+    tl.store(y_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K), mask=mask)
+
+
+def sorts():
+    for n, k, rows in ((128, 8, 32), (1024, 16, 4)):
+        M = (1 << 23) // n
+        x = torch.randn(M, n, device="cuda")
+        y = torch.empty_like(x)
+        g = (triton.cdiv(M, rows),)
+        sort_rows_kernel[g](x, y, M, N=n, ROWS=rows, num_warps=4)
+        assert torch.equal(y, torch.sort(x, dim=1).values), "sort"
+        cases = [("sort", n, 8 * M * n, lambda: sort_rows_kernel[g](x, y, M, N=n, ROWS=rows,
+                                                                   num_warps=4),
+                  lambda: torch.sort(x, dim=1))]
+        if hasattr(tl, "topk"):
+            topk_rows_kernel[g](x, y, M, N=n, K=k, ROWS=rows, num_warps=4)
+            assert torch.equal(y.view(-1)[:M * k].view(M, k),
+                               torch.topk(x, k, dim=1).values), "topk"
+            cases.append(("topk", k, 4 * M * (n + k),
+                          lambda: topk_rows_kernel[g](x, y, M, N=n, K=k, ROWS=rows, num_warps=4),
+                          lambda: torch.topk(x, k, dim=1)))
+        for name, kk, nbytes, tfn, ref in cases:
+            for impl, fn in (("triton", tfn), ("torch", ref)):
+                ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+                emit(impl=impl, kernel=name, rows=M, cols=n, k=kk, us=ms * 1e3,
+                     GBps=nbytes / ms / 1e6)
+
+
 # Tutorial 04's exercises, as dsl-examples/dropout_exercises.kite.
 @triton.jit
 def seeded_dropout_rows_kernel(x_ptr, out_ptr, seeds_ptr, n_cols, stride_x, stride_out, p,
@@ -934,6 +978,7 @@ def main():
     if "math" in only:
         elementwise_math()
         histograms()
+        sorts()
         dropout_exercises()
     if "perceptron" in only:
         perceptron()

@@ -225,6 +225,7 @@ static int countConfigs() {
       frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
   }
   frontend.inputPrecision = inputPrecision;
+  frontend.kernel = kernelName;
   auto module = kite::importKiteSource(sourceMgr, &context, frontend);
   if (!module)
     return -1;
@@ -430,6 +431,7 @@ static int compile() {
   }
   frontend.inputPrecision = inputPrecision;
   frontend.autotuneConfig = autotuneConfig;
+  frontend.kernel = kernelName;
   if (autotuneConfig < -1) {
     errs() << "kitec: error: --config=" << autotuneConfig
            << ": expected a configuration index (0, 1, ...)\n";

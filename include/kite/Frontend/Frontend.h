@@ -32,6 +32,10 @@ struct FrontendOptions {
   /// The host gives the configurations (CompileOptions::autotuneConfigs):
   /// a kernel's own @autotune is checked but not applied.
   bool ignoreAutotune = false;
+  /// When a kernel of the file has this name, only it is generated (the
+  /// others are parsed, not generated: their constexprs need no values, as
+  /// Triton compiles only the kernel launched); else every kernel is.
+  std::string kernel;
 };
 
 /// The default input precision of f32 dots: $KITE_F32_DEFAULT when set

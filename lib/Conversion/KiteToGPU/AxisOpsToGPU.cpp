@@ -174,46 +174,6 @@ Partial combinePartials(const Combiner &c, const Partial &acc,
   return {c.combine(acc[0], x[0])};
 }
 
-/// `v` from the lane whose index differs from this one's in `laneMask`
-/// (shfl.sync.bfly over the whole warp). Values narrower than 32 bits
-/// travel widened, 64-bit ones as two halves.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
-  Type i32 = b.getI32Type();
-  auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, i32, i32Const(b, loc, -1), x,
-                                i32Const(b, loc, laneMask),
-                                i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly,
-                                UnitAttr());
-  };
-  Type t = v.getType();
-  unsigned bits = t.getIntOrFloatBitWidth();
-  Type asInt = b.getIntegerType(bits);
-  Value x = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, asInt, v)
-                              : v;
-  Value r;
-  if (bits == 64) {
-    Type i64 = b.getI64Type();
-    Value lo = arith::TruncIOp::create(b, loc, i32, x);
-    Value hi = arith::TruncIOp::create(
-        b, loc, i32,
-        arith::ShRUIOp::create(
-            b, loc, x, arith::ConstantIntOp::create(b, loc, i64, 32)));
-    Value rlo = arith::ExtUIOp::create(b, loc, i64, shfl(lo));
-    Value rhi = arith::ExtUIOp::create(b, loc, i64, shfl(hi));
-    r = arith::OrIOp::create(
-        b, loc, rlo,
-        arith::ShLIOp::create(b, loc, rhi,
-                              arith::ConstantIntOp::create(b, loc, i64, 32)));
-  } else if (bits < 32) {
-    r = arith::TruncIOp::create(
-        b, loc, asInt, shfl(arith::ExtUIOp::create(b, loc, i32, x)));
-  } else {
-    r = shfl(x);
-  }
-  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult()
-                           : r;
-}
-
 /// Where dimension `axis` lies in the bits of the row-major index: from
 /// bit `lo`, `bits` wide (shapes are powers of two).
 struct AxisField {
@@ -678,6 +638,44 @@ private:
 };
 
 } // namespace
+
+Value mlir::kite::detail::shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(b, loc, i32, i32Const(b, loc, -1), x,
+                                i32Const(b, loc, laneMask),
+                                i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr());
+  };
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Type asInt = b.getIntegerType(bits);
+  Value x = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, asInt, v)
+                              : v;
+  Value r;
+  if (bits == 64) {
+    Type i64 = b.getI64Type();
+    Value lo = arith::TruncIOp::create(b, loc, i32, x);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(
+            b, loc, x, arith::ConstantIntOp::create(b, loc, i64, 32)));
+    Value rlo = arith::ExtUIOp::create(b, loc, i64, shfl(lo));
+    Value rhi = arith::ExtUIOp::create(b, loc, i64, shfl(hi));
+    r = arith::OrIOp::create(
+        b, loc, rlo,
+        arith::ShLIOp::create(b, loc, rhi,
+                              arith::ConstantIntOp::create(b, loc, i64, 32)));
+  } else if (bits < 32) {
+    r = arith::TruncIOp::create(
+        b, loc, asInt, shfl(arith::ExtUIOp::create(b, loc, i32, x)));
+  } else {
+    r = shfl(x);
+  }
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult()
+                           : r;
+}
+
 
 void mlir::kite::populateAxisOpPatterns(KiteTypeConverter &converter,
                                         const KiteLoweringState &state,

@@ -89,8 +89,11 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
     return isElidedTranspose(t) ? 0 : bytesOf(t.getSrc().getType());
   if (auto f = dyn_cast<FlipOp>(op))
     return bytesOf(f.getSrc().getType());
-  if (auto so = dyn_cast<SortOp>(op))
-    return bytesOf(so.getType());
+  if (auto so = dyn_cast<SortOp>(op)) { // keys of 4 or 8 bytes
+    RankedTensorType src = so.getSrc().getType();
+    unsigned bits = src.getElementType().getIntOrFloatBitWidth();
+    return src.getNumElements() * (bits == 64 ? 8 : 4);
+  }
   if (auto g = dyn_cast<GatherOp>(op))
     return bytesOf(g.getSrc().getType());
   if (auto h = dyn_cast<HistogramOp>(op))

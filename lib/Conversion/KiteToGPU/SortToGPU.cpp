@@ -1,17 +1,35 @@
 //===- SortToGPU.cpp - kite.sort as a bitonic network ----------------------===//
 //
 // kite.sort sorts each row (the last dimension, n a power of two) of a block
-// through shared memory: the block is published at its linear indices,
-// then log2(n) (log2(n) + 1) / 2 compare-exchange steps run, each over all
-// rows * n / 2 pairs spread across the threads (a loop when a thread has
-// several) and ended by a barrier; each result register is then read back
-// at its coordinates. Step (k, j) pairs element i (bit j of i clear) with
-// i | j; the pair is put in ascending order where bit k of i is clear,
-// descending where it is set (reversed for a descending sort).
+// with a bitonic network of log2(n) (log2(n) + 1) / 2 compare-exchange
+// steps. Step (k, j) pairs element i (bit j of i clear) with i | j and puts
+// the pair in ascending order where bit k of i is clear, descending where
+// it is set (reversed for a descending sort; k == n: the whole row).
+//
+// The network runs on the block's registers, in its own layout (the
+// LinearLayout of the value): the elements are first made keys, unsigned
+// integers whose order is the sort's (below), and each step j goes where
+// the input bit that moves an element by j lies:
+//   - a register bit: the pair is two registers of one thread (a min and a
+//     max);
+//   - a lane bit: one lane shuffle, each lane keeping the min or the max of
+//     its element and its partner's (the lower element of an ascending
+//     pair keeps the min);
+//   - a warp bit (or a layout where no single input bit moves an element
+//     by j): the keys go through shared memory, each thread reading its
+//     partners back (two barriers).
+// A row within a warp (the default layout of rows up to 32 x 16 bytes)
+// never touches shared memory. With `k` (topk) the sorted keys are
+// published once and each result register reads its row's first k; so
+// does a result whose layout differs from the source's.
 //
 // The order is total, and the interpreter's (InterpreterKiteOps.cpp): NaNs
-// after every number, and floats by their sign-magnitude bits otherwise
-// (-0.0 before 0.0), so both give the same bits. Integers compare signed.
+// after every number (as the positive quiet NaN), floats by their
+// sign-magnitude bits otherwise (-0.0 before 0.0), so both give the same
+// bits. Integers compare signed, or unsigned with `unsigned`. Keys: a
+// float's bits with the sign flipped where it is clear and every bit
+// flipped where it is set (f16/bf16 through f32, exact), a NaN all ones; a
+// signed integer with its sign bit flipped; i8/i16 widened to i32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,57 +37,105 @@
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
 
 namespace {
+/// Each element as an unsigned key (see the file comment).
+struct KeyCodec {
+  Type elem; ///< the registers' element type
+  Type key;  ///< i32 or i64
+  bool isFloat = false, uns = false;
+  unsigned width = 0, keyWidth = 0;
 
-/// a < b in the sort's total order (i1); `uns`: integers as unsigned.
-Value lessThan(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
-  Type t = x.getType();
-  if (!isa<FloatType>(t))
-    return arith::CmpIOp::create(
-        b, loc, uns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
-        x, y);
-  // Floats: widened to f32 (f16/bf16 keep their order, -0.0 included), keys
-  // from the bits: negative -> ~bits, else bits | sign; NaNs last.
-  bool wide = t.isF64();
-  Type ft = wide ? b.getF64Type() : b.getF32Type();
-  Type it = wide ? b.getI64Type() : b.getI32Type();
-  if (t != ft) {
-    x = arith::ExtFOp::create(b, loc, ft, x);
-    y = arith::ExtFOp::create(b, loc, ft, y);
+  KeyCodec(OpBuilder &b, Type elem, bool uns) : elem(elem), uns(uns) {
+    isFloat = isa<FloatType>(elem);
+    width = elem.getIntOrFloatBitWidth();
+    keyWidth = width == 64 ? 64 : 32;
+    key = b.getIntegerType(keyWidth);
   }
-  auto key = [&](Value v) {
-    Value bits = arith::BitcastOp::create(b, loc, it, v);
-    unsigned w = wide ? 64 : 32;
-    Value sign = arith::ConstantIntOp::create(b, loc, it,
-                                              int64_t(uint64_t(1) << (w - 1)));
-    Value allOnes = arith::ConstantIntOp::create(b, loc, it, -1);
-    Value zero = arith::ConstantIntOp::create(b, loc, it, 0);
-    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits,
-                                      zero);
-    return arith::SelectOp::create(
-        b, loc, neg, arith::XOrIOp::create(b, loc, bits, allOnes),
-        arith::OrIOp::create(b, loc, bits, sign));
-  };
-  Value keyLess = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        key(x), key(y));
-  Value xNan =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  Value yNan =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
-  Value t1 = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Value xNum = arith::XOrIOp::create(b, loc, xNan, t1);
-  Value yNum = arith::XOrIOp::create(b, loc, yNan, t1);
-  // (x, y numbers and key(x) < key(y)) or (x a number and y a NaN)
-  Value both = arith::AndIOp::create(b, loc, xNum, yNum);
-  return arith::OrIOp::create(b, loc,
-                              arith::AndIOp::create(b, loc, both, keyLess),
-                              arith::AndIOp::create(b, loc, xNum, yNan));
+  Value c(OpBuilder &b, Location loc, uint64_t v) const {
+    return arith::ConstantIntOp::create(b, loc, key, int64_t(v));
+  }
+  uint64_t signBit() const { return uint64_t(1) << (keyWidth - 1); }
+
+  Value encode(OpBuilder &b, Location loc, Value v) const {
+    if (!isFloat) {
+      Value x = v;
+      if (width < keyWidth)
+        x = uns ? arith::ExtUIOp::create(b, loc, key, v).getResult()
+                : arith::ExtSIOp::create(b, loc, key, v).getResult();
+      return uns ? x : arith::XOrIOp::create(b, loc, x, c(b, loc, signBit()));
+    }
+    Type ft = keyWidth == 64 ? Type(b.getF64Type()) : Type(b.getF32Type());
+    Value x = v.getType() == ft ? v : arith::ExtFOp::create(b, loc, ft, v);
+    Value bits = arith::BitcastOp::create(b, loc, key, x);
+    // negative: ~bits; else bits | sign
+    Value m = arith::OrIOp::create(
+        b, loc,
+        arith::ShRSIOp::create(b, loc, bits, c(b, loc, keyWidth - 1)),
+        c(b, loc, signBit()));
+    Value k = arith::XOrIOp::create(b, loc, bits, m);
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    return arith::SelectOp::create(b, loc, nan, c(b, loc, ~uint64_t(0)), k);
+  }
+
+  Value decode(OpBuilder &b, Location loc, Value k) const {
+    if (!isFloat) {
+      Value x = uns ? k : arith::XOrIOp::create(b, loc, k, c(b, loc, signBit()));
+      return width < keyWidth ? arith::TruncIOp::create(b, loc, elem, x)
+                              : x;
+    }
+    // sign set: bits = key ^ sign; else ~key.
+    Value m = arith::OrIOp::create(
+        b, loc,
+        arith::XOrIOp::create(
+            b, loc, arith::ShRSIOp::create(b, loc, k, c(b, loc, keyWidth - 1)),
+            c(b, loc, ~uint64_t(0))),
+        c(b, loc, signBit()));
+    Value bits = arith::XOrIOp::create(b, loc, k, m);
+    bool wide = keyWidth == 64;
+    Type ft = wide ? Type(b.getF64Type()) : Type(b.getF32Type());
+    Value x = arith::BitcastOp::create(b, loc, ft, bits);
+    if (elem != ft)
+      x = arith::TruncFOp::create(b, loc, elem, x);
+    // Keys above +inf's are NaNs: the element type's positive quiet NaN
+    // (selected after the conversion, which would give PTX's 0x7fff).
+    uint64_t infKey = wide ? 0xFFF0000000000000ull : 0xFF800000ull;
+    Value nan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, k,
+                                      c(b, loc, infKey));
+    auto ft2 = cast<FloatType>(elem);
+    Value qnan = arith::ConstantFloatOp::create(
+        b, loc, ft2, APFloat::getQNaN(ft2.getFloatSemantics()));
+    return arith::SelectOp::create(b, loc, nan, qnan, x);
+  }
+};
+
+/// A bit of an element's index: known at compile time or a per-thread i1.
+struct Bit {
+  bool known = true, value = false;
+  Value v;
+  Value get(OpBuilder &b, Location loc) const {
+    if (!known)
+      return v;
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), value);
+  }
+};
+
+Bit xorBits(OpBuilder &b, Location loc, const Bit &x, const Bit &y) {
+  if (x.known && y.known)
+    return Bit{true, x.value != y.value, Value()};
+  if (x.known || y.known) {
+    const Bit &k = x.known ? x : y, &r = x.known ? y : x;
+    if (!k.value)
+      return r;
+    Value t = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    return Bit{false, false, arith::XOrIOp::create(b, loc, r.v, t)};
+  }
+  return Bit{false, false, arith::XOrIOp::create(b, loc, x.v, y.v)};
 }
 
 struct SortLowering : OpConversionPattern<SortOp> {
@@ -81,92 +147,178 @@ struct SortLowering : OpConversionPattern<SortOp> {
   matchAndRewrite(SortOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
+    BlockedLayout srcLayout = conv.getLayout(op.getSrc());
+    std::optional<LinearLayout> L =
+        linearLayoutOf(op, srcLayout, "the sorted block");
+    if (!L)
+      return failure();
+    OpBuilder &b = rewriter;
     Location loc = op.getLoc();
+    RankedTensorType srcType = op.getSrc().getType();
     RankedTensorType type = op.getType();
-    Type kiteElem = type.getElementType();
-    auto resultType = cast<VectorType>(conv.convertType(op->getResult(0)));
-    Type elem = resultType.getElementType();
+    int64_t n = srcType.getShape().back();
+    int64_t k = type.getShape().back();
+    Type elem = getElementTypeOrSelf(
+        cast<VectorType>(conv.convertType(op.getSrc())).getElementType());
+    KeyCodec codec(b, elem, op.getUnsignedOrder());
+    auto keyBlock = RankedTensorType::get(srcType.getShape(), codec.key);
     Scratch s(rewriter, loc, state);
-    s.publish(adaptor.getSrc(), type, conv.getLayout(op.getSrc()));
+    Value tid = threadId(b, loc);
 
-    int64_t n = type.getShape().back();
-    int64_t pairs = type.getNumElements() / 2;
-    int64_t threads = conv.getLayout(op.getResult()).numThreads;
-    int64_t perThread = (pairs + threads - 1) / threads;
-    Value tid = threadId(rewriter, loc);
-    bool descending = op.getDescending();
+    int64_t regs = srcLayout.perThread;
+    SmallVector<Value> keys;
+    for (int64_t e = 0; e < regs; ++e)
+      keys.push_back(
+          codec.encode(b, loc, extractRegister(b, loc, adaptor.getSrc(), e)));
 
-    // One compare-exchange of pair p at step (k, j).
-    auto exchange = [&](OpBuilder &b, Value p, int64_t k, int64_t j) {
-      int64_t lgj = llvm::Log2_64(j);
-      auto c = [&](int64_t v) { return s.i32(v); };
-      Value row = arith::DivUIOp::create(b, loc, p, c(n / 2));
-      Value q = arith::RemUIOp::create(b, loc, p, c(n / 2));
-      // i: q with a 0 inserted at bit lgj.
-      Value high = arith::ShLIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, q, c(lgj)), c(lgj + 1));
-      Value i = arith::OrIOp::create(
-          b, loc, high, arith::AndIOp::create(b, loc, q, c(j - 1)));
-      Value base = arith::MulIOp::create(b, loc, row, c(n));
-      Value lo = arith::AddIOp::create(b, loc, base, i);
-      Value hi = arith::AddIOp::create(b, loc, lo, c(j));
-      Value x = s.load(0, lo, elem, kiteElem);
-      Value y = s.load(0, hi, elem, kiteElem);
-      // Ascending where bit k of i is clear (k == n: the whole row).
-      Value up = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq,
-          arith::AndIOp::create(b, loc, i, c(k)), c(0));
-      if (descending)
-        up = arith::XOrIOp::create(
-            b, loc, up, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-      // Swap when out of order: ascending and y < x, or descending and x < y.
-      bool uns = op.getUnsignedOrder();
-      Value yx = lessThan(b, loc, y, x, uns), xy = lessThan(b, loc, x, y, uns);
-      Value swap = arith::SelectOp::create(b, loc, up, yx, xy);
-      Value first = arith::SelectOp::create(b, loc, swap, y, x);
-      Value second = arith::SelectOp::create(b, loc, swap, x, y);
-      LLVM::StoreOp::create(b, loc, first, s.address(0, lo, kiteElem));
-      LLVM::StoreOp::create(b, loc, second, s.address(0, hi, kiteElem));
+    // Bit c of register e's element index.
+    ArrayRef<int64_t> regBases = L->bases(LinearLayout::In::Register);
+    ArrayRef<int64_t> thrBases = L->bases(LinearLayout::In::Thread);
+    std::map<int64_t, Bit> threadPart;
+    auto bitOf = [&](int64_t c, int64_t e) {
+      auto it = threadPart.find(c);
+      if (it == threadPart.end()) {
+        Bit t;
+        for (size_t i = 0; i < thrBases.size(); ++i) {
+          if (!((thrBases[i] >> c) & 1))
+            continue;
+          Value bit = arith::TruncIOp::create(
+              b, loc, b.getI1Type(),
+              arith::ShRUIOp::create(b, loc, tid, s.i32(int64_t(i))));
+          t = xorBits(b, loc, t, Bit{false, false, bit});
+        }
+        it = threadPart.emplace(c, t).first;
+      }
+      Bit r{true, bool((L->apply(LinearLayout::In::Register, e) >> c) & 1),
+            Value()};
+      return xorBits(b, loc, r, it->second);
+    };
+    // Where the input bit moving an element by 1 << c lies: a register
+    // bit (>= 0), a lane bit (-1 - lane), or none (shared memory).
+    auto place = [&](int64_t c) -> std::optional<int64_t> {
+      int64_t bit = int64_t(1) << c;
+      std::optional<int64_t> at;
+      int users = 0;
+      for (size_t i = 0; i < regBases.size(); ++i)
+        if (regBases[i] & bit) {
+          ++users;
+          if (regBases[i] == bit)
+            at = int64_t(i);
+        }
+      for (size_t i = 0; i < thrBases.size(); ++i)
+        if (thrBases[i] & bit) {
+          ++users;
+          if (thrBases[i] == bit && i < 5)
+            at = -1 - int64_t(i);
+        }
+      if (users != 1)
+        return std::nullopt;
+      return at;
     };
 
-    for (int64_t k = 2; k <= n; k *= 2) {
-      for (int64_t j = k / 2; j >= 1; j /= 2) {
-        // This thread's pairs: tid, tid + threads, ... below `pairs`.
-        auto body = [&](OpBuilder &b, Value t) {
-          Value p = arith::AddIOp::create(
-              b, loc, tid, arith::MulIOp::create(b, loc, t, s.i32(threads)));
-          if (pairs % threads == 0) {
-            exchange(b, p, k, j);
-            return;
-          }
-          Value inRange = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult, p, s.i32(pairs));
-          auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inRange, false);
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          exchange(b, p, k, j);
+    auto minMax = [&](Value x, Value y, bool max) -> Value {
+      return max ? arith::MaxUIOp::create(b, loc, x, y).getResult()
+                 : arith::MinUIOp::create(b, loc, x, y).getResult();
+    };
+    // The one of (mine, partner) an element keeps: the max where `takeMax`.
+    auto keep = [&](Value mine, Value partner, const Bit &takeMax) -> Value {
+      if (takeMax.known)
+        return minMax(mine, partner, takeMax.value);
+      return arith::SelectOp::create(b, loc, takeMax.v,
+                                     minMax(mine, partner, true),
+                                     minMax(mine, partner, false));
+    };
+    bool descending = op.getDescending();
+
+    Value tbase;
+    for (int64_t kk = 2; kk <= n; kk *= 2) {
+      for (int64_t j = kk / 2; j >= 1; j /= 2) {
+        int64_t c = llvm::Log2_64(j);
+        // Whether element e's pair sorts descending.
+        auto down = [&](int64_t e) {
+          Bit d{true, descending, Value()};
+          if (kk < n)
+            d = xorBits(b, loc, d, bitOf(llvm::Log2_64(kk), e));
+          return d;
         };
-        if (perThread == 1) {
-          body(rewriter, s.i32(0));
-        } else {
-          auto loop = scf::ForOp::create(rewriter, loc, s.i32(0),
-                                         s.i32(perThread), s.i32(1));
-          OpBuilder::InsertionGuard g(rewriter);
-          rewriter.setInsertionPoint(loop.getBody()->getTerminator());
-          body(rewriter, loop.getInductionVar());
+        std::optional<int64_t> at = place(c);
+        if (at && *at >= 0) {
+          for (int64_t e = 0; e < regs; ++e) {
+            if ((e >> *at) & 1)
+              continue;
+            int64_t e2 = e | (int64_t(1) << *at);
+            Value lo = minMax(keys[e], keys[e2], false);
+            Value hi = minMax(keys[e], keys[e2], true);
+            Bit d = down(e);
+            if (d.known) {
+              keys[e] = d.value ? hi : lo;
+              keys[e2] = d.value ? lo : hi;
+            } else {
+              keys[e] = arith::SelectOp::create(b, loc, d.v, hi, lo);
+              keys[e2] = arith::SelectOp::create(b, loc, d.v, lo, hi);
+            }
+          }
+          continue;
         }
-        s.barrier();
+        SmallVector<Value> partners;
+        if (at) {
+          for (int64_t e = 0; e < regs; ++e)
+            partners.push_back(shuffleXor(b, loc, keys[e], int64_t(1)
+                                                               << (-1 - *at)));
+        } else {
+          // Through shared memory: every key at its linear index, then
+          // each partner's.
+          Value vec = constantOf(b, loc, VectorType::get({regs}, codec.key), 0);
+          for (int64_t e = 0; e < regs; ++e)
+            vec = vector::InsertOp::create(b, loc, keys[e], vec, e);
+          s.publish(vec, keyBlock, srcLayout);
+          if (!tbase)
+            tbase = threadBase(b, loc, srcLayout);
+          for (int64_t e = 0; e < regs; ++e) {
+            Value idx = arith::AddIOp::create(
+                b, loc, tbase, s.i32(srcLayout.registerOffset(e)));
+            idx = arith::XOrIOp::create(b, loc, idx, s.i32(j));
+            partners.push_back(s.load(0, idx, codec.key, codec.key));
+          }
+        }
+        for (int64_t e = 0; e < regs; ++e) {
+          // The upper element of an ascending pair keeps the max.
+          Bit takeMax = xorBits(b, loc, bitOf(c, e), down(e));
+          keys[e] = keep(keys[e], partners[e], takeMax);
+        }
       }
     }
 
-    // Each result register from its linear index.
-    Value result = s.gather(conv, type, conv.getLayout(op.getResult()),
-                            kiteElem, [&](ArrayRef<Value> c) {
-                              return s.linear(c, type.getShape());
-                            });
+    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
+    BlockedLayout resLayout = conv.getLayout(op.getResult());
+    Value result = constantOf(b, loc, resultType, 0);
+    if (k == n && resLayout.placesLike(srcLayout) &&
+        resLayout.perThread == regs) {
+      for (int64_t e = 0; e < regs; ++e)
+        result = vector::InsertOp::create(b, loc, codec.decode(b, loc, keys[e]),
+                                          result, e);
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    // The first k of each row, in the result's layout.
+    Value vec = constantOf(b, loc, VectorType::get({regs}, codec.key), 0);
+    for (int64_t e = 0; e < regs; ++e)
+      vec = vector::InsertOp::create(b, loc, keys[e], vec, e);
+    s.publish(vec, keyBlock, srcLayout);
+    auto keyResult = RankedTensorType::get(type.getShape(), codec.key);
+    Value got = s.gather(conv, keyResult, resLayout, codec.key,
+                         [&](ArrayRef<Value> coords) {
+                           SmallVector<Value> at(coords);
+                           return s.linear(at, srcType.getShape());
+                         });
+    for (int64_t e = 0; e < resLayout.perThread; ++e)
+      result = vector::InsertOp::create(
+          b, loc, codec.decode(b, loc, extractRegister(b, loc, got, e)),
+          result, e);
     rewriter.replaceOp(op, result);
     return success();
   }
+
   const KiteLoweringState &state;
 };
 

@@ -69,6 +69,11 @@ inline Value threadBase(OpBuilder &b, Location loc,
   return base ? base : i32(0);
 }
 
+/// `v` from the lane whose index differs from this one's in `laneMask`
+/// (shfl.sync.bfly over the whole warp). Values narrower than 32 bits
+/// travel widened, 64-bit ones as two halves (AxisOpsToGPU.cpp).
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask);
+
 /// An integer or float constant `value` of type `type` (scalar or vector).
 inline Value constantOf(OpBuilder &b, Location loc, Type type, int64_t value) {
   Type element = getElementTypeOrSelf(type);

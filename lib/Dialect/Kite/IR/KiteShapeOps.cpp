@@ -112,6 +112,31 @@ LogicalResult ScanOp::verify() {
                         elements);
 }
 
+LogicalResult SortOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  // The source's type, its last dimension k where k is given (checked by
+  // the verifier; a k that makes no type is reported here).
+  auto type = dyn_cast<RankedTensorType>(adaptor.getSrc().getType());
+  if (!type || type.getRank() == 0)
+    return emitOptionalError(location, "'kite.sort' sorts a block, not ",
+                             adaptor.getSrc().getType());
+  std::optional<uint64_t> k = adaptor.getK();
+  if (!k) {
+    inferred.push_back(type);
+    return success();
+  }
+  if (*k < 1 || int64_t(*k) > type.getShape().back())
+    return emitOptionalError(location, "'kite.sort' keeps k = ", int64_t(*k),
+                             " of each row; k must lie in [1, ",
+                             type.getShape().back(), "]");
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = int64_t(*k);
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
 LogicalResult SortOp::verify() {
   auto type = getSrc().getType();
   int64_t rank = type.getRank(), dim = getDim();
@@ -121,6 +146,17 @@ LogicalResult SortOp::verify() {
   int64_t n = type.getShape().back();
   if (n < 1 || (n & (n - 1)))
     return emitOpError() << "needs a power-of-two length to sort, got " << n;
+  if (std::optional<uint64_t> k = getK(); k && (*k & (*k - 1)))
+    return emitOpError() << "keeps a power-of-two number of elements of each "
+                            "row, not "
+                         << *k;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = getType().getShape().back();
+  if (getType().getShape() != ArrayRef<int64_t>(shape) ||
+      getType().getElementType() != type.getElementType() ||
+      (!getK() && getType() != type))
+    return emitOpError() << "result " << getType()
+                         << " does not match the sorted " << type;
   Type e = type.getElementType();
   if (isa<PointerType>(e) || e.isInteger(1))
     return emitOpError() << "sorts numbers, not " << e;

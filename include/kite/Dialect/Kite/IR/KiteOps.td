@@ -171,25 +171,35 @@ def Kite_HistogramOp : Kite_Op<"histogram", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Kite_SortOp : Kite_Op<"sort", [Pure, AllTypesMatch<["src", "result"]>]> {
-  let summary = "A block sorted along its last dimension (Triton's tl.sort)";
+def Kite_SortOp : Kite_Op<"sort", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A block sorted along its last dimension (Triton's tl.sort, tl.topk)";
   let description = [{
     Each row (along the last dimension, a power of two long) sorted in
     ascending order, or descending with `descending`. Floats in a total
-    order: NaNs after every number (first when descending), -0.0 and 0.0
-    equal. Integers compare as signed, or as unsigned with `unsigned` (the
-    frontend's u8 .. u64). On the GPU a bitonic network over shared memory.
+    order: NaNs after every number (first when descending), -0.0 before
+    0.0; a NaN comes out as the positive quiet NaN. Integers compare as
+    signed, or as unsigned with `unsigned` (the frontend's u8 .. u64).
+
+    With `k` (a power of two, at most the row's length) only the first k
+    of each sorted row are kept: the result's last dimension is k
+    (Triton's `tl.topk(x, k)` is `descending k`).
+
+    On the GPU a bitonic network over the block's layout: steps between
+    a thread's registers, lane shuffles, and an exchange through shared
+    memory for the bits that lie across warps.
 
     ```mlir
     %r = kite.sort %x dim 1 descending : tensor<4x64xf32>
     %u = kite.sort %y dim 0 unsigned : tensor<64xi32>
+    %t = kite.sort %x dim 1 descending k 8 : tensor<4x64xf32>
     ```
   }];
   let arguments = (ins Kite_Block:$src, I32Attr:$dim, UnitAttr:$descending,
-                       UnitAttr:$unsigned_order);
+                       UnitAttr:$unsigned_order, OptionalAttr<I64Attr>:$k);
   let results = (outs Kite_Block:$result);
   let assemblyFormat = "$src `dim` $dim (`descending` $descending^)? "
-                       "(`unsigned` $unsigned_order^)? attr-dict `:` type($src)";
+                       "(`unsigned` $unsigned_order^)? (`k` $k^)? attr-dict "
+                       "`:` type($src)";
   let hasVerifier = 1;
 }
 
