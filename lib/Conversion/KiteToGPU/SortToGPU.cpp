@@ -118,11 +118,6 @@ struct KeyCodec {
 struct Bit {
   bool known = true, value = false;
   Value v;
-  Value get(OpBuilder &b, Location loc) const {
-    if (!known)
-      return v;
-    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), value);
-  }
 };
 
 Bit xorBits(OpBuilder &b, Location loc, const Bit &x, const Bit &y) {
@@ -137,6 +132,210 @@ Bit xorBits(OpBuilder &b, Location loc, const Bit &x, const Bit &y) {
   }
   return Bit{false, false, arith::XOrIOp::create(b, loc, x.v, y.v)};
 }
+
+/// `x` without bit `c` (the bits above move down one).
+int64_t dropBit(int64_t x, int64_t c) {
+  int64_t low = x & ((int64_t(1) << c) - 1);
+  return low | ((x >> (c + 1)) << c);
+}
+
+/// The keys of a block being sorted, each thread's registers, and where
+/// each lies: the bases of the (register, thread) -> element index map,
+/// which change as topk's halvings drop index bits.
+struct Network {
+  OpBuilder &b;
+  Location loc;
+  Scratch &s;
+  const KeyCodec &codec;
+  Value tid;
+  SmallVector<Value> keys;
+  SmallVector<int64_t> regBases, thrBases;
+  bool descending;
+  std::map<int64_t, Bit> threadBits; ///< per index bit, for these bases
+  Value threadIndex;                 ///< the thread's part of the index
+
+  void basesChanged() {
+    threadBits.clear();
+    threadIndex = Value();
+  }
+
+  /// Bit c of register e's element index.
+  Bit bitOf(int64_t c, int64_t e) {
+    auto it = threadBits.find(c);
+    if (it == threadBits.end()) {
+      Bit t;
+      for (size_t i = 0; i < thrBases.size(); ++i) {
+        if (!((thrBases[i] >> c) & 1))
+          continue;
+        Value bit = arith::TruncIOp::create(
+            b, loc, b.getI1Type(),
+            arith::ShRUIOp::create(b, loc, tid, s.i32(int64_t(i))));
+        t = xorBits(b, loc, t, Bit{false, false, bit});
+      }
+      it = threadBits.emplace(c, t).first;
+    }
+    int64_t r = 0;
+    for (size_t i = 0; i < regBases.size(); ++i)
+      if ((e >> i) & 1)
+        r ^= regBases[i];
+    return xorBits(b, loc, Bit{true, bool((r >> c) & 1), Value()}, it->second);
+  }
+
+  /// Where the one input bit that moves an element by 1 << c lies: a
+  /// register bit (>= 0), a lane bit (-1 - lane), or none (a warp bit, or
+  /// index bit c spread over several inputs: shared memory).
+  std::optional<int64_t> place(int64_t c) const {
+    int64_t bit = int64_t(1) << c;
+    std::optional<int64_t> at;
+    int users = 0;
+    for (size_t i = 0; i < regBases.size(); ++i)
+      if (regBases[i] & bit) {
+        ++users;
+        if (regBases[i] == bit)
+          at = int64_t(i);
+      }
+    for (size_t i = 0; i < thrBases.size(); ++i)
+      if (thrBases[i] & bit) {
+        ++users;
+        if (thrBases[i] == bit && i < 5)
+          at = -1 - int64_t(i);
+      }
+    if (users != 1)
+      return std::nullopt;
+    return at;
+  }
+
+  /// Whether index bit c is moved by exactly one input bit, alone.
+  bool simple(int64_t c) const {
+    int64_t bit = int64_t(1) << c;
+    int users = 0, exact = 0;
+    for (ArrayRef<int64_t> bases : {ArrayRef<int64_t>(regBases),
+                                    ArrayRef<int64_t>(thrBases)})
+      for (int64_t v : bases) {
+        users += (v & bit) != 0;
+        exact += v == bit;
+      }
+    return users == 1 && exact == 1;
+  }
+
+  /// Register e's element index (i32).
+  Value indexOf(int64_t e) {
+    if (!threadIndex)
+      threadIndex = applyLinear(b, loc, LinearLayout(regBases, thrBases),
+                                LinearLayout::In::Thread, tid);
+    int64_t r = 0;
+    for (size_t i = 0; i < regBases.size(); ++i)
+      if ((e >> i) & 1)
+        r ^= regBases[i];
+    return arith::XOrIOp::create(b, loc, threadIndex, s.i32(r));
+  }
+
+  /// Every key stored at its element index in the scratch buffer (copies
+  /// held by several threads store the same key).
+  void publish() {
+    s.barrier();
+    for (size_t e = 0; e < keys.size(); ++e)
+      LLVM::StoreOp::create(b, loc, keys[e],
+                            s.address(0, indexOf(int64_t(e)), codec.key));
+    s.barrier();
+  }
+
+  /// Each register's partner across index bit c.
+  SmallVector<Value> partners(int64_t c) {
+    SmallVector<Value> got;
+    std::optional<int64_t> at = place(c);
+    if (at && *at < 0) {
+      for (Value k : keys)
+        got.push_back(shuffleXor(b, loc, k, int64_t(1) << (-1 - *at)));
+      return got;
+    }
+    publish();
+    for (size_t e = 0; e < keys.size(); ++e) {
+      Value idx = arith::XOrIOp::create(b, loc, indexOf(int64_t(e)),
+                                        s.i32(int64_t(1) << c));
+      got.push_back(s.load(0, idx, codec.key, codec.key));
+    }
+    return got;
+  }
+
+  Value minMax(Value x, Value y, bool max) {
+    return max ? arith::MaxUIOp::create(b, loc, x, y).getResult()
+               : arith::MinUIOp::create(b, loc, x, y).getResult();
+  }
+
+  /// Compare-exchange step j of stage kk: pairs across index bit log2(j),
+  /// ascending where bit log2(kk) of the index is clear (`last`: the
+  /// sort's own direction everywhere).
+  void step(int64_t kk, int64_t j, bool last) {
+    int64_t c = llvm::Log2_64(j);
+    auto down = [&](int64_t e) {
+      Bit d{true, descending, Value()};
+      if (!last)
+        d = xorBits(b, loc, d, bitOf(llvm::Log2_64(kk), e));
+      return d;
+    };
+    std::optional<int64_t> at = place(c);
+    if (at && *at >= 0) {
+      for (int64_t e = 0; e < int64_t(keys.size()); ++e) {
+        if ((e >> *at) & 1)
+          continue;
+        int64_t e2 = e | (int64_t(1) << *at);
+        Value lo = minMax(keys[e], keys[e2], false);
+        Value hi = minMax(keys[e], keys[e2], true);
+        Bit d = down(e);
+        if (d.known) {
+          keys[e] = d.value ? hi : lo;
+          keys[e2] = d.value ? lo : hi;
+        } else {
+          keys[e] = arith::SelectOp::create(b, loc, d.v, hi, lo);
+          keys[e2] = arith::SelectOp::create(b, loc, d.v, lo, hi);
+        }
+      }
+      return;
+    }
+    SmallVector<Value> other = partners(c);
+    for (int64_t e = 0; e < int64_t(keys.size()); ++e) {
+      // The upper element of an ascending pair keeps the max.
+      Bit takeMax = xorBits(b, loc, bitOf(c, e), down(e));
+      if (takeMax.known)
+        keys[e] = minMax(keys[e], other[e], takeMax.value);
+      else
+        keys[e] = arith::SelectOp::create(b, loc, takeMax.v,
+                                          minMax(keys[e], other[e], true),
+                                          minMax(keys[e], other[e], false));
+    }
+  }
+
+  /// topk's halving: each pair across index bit c (simple) keeps its
+  /// larger key (the smaller for an ascending sort), and the index loses
+  /// bit c. A register bit halves the registers; a thread bit's threads
+  /// then hold copies.
+  void halve(int64_t c) {
+    std::optional<int64_t> at = place(c);
+    bool keepMax = descending;
+    if (at && *at >= 0) {
+      SmallVector<Value> kept;
+      for (int64_t e = 0; e < int64_t(keys.size()); ++e)
+        if (!((e >> *at) & 1))
+          kept.push_back(
+              minMax(keys[e], keys[e | (int64_t(1) << *at)], keepMax));
+      keys = kept;
+      regBases.erase(regBases.begin() + *at);
+    } else {
+      SmallVector<Value> other = partners(c);
+      for (size_t e = 0; e < keys.size(); ++e)
+        keys[e] = minMax(keys[e], other[e], keepMax);
+      for (int64_t &v : thrBases)
+        if (v == (int64_t(1) << c))
+          v = 0;
+    }
+    for (int64_t &v : regBases)
+      v = dropBit(v, c);
+    for (int64_t &v : thrBases)
+      v = dropBit(v, c);
+    basesChanged();
+  }
+};
 
 struct SortLowering : OpConversionPattern<SortOp> {
   SortLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -154,162 +353,69 @@ struct SortLowering : OpConversionPattern<SortOp> {
       return failure();
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    RankedTensorType srcType = op.getSrc().getType();
     RankedTensorType type = op.getType();
-    int64_t n = srcType.getShape().back();
+    int64_t n = op.getSrc().getType().getShape().back();
     int64_t k = type.getShape().back();
     Type elem = getElementTypeOrSelf(
         cast<VectorType>(conv.convertType(op.getSrc())).getElementType());
     KeyCodec codec(b, elem, op.getUnsignedOrder());
-    auto keyBlock = RankedTensorType::get(srcType.getShape(), codec.key);
     Scratch s(rewriter, loc, state);
-    Value tid = threadId(b, loc);
-
-    int64_t regs = srcLayout.perThread;
-    SmallVector<Value> keys;
-    for (int64_t e = 0; e < regs; ++e)
-      keys.push_back(
+    Network net{b, loc, s, codec, threadId(b, loc), {}, {}, {},
+                op.getDescending(), {}, Value()};
+    for (int64_t e = 0; e < srcLayout.perThread; ++e)
+      net.keys.push_back(
           codec.encode(b, loc, extractRegister(b, loc, adaptor.getSrc(), e)));
+    auto regBases = L->bases(LinearLayout::In::Register);
+    auto thrBases = L->bases(LinearLayout::In::Thread);
+    net.regBases.assign(regBases.begin(), regBases.end());
+    net.thrBases.assign(thrBases.begin(), thrBases.end());
 
-    // Bit c of register e's element index.
-    ArrayRef<int64_t> regBases = L->bases(LinearLayout::In::Register);
-    ArrayRef<int64_t> thrBases = L->bases(LinearLayout::In::Thread);
-    std::map<int64_t, Bit> threadPart;
-    auto bitOf = [&](int64_t c, int64_t e) {
-      auto it = threadPart.find(c);
-      if (it == threadPart.end()) {
-        Bit t;
-        for (size_t i = 0; i < thrBases.size(); ++i) {
-          if (!((thrBases[i] >> c) & 1))
-            continue;
-          Value bit = arith::TruncIOp::create(
-              b, loc, b.getI1Type(),
-              arith::ShRUIOp::create(b, loc, tid, s.i32(int64_t(i))));
-          t = xorBits(b, loc, t, Bit{false, false, bit});
-        }
-        it = threadPart.emplace(c, t).first;
-      }
-      Bit r{true, bool((L->apply(LinearLayout::In::Register, e) >> c) & 1),
-            Value()};
-      return xorBits(b, loc, r, it->second);
-    };
-    // Where the input bit moving an element by 1 << c lies: a register
-    // bit (>= 0), a lane bit (-1 - lane), or none (shared memory).
-    auto place = [&](int64_t c) -> std::optional<int64_t> {
-      int64_t bit = int64_t(1) << c;
-      std::optional<int64_t> at;
-      int users = 0;
-      for (size_t i = 0; i < regBases.size(); ++i)
-        if (regBases[i] & bit) {
-          ++users;
-          if (regBases[i] == bit)
-            at = int64_t(i);
-        }
-      for (size_t i = 0; i < thrBases.size(); ++i)
-        if (thrBases[i] & bit) {
-          ++users;
-          if (thrBases[i] == bit && i < 5)
-            at = -1 - int64_t(i);
-        }
-      if (users != 1)
-        return std::nullopt;
-      return at;
-    };
-
-    auto minMax = [&](Value x, Value y, bool max) -> Value {
-      return max ? arith::MaxUIOp::create(b, loc, x, y).getResult()
-                 : arith::MinUIOp::create(b, loc, x, y).getResult();
-    };
-    // The one of (mine, partner) an element keeps: the max where `takeMax`.
-    auto keep = [&](Value mine, Value partner, const Bit &takeMax) -> Value {
-      if (takeMax.known)
-        return minMax(mine, partner, takeMax.value);
-      return arith::SelectOp::create(b, loc, takeMax.v,
-                                     minMax(mine, partner, true),
-                                     minMax(mine, partner, false));
-    };
-    bool descending = op.getDescending();
-
-    Value tbase;
-    for (int64_t kk = 2; kk <= n; kk *= 2) {
-      for (int64_t j = kk / 2; j >= 1; j /= 2) {
-        int64_t c = llvm::Log2_64(j);
-        // Whether element e's pair sorts descending.
-        auto down = [&](int64_t e) {
-          Bit d{true, descending, Value()};
-          if (kk < n)
-            d = xorBits(b, loc, d, bitOf(llvm::Log2_64(kk), e));
-          return d;
-        };
-        std::optional<int64_t> at = place(c);
-        if (at && *at >= 0) {
-          for (int64_t e = 0; e < regs; ++e) {
-            if ((e >> *at) & 1)
-              continue;
-            int64_t e2 = e | (int64_t(1) << *at);
-            Value lo = minMax(keys[e], keys[e2], false);
-            Value hi = minMax(keys[e], keys[e2], true);
-            Bit d = down(e);
-            if (d.known) {
-              keys[e] = d.value ? hi : lo;
-              keys[e2] = d.value ? lo : hi;
-            } else {
-              keys[e] = arith::SelectOp::create(b, loc, d.v, hi, lo);
-              keys[e2] = arith::SelectOp::create(b, loc, d.v, lo, hi);
-            }
-          }
-          continue;
-        }
-        SmallVector<Value> partners;
-        if (at) {
-          for (int64_t e = 0; e < regs; ++e)
-            partners.push_back(shuffleXor(b, loc, keys[e], int64_t(1)
-                                                               << (-1 - *at)));
-        } else {
-          // Through shared memory: every key at its linear index, then
-          // each partner's.
-          Value vec = constantOf(b, loc, VectorType::get({regs}, codec.key), 0);
-          for (int64_t e = 0; e < regs; ++e)
-            vec = vector::InsertOp::create(b, loc, keys[e], vec, e);
-          s.publish(vec, keyBlock, srcLayout);
-          if (!tbase)
-            tbase = threadBase(b, loc, srcLayout);
-          for (int64_t e = 0; e < regs; ++e) {
-            Value idx = arith::AddIOp::create(
-                b, loc, tbase, s.i32(srcLayout.registerOffset(e)));
-            idx = arith::XOrIOp::create(b, loc, idx, s.i32(j));
-            partners.push_back(s.load(0, idx, codec.key, codec.key));
-          }
-        }
-        for (int64_t e = 0; e < regs; ++e) {
-          // The upper element of an ascending pair keeps the max.
-          Bit takeMax = xorBits(b, loc, bitOf(c, e), down(e));
-          keys[e] = keep(keys[e], partners[e], takeMax);
-        }
+    int64_t logN = llvm::Log2_64(n), logK = llvm::Log2_64(k);
+    // topk halves the rows where every column bit is moved by one input
+    // bit alone (Triton's bitonic top-k: runs of k sorted in alternating
+    // directions, each pair of runs' larger halves kept and merged, the
+    // index losing bit log2(k) at each level); otherwise (and for k == n)
+    // the whole row is sorted.
+    bool halving = k < n;
+    for (int64_t c = 0; c < logN && halving; ++c)
+      halving = net.simple(c);
+    int64_t sortedRuns = halving ? k : n;
+    for (int64_t kk = 2; kk <= sortedRuns; kk *= 2)
+      for (int64_t j = kk / 2; j >= 1; j /= 2)
+        net.step(kk, j, kk == n);
+    if (halving) {
+      for (int64_t level = logK + 1; level <= logN; ++level) {
+        net.halve(logK);
+        for (int64_t j = k / 2; j >= 1; j /= 2)
+          net.step(k, j, level == logN);
       }
     }
 
     auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
     BlockedLayout resLayout = conv.getLayout(op.getResult());
+    std::optional<LinearLayout> R = LinearLayout::of(resLayout);
     Value result = constantOf(b, loc, resultType, 0);
-    if (k == n && resLayout.placesLike(srcLayout) &&
-        resLayout.perThread == regs) {
-      for (int64_t e = 0; e < regs; ++e)
-        result = vector::InsertOp::create(b, loc, codec.decode(b, loc, keys[e]),
-                                          result, e);
+    // In place when the network's layout is the result's (a sort whose
+    // result keeps the source's layout); else through shared memory, each
+    // result register reading its element (its row's first k).
+    if (R && *R == LinearLayout(net.regBases, net.thrBases) &&
+        int64_t(net.keys.size()) == resLayout.perThread) {
+      for (int64_t e = 0; e < resLayout.perThread; ++e)
+        result = vector::InsertOp::create(
+            b, loc, codec.decode(b, loc, net.keys[e]), result, e);
       rewriter.replaceOp(op, result);
       return success();
     }
-    // The first k of each row, in the result's layout.
-    Value vec = constantOf(b, loc, VectorType::get({regs}, codec.key), 0);
-    for (int64_t e = 0; e < regs; ++e)
-      vec = vector::InsertOp::create(b, loc, keys[e], vec, e);
-    s.publish(vec, keyBlock, srcLayout);
+    net.publish();
+    // The published index space: rows of n, or of k after the halvings.
+    int64_t rowLen = halving ? k : n;
+    SmallVector<int64_t> published(type.getShape());
+    published.back() = rowLen;
     auto keyResult = RankedTensorType::get(type.getShape(), codec.key);
     Value got = s.gather(conv, keyResult, resLayout, codec.key,
                          [&](ArrayRef<Value> coords) {
                            SmallVector<Value> at(coords);
-                           return s.linear(at, srcType.getShape());
+                           return s.linear(at, published);
                          });
     for (int64_t e = 0; e < resLayout.perThread; ++e)
       result = vector::InsertOp::create(
@@ -318,7 +424,6 @@ struct SortLowering : OpConversionPattern<SortOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
-
   const KiteLoweringState &state;
 };
 
