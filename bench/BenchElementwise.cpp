@@ -306,6 +306,32 @@ void runElementwise() {
     }
   }
 
+  // Triton's softmax builtin (bench/kernels/sort.kite's softmax_builtin),
+  // one row of N f32 a program, 4096 rows: GB/s of the rows read and
+  // written.
+  if (part("math")) {
+    Kernel fill = load("bench/fill.kite", "fill_f32");
+    for (int n : {1024, 4096}) {
+      const int M = 4096;
+      size_t total = size_t(M) * n;
+      uint64_t x = filled(fill, total, 4, 37), y = deviceAlloc(total * 4).value();
+      synchronize().value();
+      CompileOptions o;
+      o.constants = {{"N", n}};
+      Kernel sm = load("bench/sort.kite", "softmax_builtin", o);
+      double ms = timeMs([&] {
+        sm.launch(uint32_t(M), {Arg::pointer(x), Arg::pointer(y)}).value();
+      }, 25);
+      std::printf("{\"impl\": \"kite\", \"kernel\": \"softmax builtin\", "
+                  "\"rows\": %d, \"cols\": %d, \"k\": 0, \"us\": %.2f, "
+                  "\"GBps\": %.1f}\n",
+                  M, n, ms * 1e3, 8.0 * total / ms / 1e6);
+      std::fflush(stdout);
+      deviceFree(x);
+      deviceFree(y);
+    }
+  }
+
   // Tutorial 04's exercises (dsl-examples/dropout_exercises.kite): seeded
   // dropout of a 4096 x 4096 matrix with a seed per row (GB/s: 8 bytes an
   // element), and a sparse JL transform of 4096 x 4096 to 256 columns

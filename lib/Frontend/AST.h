@@ -45,6 +45,9 @@ struct Expr {
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
   unsigned height = 1; ///< of the tree below (bounded by the parser)
+  /// A Name written `tl.NAME` (TritonSpellings.cpp): Triton's builtin,
+  /// never a helper of the file with that name.
+  bool fromTriton = false;
 
   Expr(Kind kind, Loc loc) : kind(kind), loc(loc) {}
 };

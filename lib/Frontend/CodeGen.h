@@ -361,7 +361,13 @@ private:
   /// Triton's PropagateNan values (PropagateNan.NONE / .ALL).
   static constexpr int64_t kPropagateNanNone = 0, kPropagateNanAll = 0xFFFF;
 
+  /// Reductions along an axis and softmax (CodeGenReductions.cpp).
   Val reduce(const std::string &n, const Expr &e);
+  /// kite.reduce of `in` along `axis` for the builtin `what` (sum, max,
+  /// min, xor_sum, reduce_or, argmax, argmin); the axis dropped.
+  Val reduceAlong(const std::string &what, const Val &in, int64_t axis, Loc l);
+  /// Triton's softmax(x, dim=None, keep_dims=False, ieee_rounding=False).
+  Val softmax(const Expr &e);
 
   //===--------------------------------------------------------------------===//
   // Helpers (inlined)

@@ -2,9 +2,9 @@
 //---------------------------===//
 //
 // Calls: methods (.to, .reshape, .trans), the builtins (program_id, arange,
-// where, rand, dot, reductions, scans, shape ops, hints,
+// where, rand, dot, scans, shape ops, hints,
 // debug ops) and helper calls (inlined: CodeGenStmt.cpp); load/store are
-// CodeGenMemory.cpp's.
+// CodeGenMemory.cpp's, reductions and softmax CodeGenReductions.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +54,11 @@ Val CodeGen::call(const Expr &e) {
   if (callee.kind != Expr::Name)
     fail(callee.loc, "only functions can be called");
   const std::string &n = callee.name;
-  if (scope->count(n) || (!isBuiltin(n) && functions.count(n))) {
+  // A helper of the file (or a local function value) shadows a builtin of
+  // its name, as in Python; `tl.NAME` is always Triton's builtin.
+  if (!callee.fromTriton &&
+      (scope->count(n) ||
+       (functions.count(n) && (!isBuiltin(n) || !functions.at(n)->isKernel)))) {
     Val f = lookup(n, callee.loc);
     if (f.kind != Val::Helper)
       fail(callee.loc, "'" + n + "' is not a function");
@@ -237,8 +241,20 @@ Val CodeGen::call(const Expr &e) {
   if (n == "minimum" || n == "maximum")
     return minMax(n == "minimum", e);
   if (n == "sum" || n == "max" || n == "min" || n == "xor_sum" ||
-      n == "argmax" || n == "argmin")
+      n == "reduce_or" || n == "argmax" || n == "argmin")
     return reduce(n, e);
+  if (n == "softmax")
+    return softmax(e);
+  if (n == "add" || n == "sub" || n == "mul") {
+    // Triton's tl.add / tl.sub / tl.mul(x, y, sanitize_overflow=True): the
+    // operators (Kite's integers wrap; the sanitizer's checks are Triton's
+    // debug mode).
+    Args a = bindArgs(e, n, {"x", "y", "sanitize_overflow"}, 2);
+    if (a.given[2])
+      (void)constInt(a.values[2], a.locs[2], "sanitize_overflow");
+    return binary(n == "add" ? "+" : n == "sub" ? "-" : "*", a.values[0],
+                  a.values[1], e.loc);
+  }
   if (n == "dot")
     return dotBuiltin(e);
   if (isMathBuiltin(n))
@@ -667,113 +683,6 @@ Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l,
               : arith::MaxNumFOp::create(b, lc, x, y).getResult());
   return Val::runtime(isMin ? arith::MinSIOp::create(b, lc, x, y).getResult()
                             : arith::MaxSIOp::create(b, lc, x, y).getResult());
-}
-
-Val CodeGen::reduce(const std::string &n, const Expr &e) {
-  // Triton's sum(input, axis=None, keep_dims=False, dtype=None),
-  // max/min(input, axis=None, return_indices=False,
-  // return_indices_tie_break_left=True, keep_dims=False),
-  // xor_sum(input, axis=None, keep_dims=False) and
-  // argmax/argmin(input, axis, tie_break_left=True, keep_dims=False).
-  bool argKind = n == "argmax" || n == "argmin";
-  bool maxMin = n == "max" || n == "min";
-  Args a =
-      argKind
-          ? bindArgs(e, n, {"input", "axis", "tie_break_left", "keep_dims"}, 2)
-      : maxMin     ? bindArgs(e, n,
-                              {"input", "axis", "return_indices",
-                               "return_indices_tie_break_left", "keep_dims"},
-                              1)
-      : n == "sum" ? bindArgs(e, n, {"input", "axis", "keep_dims", "dtype"}, 1)
-                   : bindArgs(e, n, {"input", "axis", "keep_dims"}, 1);
-  auto flag = [&](size_t i, const char *what) {
-    if (!a.given[i] || a.values[i].kind == Val::None)
-      return false;
-    const Val &v = a.values[i];
-    if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i], n + "()'s " + what + " must be True or False");
-    return v.i != 0;
-  };
-  size_t tieAt = argKind ? 2 : 3;
-  if ((argKind || maxMin) && a.given[tieAt] &&
-      a.values[tieAt].kind != Val::None && !flag(tieAt, "tie_break_left"))
-    fail(a.locs[tieAt], n + "() supports tie_break_left=True only (the first "
-                            "index of equal values)");
-  size_t keepAt = argKind ? 3 : maxMin ? 4 : 2;
-  bool keepDims = flag(keepAt, "keep_dims");
-  bool withIndices = maxMin && flag(2, "return_indices");
-  Val in = a.values[0];
-  if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
-    fail(a.locs[0], n + "() reduces a block, got " + describe(in));
-  if (n == "sum" && a.given[3] && a.values[3].kind != Val::None) {
-    // sum's dtype: the type the elements are summed in.
-    Type t = dtypeArg(a.values[3], a.locs[3]);
-    bool tu = a.values[3].uns;
-    in = Val::runtime(cast(in.v, t, a.locs[3], in.uns, tu), tu);
-  }
-  SmallVector<int64_t> shape(shapeOf(in.v.getType()));
-  int64_t axis = 0;
-  bool allAxes = false;
-  if (a.given[1] && a.values[1].kind != Val::None) {
-    axis = constInt(a.values[1], a.locs[1], "the axis");
-    if (axis < 0)
-      axis += shape.size();
-    if (axis < 0 || axis >= int64_t(shape.size()))
-      fail(a.locs[1], "axis " + std::to_string(axis) +
-                          " is out of range for "
-                          "a block of rank " +
-                          std::to_string(shape.size()));
-  } else if (shape.size() != 1) {
-    // axis=None: every element (the block flattened, as Triton does).
-    if (argKind)
-      fail(e.loc, n + "() of a " + std::to_string(shape.size()) +
-                      "-D block needs an axis");
-    allAxes = true;
-    int64_t numel = 1;
-    for (int64_t d : shape)
-      numel *= d;
-    in = reshapeTo(in, {numel}, e.loc, a.locs[0]);
-  }
-  if (elemOf(in.v.getType()).isInteger(1))
-    fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
-  auto one = [&](const std::string &what) {
-    SmallVector<int64_t> inShape(shapeOf(in.v.getType()));
-    SmallVector<int64_t> out(inShape);
-    out.erase(out.begin() + axis);
-    // Unsigned integers take the unsigned kinds (umax, argumax, ...).
-    bool u = in.uns;
-    auto kind =
-        what == "sum"       ? kd::ReduceKind::Sum
-        : what == "max"     ? (u ? kd::ReduceKind::UMax : kd::ReduceKind::Max)
-        : what == "min"     ? (u ? kd::ReduceKind::UMin : kd::ReduceKind::Min)
-        : what == "xor_sum" ? kd::ReduceKind::Xor
-        : what == "argmax"
-            ? (u ? kd::ReduceKind::ArgUMax : kd::ReduceKind::ArgMax)
-            : (u ? kd::ReduceKind::ArgUMin : kd::ReduceKind::ArgMin);
-    bool arg = kd::isArgReduce(kind);
-    if (kind == kd::ReduceKind::Xor && !isInt(in.v.getType()))
-      fail(a.locs[0], "xor_sum() reduces integers, got " + describe(in));
-    Type resultElem = arg ? Type(b.getI32Type()) : elemOf(in.v.getType());
-    Val r = Val::runtime(
-        kd::ReduceOp::create(b, loc(e.loc), withShape(resultElem, out), in.v,
-                             kd::ReduceKindAttr::get(ctx, kind),
-                             b.getI32IntegerAttr(axis))
-            .getResult(),
-        u && !arg);
-    if (!keepDims)
-      return r;
-    if (allAxes) // a block of ones in every dimension of the input
-      return Val::runtime(
-          broadcastTo(r.v, SmallVector<int64_t>(shape.size(), 1), e.loc),
-          r.uns);
-    return expandDims(r, Val::integer(axis), e.loc, e.loc, e.loc);
-  };
-  if (!withIndices)
-    return one(n);
-  Val out;
-  out.kind = Val::Tuple;
-  out.elems = {one(n), one(n == "max" ? "argmax" : "argmin")};
-  return out;
 }
 
 Val CodeGen::dotBuiltin(const Expr &e) {

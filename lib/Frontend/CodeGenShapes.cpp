@@ -8,6 +8,7 @@
 //   broadcast_to(x, shape)  x broadcast to shape (numpy's rules),
 //   sort(x, dim=None, descending=False)  along the last dimension
 //                     (kite.sort: a bitonic network on the GPU),
+//   broadcast(a, b)   both broadcast to their common shape (a tuple),
 //   topk(x, k, dim=None)  the k largest of each row (along the last
 //                     dimension), in descending order (kite.sort ... k),
 //   expand_dims(x, axis)  size-1 dimensions inserted at `axis` (an int or a
@@ -29,7 +30,8 @@ bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
          n == "broadcast_to" || n == "sort" || n == "topk" ||
          n == "expand_dims" ||
-         n == "ravel" || n == "cat" || n == "gather" || n == "histogram";
+         n == "ravel" || n == "cat" || n == "gather" || n == "histogram" ||
+         n == "broadcast";
 }
 
 Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
@@ -190,6 +192,25 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
       src = cast(src, b.getI64Type(), a.locs[0], /*fromUns=*/true);
     return Val::runtime(kd::HistogramOp::create(
         b, lc, RankedTensorType::get({bins}, b.getI32Type()), src, mask));
+  }
+  if (n == "broadcast") {
+    // Triton's broadcast(input, other): both broadcast to their common
+    // shape (numpy's rules), types kept.
+    Args a = bindArgs(e, n, {"input", "other"}, 2);
+    mlir::Value x = a.values[0].kind == Val::Runtime
+                        ? a.values[0].v
+                        : runtime(a.values[0], a.locs[0]);
+    mlir::Value y = a.values[1].kind == Val::Runtime
+                        ? a.values[1].v
+                        : runtime(a.values[1], a.locs[1]);
+    SmallVector<int64_t> shape =
+        broadcastShape(shapeOf(x.getType()), shapeOf(y.getType()), e.loc);
+    Val out;
+    out.kind = Val::Tuple;
+    out.elems = {Val::runtime(broadcastTo(x, shape, a.locs[0]), a.values[0].uns),
+                 Val::runtime(broadcastTo(y, shape, a.locs[1]),
+                              a.values[1].uns)};
+    return out;
   }
   if (n == "expand_dims") {
     Args a = bindArgs(e, n, {"input", "axis"}, 2);

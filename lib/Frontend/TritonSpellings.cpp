@@ -44,7 +44,7 @@ bool isMemberBuiltin(const std::string &n) {
       "log2",         "sin",    "cos",     "sqrt",        "rsqrt",
       "sigmoid",      "erf",    "floor",   "ceil",        "cdiv",
       "fdiv",         "div_rn", "sqrt_rn", "umulhi",      "gather",
-      "histogram"};
+      "histogram",    "topk",   "softmax", "reduce_or",   "broadcast"};
   for (const char *m : names)
     if (n == m)
       return true;
@@ -92,6 +92,7 @@ void normalize(ExprPtr &e) {
   if (e->kind == Expr::Attribute && isTritonNamespace(*e->args[0])) {
     auto name = std::make_unique<Expr>(Expr::Name, e->loc);
     name->name = e->name;
+    name->fromTriton = true;
     e = std::move(name);
     return;
   }
@@ -104,6 +105,7 @@ void normalize(ExprPtr &e) {
     ExprPtr method = std::move(e->args[0]);
     auto name = std::make_unique<Expr>(Expr::Name, method->loc);
     name->name = method->name;
+    name->fromTriton = true; // a tensor method: never a helper of the file
     e->args[0] = std::move(method->args[0]);
     e->args.insert(e->args.begin(), std::move(name));
     // x.max(a) / x.min(a): the reduction along axis a, as tl.max(x, a).

@@ -935,6 +935,8 @@ void Interpreter::reduce(kd::ReduceOp op) {
             ia = wrap(int64_t(uint64_t(ia) + uint64_t(x)), w);
           else if (kind == kd::ReduceKind::Xor)
             ia = wrap(int64_t(uint64_t(ia) ^ uint64_t(x)), w);
+          else if (kind == kd::ReduceKind::Or)
+            ia = wrap(int64_t(uint64_t(ia) | uint64_t(x)), w);
           else if (kd::isMaxReduce(kind))
             ia = intAbove(x, ia) ? x : ia;
           else

@@ -58,7 +58,7 @@ for kernel, name in (("asin", "asin (f32)"), ("sigmoid", "sigmoid (f32)"),
             entry["kite_over_copy"] = r["GBps"] / r["copy_GBps"]
         table.append(entry)
 # Rows sorted and their top k (f32): ref = torch.sort / torch.topk.
-for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("sort", "topk")]:
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("sort", "topk", "softmax builtin")]:
     key = dict(kernel=r["kernel"], rows=r["rows"], cols=r["cols"], k=r["k"])
     t = find(impl="triton", **key)
     c = find(impl="torch", **key)

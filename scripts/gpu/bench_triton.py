@@ -702,6 +702,27 @@ def topk_rows_kernel(x_ptr, y_ptr, M, N: tl.constexpr, K: tl.constexpr, ROWS: tl
     tl.store(y_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K), mask=mask)
 
 
+@triton.jit
+def softmax_builtin_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    tl.store(y_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))
+
+
+def softmax_builtin():
+    """tl.softmax over rows, one a program, beside torch.softmax."""
+    for n in (1024, 4096):
+        M = 4096
+        x = torch.randn(M, n, device="cuda")
+        y = torch.empty_like(x)
+        fn = lambda: softmax_builtin_kernel[(M,)](x, y, N=n, num_warps=4)
+        fn()
+        torch.testing.assert_close(y, torch.softmax(x, dim=1))
+        for impl, f in (("triton", fn), ("torch", lambda: torch.softmax(x, dim=1))):
+            ms = do_bench(f, warmup=25, rep=200, return_mode="median")
+            emit(impl=impl, kernel="softmax builtin", rows=M, cols=n, k=0, us=ms * 1e3,
+                 GBps=8 * M * n / ms / 1e6)
+
+
 def sorts():
     for n, k, rows in ((128, 8, 32), (1024, 16, 4)):
         M = (1 << 23) // n
@@ -979,6 +1000,7 @@ def main():
         elementwise_math()
         histograms()
         sorts()
+        softmax_builtin()
         dropout_exercises()
     if "perceptron" in only:
         perceptron()

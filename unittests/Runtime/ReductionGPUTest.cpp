@@ -1,7 +1,7 @@
 //===- ReductionGPUTest.cpp - Reductions on a GPU --------------------------===//
 //
 // kite.reduce on a real GPU against the interpreter: every kind (sum, max,
-// min, xor_sum, argmax, argmin) over 1-D and 2-D blocks along each axis, on
+// min, xor_sum, reduce_or, argmax, argmin) over 1-D and 2-D blocks along each axis, on
 // 1 and 8 warps (rows inside a warp, across warps, replicated small blocks);
 // ties for argmax/argmin. Scans (cumsum, cumprod, reversed) likewise. Then
 // the softmax and layer-norm examples at odd
@@ -65,7 +65,8 @@ TEST(GPU, ReductionsAgreeWithTheInterpreter) {
   std::vector<Kind> kinds = {{"sum", "f32"},    {"max", "f32"},
                              {"argmax", "f32"}, {"argmin", "f32"},
                              {"sum", "i32"},    {"min", "i32"},
-                             {"xor_sum", "i32"}, {"argmax", "i32"}};
+                             {"xor_sum", "i32"}, {"argmax", "i32"},
+                             {"reduce_or", "i32"}};
   std::mt19937 rng(7);
   int cases = 0;
   for (Shape s : shapes) {
@@ -84,7 +85,13 @@ TEST(GPU, ReductionsAgreeWithTheInterpreter) {
           xf[i] = isFloat && !arg ? std::ldexp(float(q(rng)), -2) +
                                         float(i % 7) * 1e-3f
                                   : std::ldexp(float(q(rng)), -2);
-          xi[i] = std::string(k.name) == "xor_sum" ? int32_t(rng()) : w(rng);
+          bool bits = std::string(k.name) == "xor_sum" ||
+                      std::string(k.name) == "reduce_or";
+          // reduce_or: one random bit set a value, so that rows differ.
+          xi[i] = !bits ? w(rng)
+                  : std::string(k.name) == "xor_sum"
+                      ? int32_t(rng())
+                      : int32_t(1u << (rng() % 32));
         }
         for (int warps : {1, 8}) {
           if (numel > 128 * 32 * warps)
@@ -350,6 +357,52 @@ def f(x: *f32, y: *f32, z: *f32):
 // interpreter: rows of 1024 on 4 warps (several pairs a thread), 8 rows of
 // 64 on 1 warp, ascending and descending, with NaNs, zeros of both signs
 // and repeated values; and i32.
+// Triton's softmax builtin (x - max, exp, sum, divide) along either axis of
+// an 8 x 1024 block on 4 warps against the host in double.
+TEST(GPU, SoftmaxBuiltin) {
+  REQUIRE_GPU();
+  const char *src = R"(
+@kernel(num_warps=4)
+def f(x: *f32, rows: *f32, cols: *f32):
+    i = arange(0, 8)[:, None] * 1024 + arange(0, 1024)[None, :]
+    v = load(x + i)
+    store(rows + i, softmax(v, dim=1, keep_dims=True))
+    store(cols + i, v.softmax())
+)";
+  auto k = compileKite(src, CompileOptions{}, "softmax_builtin.kite").value();
+  const int R = 8, C = 1024;
+  auto x = randomVector(size_t(R) * C, 5);
+  for (float &v : x)
+    v *= 8;
+  auto dx = DeviceBuffer<float>::fromHost(x).value();
+  auto dr = DeviceBuffer<float>::allocate(x.size()).value();
+  auto dc = DeviceBuffer<float>::allocate(x.size()).value();
+  ASSERT_TRUE(k.launch(1, {dx, dr, dc}).ok());
+  auto gr = dr.toHost().value(), gc = dc.toHost().value();
+  for (int r = 0; r < R; ++r) {
+    double m = -INFINITY, sum = 0;
+    for (int c = 0; c < C; ++c)
+      m = std::max(m, double(x[r * C + c]));
+    for (int c = 0; c < C; ++c)
+      sum += std::exp(double(x[r * C + c]) - m);
+    for (int c = 0; c < C; ++c) {
+      double want = std::exp(double(x[r * C + c]) - m) / sum;
+      ASSERT_NEAR(gr[r * C + c], want, 1e-5 * want + 1e-9) << r << "," << c;
+    }
+  }
+  for (int c = 0; c < C; ++c) {
+    double m = -INFINITY, sum = 0;
+    for (int r = 0; r < R; ++r)
+      m = std::max(m, double(x[r * C + c]));
+    for (int r = 0; r < R; ++r)
+      sum += std::exp(double(x[r * C + c]) - m);
+    for (int r = 0; r < R; ++r) {
+      double want = std::exp(double(x[r * C + c]) - m) / sum;
+      ASSERT_NEAR(gc[r * C + c], want, 1e-5 * want + 1e-9) << r << "," << c;
+    }
+  }
+}
+
 TEST(GPU, SortAgreesWithTheInterpreter) {
   REQUIRE_GPU();
   struct Case { int rows, cols, warps; };

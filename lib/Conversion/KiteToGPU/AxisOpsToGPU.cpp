@@ -112,6 +112,8 @@ struct Combiner {
       return arith::MinUIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Xor:
       return arith::XOrIOp::create(b, loc, acc, x).getResult();
+    case ReduceKind::Or:
+      return arith::OrIOp::create(b, loc, acc, x).getResult();
     case ReduceKind::Custom: // the region's values at once: combinePartials
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin:
@@ -285,7 +287,7 @@ private:
     };
     SmallVector<int64_t> groups; // the group's first register
     SmallVector<Partial> partials;
-    // Where any order gives the same result (max, min, xor, integer sums,
+    // Where any order gives the same result (max, min, xor, or, integer sums,
     // argmax/argmin's total order) the registers combine pairwise, a tree
     // of depth log2(n) instead of a chain of n - 1 dependent ops: the
     // latency of a row max in attention's softmax. Float sums and custom
@@ -295,7 +297,8 @@ private:
                           kind == ReduceKind::Min ||
                           kind == ReduceKind::UMax ||
                           kind == ReduceKind::UMin ||
-                          kind == ReduceKind::Xor || comb.isArg() ||
+                          kind == ReduceKind::Xor ||
+                          kind == ReduceKind::Or || comb.isArg() ||
                           (kind == ReduceKind::Sum && !comb.isFloat);
     for (int64_t e0 = 0; e0 < in.perThread; ++e0) {
       if (e0 & regAlong)

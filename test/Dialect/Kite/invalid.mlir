@@ -364,7 +364,7 @@ func.func @reduce_result(%x: tensor<8x16xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<8xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin, custom, umax, umin, argumax, argumin]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor, argmax, argmin, custom, umax, umin, argumax, argumin, or]}}
   %0 = kite.reduce prod %x axis 0 : tensor<8xf32> -> f32
   return
 }
@@ -549,6 +549,30 @@ func.func @reshape_count(%x: tensor<4x8xf32>) {
 func.func @reduce_xor_float(%x: tensor<8xf32>) {
   // expected-error @+1 {{xor reduces integers, got 'f32'}}
   %0 = kite.reduce xor %x axis 0 : tensor<8xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_or_float(%x: tensor<8xf32>) {
+  // expected-error @+1 {{or reduces integers, got 'f32'}}
+  %0 = kite.reduce or %x axis 0 : tensor<8xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @sort_k_not_power_of_two(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{keeps a power-of-two number of elements of each row, not 3}}
+  %0 = kite.sort %x dim 1 k 3 : tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @sort_k_too_big(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'kite.sort' keeps k = 16 of each row; k must lie in [1, 8]}}
+  %0 = kite.sort %x dim 1 k 16 : tensor<2x8xf32>
   return
 }
 

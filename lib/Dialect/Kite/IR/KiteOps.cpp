@@ -504,8 +504,10 @@ LogicalResult ReduceOp::verify() {
   if (failed(verifyCombinedBlocks(*this, getSrcs(), "reduce", elements)))
     return failure();
   Type element = elements.front();
-  if (kind == ReduceKind::Xor && !isa<IntegerType>(element))
-    return emitOpError() << "xor reduces integers, got " << element;
+  if ((kind == ReduceKind::Xor || kind == ReduceKind::Or) &&
+      !isa<IntegerType>(element))
+    return emitOpError() << stringifyReduceKind(kind)
+                         << " reduces integers, got " << element;
   if (isUnsignedReduce(kind) && !isa<IntegerType>(element))
     return emitOpError() << stringifyReduceKind(kind)
                          << " compares integers as unsigned, got " << element;

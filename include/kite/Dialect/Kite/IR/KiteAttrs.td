@@ -22,7 +22,9 @@ def Kite_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"UMax", 7, "umax">,
     I32EnumAttrCase<"UMin", 8, "umin">,
     I32EnumAttrCase<"ArgUMax", 9, "argumax">,
-    I32EnumAttrCase<"ArgUMin", 10, "argumin">]> {
+    I32EnumAttrCase<"ArgUMin", 10, "argumin">,
+    // Bitwise or of integers (Triton's reduce_or).
+    I32EnumAttrCase<"Or", 11, "or">]> {
   let cppNamespace = "::mlir::kite";
 }
 
