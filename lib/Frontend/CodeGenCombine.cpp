@@ -193,18 +193,21 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
   if (e.args.size() < 2)
     fail(e.loc, std::string(n) + "() needs a scalar function and its "
                                  "arguments: map_elementwise(fn, x, ...)");
+  int64_t pack = 1;
+  Loc packLoc = e.loc;
   for (const auto &[name, value] : e.kwargs) {
     if (name != "pack")
       fail(value->loc, std::string(n) + "() has no argument '" + name +
                            "' (it takes the function, its arguments and "
                            "pack=)");
     Val p = expr(*value);
-    if (p.kind != Val::Int || p.i != 1)
-      fail(value->loc,
-           std::string(n) + "(): pack=" +
-               (p.kind == Val::Int ? std::to_string(p.i) : describe(p)) +
-               " is not supported; pack=1 (one element a call) "
-               "is");
+    packLoc = value->loc;
+    if (p.kind != Val::Int || p.i < 1 || p.i > 64 || (p.i & (p.i - 1)))
+      fail(value->loc, std::string(n) + "(): pack must be a power of two in "
+                                        "[1, 64], got " +
+                           (p.kind == Val::Int ? std::to_string(p.i)
+                                               : describe(p)));
+    pack = p.i;
   }
   Val fnVal = expr(*e.args[1]);
   if (fnVal.kind != Val::Helper || !fnVal.fn)
@@ -220,11 +223,17 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
     args.push_back(expr(*e.args[k]));
     locs.push_back(e.args[k]->loc);
   }
-  if (fn.params.size() != args.size())
-    fail(e.args[1]->loc, "function '" + fn.name + "' takes " +
-                             std::to_string(fn.params.size()) +
-                             " parameters, " + n + "() gives it " +
-                             std::to_string(args.size()));
+  // With pack, the function takes `pack` values of each argument (Triton's
+  // order: all of the first argument's, then the second's, ...).
+  if (fn.params.size() != args.size() * size_t(pack))
+    fail(e.args[1]->loc,
+         "function '" + fn.name + "' takes " +
+             std::to_string(fn.params.size()) + " parameters, " + n +
+             "() gives it " + std::to_string(args.size() * size_t(pack)) +
+             (pack > 1 ? " (" + std::to_string(pack) + " values of each of " +
+                             std::to_string(args.size()) + " arguments: pack=" +
+                             std::to_string(pack) + ")"
+                       : std::string()));
   // The blocks' common shape.
   std::optional<SmallVector<int64_t>> shape;
   for (auto [a, l] : llvm::zip(args, locs)) {
@@ -243,8 +252,18 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
     shape = shape ? broadcastShape(*shape, type.getShape(), l)
                   : SmallVector<int64_t>(type.getShape());
   }
+  if (!shape && pack > 1)
+    fail(packLoc, std::string(n) + "() with pack=" + std::to_string(pack) +
+                      " maps blocks; every argument here is a number");
   if (!shape) // numbers only: the call itself
     return inlineHelperWith(fn, args, e.loc);
+  int64_t numel = 1;
+  for (int64_t d : *shape)
+    numel *= d;
+  if (numel % pack)
+    fail(packLoc, std::string(n) + "(): pack=" + std::to_string(pack) +
+                      " does not divide the blocks' " + std::to_string(numel) +
+                      " elements");
 
   // The body: one argument per block; numbers and scalars as they are.
   Location lc = loc(e.loc);
@@ -253,12 +272,14 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
   std::vector<Val> params;
   for (auto [a, l] : llvm::zip(args, locs)) {
     if (a.kind != Val::Runtime || !isa<RankedTensorType>(a.v.getType())) {
-      params.push_back(a);
+      for (int64_t j = 0; j < pack; ++j)
+        params.push_back(a);
       continue;
     }
     srcs.push_back(broadcastTo(a.v, *shape, l));
-    params.push_back(
-        Val::runtime(body->addArgument(elemOf(a.v.getType()), lc), a.uns));
+    for (int64_t j = 0; j < pack; ++j)
+      params.push_back(
+          Val::runtime(body->addArgument(elemOf(a.v.getType()), lc), a.uns));
   }
   std::vector<Val> rs;
   {
@@ -302,13 +323,31 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
                                n + "() (numbers, no blocks, no memory), not '" +
                                op->getName().getStringRef().str() + "'");
   }
+  // pack values of each result, result by result, each group of one type.
+  if (rs.size() % size_t(pack))
+    fail(e.args[1]->loc, "function '" + fn.name + "' returns " +
+                             std::to_string(rs.size()) + " value(s); with pack=" +
+                             std::to_string(pack) + " it must return " +
+                             std::to_string(pack) + " of each result");
   SmallVector<Type> resultTypes;
-  for (const Val &v : rs)
-    resultTypes.push_back(withShape(v.v.getType(), *shape));
-  auto op = kd::MapElementwiseOp::create(b, lc, resultTypes, srcs);
+  std::vector<Val> firsts;
+  for (size_t k = 0; k < rs.size(); k += size_t(pack)) {
+    for (size_t j = 1; j < size_t(pack); ++j)
+      if (rs[k + j].v.getType() != rs[k].v.getType())
+        fail(e.args[1]->loc,
+             "function '" + fn.name + "' returns " +
+                 typeName(rs[k].v.getType()) + " and " +
+                 typeName(rs[k + j].v.getType()) +
+                 " in one result's group of " + std::to_string(pack) +
+                 " (pack=" + std::to_string(pack) + ")");
+    resultTypes.push_back(withShape(rs[k].v.getType(), *shape));
+    firsts.push_back(rs[k]);
+  }
+  auto op = kd::MapElementwiseOp::create(b, lc, resultTypes, srcs,
+                                         b.getI64IntegerAttr(pack));
   op.getBody().push_back(body.release());
   std::vector<Val> results;
-  for (auto [k, v] : llvm::enumerate(rs))
+  for (auto [k, v] : llvm::enumerate(firsts))
     results.push_back(Val::runtime(op->getResult(k), v.uns));
   if (results.size() == 1)
     return results[0];

@@ -263,19 +263,23 @@ void Interpreter::hint(kd::HintOp op) {
 }
 
 void Interpreter::mapElementwise(kd::MapElementwiseOp op) {
-  // The body once per element, in index order.
+  // The body once per `pack` consecutive elements, in index order.
   std::vector<ArrayRef_> srcs, rs;
   for (mlir::Value v : op.getSrcs())
     srcs.push_back(get(v));
   for (mlir::Value v : op.getResults())
     rs.push_back(make(v.getType()));
   Block &body = op.getBody().front();
-  for (size_t i = 0; i < srcs[0]->size(); ++i) {
+  size_t pack = size_t(op.getPack());
+  for (size_t i = 0; i < srcs[0]->size(); i += pack) {
     for (auto [k, src] : llvm::enumerate(srcs))
-      values[body.getArgument(k)] = elementOf(*src, i);
+      for (size_t j = 0; j < pack; ++j)
+        values[body.getArgument(unsigned(k * pack + j))] =
+            elementOf(*src, i + j);
     auto out = runBlock(body);
     for (size_t k = 0; k < rs.size(); ++k)
-      setElement(*rs[k], i, *out[k]);
+      for (size_t j = 0; j < pack; ++j)
+        setElement(*rs[k], i + j, *out[k * pack + j]);
   }
   for (auto [k, r] : llvm::enumerate(rs))
     values[op->getResult(k)] = r;

@@ -599,6 +599,35 @@ def k(X: *f32, N: *i32, Y: *f32, S: *i32, Q: *i32, R: *i32, n: i32,
       EXPECT_EQ(r[i], c[i] % 7) << i;
     }
   }
+  // pack=2: pairs of consecutive elements a call (2 a0 + a1, 2 a1 - a0),
+  // 8 and 4 elements a thread, against the host and the interpreter.
+  const char *packed = R"(def pairmix(a0, a1):
+    return a0 * 2.0 + a1, a1 * 2.0 - a0
+
+@kernel
+def p(X: *f32, Y: *f32, n: i32, BLOCK: constexpr = 1024):
+    offs = program_id(0) * BLOCK + arange(0, BLOCK)
+    m = offs < n
+    y = map_elementwise(pairmix, load(X + offs, mask=m, other=0.0), pack=2)
+    store(Y + offs, y, mask=m)
+)";
+  for (int warps : {4, 8}) {
+    CompileOptions o;
+    o.overrideNumWarps = warps;
+    auto k = compileKite(packed, o, "packed.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dy = DeviceBuffer<float>::allocate(n).value();
+    ASSERT_TRUE(k->launch(1, {dx, dy, n}));
+    std::vector<float> hy(n);
+    ASSERT_TRUE(k->interpret(1, {x, hy, n}));
+    auto y = dy.toHost().value();
+    for (int i = 0; i < n; ++i) {
+      float want = i % 2 == 0 ? x[i] * 2.0f + x[i + 1] : x[i] * 2.0f - x[i - 1];
+      EXPECT_EQ(y[i], want) << warps << " warps, element " << i;
+      EXPECT_EQ(hy[i], want) << "interpreter, element " << i;
+    }
+  }
 }
 
 // sort and topk (Triton's tl.sort, tl.topk) on the GPU's bitonic network

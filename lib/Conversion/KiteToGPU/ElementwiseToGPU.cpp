@@ -260,18 +260,42 @@ struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
     for (Type t : resultTypes)
       results.push_back(isa<VectorType>(t) ? constantOf(rewriter, loc, t, 0)
                                            : Value());
+    // pack > 1: registers e .. e + pack - 1 must be consecutive elements
+    // (the layout's register bits below log2(pack) its index's).
+    int64_t pack = op.getPack();
+    if (pack > 1) {
+      auto *conv = getTypeConverter<KiteTypeConverter>();
+      std::optional<LinearLayout> l = linearLayoutOf(
+          op, conv->getLayout(op->getResult(0)), "the mapped blocks");
+      if (!l)
+        return failure();
+      auto bases = l->bases(LinearLayout::In::Register);
+      bool runs = regs % pack == 0;
+      for (int64_t i = 0; runs && (int64_t(1) << i) < pack; ++i)
+        runs = i < int64_t(bases.size()) && bases[i] == (int64_t(1) << i);
+      if (!runs)
+        return op.emitOpError()
+               << "pack " << pack << ": each thread must hold runs of " << pack
+               << " consecutive elements, and this block's layout gives it "
+               << regs << " element(s) in runs of fewer (use pack=1, or a "
+               << "larger block or fewer warps)";
+    }
     Block &body = op.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
-    for (int64_t e = 0; e < regs; ++e) {
+    int64_t numSrcs = int64_t(adaptor.getSrcs().size());
+    for (int64_t e = 0; e < regs; e += pack) {
       IRMapping map;
-      for (auto [arg, src] : llvm::zip(body.getArguments(), adaptor.getSrcs()))
-        map.map(arg, extractRegister(rewriter, loc, src, e));
+      for (int64_t k = 0; k < numSrcs; ++k)
+        for (int64_t j = 0; j < pack; ++j)
+          map.map(body.getArgument(unsigned(k * pack + j)),
+                  extractRegister(rewriter, loc, adaptor.getSrcs()[k], e + j));
       for (Operation &inner : body.without_terminator())
         rewriter.clone(inner, map);
-      for (auto [k, v] : llvm::enumerate(yield.getValues())) {
+      for (auto [n, v] : llvm::enumerate(yield.getValues())) {
+        int64_t k = int64_t(n) / pack, at = e + int64_t(n) % pack;
         Value x = map.lookupOrDefault(v);
         results[k] = results[k] ? vector::InsertOp::create(rewriter, loc, x,
-                                                           results[k], e)
+                                                           results[k], at)
                                       .getResult()
                                 : x;
       }

@@ -1065,6 +1065,39 @@ func.func @map_yield(%x: tensor<8xf32>) {
 
 // -----
 
+func.func @map_pack(%x: tensor<8xf32>) {
+  // expected-error @+1 {{pack must be a power of two dividing the 8 elements, got 3}}
+  %0 = kite.map_elementwise %x pack 3 : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    kite.yield %a, %b, %c : f32, f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_pack_args(%x: tensor<8xf32>) {
+  // expected-error @+1 {{the body takes 2 element(s) of each of the 1 blocks, it takes 1}}
+  %0 = kite.map_elementwise %x pack 2 : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32):
+    kite.yield %a, %a : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_pack_yield(%x: tensor<8xf32>) {
+  // expected-error @+1 {{the body must yield 2 element(s) of each of the 1 results}}
+  %0 = kite.map_elementwise %x pack 2 : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    kite.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 func.func @map_memory(%x: tensor<8xf32>, %p: !kite.ptr<f32>) {
   // expected-error @+1 {{the body computes with elements only: no blocks, no memory}}
   %0 = kite.map_elementwise %x : tensor<8xf32> -> tensor<8xf32> {

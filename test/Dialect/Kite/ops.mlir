@@ -64,6 +64,12 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
     %tn = arith.minimumf %tb, %td : f32
     kite.yield %tm, %tn : f32, f32
   }
+  // CHECK: kite.map_elementwise %{{.*}} pack 2 : tensor<4x8xf32> -> tensor<4x8xf32> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+  %mp = kite.map_elementwise %so pack 2 : tensor<4x8xf32> -> tensor<4x8xf32> {
+  ^bb0(%p0: f32, %p1: f32):
+    kite.yield %p1, %p0 : f32, f32
+  }
   // CHECK: kite.map_elementwise %{{.*}} : tensor<4x8xf32> -> tensor<4x8xf32> {
   // CHECK: scf.if
   %me = kite.map_elementwise %so : tensor<4x8xf32> -> tensor<4x8xf32> {

@@ -50,26 +50,37 @@ LogicalResult MapElementwiseOp::verify() {
     if (cast<RankedTensorType>(v.getType()).getShape() != shape)
       return emitOpError() << "takes and gives blocks of one shape, got "
                            << getSrcs()[0].getType() << " and " << v.getType();
+  int64_t pack = getPack();
+  int64_t numel = cast<RankedTensorType>(getSrcs()[0].getType()).getNumElements();
+  if (pack < 1 || (pack & (pack - 1)) || numel % pack)
+    return emitOpError() << "pack must be a power of two dividing the "
+                         << numel << " elements, got " << pack;
   Block &block = getBody().front();
-  if (block.getNumArguments() != getSrcs().size())
-    return emitOpError() << "the body takes one element of each of the "
-                         << getSrcs().size() << " blocks, it takes "
-                         << block.getNumArguments();
-  for (auto [arg, src] : llvm::zip(block.getArguments(), getSrcs()))
+  if (int64_t(block.getNumArguments()) != int64_t(getSrcs().size()) * pack)
+    return emitOpError() << "the body takes " << pack
+                         << " element(s) of each of the " << getSrcs().size()
+                         << " blocks, it takes " << block.getNumArguments();
+  for (BlockArgument arg : block.getArguments()) {
+    Value src = getSrcs()[arg.getArgNumber() / pack];
     if (arg.getType() != cast<RankedTensorType>(src.getType()).getElementType())
       return emitOpError()
              << "the body's argument " << arg.getArgNumber() << " is "
              << arg.getType() << ", its block's "
              << "elements "
              << cast<RankedTensorType>(src.getType()).getElementType();
+  }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield || yield.getValues().size() != getResults().size())
-    return emitOpError() << "the body must yield one element of each of the "
+  if (!yield ||
+      int64_t(yield.getValues().size()) != int64_t(getResults().size()) * pack)
+    return emitOpError() << "the body must yield " << pack
+                         << " element(s) of each of the "
                          << getResults().size() << " results";
-  for (auto [v, r] : llvm::zip(yield.getValues(), getResults()))
+  for (auto [n, v] : llvm::enumerate(yield.getValues())) {
+    Value r = getResults()[n / pack];
     if (v.getType() != cast<RankedTensorType>(r.getType()).getElementType())
       return emitOpError() << "the body yields " << v.getType()
                            << " for a result of " << r.getType();
+  }
   WalkResult bad = getBody().walk([&](Operation *op) {
     if (llvm::any_of(op->getResultTypes(),
                      [](Type t) { return isa<RankedTensorType>(t); }) ||

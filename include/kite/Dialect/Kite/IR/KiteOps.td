@@ -744,6 +744,11 @@ def Kite_MapElementwiseOp : Kite_Op<"map_elementwise", [Pure]> {
     taken runs. It may use scalars defined outside (the kernel's
     arguments); it may not touch memory.
 
+    With `pack` N (a power of two, Triton's `pack=`), each run of the body
+    takes N consecutive elements (row-major) of each block, its arguments
+    block by block (the first block's N elements, then the second's, ...),
+    and yields N elements of each result in the same order.
+
     ```mlir
     %r = kite.map_elementwise %x : tensor<128xf32> -> tensor<128xf32> {
     ^bb0(%e: f32):
@@ -758,11 +763,12 @@ def Kite_MapElementwiseOp : Kite_Op<"map_elementwise", [Pure]> {
     }
     ```
   }];
-  let arguments = (ins Variadic<Kite_Block>:$srcs);
+  let arguments = (ins Variadic<Kite_Block>:$srcs,
+                       DefaultValuedAttr<I64Attr, "1">:$pack);
   let results = (outs Variadic<Kite_Block>:$results);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) "
-                       "$body";
+  let assemblyFormat = "$srcs (`pack` $pack^)? attr-dict `:` type($srcs) `->` "
+                       "type($results) $body";
   let hasVerifier = 1;
 }
 
