@@ -332,6 +332,41 @@ void runElementwise() {
     }
   }
 
+  // dot_scaled: tutorial 03's matmul on mxfp8 (bench/kernels/matmul_mxfp8.kite:
+  // e4m3 bytes, e8m0 scales per 32 along K, bf16 out), 128x128 tiles on 8
+  // warps with BLOCK_K 32, 64 and 128; TFLOP/s.
+  if (part("math")) {
+    Kernel fillBytes = load("bench/fill.kite", "fill_f8e4m3");
+    Kernel fillScales = load("bench/fill.kite", "fill_scales");
+    for (int size : {2048, 4096}) {
+      const int M = size, N = size, K = size;
+      uint64_t a = filled(fillBytes, size_t(M) * K, 1, 51);
+      uint64_t b = filled(fillBytes, size_t(K) * N, 1, 52);
+      uint64_t sa = filled(fillScales, size_t(M) * K / 32, 1, 53);
+      uint64_t sb = filled(fillScales, size_t(N) * K / 32, 1, 54);
+      uint64_t c = deviceAlloc(size_t(M) * N * 2).value();
+      synchronize().value();
+      for (int bk : {32, 64, 128}) {
+        CompileOptions o;
+        o.constants = {{"BLOCK_K", bk}};
+        Kernel mm = load("bench/matmul_mxfp8.kite", "", o);
+        uint32_t grid = uint32_t(cdiv(M, 128) * cdiv(N, 128));
+        double ms = timeMs([&] {
+          mm.launch(grid, {Arg::pointer(a), Arg::pointer(sa), Arg::pointer(b),
+                           Arg::pointer(sb), Arg::pointer(c), M, N, K})
+              .value();
+        }, 25);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"mxfp8 dot_scaled\", "
+                    "\"M\": %d, \"N\": %d, \"K\": %d, \"config\": "
+                    "\"128x128x%d w8\", \"us\": %.2f, \"tflops\": %.1f}\n",
+                    M, N, K, bk, ms * 1e3, 2.0 * M * N * K / ms / 1e9);
+        std::fflush(stdout);
+      }
+      for (uint64_t p : {a, b, sa, sb, c})
+        deviceFree(p);
+    }
+  }
+
   // Tutorial 04's exercises (dsl-examples/dropout_exercises.kite): seeded
   // dropout of a 4096 x 4096 matrix with a seed per row (GB/s: 8 bytes an
   // element), and a sparse JL transform of 4096 x 4096 to 256 columns

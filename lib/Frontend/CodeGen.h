@@ -361,6 +361,9 @@ private:
   /// Triton's PropagateNan values (PropagateNan.NONE / .ALL).
   static constexpr int64_t kPropagateNanNone = 0, kPropagateNanAll = 0xFFFF;
 
+  /// Triton's dot_scaled (CodeGenDotScaled.cpp): microscaled operands
+  /// upcast to bf16 and scaled, then a dot.
+  Val dotScaled(const Expr &e);
   /// Reductions along an axis and softmax (CodeGenReductions.cpp).
   Val reduce(const std::string &n, const Expr &e);
   /// kite.reduce of `in` along `axis` for the builtin `what` (sum, max,

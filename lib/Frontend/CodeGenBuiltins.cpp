@@ -257,6 +257,8 @@ Val CodeGen::call(const Expr &e) {
   }
   if (n == "dot")
     return dotBuiltin(e);
+  if (n == "dot_scaled")
+    return dotScaled(e);
   if (isMathBuiltin(n))
     return math(n, e, /*libdevice=*/false);
   if (n == "fdiv")

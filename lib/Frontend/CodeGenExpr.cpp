@@ -328,6 +328,7 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "view",
                                 "xor_sum",
                                 "reduce_or",
+                                "dot_scaled",
                                 "softmax",
                                 "add",
                                 "sub",

@@ -71,6 +71,20 @@ for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("so
     table.append(dict(kernel=r["kernel"], size=shape, k=r["k"], kite_GBps=r["GBps"],
                       triton_GBps=tv, torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                       kite_over_torch=r["GBps"] / cv))
+# dot_scaled on mxfp8: each Kite configuration beside Triton's best and
+# torch's bf16 matmul of the dequantized operands (ref).
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "mxfp8 dot_scaled"]:
+    key = dict(kernel=r["kernel"], M=r["M"], N=r["N"], K=r["K"])
+    t = find(impl="triton", **key)
+    c = find(impl="torch", **key)
+    tv = t["tflops"] if t else float("nan")
+    cv = c["tflops"] if c else float("nan")
+    shape = f"{r['M']}x{r['N']}x{r['K']}"
+    name = f"mxfp8 {r['config']}"
+    print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x  triton {t['config'] if t else '-'}")
+    table.append(dict(kernel=r["kernel"], size=shape, config=r["config"], kite_tflops=r["tflops"],
+                      triton_tflops=tv, torch_tflops=cv, kite_over_triton=r["tflops"] / tv))
 # Tutorial 04's exercises: beside Triton's same kernels.
 for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("seeded_dropout_rows", "sparse_jl")]:
     unit = "GBps" if "GBps" in r else "gflops"

@@ -708,6 +708,70 @@ def softmax_builtin_kernel(x_ptr, y_ptr, N: tl.constexpr):
     tl.store(y_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))
 
 
+# Tutorial 03's matmul on mxfp8 through tl.dot_scaled, as
+# bench/kernels/matmul_mxfp8.kite (Triton's emulation on Hopper: operands
+# upcast to bf16), beside torch's bf16 matmul of the dequantized operands.
+@triton.jit
+def matmul_mxfp8_kernel(a_ptr, a_scale, b_ptr, b_scale, c_ptr, M, N, K,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_s = tl.arange(0, BLOCK_K // 32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k * BLOCK_K + offs_k)[None, :])
+        b = tl.load(b_ptr + (k * BLOCK_K + offs_k)[:, None] * N + offs_n[None, :])
+        sa = tl.load(a_scale + offs_m[:, None] * (K // 32) + (k * (BLOCK_K // 32) + offs_s)[None, :])
+        sb = tl.load(b_scale + offs_n[:, None] * (K // 32) + (k * (BLOCK_K // 32) + offs_s)[None, :])
+        acc = tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3", acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.bfloat16))
+
+
+def mxfp8():
+    if not hasattr(tl, "dot_scaled"):
+        return
+    for size in (2048, 4096):
+        M = N = K = size
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn).view(torch.uint8)
+        b = torch.randn(K, N, device="cuda").to(torch.float8_e4m3fn).view(torch.uint8)
+        sa = torch.randint(120, 134, (M, K // 32), device="cuda", dtype=torch.uint8)
+        sb = torch.randint(120, 134, (N, K // 32), device="cuda", dtype=torch.uint8)
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        best = None
+        for bk in (32, 64, 128):
+            for warps in (4, 8):
+                g = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
+                fn = lambda: matmul_mxfp8_kernel[g](a, sa, b, sb, c, M, N, K, BLOCK_M=128,
+                                                    BLOCK_N=128, BLOCK_K=bk, GROUP_M=8,
+                                                    num_warps=warps, num_stages=3)
+                try:
+                    fn()
+                except Exception as e:
+                    print(f"# mxfp8 {bk} w{warps}: {type(e).__name__}", file=sys.stderr)
+                    continue
+                ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                if best is None or ms < best[0]:
+                    best = (ms, f"128x128x{bk} w{warps}")
+        ad = (a.view(torch.float8_e4m3fn).float() *
+              torch.exp2(sa.float() - 127).repeat_interleave(32, 1)).bfloat16()
+        bd = (b.view(torch.float8_e4m3fn).float() *
+              torch.exp2(sb.float() - 127).repeat_interleave(32, 1).t()).bfloat16()
+        ref = ad.float() @ bd.float()
+        err = ((c.float() - ref).abs() / (ref.abs() + ref.abs().mean())).max().item()
+        if err > 2e-2:
+            print(f"# mxfp8 {size}: Triton's result differs from the dequantized "
+                  f"product by {err:.3g} (relative)", file=sys.stderr)
+        if best:
+            emit(impl="triton", kernel="mxfp8 dot_scaled", M=M, N=N, K=K, config=best[1],
+                 us=best[0] * 1e3, tflops=2 * M * N * K / best[0] / 1e9)
+        ms = do_bench(lambda: ad @ bd, warmup=25, rep=100, return_mode="median")
+        emit(impl="torch", kernel="mxfp8 dot_scaled", M=M, N=N, K=K, us=ms * 1e3,
+             tflops=2 * M * N * K / ms / 1e9)
+
+
 def softmax_builtin():
     """tl.softmax over rows, one a program, beside torch.softmax."""
     for n in (1024, 4096):
@@ -1001,6 +1065,7 @@ def main():
         histograms()
         sorts()
         softmax_builtin()
+        mxfp8()
         dropout_exercises()
     if "perceptron" in only:
         perceptron()

@@ -1,0 +1,171 @@
+//===- DotScaledGPUTest.cpp - dot_scaled on the GPU -----------------------===//
+//
+// Triton's dot_scaled (microscaled operands: fp8 e4m3 / e5m2, fp4 e2m1 two
+// a byte, bf16; e8m0 scales per 32 elements along K) on the GPU and in the
+// interpreter against a float64 reference that decodes every format by
+// hand. The products are exact (fp8 / fp4 times a power of two in bf16), so
+// the only error is the f32 accumulation. Skipped without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUTestHelpers.h"
+#include "TestHelpers.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+using namespace kite;
+using namespace kite::test;
+
+namespace {
+
+/// The value of fp8 / fp4 bits (e4m3fn, e5m2, e2m1).
+double decodeMini(unsigned bits, int expBits, int manBits, bool finiteOnly) {
+  int bias = (1 << (expBits - 1)) - 1;
+  unsigned sign = (bits >> (expBits + manBits)) & 1;
+  unsigned e = (bits >> manBits) & ((1u << expBits) - 1);
+  unsigned m = bits & ((1u << manBits) - 1);
+  double v;
+  if (!finiteOnly && e == (1u << expBits) - 1)
+    v = m ? NAN : INFINITY;
+  else if (e == 0)
+    v = std::ldexp(double(m), 1 - bias - manBits);
+  else
+    v = std::ldexp(1.0 + double(m) / (1 << manBits), int(e) - bias);
+  return sign ? -v : v;
+}
+
+struct Format {
+  const char *name, *type; // dot_scaled's format, the kernel's element type
+  bool packed;             // e2m1: two a byte
+};
+
+/// Element (r, c) of an operand of logical shape rows x cols stored per
+/// `f` (fp4 packed along K: the lhs's columns, the rhs's rows).
+double valueAt(const Format &f, const std::vector<uint16_t> &raw, bool lhs,
+               int rows, int cols, int r, int c) {
+  std::string n = f.name;
+  if (n == "e2m1") {
+    uint8_t byte = lhs ? uint8_t(raw[size_t(r) * (cols / 2) + c / 2])
+                       : uint8_t(raw[size_t(r / 2) * cols + c]);
+    unsigned nib = ((lhs ? c : r) % 2) ? byte >> 4 : byte & 15;
+    return decodeMini(nib, 2, 1, true);
+  }
+  uint16_t v = raw[size_t(r) * cols + c];
+  if (n == "e4m3")
+    return decodeMini(v, 4, 3, true);
+  if (n == "e5m2")
+    return decodeMini(v, 5, 2, false);
+  return fromHalfBits(v, /*bf16=*/true);
+}
+
+} // namespace
+
+TEST(GPU, DotScaled) {
+  REQUIRE_GPU();
+  const char *src = R"(
+@kernel(num_warps=4)
+def ds(A: *TA, SA: *u8, B: *TB, SB: *u8, C: *f32, M: constexpr, N: constexpr,
+       K: constexpr, KA: constexpr, KB: constexpr):
+    a = load(A + arange(0, M)[:, None] * KA + arange(0, KA)[None, :])
+    b = load(B + arange(0, KB)[:, None] * N + arange(0, N)[None, :])
+    sa = load(SA + arange(0, M)[:, None] * (K // 32) + arange(0, K // 32)[None, :])
+    sb = load(SB + arange(0, N)[:, None] * (K // 32) + arange(0, K // 32)[None, :])
+    c = dot_scaled(a, sa, "FA", b, sb, "FB")
+    store(C + arange(0, M)[:, None] * N + arange(0, N)[None, :], c)
+)";
+  const Format e4m3{"e4m3", "u8", false}, e5m2{"e5m2", "f8e5m2", false},
+      e2m1{"e2m1", "u8", true}, bf16{"bf16", "bf16", false};
+  struct Case {
+    Format a, b;
+  };
+  const int M = 64, N = 64, K = 128;
+  std::mt19937 gen(2027);
+  for (Case c : {Case{e4m3, e4m3}, Case{e5m2, e5m2}, Case{e2m1, e2m1},
+                 Case{e4m3, e2m1}, Case{bf16, e4m3}}) {
+    std::string s = src;
+    auto put = [&](const std::string &key, const std::string &v) {
+      s.replace(s.find(key), key.size(), v);
+    };
+    put("TA", c.a.type);
+    put("TB", c.b.type);
+    put("FA", c.a.name);
+    put("FB", c.b.name);
+    int ka = c.a.packed ? K / 2 : K, kb = c.b.packed ? K / 2 : K;
+    CompileOptions o;
+    o.constants = {{"M", M}, {"N", N}, {"K", K}, {"KA", ka}, {"KB", kb}};
+    auto k = compileKite(s, o, "dot_scaled.kite");
+    ASSERT_TRUE(k) << k.error().str();
+    // Raw elements (bytes or bf16 bits), no NaN or infinity codes.
+    auto raw = [&](const Format &f, size_t count) {
+      std::vector<uint16_t> v(count);
+      for (uint16_t &x : v) {
+        std::string n = f.name;
+        if (n == "bf16") {
+          x = toHalfBits(std::normal_distribution<float>(0, 2)(gen), true);
+          continue;
+        }
+        do
+          x = uint16_t(gen() & 0xFF);
+        while ((n == "e4m3" && (x & 0x7F) == 0x7F) ||
+               (n == "e5m2" && ((x >> 2) & 31) == 31));
+      }
+      return v;
+    };
+    std::vector<uint16_t> ra = raw(c.a, size_t(M) * ka);
+    std::vector<uint16_t> rb = raw(c.b, size_t(kb) * N);
+    std::vector<uint8_t> sa(size_t(M) * K / 32), sb(size_t(N) * K / 32);
+    for (uint8_t &x : sa)
+      x = uint8_t(120 + gen() % 14);
+    for (uint8_t &x : sb)
+      x = uint8_t(120 + gen() % 14);
+    auto bytesOf = [](const std::vector<uint16_t> &v) {
+      return std::vector<uint8_t>(v.begin(), v.end());
+    };
+    double worst = 0, worstInterp = 0;
+    std::vector<float> host(size_t(M) * N);
+    auto run = [&](auto da, auto db) {
+      auto dsa = DeviceBuffer<uint8_t>::fromHost(sa).value();
+      auto dsb = DeviceBuffer<uint8_t>::fromHost(sb).value();
+      auto dc = DeviceBuffer<float>::allocate(size_t(M) * N).value();
+      auto ran = k->launch(1, {Arg(da), Arg(dsa), Arg(db), Arg(dsb), Arg(dc)});
+      ASSERT_TRUE(ran) << ran.error().str();
+      auto got = dc.toHost().value();
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+          double ref = 0, mag = 0;
+          for (int kk = 0; kk < K; ++kk) {
+            double x = valueAt(c.a, ra, true, M, K, m, kk) *
+                       std::ldexp(1.0, int(sa[m * (K / 32) + kk / 32]) - 127);
+            double y = valueAt(c.b, rb, false, K, N, kk, n) *
+                       std::ldexp(1.0, int(sb[n * (K / 32) + kk / 32]) - 127);
+            ref += x * y;
+            mag += std::fabs(x * y);
+          }
+          worst = std::max(worst, std::fabs(got[m * N + n] - ref) /
+                                      (mag + 1e-30));
+          worstInterp = std::max(
+              worstInterp, std::fabs(host[m * N + n] - ref) / (mag + 1e-30));
+        }
+    };
+    std::string what = std::string(c.a.name) + " x " + c.b.name;
+    // The interpreter first (host buffers), then the GPU.
+    if (std::string(c.a.name) == "bf16") {
+      std::vector<uint16_t> ha(ra);
+      std::vector<uint8_t> hb = bytesOf(rb), hsa(sa), hsb(sb);
+      ASSERT_TRUE(k->interpret(1, {ha, hsa, hb, hsb, host})) << what;
+      run(DeviceBuffer<uint16_t>::fromHost(ra).value(),
+          DeviceBuffer<uint8_t>::fromHost(hb).value());
+    } else {
+      std::vector<uint8_t> ha = bytesOf(ra), hb = bytesOf(rb), hsa(sa), hsb(sb);
+      ASSERT_TRUE(k->interpret(1, {ha, hsa, hb, hsb, host})) << what;
+      run(DeviceBuffer<uint8_t>::fromHost(ha).value(),
+          DeviceBuffer<uint8_t>::fromHost(hb).value());
+    }
+    // f32 accumulation of exact products over K = 128.
+    EXPECT_LT(worst, 1e-5) << what << " on the GPU";
+    EXPECT_LT(worstInterp, 1e-5) << what << " in the interpreter";
+  }
+}
