@@ -8,6 +8,8 @@
 //   broadcast_to(x, shape)  x broadcast to shape (numpy's rules),
 //   sort(x, dim=None, descending=False)  along the last dimension
 //                     (kite.sort: a bitonic network on the GPU),
+//   bitonic_merge(x, dim=None, descending=False)  the last stage of the
+//                     sort's network (a bitonic row comes out sorted),
 //   broadcast(a, b)   both broadcast to their common shape (a tuple),
 //   topk(x, k, dim=None)  the k largest of each row (along the last
 //                     dimension), in descending order (kite.sort ... k),
@@ -29,9 +31,8 @@ namespace kite::frontend {
 bool CodeGen::isShapeBuiltin(StringRef n) {
   return n == "join" || n == "split" || n == "interleave" ||
          n == "broadcast_to" || n == "sort" || n == "topk" ||
-         n == "expand_dims" ||
-         n == "ravel" || n == "cat" || n == "gather" || n == "histogram" ||
-         n == "broadcast";
+         n == "bitonic_merge" || n == "expand_dims" || n == "ravel" ||
+         n == "cat" || n == "gather" || n == "histogram" || n == "broadcast";
 }
 
 Val CodeGen::expandDims(const Val &x, const Val &axis, Loc l, Loc xl,
@@ -86,9 +87,10 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
                   ", got " + describe(v));
     return llvm::cast<RankedTensorType>(v.v.getType());
   };
-  if (n == "sort" || n == "topk") {
-    // sort(x, dim=None, descending=False), topk(x, k, dim=None): along the
-    // last dimension.
+  if (n == "sort" || n == "topk" || n == "bitonic_merge") {
+    // sort(x, dim=None, descending=False), topk(x, k, dim=None),
+    // bitonic_merge(x, dim=None, descending=False): along the last
+    // dimension.
     bool top = n == "topk";
     Args a = top ? bindArgs(e, n, {"x", "k", "dim"}, 2)
                  : bindArgs(e, n, {"x", "dim", "descending"}, 1);
@@ -96,7 +98,7 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     RankedTensorType t = block(a.values[0], a.locs[0], nullptr);
     int64_t rank = t.getRank(), dim = rank - 1;
     if (a.given[dimAt] && a.values[dimAt].kind != Val::None) {
-      dim = constInt(a.values[dimAt], a.locs[dimAt], top ? "topk()'s dim" : "sort()'s dim");
+      dim = constInt(a.values[dimAt], a.locs[dimAt], "the dim");
       if (dim < 0)
         dim += rank;
       if (dim != rank - 1)
@@ -122,14 +124,15 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     } else if (a.given[2]) {
       const Val &d = a.values[2];
       if (d.kind != Val::Bool && d.kind != Val::Int)
-        fail(a.locs[2], "sort()'s descending must be True or False");
+        fail(a.locs[2], n + "()'s descending must be True or False");
       desc = d.i != 0;
     }
     bool u = a.values[0].uns;
     return Val::runtime(
         kd::SortOp::create(b, lc, a.values[0].v, b.getI32IntegerAttr(dim),
                            desc ? b.getUnitAttr() : UnitAttr(),
-                           u ? b.getUnitAttr() : UnitAttr(), kAttr),
+                           u ? b.getUnitAttr() : UnitAttr(), kAttr,
+                           n == "bitonic_merge" ? b.getUnitAttr() : UnitAttr()),
         u);
   }
   if (n == "gather") {

@@ -90,34 +90,56 @@ void Interpreter::kiteOp(Operation *op) {
     auto r = std::make_shared<Array>(*get(so.getSrc()));
     int64_t n = r->shape.back();
     bool desc = so.getDescending();
+    // The order: floats NaN last, -0.0 before 0.0; integers signed or, with
+    // unsigned, by their bits.
+    unsigned w = widthOf(r->elem);
+    uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+    auto lessF = [](double a, double b) {
+      if (std::isnan(a))
+        return false;
+      if (std::isnan(b))
+        return true;
+      if (a != b)
+        return a < b;
+      return std::signbit(a) && !std::signbit(b);
+    };
+    auto lessI = [&](int64_t a, int64_t b) {
+      if (so.getUnsignedOrder())
+        return (uint64_t(a) & mask) < (uint64_t(b) & mask);
+      return a < b;
+    };
+    // bitonic_merge: the network's last stage, exactly (an element moves
+    // only when its pair is out of order).
+    auto mergeRow = [&](auto first, auto less) {
+      for (int64_t j = n / 2; j >= 1; j /= 2)
+        for (int64_t i = 0; i < n; ++i) {
+          if (i & j)
+            continue;
+          auto &x = first[i], &y = first[i | j];
+          if (desc ? less(x, y) : less(y, x))
+            std::swap(x, y);
+        }
+    };
     for (size_t row = 0; row < r->size() / size_t(n); ++row) {
       if (r->kind == Kind::Float) {
         auto first = r->fv.begin() + row * n;
         for (auto it = first; it != first + n; ++it)
           if (std::isnan(*it))
             *it = std::numeric_limits<double>::quiet_NaN();
-        std::sort(first, first + n, [](double a, double b) {
-          if (std::isnan(a))
-            return false;
-          if (std::isnan(b))
-            return true;
-          if (a != b)
-            return a < b;
-          return std::signbit(a) && !std::signbit(b);
-        });
+        if (so.getMerge()) {
+          mergeRow(first, lessF);
+          continue;
+        }
+        std::sort(first, first + n, lessF);
         if (desc)
           std::reverse(first, first + n);
       } else {
         auto first = r->iv.begin() + row * n;
-        if (so.getUnsignedOrder()) { // the element's bits as unsigned
-          unsigned w = widthOf(r->elem);
-          uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
-          std::sort(first, first + n, [mask](int64_t a, int64_t b) {
-            return (uint64_t(a) & mask) < (uint64_t(b) & mask);
-          });
-        } else {
-          std::sort(first, first + n);
+        if (so.getMerge()) {
+          mergeRow(first, lessI);
+          continue;
         }
+        std::sort(first, first + n, lessI);
         if (desc)
           std::reverse(first, first + n);
       }

@@ -635,16 +635,18 @@ def p(X: *f32, Y: *f32, n: i32, BLOCK: constexpr = 1024):
 // across warps) against the interpreter bit for bit, for f32 (with NaNs,
 // infinities, -0.0 and ties; against a host sort too), f16, f64, signed i8
 // and unsigned u32, rows within a warp and rows across 4 and 8 warps,
-// ascending and descending, k of 1 .. the row.
+// ascending and descending, k of 1 .. the row; bitonic_merge (the last
+// stage of the network, on rows that are not bitonic) likewise.
 const char *kSortTopk = R"(
 @kernel
-def st(X: *DT, Y: *DT, T: *DT, ROWS: constexpr, N: constexpr, K: constexpr,
-       DESC: constexpr):
+def st(X: *DT, Y: *DT, T: *DT, G: *DT, ROWS: constexpr, N: constexpr,
+       K: constexpr, DESC: constexpr):
     r = program_id(0) * ROWS + arange(0, ROWS)
     offs = r[:, None] * N + arange(0, N)[None, :]
     x = load(X + offs)
     store(Y + offs, sort(x, descending=DESC))
     store(T + r[:, None] * K + arange(0, K)[None, :], topk(x, K))
+    store(G + offs, bitonic_merge(x, descending=DESC))
 )";
 
 struct SortCase {
@@ -655,9 +657,8 @@ struct SortCase {
 template <typename H>
 void checkSortCase(const char *dt, const SortCase &c, const std::vector<H> &x) {
   std::string src = kSortTopk;
-  src.replace(src.find("DT"), 2, dt);
-  src.replace(src.find("DT"), 2, dt);
-  src.replace(src.find("DT"), 2, dt);
+  for (int r = 0; r < 4; ++r)
+    src.replace(src.find("DT"), 2, dt);
   CompileOptions o;
   o.overrideNumWarps = c.warps;
   o.constants = {{"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
@@ -670,13 +671,15 @@ void checkSortCase(const char *dt, const SortCase &c, const std::vector<H> &x) {
   auto dx = DeviceBuffer<H>::fromHost(x).value();
   auto dy = DeviceBuffer<H>::allocate(total).value();
   auto dt_ = DeviceBuffer<H>::allocate(tops).value();
-  auto ran = k->launch(programs, {Arg(dx), Arg(dy), Arg(dt_)});
+  auto dg = DeviceBuffer<H>::allocate(total).value();
+  auto ran = k->launch(programs, {Arg(dx), Arg(dy), Arg(dt_), Arg(dg)});
   ASSERT_TRUE(ran) << ran.error().str();
-  std::vector<H> hx(x), hy(total), ht(tops);
-  auto in = k->interpret(programs, {hx, hy, ht});
+  std::vector<H> hx(x), hy(total), ht(tops), hg(total);
+  auto in = k->interpret(programs, {hx, hy, ht, hg});
   ASSERT_TRUE(in) << in.error().str();
   auto y = dy.toHost().value();
   auto t = dt_.toHost().value();
+  auto g = dg.toHost().value();
   std::string what = std::string(dt) + " " + std::to_string(c.rows) + "x" +
                      std::to_string(c.n) + " k " + std::to_string(c.k) +
                      (c.desc ? " descending" : "") + " on " +
@@ -687,6 +690,9 @@ void checkSortCase(const char *dt, const SortCase &c, const std::vector<H> &x) {
   for (size_t i = 0; i < tops; ++i)
     ASSERT_EQ(std::memcmp(&t[i], &ht[i], sizeof(H)), 0)
         << what << ": top element " << i;
+  for (size_t i = 0; i < total; ++i)
+    ASSERT_EQ(std::memcmp(&g[i], &hg[i], sizeof(H)), 0)
+        << what << ": merged element " << i;
 }
 
 TEST(GPU, SortAndTopk) {
@@ -717,14 +723,15 @@ TEST(GPU, SortAndTopk) {
     o.overrideNumWarps = c.warps;
     o.constants = {{"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
     std::string src = kSortTopk;
-    for (int r = 0; r < 3; ++r)
+    for (int r = 0; r < 4; ++r)
       src.replace(src.find("DT"), 2, "f32");
     auto k = compileKite(src, o, "sort.kite");
     ASSERT_TRUE(k) << k.error().str();
     auto dx = DeviceBuffer<float>::fromHost(x).value();
     auto dy = DeviceBuffer<float>::allocate(x.size()).value();
     auto dtop = DeviceBuffer<float>::allocate(x.size() / c.n * c.k).value();
-    ASSERT_TRUE(k->launch(3, {Arg(dx), Arg(dy), Arg(dtop)}));
+    auto dmerge = DeviceBuffer<float>::allocate(x.size()).value();
+    ASSERT_TRUE(k->launch(3, {Arg(dx), Arg(dy), Arg(dtop), Arg(dmerge)}));
     auto y = dy.toHost().value();
     auto top = dtop.toHost().value();
     auto less = [](float a, float b) {

@@ -1,4 +1,5 @@
-//===- SortToGPU.cpp - kite.sort as a bitonic network ----------------------===//
+//===- SortToGPU.cpp - kite.sort as a bitonic network
+//----------------------===//
 //
 // kite.sort sorts each row (the last dimension, n a power of two) of a block
 // with a bitonic network of log2(n) (log2(n) + 1) / 2 compare-exchange
@@ -21,7 +22,8 @@
 // A row within a warp (the default layout of rows up to 32 x 16 bytes)
 // never touches shared memory. With `k` (topk) the sorted keys are
 // published once and each result register reads its row's first k; so
-// does a result whose layout differs from the source's.
+// does a result whose layout differs from the source's. With `merge`
+// (bitonic_merge) only the last stage runs.
 //
 // The order is total, and the interpreter's (InterpreterKiteOps.cpp): NaNs
 // after every number (as the positive quiet NaN), floats by their
@@ -380,7 +382,8 @@ struct SortLowering : OpConversionPattern<SortOp> {
     for (int64_t c = 0; c < logN && halving; ++c)
       halving = net.simple(c);
     int64_t sortedRuns = halving ? k : n;
-    for (int64_t kk = 2; kk <= sortedRuns; kk *= 2)
+    // bitonic_merge: the last stage only.
+    for (int64_t kk = op.getMerge() ? n : 2; kk <= sortedRuns; kk *= 2)
       for (int64_t j = kk / 2; j >= 1; j /= 2)
         net.step(kk, j, kk == n);
     if (halving) {

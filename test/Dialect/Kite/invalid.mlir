@@ -570,6 +570,14 @@ func.func @sort_k_not_power_of_two(%x: tensor<2x8xf32>) {
 
 // -----
 
+func.func @sort_merge_k(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{merges whole rows: merge and k do not go together}}
+  %0 = kite.sort %x dim 1 k 4 merge : tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @sort_k_too_big(%x: tensor<2x8xf32>) {
   // expected-error @+1 {{'kite.sort' keeps k = 16 of each row; k must lie in [1, 8]}}
   %0 = kite.sort %x dim 1 k 16 : tensor<2x8xf32>

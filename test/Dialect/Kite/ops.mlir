@@ -36,6 +36,8 @@ func.func @blocks(%x: i32, %f: f32, %p: !kite.ptr<bf16>) {
   %so = kite.sort %sa dim 1 descending : tensor<4x8xf32>
   // CHECK: kite.sort %{{.*}} dim 1 descending k 2 : tensor<4x8xf32>
   %tk = kite.sort %sa dim 1 descending k 2 : tensor<4x8xf32>
+  // CHECK: kite.sort %{{.*}} dim 1 merge : tensor<4x8xf32>
+  %bm = kite.sort %sa dim 1 merge : tensor<4x8xf32>
   // CHECK: kite.gather %{{.*}}[%{{.*}}] axis 1 : tensor<4x8xf32>, tensor<4x2xi32> -> tensor<4x2xf32>
   %gi = arith.constant dense<1> : tensor<4x2xi32>
   %ga = kite.gather %so[%gi] axis 1 : tensor<4x8xf32>, tensor<4x2xi32> -> tensor<4x2xf32>

@@ -157,6 +157,9 @@ LogicalResult SortOp::verify() {
   int64_t n = type.getShape().back();
   if (n < 1 || (n & (n - 1)))
     return emitOpError() << "needs a power-of-two length to sort, got " << n;
+  if (getMerge() && getK())
+    return emitOpError() << "merges whole rows: merge and k do not go "
+                            "together";
   if (std::optional<uint64_t> k = getK(); k && (*k & (*k - 1)))
     return emitOpError() << "keeps a power-of-two number of elements of each "
                             "row, not "

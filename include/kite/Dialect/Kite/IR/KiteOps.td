@@ -184,6 +184,11 @@ def Kite_SortOp : Kite_Op<"sort", [Pure, InferTypeOpAdaptor]> {
     of each sorted row are kept: the result's last dimension is k
     (Triton's `tl.topk(x, k)` is `descending k`).
 
+    With `merge` only the network's last stage runs (compare-exchanges at
+    distances n/2, n/4, ..., 1 in the sort's direction): the sort of a row
+    that is bitonic (ascending then descending, or the reverse), and that
+    stage's output on any other row (Triton's `tl.bitonic_merge`).
+
     On the GPU a bitonic network over the block's layout: steps between
     a thread's registers, lane shuffles, and an exchange through shared
     memory for the bits that lie across warps.
@@ -195,11 +200,12 @@ def Kite_SortOp : Kite_Op<"sort", [Pure, InferTypeOpAdaptor]> {
     ```
   }];
   let arguments = (ins Kite_Block:$src, I32Attr:$dim, UnitAttr:$descending,
-                       UnitAttr:$unsigned_order, OptionalAttr<I64Attr>:$k);
+                       UnitAttr:$unsigned_order, OptionalAttr<I64Attr>:$k,
+                       UnitAttr:$merge);
   let results = (outs Kite_Block:$result);
   let assemblyFormat = "$src `dim` $dim (`descending` $descending^)? "
-                       "(`unsigned` $unsigned_order^)? (`k` $k^)? attr-dict "
-                       "`:` type($src)";
+                       "(`unsigned` $unsigned_order^)? (`k` $k^)? "
+                       "(`merge` $merge^)? attr-dict `:` type($src)";
   let hasVerifier = 1;
 }
 
