@@ -3,8 +3,8 @@
 // kite-bench's memory-bound and elementwise parts: vector add, dropout and
 // seeded dropout beside the device copy ("1d"); softmax and layer norm
 // forward and backward over rows ("rows"); libdevice asin, sigmoid, a
-// histogram, sort and topk rows and tutorial 04's exercises ("math"); the autotuned perceptron
-// layer
+// histogram, sort and topk rows and tutorial 04's exercises ("math"); the
+// autotuned perceptron layer
 // ("perceptron").
 //
 //===----------------------------------------------------------------------===//
@@ -279,7 +279,8 @@ void runElementwise() {
     for (SortShape sh : {SortShape{128, 8, 32}, SortShape{1024, 16, 4}}) {
       const int M = (1 << 23) / sh.n;
       size_t total = size_t(M) * sh.n;
-      uint64_t x = filled(fill, total, 4, 31), y = deviceAlloc(total * 4).value();
+      uint64_t x = filled(fill, total, 4, 31),
+               y = deviceAlloc(total * 4).value();
       synchronize().value();
       CompileOptions o;
       o.constants = {{"N", sh.n}, {"ROWS", sh.rows}};
@@ -287,15 +288,19 @@ void runElementwise() {
       o.constants["K"] = sh.k;
       Kernel top = load("bench/sort.kite", "topk_rows", o);
       uint32_t grid = uint32_t(cdiv(M, sh.rows));
-      double ms = timeMs([&] {
-        sorter.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
-      }, 25);
+      double ms = timeMs(
+          [&] {
+            sorter.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
+          },
+          25);
       std::printf("{\"impl\": \"kite\", \"kernel\": \"sort\", \"rows\": %d, "
                   "\"cols\": %d, \"k\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
                   M, sh.n, sh.n, ms * 1e3, 8.0 * total / ms / 1e6);
-      ms = timeMs([&] {
-        top.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
-      }, 25);
+      ms = timeMs(
+          [&] {
+            top.launch(grid, {Arg::pointer(x), Arg::pointer(y), M}).value();
+          },
+          25);
       std::printf("{\"impl\": \"kite\", \"kernel\": \"topk\", \"rows\": %d, "
                   "\"cols\": %d, \"k\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
                   M, sh.n, sh.k, ms * 1e3,
@@ -314,14 +319,17 @@ void runElementwise() {
     for (int n : {1024, 4096}) {
       const int M = 4096;
       size_t total = size_t(M) * n;
-      uint64_t x = filled(fill, total, 4, 37), y = deviceAlloc(total * 4).value();
+      uint64_t x = filled(fill, total, 4, 37),
+               y = deviceAlloc(total * 4).value();
       synchronize().value();
       CompileOptions o;
       o.constants = {{"N", n}};
       Kernel sm = load("bench/sort.kite", "softmax_builtin", o);
-      double ms = timeMs([&] {
-        sm.launch(uint32_t(M), {Arg::pointer(x), Arg::pointer(y)}).value();
-      }, 25);
+      double ms = timeMs(
+          [&] {
+            sm.launch(uint32_t(M), {Arg::pointer(x), Arg::pointer(y)}).value();
+          },
+          25);
       std::printf("{\"impl\": \"kite\", \"kernel\": \"softmax builtin\", "
                   "\"rows\": %d, \"cols\": %d, \"k\": 0, \"us\": %.2f, "
                   "\"GBps\": %.1f}\n",
@@ -351,11 +359,14 @@ void runElementwise() {
         o.constants = {{"BLOCK_K", bk}};
         Kernel mm = load("bench/matmul_mxfp8.kite", "", o);
         uint32_t grid = uint32_t(cdiv(M, 128) * cdiv(N, 128));
-        double ms = timeMs([&] {
-          mm.launch(grid, {Arg::pointer(a), Arg::pointer(sa), Arg::pointer(b),
-                           Arg::pointer(sb), Arg::pointer(c), M, N, K})
-              .value();
-        }, 25);
+        double ms = timeMs(
+            [&] {
+              mm.launch(grid,
+                        {Arg::pointer(a), Arg::pointer(sa), Arg::pointer(b),
+                         Arg::pointer(sb), Arg::pointer(c), M, N, K})
+                  .value();
+            },
+            25);
         std::printf("{\"impl\": \"kite\", \"kernel\": \"mxfp8 dot_scaled\", "
                     "\"M\": %d, \"N\": %d, \"K\": %d, \"config\": "
                     "\"128x128x%d w8\", \"us\": %.2f, \"tflops\": %.1f}\n",

@@ -252,8 +252,10 @@ Val CodeGen::call(const Expr &e) {
     Args a = bindArgs(e, n, {"x", "y", "sanitize_overflow"}, 2);
     if (a.given[2])
       (void)constInt(a.values[2], a.locs[2], "sanitize_overflow");
-    return binary(n == "add" ? "+" : n == "sub" ? "-" : "*", a.values[0],
-                  a.values[1], e.loc);
+    return binary(n == "add"   ? "+"
+                  : n == "sub" ? "-"
+                               : "*",
+                  a.values[0], a.values[1], e.loc);
   }
   if (n == "dot")
     return dotBuiltin(e);

@@ -203,10 +203,11 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
     Val p = expr(*value);
     packLoc = value->loc;
     if (p.kind != Val::Int || p.i < 1 || p.i > 64 || (p.i & (p.i - 1)))
-      fail(value->loc, std::string(n) + "(): pack must be a power of two in "
-                                        "[1, 64], got " +
-                           (p.kind == Val::Int ? std::to_string(p.i)
-                                               : describe(p)));
+      fail(value->loc,
+           std::string(n) +
+               "(): pack must be a power of two in "
+               "[1, 64], got " +
+               (p.kind == Val::Int ? std::to_string(p.i) : describe(p)));
     pack = p.i;
   }
   Val fnVal = expr(*e.args[1]);
@@ -231,8 +232,8 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
              std::to_string(fn.params.size()) + " parameters, " + n +
              "() gives it " + std::to_string(args.size() * size_t(pack)) +
              (pack > 1 ? " (" + std::to_string(pack) + " values of each of " +
-                             std::to_string(args.size()) + " arguments: pack=" +
-                             std::to_string(pack) + ")"
+                             std::to_string(args.size()) +
+                             " arguments: pack=" + std::to_string(pack) + ")"
                        : std::string()));
   // The blocks' common shape.
   std::optional<SmallVector<int64_t>> shape;
@@ -325,21 +326,21 @@ Val CodeGen::mapElementwiseBuiltin(const Expr &e) {
   }
   // pack values of each result, result by result, each group of one type.
   if (rs.size() % size_t(pack))
-    fail(e.args[1]->loc, "function '" + fn.name + "' returns " +
-                             std::to_string(rs.size()) + " value(s); with pack=" +
-                             std::to_string(pack) + " it must return " +
-                             std::to_string(pack) + " of each result");
+    fail(e.args[1]->loc,
+         "function '" + fn.name + "' returns " + std::to_string(rs.size()) +
+             " value(s); with pack=" + std::to_string(pack) +
+             " it must return " + std::to_string(pack) + " of each result");
   SmallVector<Type> resultTypes;
   std::vector<Val> firsts;
   for (size_t k = 0; k < rs.size(); k += size_t(pack)) {
     for (size_t j = 1; j < size_t(pack); ++j)
       if (rs[k + j].v.getType() != rs[k].v.getType())
-        fail(e.args[1]->loc,
-             "function '" + fn.name + "' returns " +
-                 typeName(rs[k].v.getType()) + " and " +
-                 typeName(rs[k + j].v.getType()) +
-                 " in one result's group of " + std::to_string(pack) +
-                 " (pack=" + std::to_string(pack) + ")");
+        fail(e.args[1]->loc, "function '" + fn.name + "' returns " +
+                                 typeName(rs[k].v.getType()) + " and " +
+                                 typeName(rs[k + j].v.getType()) +
+                                 " in one result's group of " +
+                                 std::to_string(pack) +
+                                 " (pack=" + std::to_string(pack) + ")");
     resultTypes.push_back(withShape(rs[k].v.getType(), *shape));
     firsts.push_back(rs[k]);
   }

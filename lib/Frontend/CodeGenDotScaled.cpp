@@ -53,9 +53,10 @@ Val CodeGen::dotScaled(const Expr &e) {
       return deflt;
     const Val &v = a.values[i];
     if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i], n + "()'s " + std::string(i == 7   ? "fast_math"
-                                                 : i == 8 ? "lhs_k_pack"
-                                                          : "rhs_k_pack") +
+      fail(a.locs[i], n + "()'s " +
+                          std::string(i == 7   ? "fast_math"
+                                      : i == 8 ? "lhs_k_pack"
+                                               : "rhs_k_pack") +
                           " must be True or False");
     return v.i != 0;
   };
@@ -68,8 +69,8 @@ Val CodeGen::dotScaled(const Expr &e) {
     const char *name;
     size_t value, scale, format, pack;
     std::string fmt;
-    mlir::Value v;        ///< the operand as written
-    mlir::Value f32;      ///< [M, K] (lhs) or [K, N] (rhs) in f32
+    mlir::Value v;   ///< the operand as written
+    mlir::Value f32; ///< [M, K] (lhs) or [K, N] (rhs) in f32
   };
   Operand ops[2] = {{"lhs", 0, 1, 2, 8, "", {}, {}},
                     {"rhs", 3, 4, 5, 9, "", {}, {}}};
@@ -83,8 +84,8 @@ Val CodeGen::dotScaled(const Expr &e) {
     const Val &x = a.values[o.value];
     if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()) ||
         shapeOf(x.v.getType()).size() != 2)
-      fail(a.locs[o.value], n + "()'s " + o.name + " must be a 2-D block, got " +
-                                describe(x));
+      fail(a.locs[o.value],
+           n + "()'s " + o.name + " must be a 2-D block, got " + describe(x));
     Type el = elemOf(x.v.getType());
     bool bytes = el.isInteger(8);
     bool ok = o.fmt == "e2m1"   ? bytes
@@ -94,7 +95,8 @@ Val CodeGen::dotScaled(const Expr &e) {
                                 : el.isF16();
     if (!ok)
       fail(a.locs[o.value],
-           n + "()'s " + o.name + " in format " + o.fmt + " must be a block of " +
+           n + "()'s " + o.name + " in format " + o.fmt +
+               " must be a block of " +
                (o.fmt == "e2m1"   ? "u8 (two fp4 values a byte)"
                 : o.fmt == "e4m3" ? "f8e4m3 (or its bits as u8)"
                 : o.fmt == "e5m2" ? "f8e5m2 (or its bits as u8)"
@@ -111,7 +113,9 @@ Val CodeGen::dotScaled(const Expr &e) {
   auto constLike = [&](mlir::Value like, int64_t v) {
     auto t = llvm::cast<RankedTensorType>(like.getType());
     return arith::ConstantOp::create(
-               b, lc, t, DenseElementsAttr::get(t, b.getIntegerAttr(t.getElementType(), v)))
+               b, lc, t,
+               DenseElementsAttr::get(t,
+                                      b.getIntegerAttr(t.getElementType(), v)))
         .getResult();
   };
   for (Operand &o : ops) {
@@ -133,7 +137,8 @@ Val CodeGen::dotScaled(const Expr &e) {
       continue;
     }
     // e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit; each byte's low
-    // nibble first. Its f32 bits: e == 0 ? (m ? 0.5 : 0) : 2^(e - 1) * (1 + m / 2).
+    // nibble first. Its f32 bits: e == 0 ? (m ? 0.5 : 0) : 2^(e - 1) * (1 + m /
+    // 2).
     mlir::Value bytesI32 = i32Block(o.v, l);
     auto nibble = [&](bool high) {
       mlir::Value x = bytesI32;
@@ -153,7 +158,8 @@ Val CodeGen::dotScaled(const Expr &e) {
               b, lc, arith::AddIOp::create(b, lc, ex, constLike(x, 126)),
               constLike(x, 23)),
           arith::ShLIOp::create(b, lc, m, constLike(x, 22)));
-      mlir::Value sub = arith::MulIOp::create(b, lc, m, constLike(x, 0x3F000000));
+      mlir::Value sub =
+          arith::MulIOp::create(b, lc, m, constLike(x, 0x3F000000));
       mlir::Value isSub = arith::CmpIOp::create(b, lc, arith::CmpIPredicate::eq,
                                                 ex, constLike(x, 0));
       mlir::Value bits = arith::OrIOp::create(
@@ -165,8 +171,8 @@ Val CodeGen::dotScaled(const Expr &e) {
     mlir::Value lo = nibble(false), hi = nibble(true);
     SmallVector<int64_t> s(shapeOf(lo.getType()));
     SmallVector<int64_t> joined{s[0], s[1], 2};
-    mlir::Value j = kd::JoinOp::create(
-        b, lc, withShape(b.getF32Type(), joined), lo, hi);
+    mlir::Value j =
+        kd::JoinOp::create(b, lc, withShape(b.getF32Type(), joined), lo, hi);
     bool alongK = flag(o.pack, true);
     // The packed dimension doubles: the last for lhs along K and rhs along
     // N, the first otherwise ([d0, d1, 2] -> [d0, 2, d1] -> [2 d0, d1]).
@@ -183,8 +189,9 @@ Val CodeGen::dotScaled(const Expr &e) {
   auto sa = shapeOf(ops[0].f32.getType()), sb = shapeOf(ops[1].f32.getType());
   int64_t M = sa[0], K = sa[1], N = sb[1];
   if (sb[0] != K)
-    fail(e.loc, n + "(): the lhs holds " + shapeText(sa) + " values and the rhs " +
-                    shapeText(sb) + ": inner dimensions differ");
+    fail(e.loc, n + "(): the lhs holds " + shapeText(sa) +
+                    " values and the rhs " + shapeText(sb) +
+                    ": inner dimensions differ");
   if (M < 16 || N < 16 || K < 16)
     fail(e.loc, n + "() needs every dimension >= 16, got " + shapeText(sa) +
                     " x " + shapeText(sb));

@@ -18,23 +18,22 @@ Val CodeGen::reduceAlong(const std::string &what, const Val &in, int64_t axis,
   out.erase(out.begin() + axis);
   // Unsigned integers take the unsigned kinds (umax, argumax, ...).
   bool u = in.uns;
-  auto kind =
-      what == "sum"         ? kd::ReduceKind::Sum
-      : what == "max"       ? (u ? kd::ReduceKind::UMax : kd::ReduceKind::Max)
-      : what == "min"       ? (u ? kd::ReduceKind::UMin : kd::ReduceKind::Min)
-      : what == "xor_sum"   ? kd::ReduceKind::Xor
-      : what == "reduce_or" ? kd::ReduceKind::Or
-      : what == "argmax"
-          ? (u ? kd::ReduceKind::ArgUMax : kd::ReduceKind::ArgMax)
-          : (u ? kd::ReduceKind::ArgUMin : kd::ReduceKind::ArgMin);
+  auto kind = what == "sum"   ? kd::ReduceKind::Sum
+              : what == "max" ? (u ? kd::ReduceKind::UMax : kd::ReduceKind::Max)
+              : what == "min" ? (u ? kd::ReduceKind::UMin : kd::ReduceKind::Min)
+              : what == "xor_sum"   ? kd::ReduceKind::Xor
+              : what == "reduce_or" ? kd::ReduceKind::Or
+              : what == "argmax"
+                  ? (u ? kd::ReduceKind::ArgUMax : kd::ReduceKind::ArgMax)
+                  : (u ? kd::ReduceKind::ArgUMin : kd::ReduceKind::ArgMin);
   bool arg = kd::isArgReduce(kind);
   Type resultElem = arg ? Type(b.getI32Type()) : elemOf(in.v.getType());
-  return Val::runtime(
-      kd::ReduceOp::create(b, loc(l), withShape(resultElem, out), in.v,
-                           kd::ReduceKindAttr::get(ctx, kind),
-                           b.getI32IntegerAttr(int32_t(axis)))
-          .getResult(),
-      u && !arg);
+  return Val::runtime(kd::ReduceOp::create(b, loc(l),
+                                           withShape(resultElem, out), in.v,
+                                           kd::ReduceKindAttr::get(ctx, kind),
+                                           b.getI32IntegerAttr(int32_t(axis)))
+                          .getResult(),
+                      u && !arg);
 }
 
 Val CodeGen::reduce(const std::string &n, const Expr &e) {
@@ -54,9 +53,8 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
                                "return_indices_tie_break_left", "keep_dims"},
                               1)
       : n == "sum" ? bindArgs(e, n, {"input", "axis", "keep_dims", "dtype"}, 1)
-      : n == "reduce_or"
-          ? bindArgs(e, n, {"input", "axis", "keep_dims"}, 2)
-          : bindArgs(e, n, {"input", "axis", "keep_dims"}, 1);
+      : n == "reduce_or" ? bindArgs(e, n, {"input", "axis", "keep_dims"}, 2)
+                         : bindArgs(e, n, {"input", "axis", "keep_dims"}, 1);
   auto flag = [&](size_t i, const char *what) {
     if (!a.given[i] || a.values[i].kind == Val::None)
       return false;
@@ -135,7 +133,8 @@ Val CodeGen::softmax(const Expr &e) {
   // result is f32 for them; with keep_dims=False the reduced block
   // broadcasts against x from the right (dim 1 of a 2-D x needs
   // keep_dims=True, as in Triton).
-  Args a = bindArgs(e, "softmax", {"x", "dim", "keep_dims", "ieee_rounding"}, 1);
+  Args a =
+      bindArgs(e, "softmax", {"x", "dim", "keep_dims", "ieee_rounding"}, 1);
   Val x = a.values[0];
   if (x.kind != Val::Runtime || !isa<RankedTensorType>(x.v.getType()) ||
       isa<kd::PointerType>(elemOf(x.v.getType())) ||
@@ -146,8 +145,8 @@ Val CodeGen::softmax(const Expr &e) {
       return false;
     const Val &v = a.values[i];
     if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i], std::string("softmax()'s ") + what +
-                          " must be True or False");
+      fail(a.locs[i],
+           std::string("softmax()'s ") + what + " must be True or False");
     return v.i != 0;
   };
   bool keepDims = flag(2, "keep_dims"), exact = flag(3, "ieee_rounding");
@@ -167,12 +166,10 @@ Val CodeGen::softmax(const Expr &e) {
     x = Val::runtime(cast(x.v, b.getF32Type(), a.locs[0], x.uns));
   auto reduced = [&](const char *what, const Val &v) {
     Val r = reduceAlong(what, v, dim, e.loc);
-    return keepDims ? expandDims(r, Val::integer(dim), e.loc, e.loc, e.loc)
-                    : r;
+    return keepDims ? expandDims(r, Val::integer(dim), e.loc, e.loc, e.loc) : r;
   };
   Val z = binary("-", x, reduced("max", x), e.loc);
-  Val num = Val::runtime(
-      math::ExpOp::create(b, loc(e.loc), z.v).getResult());
+  Val num = Val::runtime(math::ExpOp::create(b, loc(e.loc), z.v).getResult());
   Val den = reduced("sum", num);
   auto [p, q] = unify(num, den, e.loc);
   auto r = arith::DivFOp::create(b, loc(e.loc), p, q);

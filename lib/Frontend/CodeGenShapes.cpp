@@ -107,8 +107,8 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
     }
     int64_t len = t.getShape().back();
     if (len & (len - 1))
-      fail(a.locs[0], n + "() needs a power-of-two length, got " +
-                          std::to_string(len));
+      fail(a.locs[0],
+           n + "() needs a power-of-two length, got " + std::to_string(len));
     Type el = t.getElementType();
     if (el.isInteger(1) || isa<kd::PointerType>(el))
       fail(a.locs[0], n + "() sorts numbers, got " + describe(a.values[0]));
@@ -210,9 +210,9 @@ Val CodeGen::shapeBuiltin(const std::string &n, const Expr &e) {
         broadcastShape(shapeOf(x.getType()), shapeOf(y.getType()), e.loc);
     Val out;
     out.kind = Val::Tuple;
-    out.elems = {Val::runtime(broadcastTo(x, shape, a.locs[0]), a.values[0].uns),
-                 Val::runtime(broadcastTo(y, shape, a.locs[1]),
-                              a.values[1].uns)};
+    out.elems = {
+        Val::runtime(broadcastTo(x, shape, a.locs[0]), a.values[0].uns),
+        Val::runtime(broadcastTo(y, shape, a.locs[1]), a.values[1].uns)};
     return out;
   }
   if (n == "expand_dims") {

@@ -8,8 +8,8 @@
 #include "InterpreterImpl.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 
 namespace kite::interp::detail {
 

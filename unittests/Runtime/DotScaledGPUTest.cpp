@@ -144,10 +144,10 @@ def ds(A: *TA, SA: *u8, B: *TB, SB: *u8, C: *f32, M: constexpr, N: constexpr,
             ref += x * y;
             mag += std::fabs(x * y);
           }
-          worst = std::max(worst, std::fabs(got[m * N + n] - ref) /
-                                      (mag + 1e-30));
-          worstInterp = std::max(
-              worstInterp, std::fabs(host[m * N + n] - ref) / (mag + 1e-30));
+          worst =
+              std::max(worst, std::fabs(got[m * N + n] - ref) / (mag + 1e-30));
+          worstInterp = std::max(worstInterp, std::fabs(host[m * N + n] - ref) /
+                                                  (mag + 1e-30));
         }
     };
     std::string what = std::string(c.a.name) + " x " + c.b.name;

@@ -661,7 +661,8 @@ void checkSortCase(const char *dt, const SortCase &c, const std::vector<H> &x) {
     src.replace(src.find("DT"), 2, dt);
   CompileOptions o;
   o.overrideNumWarps = c.warps;
-  o.constants = {{"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
+  o.constants = {
+      {"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
   auto k = compileKite(src, o, "sort.kite");
   ASSERT_TRUE(k) << k.error().str();
   const int programs = 3;
@@ -699,29 +700,46 @@ TEST(GPU, SortAndTopk) {
   REQUIRE_GPU();
   std::mt19937 gen(2026);
   auto sizeOf = [](const SortCase &c) { return size_t(3) * c.rows * c.n; };
-  for (SortCase c : {SortCase{2, 1024, 8, 4, false}, SortCase{32, 128, 8, 4, true},
-                     SortCase{64, 32, 32, 8, false}, SortCase{1, 4096, 64, 8, true},
-                     SortCase{4, 2, 1, 4, false}}) {
+  for (SortCase c :
+       {SortCase{2, 1024, 8, 4, false}, SortCase{32, 128, 8, 4, true},
+        SortCase{64, 32, 32, 8, false}, SortCase{1, 4096, 64, 8, true},
+        SortCase{4, 2, 1, 4, false}}) {
     // f32: NaNs, infinities, signed zeros and ties among the values.
     std::vector<float> x(sizeOf(c));
     std::uniform_int_distribution<int> pick(0, 19);
     for (float &v : x) {
       switch (pick(gen)) {
-      case 0: v = std::nanf(""); break;
-      case 1: v = -std::nanf(""); break;
-      case 2: v = INFINITY; break;
-      case 3: v = -INFINITY; break;
-      case 4: v = -0.0f; break;
-      case 5: v = 0.0f; break;
-      case 6: v = 1.5f; break;
-      default: v = std::normal_distribution<float>(0, 100)(gen);
+      case 0:
+        v = std::nanf("");
+        break;
+      case 1:
+        v = -std::nanf("");
+        break;
+      case 2:
+        v = INFINITY;
+        break;
+      case 3:
+        v = -INFINITY;
+        break;
+      case 4:
+        v = -0.0f;
+        break;
+      case 5:
+        v = 0.0f;
+        break;
+      case 6:
+        v = 1.5f;
+        break;
+      default:
+        v = std::normal_distribution<float>(0, 100)(gen);
       }
     }
     checkSortCase<float>("f32", c, x);
     // Against a host sort: NaNs last (first descending), -0.0 before 0.0.
     CompileOptions o;
     o.overrideNumWarps = c.warps;
-    o.constants = {{"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
+    o.constants = {
+        {"ROWS", c.rows}, {"N", c.n}, {"K", c.k}, {"DESC", int(c.desc)}};
     std::string src = kSortTopk;
     for (int r = 0; r < 4; ++r)
       src.replace(src.find("DT"), 2, "f32");
@@ -742,7 +760,8 @@ TEST(GPU, SortAndTopk) {
       return a < b || (a == b && std::signbit(a) && !std::signbit(b));
     };
     for (size_t row = 0; row < x.size() / c.n; ++row) {
-      std::vector<float> ref(x.begin() + row * c.n, x.begin() + (row + 1) * c.n);
+      std::vector<float> ref(x.begin() + row * c.n,
+                             x.begin() + (row + 1) * c.n);
       std::sort(ref.begin(), ref.end(), less);
       std::vector<float> down(ref.rbegin(), ref.rend());
       const std::vector<float> &want = c.desc ? down : ref;

@@ -1,12 +1,13 @@
-//===- ReductionGPUTest.cpp - Reductions on a GPU --------------------------===//
+//===- ReductionGPUTest.cpp - Reductions on a GPU
+//--------------------------===//
 //
 // kite.reduce on a real GPU against the interpreter: every kind (sum, max,
-// min, xor_sum, reduce_or, argmax, argmin) over 1-D and 2-D blocks along each axis, on
-// 1 and 8 warps (rows inside a warp, across warps, replicated small blocks);
-// ties for argmax/argmin. Scans (cumsum, cumprod, reversed) likewise. Then
-// the softmax and layer-norm examples at odd
-// widths (1, 3, 781, 16383) against the host in double. Skipped, with the
-// reason, where no GPU is present.
+// min, xor_sum, reduce_or, argmax, argmin) over 1-D and 2-D blocks along each
+// axis, on 1 and 8 warps (rows inside a warp, across warps, replicated small
+// blocks); ties for argmax/argmin. Scans (cumsum, cumprod, reversed) likewise.
+// Then the softmax and layer-norm examples at odd widths (1, 3, 781, 16383)
+// against the host in double. Skipped, with the reason, where no GPU is
+// present.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,11 +63,10 @@ TEST(GPU, ReductionsAgreeWithTheInterpreter) {
   struct Kind {
     const char *name, *type;
   };
-  std::vector<Kind> kinds = {{"sum", "f32"},    {"max", "f32"},
-                             {"argmax", "f32"}, {"argmin", "f32"},
-                             {"sum", "i32"},    {"min", "i32"},
-                             {"xor_sum", "i32"}, {"argmax", "i32"},
-                             {"reduce_or", "i32"}};
+  std::vector<Kind> kinds = {
+      {"sum", "f32"},     {"max", "f32"},    {"argmax", "f32"},
+      {"argmin", "f32"},  {"sum", "i32"},    {"min", "i32"},
+      {"xor_sum", "i32"}, {"argmax", "i32"}, {"reduce_or", "i32"}};
   std::mt19937 rng(7);
   int cases = 0;
   for (Shape s : shapes) {

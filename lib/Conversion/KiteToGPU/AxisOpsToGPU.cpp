@@ -293,11 +293,9 @@ private:
     // latency of a row max in attention's softmax. Float sums and custom
     // combines keep the chain, in register order (Triton's rounding).
     const ReduceKind kind = comb.kind;
-    const bool anyOrder = kind == ReduceKind::Max ||
-                          kind == ReduceKind::Min ||
+    const bool anyOrder = kind == ReduceKind::Max || kind == ReduceKind::Min ||
                           kind == ReduceKind::UMax ||
-                          kind == ReduceKind::UMin ||
-                          kind == ReduceKind::Xor ||
+                          kind == ReduceKind::UMin || kind == ReduceKind::Xor ||
                           kind == ReduceKind::Or || comb.isArg() ||
                           (kind == ReduceKind::Sum && !comb.isFloat);
     for (int64_t e0 = 0; e0 < in.perThread; ++e0) {
@@ -642,27 +640,26 @@ private:
 
 } // namespace
 
-Value mlir::kite::detail::shuffleXor(OpBuilder &b, Location loc, Value v, int64_t laneMask) {
+Value mlir::kite::detail::shuffleXor(OpBuilder &b, Location loc, Value v,
+                                     int64_t laneMask) {
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, i32, i32Const(b, loc, -1), x,
-                                i32Const(b, loc, laneMask),
-                                i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly,
-                                UnitAttr());
+    return NVVM::ShflOp::create(
+        b, loc, i32, i32Const(b, loc, -1), x, i32Const(b, loc, laneMask),
+        i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr());
   };
   Type t = v.getType();
   unsigned bits = t.getIntOrFloatBitWidth();
   Type asInt = b.getIntegerType(bits);
-  Value x = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, asInt, v)
-                              : v;
+  Value x = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, asInt, v) : v;
   Value r;
   if (bits == 64) {
     Type i64 = b.getI64Type();
     Value lo = arith::TruncIOp::create(b, loc, i32, x);
     Value hi = arith::TruncIOp::create(
         b, loc, i32,
-        arith::ShRUIOp::create(
-            b, loc, x, arith::ConstantIntOp::create(b, loc, i64, 32)));
+        arith::ShRUIOp::create(b, loc, x,
+                               arith::ConstantIntOp::create(b, loc, i64, 32)));
     Value rlo = arith::ExtUIOp::create(b, loc, i64, shfl(lo));
     Value rhi = arith::ExtUIOp::create(b, loc, i64, shfl(hi));
     r = arith::OrIOp::create(
@@ -670,15 +667,14 @@ Value mlir::kite::detail::shuffleXor(OpBuilder &b, Location loc, Value v, int64_
         arith::ShLIOp::create(b, loc, rhi,
                               arith::ConstantIntOp::create(b, loc, i64, 32)));
   } else if (bits < 32) {
-    r = arith::TruncIOp::create(
-        b, loc, asInt, shfl(arith::ExtUIOp::create(b, loc, i32, x)));
+    r = arith::TruncIOp::create(b, loc, asInt,
+                                shfl(arith::ExtUIOp::create(b, loc, i32, x)));
   } else {
     r = shfl(x);
   }
   return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult()
                            : r;
 }
-
 
 void mlir::kite::populateAxisOpPatterns(KiteTypeConverter &converter,
                                         const KiteLoweringState &state,

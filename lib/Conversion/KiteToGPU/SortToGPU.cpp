@@ -77,8 +77,7 @@ struct KeyCodec {
     Value bits = arith::BitcastOp::create(b, loc, key, x);
     // negative: ~bits; else bits | sign
     Value m = arith::OrIOp::create(
-        b, loc,
-        arith::ShRSIOp::create(b, loc, bits, c(b, loc, keyWidth - 1)),
+        b, loc, arith::ShRSIOp::create(b, loc, bits, c(b, loc, keyWidth - 1)),
         c(b, loc, signBit()));
     Value k = arith::XOrIOp::create(b, loc, bits, m);
     Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
@@ -87,9 +86,9 @@ struct KeyCodec {
 
   Value decode(OpBuilder &b, Location loc, Value k) const {
     if (!isFloat) {
-      Value x = uns ? k : arith::XOrIOp::create(b, loc, k, c(b, loc, signBit()));
-      return width < keyWidth ? arith::TruncIOp::create(b, loc, elem, x)
-                              : x;
+      Value x =
+          uns ? k : arith::XOrIOp::create(b, loc, k, c(b, loc, signBit()));
+      return width < keyWidth ? arith::TruncIOp::create(b, loc, elem, x) : x;
     }
     // sign set: bits = key ^ sign; else ~key.
     Value m = arith::OrIOp::create(
@@ -211,8 +210,8 @@ struct Network {
   bool simple(int64_t c) const {
     int64_t bit = int64_t(1) << c;
     int users = 0, exact = 0;
-    for (ArrayRef<int64_t> bases : {ArrayRef<int64_t>(regBases),
-                                    ArrayRef<int64_t>(thrBases)})
+    for (ArrayRef<int64_t> bases :
+         {ArrayRef<int64_t>(regBases), ArrayRef<int64_t>(thrBases)})
       for (int64_t v : bases) {
         users += (v & bit) != 0;
         exact += v == bit;
@@ -362,8 +361,9 @@ struct SortLowering : OpConversionPattern<SortOp> {
         cast<VectorType>(conv.convertType(op.getSrc())).getElementType());
     KeyCodec codec(b, elem, op.getUnsignedOrder());
     Scratch s(rewriter, loc, state);
-    Network net{b, loc, s, codec, threadId(b, loc), {}, {}, {},
-                op.getDescending(), {}, Value()};
+    Network net{
+        b,  loc,    s, codec, threadId(b, loc), {}, {}, {}, op.getDescending(),
+        {}, Value()};
     for (int64_t e = 0; e < srcLayout.perThread; ++e)
       net.keys.push_back(
           codec.encode(b, loc, extractRegister(b, loc, adaptor.getSrc(), e)));
@@ -422,8 +422,8 @@ struct SortLowering : OpConversionPattern<SortOp> {
                          });
     for (int64_t e = 0; e < resLayout.perThread; ++e)
       result = vector::InsertOp::create(
-          b, loc, codec.decode(b, loc, extractRegister(b, loc, got, e)),
-          result, e);
+          b, loc, codec.decode(b, loc, extractRegister(b, loc, got, e)), result,
+          e);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -51,10 +51,11 @@ LogicalResult MapElementwiseOp::verify() {
       return emitOpError() << "takes and gives blocks of one shape, got "
                            << getSrcs()[0].getType() << " and " << v.getType();
   int64_t pack = getPack();
-  int64_t numel = cast<RankedTensorType>(getSrcs()[0].getType()).getNumElements();
+  int64_t numel =
+      cast<RankedTensorType>(getSrcs()[0].getType()).getNumElements();
   if (pack < 1 || (pack & (pack - 1)) || numel % pack)
-    return emitOpError() << "pack must be a power of two dividing the "
-                         << numel << " elements, got " << pack;
+    return emitOpError() << "pack must be a power of two dividing the " << numel
+                         << " elements, got " << pack;
   Block &block = getBody().front();
   if (int64_t(block.getNumArguments()) != int64_t(getSrcs().size()) * pack)
     return emitOpError() << "the body takes " << pack
@@ -73,8 +74,8 @@ LogicalResult MapElementwiseOp::verify() {
   if (!yield ||
       int64_t(yield.getValues().size()) != int64_t(getResults().size()) * pack)
     return emitOpError() << "the body must yield " << pack
-                         << " element(s) of each of the "
-                         << getResults().size() << " results";
+                         << " element(s) of each of the " << getResults().size()
+                         << " results";
   for (auto [n, v] : llvm::enumerate(yield.getValues())) {
     Value r = getResults()[n / pack];
     if (v.getType() != cast<RankedTensorType>(r.getType()).getElementType())
