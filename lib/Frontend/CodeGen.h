@@ -299,6 +299,10 @@ private:
   /// descriptor's methods (.load(offsets), .store(offsets, value)):
   /// CodeGenDescriptors.cpp.
   Val makeDescriptor(const Expr &e);
+  /// Triton's load_tensor_descriptor / store_tensor_descriptor.
+  Val descriptorFunction(const std::string &n, const Expr &e);
+  /// A descriptor's load (offsets) or store (offsets, value), bound.
+  Val descriptorAccess(const Val &desc, bool isLoad, const Args &a, Loc at);
   /// A descriptor of `base` with these sizes and strides (i32 or i64
   /// values) and block shape (powers of two, checked at `blockLoc`).
   Val descriptorValue(mlir::Value base, bool uns, ArrayRef<mlir::Value> shape,

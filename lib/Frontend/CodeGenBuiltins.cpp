@@ -77,6 +77,8 @@ Val CodeGen::call(const Expr &e) {
     return inlineAsm(e);
   if (n == "make_tensor_descriptor")
     return makeDescriptor(e);
+  if (n == "load_tensor_descriptor" || n == "store_tensor_descriptor")
+    return descriptorFunction(n, e);
   if (n == "make_block_ptr")
     return makeBlockPtr(e);
   if (n == "advance")

@@ -108,13 +108,35 @@ Val CodeGen::descriptorMethod(const Val &desc, const std::string &name,
   bool isLoad = name == "load";
   Args a = isLoad ? bindArgs(e, "load", {"offsets"}, 1)
                   : bindArgs(e, "store", {"offsets", "value"}, 2);
+  return descriptorAccess(desc, isLoad, a, e.loc);
+}
+
+Val CodeGen::descriptorFunction(const std::string &n, const Expr &e) {
+  // Triton's load_tensor_descriptor(desc, offsets) and
+  // store_tensor_descriptor(desc, offsets, value): the methods' other
+  // spelling.
+  bool isLoad = n == "load_tensor_descriptor";
+  Args a = isLoad ? bindArgs(e, n, {"desc", "offsets"}, 2)
+                  : bindArgs(e, n, {"desc", "offsets", "value"}, 3);
+  if (a.values[0].kind != Val::Desc)
+    fail(a.locs[0],
+         n + "() takes a tensor descriptor, got " + describe(a.values[0]));
+  Val desc = a.values[0];
+  a.values.erase(a.values.begin());
+  a.locs.erase(a.locs.begin());
+  a.given.erase(a.given.begin());
+  return descriptorAccess(desc, isLoad, a, e.loc);
+}
+
+Val CodeGen::descriptorAccess(const Val &desc, bool isLoad, const Args &a,
+                              Loc at) {
   size_t rank = desc.block.size();
   const std::vector<Val> *offsets = listOf(a.values[0]);
   if (!offsets || offsets->size() != rank)
     fail(a.locs[0], "a descriptor of " + std::to_string(rank) +
                         " dimensions takes a list of " + std::to_string(rank) +
                         " offsets");
-  Location lc = loc(e.loc);
+  Location lc = loc(at);
   SmallVector<mlir::Value> offs;
   for (const Val &off : *offsets) {
     if (!off.isScalarInt())

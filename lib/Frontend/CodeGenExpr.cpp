@@ -277,6 +277,10 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
     v.uns = uns;
     return v;
   }
+  // Triton's tl.TRITON_MAX_TENSOR_NUMEL: the most elements a block holds
+  // (arange's limit, Kite's too).
+  if (name == "TRITON_MAX_TENSOR_NUMEL")
+    return Val::integer(int64_t(1) << 20);
   auto f = functions.find(name);
   if (f != functions.end()) {
     if (f->second->isKernel)
@@ -329,6 +333,8 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "xor_sum",
                                 "reduce_or",
                                 "dot_scaled",
+                                "load_tensor_descriptor",
+                                "store_tensor_descriptor",
                                 "softmax",
                                 "add",
                                 "sub",
