@@ -255,6 +255,12 @@ private:
                 ArrayRef<const char *> params, size_t required);
 
   int64_t constInt(const Val &v, Loc l, const char *what);
+  /// An axis of a block of `rank` dimensions (negative: from the end);
+  /// `what` names it in messages ("the axis", "softmax()'s dim").
+  int64_t axisArg(const Val &v, Loc l, int64_t rank, const char *what);
+  /// Argument i of `fname` as True/False: `deflt` when not given or None.
+  bool flagArg(const Args &a, size_t i, const std::string &fname,
+               const char *what, bool deflt = false);
   /// The integer constants of a tuple (or of one integer; none for None).
   SmallVector<int64_t> constInts(const Val &v, Loc l, const char *what);
 

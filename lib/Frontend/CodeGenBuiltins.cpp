@@ -307,15 +307,10 @@ Val CodeGen::call(const Expr &e) {
     if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
       fail(a.locs[0], n + "() scans a block, got " + describe(in));
     auto shape = shapeOf(in.v.getType());
-    int64_t axis = a.given[1] && a.values[1].kind != Val::None
-                       ? constInt(a.values[1], a.locs[1], "the axis")
-                       : 0;
-    if (axis < 0)
-      axis += shape.size();
-    if (axis < 0 || axis >= int64_t(shape.size()))
-      fail(a.locs[1], "axis " + std::to_string(axis) +
-                          " is out of range for a block of rank " +
-                          std::to_string(shape.size()));
+    int64_t axis =
+        a.given[1] && a.values[1].kind != Val::None
+            ? axisArg(a.values[1], a.locs[1], int64_t(shape.size()), "the axis")
+            : 0;
     if (elemOf(in.v.getType()).isInteger(1))
       fail(a.locs[0], n + "() of a boolean block; convert it with .to(i32)");
     bool reverse = false;

@@ -65,13 +65,7 @@ Val CodeGen::combineBuiltin(const std::string &n, const Expr &e) {
     elems.push_back(
         llvm::cast<RankedTensorType>(in.v.getType()).getElementType());
   int64_t rank = type.getRank();
-  int64_t axis = constInt(a.values[1], a.locs[1], "the axis");
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    fail(a.locs[1], "axis " + std::to_string(axis) +
-                        " is out of range for a block of rank " +
-                        std::to_string(rank));
+  int64_t axis = axisArg(a.values[1], a.locs[1], rank, "the axis");
   const Val &fnVal = a.values[2];
   if (fnVal.kind != Val::Helper || !fnVal.fn)
     fail(a.locs[2], n + "()'s combine_fn must be a function defined in this "

@@ -48,19 +48,8 @@ Val CodeGen::dotScaled(const Expr &e) {
                      "rhs_format", "acc", "fast_math", "lhs_k_pack",
                      "rhs_k_pack", "out_dtype"},
                     6);
-  auto flag = [&](size_t i, bool deflt) {
-    if (!a.given[i] || a.values[i].kind == Val::None)
-      return deflt;
-    const Val &v = a.values[i];
-    if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i], n + "()'s " +
-                          std::string(i == 7   ? "fast_math"
-                                      : i == 8 ? "lhs_k_pack"
-                                               : "rhs_k_pack") +
-                          " must be True or False");
-    return v.i != 0;
-  };
-  (void)flag(7, false); // fast_math: the products are exact either way
+  // fast_math: the products are exact either way.
+  (void)flagArg(a, 7, n, "fast_math");
   if (a.given[10] && a.values[10].kind != Val::None &&
       !dtypeArg(a.values[10], a.locs[10]).isF32())
     fail(a.locs[10], n + "()'s out_dtype must be f32 (the accumulator's)");
@@ -173,7 +162,8 @@ Val CodeGen::dotScaled(const Expr &e) {
     SmallVector<int64_t> joined{s[0], s[1], 2};
     mlir::Value j =
         kd::JoinOp::create(b, lc, withShape(b.getF32Type(), joined), lo, hi);
-    bool alongK = flag(o.pack, true);
+    bool alongK = flagArg(a, o.pack, n, lhs ? "lhs_k_pack" : "rhs_k_pack",
+                          /*deflt=*/true);
     // The packed dimension doubles: the last for lhs along K and rhs along
     // N, the first otherwise ([d0, d1, 2] -> [d0, 2, d1] -> [2 d0, d1]).
     bool packedLast = lhs ? alongK : !alongK;

@@ -581,6 +581,28 @@ CodeGen::Args CodeGen::bindArgs(const Expr &call, const std::string &fname,
   return a;
 }
 
+int64_t CodeGen::axisArg(const Val &v, Loc l, int64_t rank, const char *what) {
+  int64_t axis = constInt(v, l, what);
+  if (axis < 0)
+    axis += rank;
+  // "the axis" is reported as "axis N is out of range ...".
+  std::string name = std::string(what) == "the axis" ? "axis" : what;
+  if (axis < 0 || axis >= rank)
+    fail(l, name + " " + std::to_string(axis) +
+                " is out of range for a block of rank " + std::to_string(rank));
+  return axis;
+}
+
+bool CodeGen::flagArg(const Args &a, size_t i, const std::string &fname,
+                      const char *what, bool deflt) {
+  if (!a.given[i] || a.values[i].kind == Val::None)
+    return deflt;
+  const Val &v = a.values[i];
+  if (v.kind != Val::Bool && v.kind != Val::Int)
+    fail(a.locs[i], fname + "()'s " + what + " must be True or False");
+  return v.i != 0;
+}
+
 int64_t CodeGen::constInt(const Val &v, Loc l, const char *what) {
   if (v.kind != Val::Int && v.kind != Val::Bool)
     fail(l, std::string(what) + " must be a compile-time integer (a literal "

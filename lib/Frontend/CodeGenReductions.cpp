@@ -55,22 +55,15 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
       : n == "sum" ? bindArgs(e, n, {"input", "axis", "keep_dims", "dtype"}, 1)
       : n == "reduce_or" ? bindArgs(e, n, {"input", "axis", "keep_dims"}, 2)
                          : bindArgs(e, n, {"input", "axis", "keep_dims"}, 1);
-  auto flag = [&](size_t i, const char *what) {
-    if (!a.given[i] || a.values[i].kind == Val::None)
-      return false;
-    const Val &v = a.values[i];
-    if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i], n + "()'s " + what + " must be True or False");
-    return v.i != 0;
-  };
   size_t tieAt = argKind ? 2 : 3;
   if ((argKind || maxMin) && a.given[tieAt] &&
-      a.values[tieAt].kind != Val::None && !flag(tieAt, "tie_break_left"))
+      a.values[tieAt].kind != Val::None &&
+      !flagArg(a, tieAt, n, "tie_break_left"))
     fail(a.locs[tieAt], n + "() supports tie_break_left=True only (the first "
                             "index of equal values)");
   size_t keepAt = argKind ? 3 : maxMin ? 4 : 2;
-  bool keepDims = flag(keepAt, "keep_dims");
-  bool withIndices = maxMin && flag(2, "return_indices");
+  bool keepDims = flagArg(a, keepAt, n, "keep_dims");
+  bool withIndices = maxMin && flagArg(a, 2, n, "return_indices");
   Val in = a.values[0];
   if (in.kind != Val::Runtime || !isa<RankedTensorType>(in.v.getType()))
     fail(a.locs[0], n + "() reduces a block, got " + describe(in));
@@ -84,14 +77,7 @@ Val CodeGen::reduce(const std::string &n, const Expr &e) {
   int64_t axis = 0;
   bool allAxes = false;
   if (a.given[1] && a.values[1].kind != Val::None) {
-    axis = constInt(a.values[1], a.locs[1], "the axis");
-    if (axis < 0)
-      axis += shape.size();
-    if (axis < 0 || axis >= int64_t(shape.size()))
-      fail(a.locs[1], "axis " + std::to_string(axis) +
-                          " is out of range for "
-                          "a block of rank " +
-                          std::to_string(shape.size()));
+    axis = axisArg(a.values[1], a.locs[1], int64_t(shape.size()), "the axis");
   } else if (shape.size() != 1) {
     // axis=None: every element (the block flattened, as Triton does).
     if (argKind)
@@ -140,27 +126,12 @@ Val CodeGen::softmax(const Expr &e) {
       isa<kd::PointerType>(elemOf(x.v.getType())) ||
       elemOf(x.v.getType()).isInteger(1))
     fail(a.locs[0], "softmax() takes a block of numbers, got " + describe(x));
-  auto flag = [&](size_t i, const char *what) {
-    if (!a.given[i] || a.values[i].kind == Val::None)
-      return false;
-    const Val &v = a.values[i];
-    if (v.kind != Val::Bool && v.kind != Val::Int)
-      fail(a.locs[i],
-           std::string("softmax()'s ") + what + " must be True or False");
-    return v.i != 0;
-  };
-  bool keepDims = flag(2, "keep_dims"), exact = flag(3, "ieee_rounding");
+  bool keepDims = flagArg(a, 2, "softmax", "keep_dims");
+  bool exact = flagArg(a, 3, "softmax", "ieee_rounding");
   int64_t rank = int64_t(shapeOf(x.v.getType()).size());
-  int64_t dim = 0;
-  if (a.given[1] && a.values[1].kind != Val::None) {
-    dim = constInt(a.values[1], a.locs[1], "softmax()'s dim");
-    if (dim < 0)
-      dim += rank;
-    if (dim < 0 || dim >= rank)
-      fail(a.locs[1], "softmax()'s dim " + std::to_string(dim) +
-                          " is out of range for a block of rank " +
-                          std::to_string(rank));
-  }
+  int64_t dim = a.given[1] && a.values[1].kind != Val::None
+                    ? axisArg(a.values[1], a.locs[1], rank, "softmax()'s dim")
+                    : 0;
   Type el = elemOf(x.v.getType());
   if (!isa<FloatType>(el) || el.getIntOrFloatBitWidth() < 32 || isFp8(el))
     x = Val::runtime(cast(x.v, b.getF32Type(), a.locs[0], x.uns));

@@ -379,28 +379,26 @@ def f(x: *f32, rows: *f32, cols: *f32):
   auto dc = DeviceBuffer<float>::allocate(x.size()).value();
   ASSERT_TRUE(k.launch(1, {dx, dr, dc}).ok());
   auto gr = dr.toHost().value(), gc = dc.toHost().value();
-  for (int r = 0; r < R; ++r) {
-    double m = -INFINITY, sum = 0;
-    for (int c = 0; c < C; ++c)
-      m = std::max(m, double(x[r * C + c]));
-    for (int c = 0; c < C; ++c)
-      sum += std::exp(double(x[r * C + c]) - m);
-    for (int c = 0; c < C; ++c) {
-      double want = std::exp(double(x[r * C + c]) - m) / sum;
-      ASSERT_NEAR(gr[r * C + c], want, 1e-5 * want + 1e-9) << r << "," << c;
+  // Each of `lines` lines of `len` elements (element i of line l at
+  // l * across + i * along) against its softmax in double.
+  auto check = [&](const std::vector<float> &got, int lines, int len,
+                   int across, int along, const char *what) {
+    for (int l = 0; l < lines; ++l) {
+      auto at = [&](int i) { return size_t(l) * across + size_t(i) * along; };
+      double m = -INFINITY, sum = 0;
+      for (int i = 0; i < len; ++i)
+        m = std::max(m, double(x[at(i)]));
+      for (int i = 0; i < len; ++i)
+        sum += std::exp(double(x[at(i)]) - m);
+      for (int i = 0; i < len; ++i) {
+        double want = std::exp(double(x[at(i)]) - m) / sum;
+        ASSERT_NEAR(got[at(i)], want, 1e-5 * want + 1e-9)
+            << what << " " << l << ", element " << i;
+      }
     }
-  }
-  for (int c = 0; c < C; ++c) {
-    double m = -INFINITY, sum = 0;
-    for (int r = 0; r < R; ++r)
-      m = std::max(m, double(x[r * C + c]));
-    for (int r = 0; r < R; ++r)
-      sum += std::exp(double(x[r * C + c]) - m);
-    for (int r = 0; r < R; ++r) {
-      double want = std::exp(double(x[r * C + c]) - m) / sum;
-      ASSERT_NEAR(gc[r * C + c], want, 1e-5 * want + 1e-9) << r << "," << c;
-    }
-  }
+  };
+  check(gr, R, C, C, 1, "row");
+  check(gc, C, R, 1, C, "column");
 }
 
 TEST(GPU, SortAgreesWithTheInterpreter) {
