@@ -342,8 +342,9 @@ void runElementwise() {
 
   // dot_scaled: tutorial 03's matmul on mxfp8 (bench/kernels/matmul_mxfp8.kite:
   // e4m3 bytes, e8m0 scales per 32 along K, bf16 out), 128x128 tiles on 8
-  // warps with BLOCK_K 32, 64 and 128; TFLOP/s.
-  if (part("math")) {
+  // warps with BLOCK_K 32, 64 and 128; TFLOP/s. Also alone:
+  // KITE_BENCH_ONLY=mxfp8.
+  if (part("math") || part("mxfp8")) {
     Kernel fillBytes = load("bench/fill.kite", "fill_f8e4m3");
     Kernel fillScales = load("bench/fill.kite", "fill_scales");
     for (int size : {2048, 4096}) {

@@ -1067,6 +1067,8 @@ def main():
         softmax_builtin()
         mxfp8()
         dropout_exercises()
+    elif "mxfp8" in only:
+        mxfp8()
     if "perceptron" in only:
         perceptron()
     if "attention" in only:

@@ -109,6 +109,53 @@ TEST(Layout, SlicesHoldWhatTheSourceRowsHold) {
   EXPECT_EQ(rows.threadOffset(4), rows.threadOffset(0) + 1);
 }
 
+TEST(Layout, UntransposedLayoutsHoldTheTransposedElements) {
+  // untranspose: register e of thread t holds, in the source's layout, the
+  // element at the coordinates that the transposed block's layout gives it
+  // (permuted back): a kite.trans between the two moves no data.
+  auto check = [](const BlockedLayout &res, std::vector<int64_t> srcShape,
+                  std::vector<int32_t> order) {
+    std::optional<BlockedLayout> src = res.untranspose(srcShape, order);
+    ASSERT_TRUE(src);
+    int64_t rank = srcShape.size();
+    std::vector<int64_t> resShape(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      resShape[i] = srcShape[order[i]];
+    for (int64_t t = 0; t < res.numThreads; ++t)
+      for (int64_t e = 0; e < res.perThread; ++e) {
+        int64_t lin = res.threadOffset(t) + res.registerOffset(e);
+        std::vector<int64_t> c(rank), sc(rank);
+        for (int64_t i = rank - 1; i >= 0; --i) {
+          c[i] = lin % resShape[i];
+          lin /= resShape[i];
+        }
+        for (int64_t i = 0; i < rank; ++i)
+          sc[order[i]] = c[i];
+        int64_t want = 0;
+        for (int64_t i = 0; i < rank; ++i)
+          want = want * srcShape[i] + sc[i];
+        EXPECT_EQ(src->threadOffset(t) + src->registerOffset(e), want)
+            << "thread " << t << " register " << e;
+      }
+    // A 2-D transposition is its own inverse: back to where it started.
+    if (rank == 2) {
+      EXPECT_TRUE(src->untranspose(resShape, order)->placesLike(res));
+    }
+  };
+  // The [N, K / 32] scales of a microscaled B read as [K / 32, N] in B's
+  // linear layout sliced (16 consecutive columns a thread, replicated
+  // along the 32 rows of a scale).
+  BlockedLayout b = BlockedLayout::get(64 * 128, 256, 16);
+  std::optional<BlockedLayout> scales = b.slice({2, 32, 128}, 1);
+  ASSERT_TRUE(scales);
+  check(*scales, {128, 2}, {1, 0});
+  check(BlockedLayout::get(64 * 32, 128, 4), {32, 64}, {1, 0});
+  check(WgmmaTile::choose(128, 64, 8)->layout(), {64, 128}, {1, 0});
+  check(BlockedLayout::get(8 * 16 * 4, 128, 4), {16, 4, 8}, {2, 0, 1});
+  // Not a power of two: none.
+  EXPECT_FALSE(BlockedLayout::get(48, 32, 1).untranspose({6, 8}, {1, 0}));
+}
+
 TEST(Layout, DotTilesAreBijectiveWarpTiles) {
   int checked = 0;
   for (int64_t threads : {64, 128, 256, 512})

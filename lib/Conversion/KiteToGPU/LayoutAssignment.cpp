@@ -1,4 +1,5 @@
-//===- LayoutAssignment.cpp - Which layout each block value takes ----------===//
+//===- LayoutAssignment.cpp - Which layout each block value takes
+//----------===//
 //
 // A block's layout (BlockedLayout: how its elements are spread over the
 // threads and registers) is a property of the value, not of its shape:
@@ -30,14 +31,14 @@
 //     layout;
 //   - every other class takes the linear layout of its shape.
 // Ops whose operands and results may differ in layout (broadcast,
-// expand_dims, reduce, a dot's A and B, splat, arange, convert_layout) join nothing: their
-// lowerings work from each side's own layout. Layouts of one shape may hold
-// different numbers of registers a thread (a slice of a wgmma accumulator's
-// 128 rows: 2, the linear layout's: 1): the type conversion is per value
-// (a context-aware conversion: KiteTypeConverter's getLayout(Value)).
+// expand_dims, reduce, a dot's A and B, splat, arange, convert_layout) join
+// nothing: their lowerings work from each side's own layout. Layouts of one
+// shape may hold different numbers of registers a thread (a slice of a wgmma
+// accumulator's 128 rows: 2, the linear layout's: 1): the type conversion is
+// per value (a context-aware conversion: KiteTypeConverter's getLayout(Value)).
 //
 // Before the conversion, separateLayoutLeaves gives every use of a cheap
-// block of a dot result's shape (splat, arange, broadcast, expand_dims,
+// block in a kernel with a dot (splat, arange, broadcast, expand_dims,
 // constant, and side-effect-free arith on those) its own copy: after CSE
 // one row-offset block can serve both a dot operand's address computation
 // and the epilogue, which would otherwise put the operand's pointers into
@@ -52,8 +53,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-
-#include <set>
 
 using namespace mlir;
 using namespace mlir::kite;
@@ -80,17 +79,12 @@ bool isLeaf(Operation *op) {
 } // namespace
 
 void mlir::kite::separateLayoutLeaves(Operation *kernel) {
-  std::set<std::pair<int64_t, int64_t>> dotShapes;
-  auto note = [&](RankedTensorType t) {
-    dotShapes.insert({t.getDimSize(0), t.getDimSize(1)});
-  };
+  bool dots = false;
   kernel->walk([&](Operation *op) {
-    if (auto d = dyn_cast<DotOp>(op))
-      note(d.getType());
-    else if (auto d = dyn_cast<DotStagedOp>(op))
-      note(d.getType());
+    if (isa<DotOp, DotStagedOp>(op))
+      dots = true;
   });
-  if (dotShapes.empty())
+  if (!dots)
     return;
   // Cheap: a leaf, or side-effect-free arith on cheap blocks and scalars
   // (index arithmetic on aranges: the offsets of an operand's rows that
@@ -116,17 +110,14 @@ void mlir::kite::separateLayoutLeaves(Operation *kernel) {
   // Users first: a copy adds uses to its operands, which come earlier.
   for (Operation *op : llvm::reverse(order)) {
     Value result = op->getResult(0);
-    auto type = cast<RankedTensorType>(result.getType());
-    // Also 1-D ones (a row's offsets, `offs_m`, that index a load of one
+    // Of every shape: a row's offsets, `offs_m`, that index a load of one
     // value per row, `M + offs_m`, and the rows of a 2-D block,
-    // `offs_m[:, None]`): the load may then take the slice of a product's
+    // `offs_m[:, None]` (the load may then take the slice of a product's
     // layout that its `m[None, :]` is read in, each thread loading what it
     // holds, while the 2-D block's rows come from the same offsets
-    // computed in its own layout.
-    bool dotShaped = type.getRank() == 2 &&
-                     dotShapes.count({type.getDimSize(0), type.getDimSize(1)});
-    if (!(dotShaped || type.getRank() == 1) || result.use_empty() ||
-        result.hasOneUse())
+    // computed in its own layout); the column offsets a microscaled dot's
+    // two scale blocks share (each block then takes its operand's places).
+    if (result.use_empty() || result.hasOneUse())
       continue;
     OpBuilder b(op);
     b.setInsertionPointAfter(op);
@@ -360,12 +351,39 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
   // thread computing only the evaluations of its own elements.) Like the
   // reductions' slices, these are withdrawn where an expand_dims of the
   // class would then exchange data.
+  //
+  // The operands of a dot on the tensor cores from registers start such
+  // chains too (their class keeps its layout: wgmma's for A, else the
+  // linear one): a microscaled dot's scales, one per 32 elements along K,
+  // broadcast and reshaped to the operand's shape, are then loaded where
+  // the operand's elements are, not exchanged.
+  kernel->walk([&](DotOp dot) {
+    if (dot.getEngine() != DotEngine::WGMMA &&
+        dot.getEngine() != DotEngine::MMA)
+      return;
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      Value leader = leaderOf(operand);
+      if (!classLayouts.count(leader))
+        anchor(operand, getLayout(operand));
+      fromDots.insert(leader);
+    }
+  });
   for (bool changed = true; changed;) {
     changed = false;
     kernel->walk([&](Operation *op) {
       Value src, result;
       std::optional<BlockedLayout> layout;
-      if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      if (auto trans = dyn_cast<TransOp>(op)) {
+        // A small block (at most 4 elements a thread: the [N, K / 32]
+        // scales of a microscaled B), where scattered loads cost less than
+        // an exchange through shared memory; not a transposition a wgmma
+        // dot's staging takes care of.
+        RankedTensorType type = trans.getSrc().getType();
+        if (isElidedTranspose(trans) || type.getNumElements() > 4 * numThreads)
+          return;
+        src = trans.getSrc();
+        result = trans.getResult();
+      } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
         src = reshape.getSrc();
         result = reshape.getResult();
       } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
@@ -386,6 +404,9 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (classLayouts.count(leader) || unsliced.count(leader))
         return;
       layout = getLayout(result);
+      if (auto trans = dyn_cast<TransOp>(op))
+        layout = layout->untranspose(trans.getSrc().getType().getShape(),
+                                     trans.getOrder());
       if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
         // Slice the broadcast dimensions away, the last first; the
         // source's size-1 dimensions do not change its row-major index.

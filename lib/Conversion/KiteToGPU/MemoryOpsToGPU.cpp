@@ -75,8 +75,11 @@ AccessPlan mlir::kite::detail::planAccess(const KiteLoweringState &state,
   int64_t width = std::min<int64_t>(
       layout.chunk, state.axisInfo.vectorElements(ptrs, elementBytes));
   plan.width = std::max<int64_t>(1, llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
-  if (plan.width * elementBytes < 4)
-    plan.width = 1; // sub-word vectors would need byte shuffles
+  // Sub-word vectors other than a byte pair (one 16-bit word: the pairs of
+  // an 8-bit dot operand in wgmma's register layout) would need byte
+  // shuffles.
+  if (plan.width * elementBytes < 4 && !(plan.width == 2 && elementBytes == 1))
+    plan.width = 1;
 
   plan.uniformMask = !mask || state.axisInfo.get(mask).constancy >= plan.width;
   return plan;
@@ -97,7 +100,9 @@ static WordPlan wordsOf(int64_t width, int64_t elementBytes) {
     return {64, width};
   if (bytes >= 4)
     return {32, bytes / 4};
-  assert(width == 1 && "sub-word groups are single elements");
+  if (bytes == 2)
+    return {16, 1}; // one element of 16 bits, or a pair of bytes
+  assert(width == 1 && "sub-word groups are single elements or byte pairs");
   return {unsigned(elementBytes * 8), 1};
 }
 

@@ -1,9 +1,11 @@
 //===- ShapeOpsToGPU.cpp - trans, flip, join, split and reshape -----------===//
 //
 // Ops that change which element a register holds without changing values:
-//   - kite.trans: each thread publishes its registers to shared memory at
-//     their linear index in the operand, then reads each result register at
-//     the permuted coordinates;
+//   - kite.trans: the registers, when the result's layout places each
+//     element where the operand's placed it (BlockedLayout::untranspose);
+//     else each thread publishes its registers to shared memory at their
+//     linear index in the operand, then reads each result register at the
+//     permuted coordinates;
 //   - kite.flip: likewise, the flipped dimension read backwards;
 //   - kite.join: both operands published one after the other, each result
 //     register read from the one its last coordinate names; kite.split:
@@ -25,7 +27,7 @@ using namespace mlir::kite::detail;
 
 namespace {
 
-/// Pattern: kite.trans => through shared memory.
+/// Pattern: kite.trans => the registers, or through shared memory.
 struct TransLowering : OpConversionPattern<TransOp> {
   TransLowering(KiteTypeConverter &c, const KiteLoweringState &s,
                 MLIRContext *ctx)
@@ -41,9 +43,18 @@ struct TransLowering : OpConversionPattern<TransOp> {
       rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(op.getResult()));
       return success();
     }
+    ArrayRef<int32_t> order = op.getOrder();
+    // Each thread holding the transposed places of its source's elements
+    // (LayoutAssignment gives a small block's source such a layout): the
+    // registers as they are.
+    if (auto places = conv.getLayout(op.getResult())
+                          .untranspose(srcType.getShape(), order);
+        places && places->placesLike(conv.getLayout(op.getSrc()))) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
     Scratch s(rewriter, op.getLoc(), state);
     s.publish(adaptor.getSrc(), srcType, conv.getLayout(op.getSrc()));
-    ArrayRef<int32_t> order = op.getOrder();
     Value result = s.gather(
         conv, type, conv.getLayout(op.getResult()), srcType.getElementType(),
         [&](ArrayRef<Value> c) {

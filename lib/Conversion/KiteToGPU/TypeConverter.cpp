@@ -94,6 +94,49 @@ std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
 }
 
 std::optional<BlockedLayout>
+BlockedLayout::untranspose(ArrayRef<int64_t> shape,
+                           ArrayRef<int32_t> order) const {
+  int64_t rank = shape.size();
+  if (int64_t(order.size()) != rank ||
+      llvm::any_of(shape, [](int64_t d) { return !llvm::isPowerOf2_64(d); }))
+    return std::nullopt;
+  std::optional<LinearLayout> bits = LinearLayout::of(*this);
+  if (!bits)
+    return std::nullopt;
+  // The lowest bit of each dimension in the row-major index of `shape`.
+  SmallVector<int64_t> srcLow(rank, 0);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    srcLow[d] = srcLow[d + 1] + llvm::Log2_64(shape[d + 1]);
+  // Bit j of the transposed block's index -> its bit in `shape`'s.
+  SmallVector<int64_t> bitOf;
+  for (int64_t i = rank - 1; i >= 0; --i)
+    for (int64_t p = 0; p < int64_t(llvm::Log2_64(shape[order[i]])); ++p)
+      bitOf.push_back(srcLow[order[i]] + p);
+  auto map = [&](int64_t move) {
+    int64_t out = 0;
+    for (int64_t j = 0; j < int64_t(bitOf.size()); ++j)
+      if (move >> j & 1)
+        out |= int64_t(1) << bitOf[j];
+    return out;
+  };
+  SmallVector<int64_t, 8> regMoves, threadMoves;
+  for (int64_t m : bits->bases(LinearLayout::In::Register))
+    regMoves.push_back(map(m));
+  for (int64_t m : bits->bases(LinearLayout::In::Thread))
+    threadMoves.push_back(map(m));
+  BlockedLayout out;
+  out.numel = numel;
+  out.numThreads = numThreads;
+  out.perThread = perThread;
+  out.registerDigits = digitsOfMoves(regMoves);
+  out.threadDigits = digitsOfMoves(threadMoves);
+  out.chunk = !out.registerDigits.empty() && out.registerDigits[0].stride == 1
+                  ? out.registerDigits[0].size
+                  : 1;
+  return out;
+}
+
+std::optional<BlockedLayout>
 BlockedLayout::getKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
   int64_t warps = numThreads / 32;
   if (numThreads % 32 || N % 8 || K % 4 || K * N < numThreads)

@@ -88,6 +88,14 @@ struct BlockedLayout {
   /// into bits (LinearLayout::of).
   std::optional<BlockedLayout> slice(ArrayRef<int64_t> shape,
                                      int64_t axis) const;
+  /// The layout of a block of `shape` that places each element where this
+  /// layout places the element of `trans(block, order)` it becomes (this
+  /// layout is the transposed block's: result dimension i is dimension
+  /// order[i] of `shape`). A kite.trans between the two moves nothing.
+  /// None when a dimension is not a power of two or the layout does not
+  /// factor into bits (LinearLayout::of).
+  std::optional<BlockedLayout> untranspose(ArrayRef<int64_t> shape,
+                                           ArrayRef<int32_t> order) const;
   /// Linear index of register `e` relative to the thread's base.
   int64_t registerOffset(int64_t e) const;
   /// threadBase(t) as a number (the IR form is in Utils.h).
