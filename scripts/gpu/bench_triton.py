@@ -1075,7 +1075,7 @@ def main():
         attention()
     if "attnbwd" in only:
         attention_bwd()
-    fp8_only = "fp8" in only and "matmul" not in only
+    fp8_only = "fp8" in only.split(",") and "matmul" not in only
     # "tuned": only the tutorial matmul and cuBLAS rows that Kite's tuned
     # kernels are measured against (scripts/gpu/ab_tuned.sh).
     tuned_only = "tuned" in only and "matmul" not in only
