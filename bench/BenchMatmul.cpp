@@ -104,15 +104,7 @@ static std::string kernelText(const std::string &path, bool bf16) {
 
 void runMatmul() {
   // "fp8" alone: only the fp8 rows (they run with "matmul" too).
-  // (A part of its own, not the "fp8" in "mxfp8".)
-  const char *only = std::getenv("KITE_BENCH_ONLY");
-  bool fp8Part = false;
-  for (std::string rest = only ? only : ""; !rest.empty();) {
-    size_t comma = rest.find(',');
-    fp8Part |= rest.substr(0, comma) == "fp8";
-    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-  }
-  bool fp8Only = fp8Part && !part("matmul");
+  bool fp8Only = part("fp8") && !part("matmul");
   // "tuned": only the autotuned matmul rows (f32, tf32, f16, bf16), for
   // scripts/gpu/ab_tuned.sh's interleaved runs beside Triton's.
   bool tunedOnly = part("tuned") && !part("matmul") && !fp8Only;

@@ -55,13 +55,16 @@ std::string root;
 bool quick = false;
 
 bool part(const char *name) {
-  // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts.
+  // KITE_BENCH_ONLY=1d,rows,matmul (any of them): only those parts, each
+  // a whole name ("fp8" is not the one in "mxfp8").
   static const std::string only = [] {
     const char *env = std::getenv("KITE_BENCH_ONLY");
-    return std::string(
-        env ? env : "1d,rows,math,perceptron,attention,attnbwd,matmul");
+    return "," +
+           std::string(
+               env ? env : "1d,rows,math,perceptron,attention,attnbwd,matmul") +
+           ",";
   }();
-  return only.find(name) != std::string::npos;
+  return only.find("," + std::string(name) + ",") != std::string::npos;
 }
 
 Kernel load(const std::string &path, const std::string &kernel,

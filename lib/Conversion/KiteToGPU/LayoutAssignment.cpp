@@ -1,5 +1,4 @@
-//===- LayoutAssignment.cpp - Which layout each block value takes
-//----------===//
+//===- LayoutAssignment.cpp - Which layout each block value takes ----------===//
 //
 // A block's layout (BlockedLayout: how its elements are spread over the
 // threads and registers) is a property of the value, not of its shape:
@@ -357,7 +356,6 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
   // linear one): a microscaled dot's scales, one per 32 elements along K,
   // broadcast and reshaped to the operand's shape, are then loaded where
   // the operand's elements are, not exchanged.
-  //
   //
   // A B whose class multiplies by a broadcast or reshaped block (factors
   // per group of rows along K: a microscaled B's scales) takes one column

@@ -61,6 +61,23 @@ static SmallVector<LayoutDigit, 4> digitsOfMoves(ArrayRef<int64_t> moves) {
   return digits;
 }
 
+/// The layout of `numel` elements whose register and thread index bits
+/// move the element as `regMoves` and `threadMoves` say (0: a copy).
+static BlockedLayout layoutOfMoves(int64_t numel, int64_t numThreads,
+                                   ArrayRef<int64_t> regMoves,
+                                   ArrayRef<int64_t> threadMoves) {
+  BlockedLayout out;
+  out.numel = numel;
+  out.numThreads = numThreads;
+  out.perThread = int64_t(1) << regMoves.size();
+  out.registerDigits = digitsOfMoves(regMoves);
+  out.threadDigits = digitsOfMoves(threadMoves);
+  out.chunk = !out.registerDigits.empty() && out.registerDigits[0].stride == 1
+                  ? out.registerDigits[0].size
+                  : 1;
+  return out;
+}
+
 std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
                                                   int64_t axis) const {
   std::optional<LinearLayout> bits = LinearLayout::of(*this);
@@ -81,16 +98,7 @@ std::optional<BlockedLayout> BlockedLayout::slice(ArrayRef<int64_t> shape,
       regMoves.push_back(drop(m));
   for (int64_t m : bits->bases(LinearLayout::In::Thread))
     threadMoves.push_back(m & axisMask ? 0 : drop(m));
-  BlockedLayout out;
-  out.numel = numel >> width;
-  out.numThreads = numThreads;
-  out.perThread = int64_t(1) << regMoves.size();
-  out.registerDigits = digitsOfMoves(regMoves);
-  out.threadDigits = digitsOfMoves(threadMoves);
-  out.chunk = !out.registerDigits.empty() && out.registerDigits[0].stride == 1
-                  ? out.registerDigits[0].size
-                  : 1;
-  return out;
+  return layoutOfMoves(numel >> width, numThreads, regMoves, threadMoves);
 }
 
 std::optional<BlockedLayout>
@@ -124,16 +132,7 @@ BlockedLayout::untranspose(ArrayRef<int64_t> shape,
     regMoves.push_back(map(m));
   for (int64_t m : bits->bases(LinearLayout::In::Thread))
     threadMoves.push_back(map(m));
-  BlockedLayout out;
-  out.numel = numel;
-  out.numThreads = numThreads;
-  out.perThread = perThread;
-  out.registerDigits = digitsOfMoves(regMoves);
-  out.threadDigits = digitsOfMoves(threadMoves);
-  out.chunk = !out.registerDigits.empty() && out.registerDigits[0].stride == 1
-                  ? out.registerDigits[0].size
-                  : 1;
-  return out;
+  return layoutOfMoves(numel, numThreads, regMoves, threadMoves);
 }
 
 std::optional<BlockedLayout>
