@@ -2,7 +2,8 @@
 //
 // kite-stage-dot-operands' schedules: the cp.async one (StageDotOperands.cpp),
 // the cp.async staging of B for dots with A in registers
-// (RegisterDotSchedule.cpp) and the TMA ones, with and without a producer
+// (RegisterDotSchedule.cpp), the staging of the loads computed operands
+// come from (StagedLoads.cpp) and the TMA ones, with and without a producer
 // warp (TmaSchedules.cpp),
 // and what they share: the carried accumulator's waits and the slot/phase
 // counters carried around the loop (DotSchedules.cpp).
@@ -73,6 +74,16 @@ kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                        ArrayRef<kd::DotOp> dots, StringRef chip,
                        int64_t warps, int64_t stages);
+
+/// Stages the loads `dot`'s operands are computed from in `loop` (dot_scaled's
+/// bytes and scales): blocks that copy in groups of 4 bytes or more through a
+/// ring of `stages` shared-memory slots (kite.async_copy S - 1 iterations
+/// ahead, kite.staged_load in the load's place), small others into
+/// registers one iteration ahead (StagedLoads.cpp); false (nothing changed)
+/// when no operand is computed or none of its loads can be copied. The
+/// caller has checked the loop: a positive constant step, no atomics.
+bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
+                       StringRef chip, int64_t warps, int64_t stages);
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

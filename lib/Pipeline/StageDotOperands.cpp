@@ -268,8 +268,11 @@ struct StageDotOperands
     kd::LoadOp loads[2] = {
         ::kite::detail::stageableLoad(dot.getA(), body, element),
         ::kite::detail::stageableLoad(bLoaded, body, element)};
-    if (!loads[0] || !loads[1] || loads[0] == loads[1])
+    if (!loads[0] || !loads[1] || loads[0] == loads[1]) {
+      // An operand computed from loads (dot_scaled): those loads ahead.
+      ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages);
       return;
+    }
     std::optional<kd::DotEngine> chosen =
         chooseEngine(func, dot, loads, conv, warps, bool(trans));
     if (!chosen)

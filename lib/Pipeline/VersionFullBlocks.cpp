@@ -201,7 +201,8 @@ struct VersionFullBlocks
     bool excluded = false;
     func.walk([&](Operation *op) {
       ++ops;
-      if (isa<kd::DotOp, kd::DotStagedOp, kd::AsyncStageOp, kd::TmaStageOp,
+      if (isa<kd::DotOp, kd::DotStagedOp, kd::AsyncStageOp,
+              kd::AsyncCopyOp, kd::TmaStageOp,
               kd::MakeTensorDescOp, kd::DescriptorLoadOp,
               kd::DescriptorStoreOp>(op))
         excluded = true;

@@ -57,15 +57,17 @@ namespace {
 /// after the tile's K loop and its final wait.)
 SmallVector<std::pair<Operation *, Operation *>> stagingSpans(Operation *kernel) {
   std::set<Operation *> loops;
-  kernel->walk([&](DotStagedOp op) {
+  auto add = [&](Operation *op) {
     Operation *loop = op->getParentOfType<scf::ForOp>();
-    loops.insert(loop ? loop : op.getOperation());
-  });
+    loops.insert(loop ? loop : op);
+  };
+  kernel->walk([&](DotStagedOp op) { add(op); });
+  kernel->walk([&](StagedLoadOp op) { add(op); });
   SmallVector<std::pair<Operation *, Operation *>> spans;
   for (Operation *loop : loops) {
     Operation *first = loop, *last = loop;
     for (Operation *o = loop->getPrevNode(); o; o = o->getPrevNode())
-      if (isa<AsyncStageOp, AsyncCommitOp, TmaStageOp>(o))
+      if (isa<AsyncStageOp, AsyncCopyOp, AsyncCommitOp, TmaStageOp>(o))
         first = o;
     for (Operation *o = loop->getNextNode(); o; o = o->getNextNode())
       if (isa<DotWaitOp, AsyncWaitOp>(o))
@@ -91,6 +93,28 @@ LinearLayout mlir::kite::exchangeLayout(ArrayRef<int64_t> shape,
       o ^= ((o / rowBytes) & 7) << 4;
     return o;
   });
+}
+
+LinearLayout mlir::kite::blockStagingLayout(ArrayRef<int64_t> shape,
+                                            int64_t elemBytes) {
+  int64_t rowBytes = (shape.empty() ? 1 : shape.back()) * elemBytes;
+  if (rowBytes % 128 == 0)
+    return exchangeLayout(shape, elemBytes);
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  bool lines = rowBytes >= 16 && 128 % rowBytes == 0;
+  return LinearLayout::probe(numel, [&](int64_t lin) {
+    int64_t o = lin * elemBytes;
+    if (lines)
+      o ^= ((o / 128) & 7) << 4;
+    return o;
+  });
+}
+
+int64_t mlir::kite::stagedBlockBytes(RankedTensorType block) {
+  return block.getNumElements() *
+         std::max<int64_t>(1, block.getElementTypeBitWidth() / 8);
 }
 
 int64_t mlir::kite::convertLayoutBytes(ConvertLayoutOp op) {
@@ -136,7 +160,7 @@ bool mlir::kite::detail::waitForStagedCopies(OpBuilder &b, Location loc,
     return false;
   bool staged = false;
   op->getParentOfType<FunctionOpInterface>()->walk(
-      [&](AsyncStageOp) { staged = true; });
+      [&](Operation *o) { staged |= isa<AsyncStageOp, AsyncCopyOp>(o); });
   // The pipeline's last prefetches may be in flight.
   if (staged)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);

@@ -37,7 +37,7 @@ using namespace mlir::kite;
 int64_t mlir::kite::kernelVectorWidth(Operation *func) {
   int64_t minBytes = 4;
   func->walk([&](Operation *op) {
-    if (!isa<LoadOp, StoreOp, AsyncStageOp>(op))
+    if (!isa<LoadOp, StoreOp, AsyncStageOp, AsyncCopyOp>(op))
       return;
     Type ptr = getElementTypeOrSelf(op->getOperand(0).getType());
     Type pointee = cast<PointerType>(ptr).getPointeeType();

@@ -267,6 +267,11 @@ static int64_t dataBytes(Operation *kernel) {
                        : DotStaging{M, N, K}.bytes();
     staging = std::max(staging, int64_t(op.getStages()) * slot);
   });
+  // The rings of staged loads (kite.async_copy; loops that stage a dot's
+  // operands this way have no kite.dot_staged).
+  kernel->walk([&](AsyncCopyOp op) {
+    staging = std::max(staging, int64_t(op.getSlots()) * op.getPlace()[1]);
+  });
   // kite.convert_layout ops where no staged operand is live use the buffer
   // from its start (ConvertLayoutToGPU.cpp).
   int64_t reuse = 0;

@@ -1,4 +1,4 @@
-//===- TensorCoreStaging.cpp - cp.async into the swizzled operand layouts --===//
+//===- TensorCoreStaging.cpp - cp.async into shared-memory slots ------------===//
 //
 // The staging of the tensor-core engines (kite-stage-dot-operands chose
 // wgmma or mma): kite.async_stage with engine = wgmma or mma issues cp.async
@@ -10,6 +10,12 @@
 // SharedAddresses), as for operands stored from registers. Both engines read
 // the same layouts: wgmma through shared-memory descriptors (WgmmaToGPU.cpp),
 // mma.sync through ldmatrix (MmaToGPU.cpp).
+//
+// Staged loads (the loads a dot's operands are computed from: dot_scaled's
+// bytes): kite.async_copy issues the same copies into a ring slot in the
+// block staging layout (blockStagingLayout), and kite.staged_load reads the
+// block back in its own register layout, each thread's contiguous runs as
+// one vector load (up to 16 bytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +120,43 @@ int64_t mlir::kite::swizzledCopyWidth(const AxisInfoAnalysis &axisInfo,
 
 namespace {
 
+/// cp.async of each thread's groups of `width` elements of `eb` bytes
+/// (registers `ptrRegs`, `perThread` of them) to their `addresses`; the
+/// source size is the whole group or nothing where `mask` is uniform over a
+/// group, else its enabled prefix (masked-off bytes are zero-filled).
+void issueCopies(ConversionPatternRewriter &rewriter, Location loc,
+                 const KiteLoweringState &state, int64_t perThread,
+                 Value ptrRegs, Value mask, Value maskRegs, int64_t width,
+                 int64_t eb, SharedAddresses &addresses) {
+  bool uniform = state.axisInfo.get(mask).constancy >= width;
+  auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+  auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+  auto cache = NVVM::LoadCacheModifierKindAttr::get(
+      rewriter.getContext(), width * eb == 16
+                                 ? NVVM::LoadCacheModifierKind::CG
+                                 : NVVM::LoadCacheModifierKind::CA);
+  for (int64_t e = 0; e < perThread; e += width) {
+    Value src = LLVM::IntToPtrOp::create(
+        rewriter, loc, globalPtr, extractRegister(rewriter, loc, ptrRegs, e));
+    Value size;
+    if (uniform) {
+      Value on = extractRegister(rewriter, loc, maskRegs, e);
+      size = arith::SelectOp::create(rewriter, loc, on, c(width * eb), c(0));
+    } else {
+      size = c(0);
+      for (int64_t i = 0; i < width; ++i) {
+        Value on = extractRegister(rewriter, loc, maskRegs, e + i);
+        size = arith::AddIOp::create(
+            rewriter, loc, size,
+            arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
+      }
+    }
+    NVVM::CpAsyncOp::create(rewriter, loc, addresses.at(e), src,
+                            rewriter.getI32IntegerAttr(width * eb), cache,
+                            size);
+  }
+}
+
 /// Pattern: kite.async_stage engine = wgmma or mma => cp.async into the
 /// swizzled operand layout.
 struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
@@ -145,15 +188,8 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
              << "cannot be copied in groups of 4 bytes or more (the operand's "
                 "rows must be contiguous and 4-byte aligned, the mask uniform "
                 "or a prefix over each group)";
-    bool uniform = state.axisInfo.get(op.getMask()).constancy >= width;
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              staging.bytes());
-    auto c = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-    auto globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
-    auto cache = NVVM::LoadCacheModifierKindAttr::get(
-        rewriter.getContext(), width * eb == 16
-                                   ? NVVM::LoadCacheModifierKind::CG
-                                   : NVVM::LoadCacheModifierKind::CA);
     std::optional<LinearLayout> linear = linearLayoutOf(op, l, "pointers");
     if (!linear)
       return failure();
@@ -161,30 +197,94 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
         rewriter, loc,
         linear->compose(staging.operandLayout(operand, transposed)),
         operand == 0 ? 0 : staging.bOffset(), slot);
-    for (int64_t e = 0; e < l.perThread; e += width) {
-      Value src = LLVM::IntToPtrOp::create(
-          rewriter, loc, globalPtr,
-          extractRegister(rewriter, loc, adaptor.getPtr(), e));
-      // Source bytes: the whole group or nothing (uniform mask), or the
-      // enabled prefix.
-      Value size;
-      if (uniform) {
-        Value on = extractRegister(rewriter, loc, adaptor.getMask(), e);
-        size = arith::SelectOp::create(rewriter, loc, on, c(width * eb), c(0));
-      } else {
-        size = c(0);
-        for (int64_t i = 0; i < width; ++i) {
-          Value on = extractRegister(rewriter, loc, adaptor.getMask(), e + i);
-          size = arith::AddIOp::create(
-              rewriter, loc, size,
-              arith::SelectOp::create(rewriter, loc, on, c(eb), c(0)));
-        }
-      }
-      NVVM::CpAsyncOp::create(rewriter, loc, addresses.at(e), src,
-                              rewriter.getI32IntegerAttr(width * eb), cache,
-                              size);
-    }
+    issueCopies(rewriter, loc, state, l.perThread, adaptor.getPtr(),
+                op.getMask(), adaptor.getMask(), width, eb, addresses);
     rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// Pattern: kite.async_copy => cp.async into the ring slot, in the block
+/// staging layout.
+struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
+  AsyncCopyLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                    MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getPtr().getType();
+    Type element = cast<PointerType>(type.getElementType()).getPointeeType();
+    const int64_t eb = std::max(1u, element.getIntOrFloatBitWidth() / 8);
+    BlockedLayout l = conv.getLayout(op.getPtr());
+    Location loc = op.getLoc();
+    int64_t width = swizzledCopyWidth(state.axisInfo, l, op.getPtr(),
+                                      op.getMask(), type.getShape().back(), eb);
+    if (!width)
+      return op.emitOpError()
+             << "cannot be copied in groups of 4 bytes or more (the block's "
+                "rows must be contiguous and 4-byte aligned, the mask uniform "
+                "or a prefix over each group)";
+    ArrayRef<int64_t> place = op.getPlace();
+    Value slot =
+        slotPointer(rewriter, loc, state, adaptor.getSlot(), place[1]);
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "pointers");
+    if (!linear)
+      return failure();
+    SharedAddresses addresses(
+        rewriter, loc, linear->compose(blockStagingLayout(type.getShape(), eb)),
+        place[0], slot);
+    issueCopies(rewriter, loc, state, l.perThread, adaptor.getPtr(),
+                op.getMask(), adaptor.getMask(), width, eb, addresses);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
+/// Pattern: kite.staged_load => vector loads of each thread's contiguous
+/// runs from the ring slot.
+struct StagedLoadLowering : OpConversionPattern<StagedLoadOp> {
+  StagedLoadLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                     MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(StagedLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    RankedTensorType type = op.getType();
+    const int64_t eb = elementBytes(type.getElementType());
+    BlockedLayout l = conv.getLayout(op.getResult());
+    Location loc = op.getLoc();
+    auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
+    Type mem = Scratch::memoryType(resultType.getElementType());
+    ArrayRef<int64_t> place = op.getPlace();
+    Value slot =
+        slotPointer(rewriter, loc, state, adaptor.getSlot(), place[1]);
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a result");
+    if (!linear)
+      return failure();
+    SharedAddresses addresses(
+        rewriter, loc, linear->compose(blockStagingLayout(type.getShape(), eb)),
+        place[0], slot);
+    auto runs = registerRuns(l, type.getShape().back(),
+                             std::max<int64_t>(1, 16 / eb));
+    Value result = constantOf(rewriter, loc, resultType, 0);
+    for (int64_t e = 0; e < l.perThread; ++e) {
+      int64_t w = runs[e];
+      if (!w)
+        continue;
+      Type t = w == 1 ? mem : VectorType::get({w}, mem);
+      Value v = LLVM::LoadOp::create(rewriter, loc, t, addresses.at(e), w * eb);
+      for (int64_t i = 0; i < w; ++i)
+        result = vector::InsertOp::create(
+            rewriter, loc,
+            w == 1 ? v : vector::ExtractOp::create(rewriter, loc, v, i), result,
+            e + i);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
   const KiteLoweringState &state;
@@ -195,5 +295,6 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
 void mlir::kite::populateTensorCoreStagingPatterns(
     KiteTypeConverter &converter, const KiteLoweringState &state,
     RewritePatternSet &patterns) {
-  patterns.add<SwizzledStageLowering>(converter, state, patterns.getContext());
+  patterns.add<SwizzledStageLowering, AsyncCopyLowering, StagedLoadLowering>(
+      converter, state, patterns.getContext());
 }

@@ -531,6 +531,16 @@ int64_t convertLayoutBytes(ConvertLayoutOp op);
 /// one chunk column, hit 8 different chunks (all 32 banks), and a row's 128
 /// bytes stay whole for the linear layout's 16-byte reads.
 LinearLayout exchangeLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
+/// Where kite.async_copy puts a block of `shape` in its ring slot (and
+/// kite.staged_load reads it), element index -> byte offset: the exchange
+/// buffer's layout where rows are a multiple of 128 bytes; rows of 16, 32
+/// or 64 bytes share 128-byte lines, whose 16-byte chunk c goes to
+/// c ^ (line mod 8), so that a warp reading a column of chunks over 8
+/// consecutive rows hits different banks (dot_scaled's A: 64-byte rows read
+/// two bytes a lane in wgmma's register layout); other rows unswizzled.
+LinearLayout blockStagingLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
+/// The bytes of a ring slot's block (kite.async_copy, kite.staged_load).
+int64_t stagedBlockBytes(RankedTensorType block);
 /// Whether `op` (a kite.convert_layout or kite.tma_store) sits where no
 /// staged dot operand is live (outside every pipelined loop and its
 /// prologue), so that it may use the kernel's shared memory from the start,

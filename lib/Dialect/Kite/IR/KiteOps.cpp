@@ -585,6 +585,48 @@ LogicalResult AsyncStageOp::verify() {
   return success();
 }
 
+/// The checks kite.async_copy and kite.staged_load share: a block of
+/// `element` fits at `place` ([offset, slot bytes], the offset 16-byte
+/// aligned) of a ring of `slots`.
+static LogicalResult verifyRingPlace(Operation *op, RankedTensorType block,
+                                     Type element, ArrayRef<int64_t> place,
+                                     int64_t slots) {
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return op->emitOpError() << "stages blocks of numbers (not i1 or "
+                                "pointers), got "
+                             << element;
+  if (place.size() != 2 || place[0] < 0 || place[0] % 16 || place[1] <= 0)
+    return op->emitOpError() << "place must be [offset, slot bytes] with a "
+                                "16-byte aligned offset";
+  int64_t bytes =
+      block.getNumElements() * std::max(1u, element.getIntOrFloatBitWidth() / 8);
+  if (place[0] + bytes > place[1])
+    return op->emitOpError()
+           << "block of " << bytes << " bytes at offset " << place[0]
+           << " does not fit a slot of " << place[1] << " bytes";
+  if (slots < 1)
+    return op->emitOpError() << "needs at least one slot, got " << slots;
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  RankedTensorType type = getPtr().getType();
+  if (!sameShape(getMask().getType(), type))
+    return emitOpError() << "mask shape " << shapeString(getMask().getType())
+                         << " does not match pointer shape "
+                         << shapeString(type);
+  return verifyRingPlace(
+      *this, type,
+      cast<PointerType>(type.getElementType()).getPointeeType(), getPlace(),
+      int64_t(getSlots()));
+}
+
+LogicalResult StagedLoadOp::verify() {
+  RankedTensorType type = getType();
+  return verifyRingPlace(*this, type, type.getElementType(), getPlace(),
+                         int64_t(getSlots()));
+}
+
 LogicalResult DotStagedOp::verify() {
   std::optional<Type> operand = getOperandType();
   if (getEngine() == DotEngine::WGMMA) {

@@ -1105,6 +1105,52 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
   let hasVerifier = 1;
 }
 
+def Kite_AsyncCopyOp : Kite_Op<"async_copy",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Start copying a block into a ring of shared-memory slots";
+  let description = [{
+    Starts asynchronous copies (cp.async, 4 to 16 bytes each) of the block
+    behind `ptr` into slot `slot` of a ring of `slots` slots of `place[1]`
+    bytes each, at `place[0]` bytes into the slot, in the block staging
+    layout (row-major, 16-byte chunks swizzled within 128-byte lines:
+    docs/lowering.md, "Staged loads"). Masked-off elements are not read
+    and become 0. The copies complete at a later kite.async_wait; a
+    kite.staged_load of the same place reads the block back in any layout.
+    kite-stage-dot-operands makes these for the loads a dot's operands are
+    computed from (dot_scaled's bytes): the loads then run iterations ahead
+    of the conversions that read them.
+
+    ```mlir
+    kite.async_copy %ptrs, %mask slot %s place [0, 16384] slots 3 : tensor<128x64x!kite.ptr<i8>>, tensor<128x64xi1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Kite_PointerType]>:$ptr,
+                       RankedTensorOf<[I1]>:$mask, I32:$slot,
+                       DenseI64ArrayAttr:$place, I64Attr:$slots);
+  let assemblyFormat = "$ptr `,` $mask `slot` $slot `place` $place "
+                       "`slots` $slots attr-dict `:` type($ptr) `,` type($mask)";
+  let hasVerifier = 1;
+}
+
+def Kite_StagedLoadOp : Kite_Op<"staged_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Read a block from a ring slot that kite.async_copy filled";
+  let description = [{
+    The block kite.async_copy placed at `place` ([offset, slot bytes]) of
+    slot `slot` of a ring of `slots`, read into registers in the result's
+    own layout (vector loads of each thread's contiguous runs). The copies
+    must have completed (a kite.async_wait in between).
+
+    ```mlir
+    %a = kite.staged_load slot %s place [0, 16384] slots 3 : tensor<128x64xi8>
+    ```
+  }];
+  let arguments = (ins I32:$slot, DenseI64ArrayAttr:$place, I64Attr:$slots);
+  let results = (outs RankedTensorOf<[Kite_Float, Kite_Int]>:$result);
+  let assemblyFormat = "`slot` $slot `place` $place `slots` $slots attr-dict "
+                       "`:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kite_PrintOp : Kite_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "Print values from the device (Triton's device_print)";
   let description = [{
