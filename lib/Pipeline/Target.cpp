@@ -27,15 +27,19 @@ namespace {
 struct ChipInfo {
   const char *name;
   int minPtx; ///< PTX ISA version (x10) the chip needs
+  /// The lowest PTX ISA with its fp8 conversions (cvt ... e4m3x2/e5m2x2):
+  /// 7.8 on sm_90, 8.1 on sm_89 (LLVM's NVPTX selects them only then).
+  int fp8Ptx = 0;
 };
 } // namespace
 
 /// Chips LLVM 22's NVPTX backend knows, with the PTX ISA they require.
 static const ChipInfo kChips[] = {
-    {"sm_70", 60},   {"sm_72", 61},   {"sm_75", 63},   {"sm_80", 70},
-    {"sm_86", 71},   {"sm_87", 74},   {"sm_89", 78},   {"sm_90", 78},
-    {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86}, {"sm_120", 87},
-    {"sm_120a", 87},
+    {"sm_70", 60},       {"sm_72", 61},       {"sm_75", 63},
+    {"sm_80", 70},       {"sm_86", 71},       {"sm_87", 74},
+    {"sm_89", 78, 81},   {"sm_90", 78, 78},   {"sm_90a", 80, 80},
+    {"sm_100", 86, 86},  {"sm_100a", 86, 86}, {"sm_120", 87, 87},
+    {"sm_120a", 87, 87},
 };
 
 /// PTX ISA versions LLVM 22 can emit (x10).
@@ -67,7 +71,9 @@ llvm::Error kite::validateTargetOptions(TargetOptions &options) {
     return llvm::createStringError("unknown chip '" + options.chip +
                                    "'; expected one of " + knownChips());
   if (options.features.empty()) {
-    options.features = "+ptx" + std::to_string(std::max(chip->minPtx, 80));
+    // 8.0 at least (what CUDA 12.0 drivers take), 8.1 on sm_89 (fp8).
+    options.features =
+        "+ptx" + std::to_string(std::max({chip->minPtx, chip->fp8Ptx, 80}));
   } else {
     llvm::StringRef f = options.features;
     unsigned version = 0;
@@ -109,22 +115,30 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
       return signalPassFailure();
     }
     // fp8 conversions (cvt ... e4m3x2/e5m2x2) need sm_89 or later, as in
-    // Triton.
-    llvm::StringRef name = chip;
-    unsigned version = 0;
-    if (name.consume_front("sm_") &&
-        !name.take_while(llvm::isDigit).getAsInteger(10, version) &&
-        version < 89) {
+    // Triton, and a PTX ISA that has them on the chip (else LLVM's
+    // instruction selection aborts).
+    const ChipInfo *info = llvm::find_if(
+        kChips, [&](const ChipInfo &c) { return options.chip == c.name; });
+    unsigned ptx = 0;
+    llvm::StringRef(options.features).drop_front(4).getAsInteger(10, ptx);
+    if (!info->fp8Ptx || int(ptx) < info->fp8Ptx) {
       mlir::WalkResult found = getOperation()->walk([&](mlir::Operation *op) {
         for (mlir::Type t : op->getResultTypes()) {
           mlir::Type e = mlir::getElementTypeOrSelf(t);
           if (auto p = llvm::dyn_cast<mlir::kite::PointerType>(e))
             e = p.getPointeeType();
-          if (mlir::kite::isFp8(e)) {
+          if (!mlir::kite::isFp8(e))
+            continue;
+          if (!info->fp8Ptx)
             op->emitError() << "fp8 (" << e << ") needs sm_89 or later; the "
                             << "target is " << chip;
-            return mlir::WalkResult::interrupt();
-          }
+          else
+            op->emitError()
+                << "fp8 (" << e << ") on " << chip << " needs PTX ISA "
+                << info->fp8Ptx / 10 << "." << info->fp8Ptx % 10 << " (+ptx"
+                << info->fp8Ptx << ") or later; the features are "
+                << options.features;
+          return mlir::WalkResult::interrupt();
         }
         return mlir::WalkResult::advance();
       });

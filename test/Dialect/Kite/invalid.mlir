@@ -1115,3 +1115,43 @@ func.func @map_memory(%x: tensor<8xf32>, %p: !kite.ptr<f32>) {
   }
   return
 }
+
+// -----
+
+func.func @copy_place(%p: tensor<64x32x!kite.ptr<i8>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{place must be [offset, slot bytes] with a 16-byte aligned offset}}
+  kite.async_copy %p, %m slot %s place [8, 4096] slots 3 : tensor<64x32x!kite.ptr<i8>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @copy_fit(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{block of 4096 bytes at offset 2048 does not fit a slot of 4096 bytes}}
+  kite.async_copy %p, %m slot %s place [2048, 4096] slots 3 : tensor<64x32x!kite.ptr<f16>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @copy_mask(%p: tensor<64x32x!kite.ptr<i8>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{mask shape [32, 64] does not match pointer shape [64, 32]}}
+  kite.async_copy %p, %m slot %s place [0, 4096] slots 3 : tensor<64x32x!kite.ptr<i8>>, tensor<32x64xi1>
+  return
+}
+
+// -----
+
+func.func @staged_slots(%s: i32) {
+  // expected-error @+1 {{needs at least one slot, got 0}}
+  %v = kite.staged_load slot %s place [0, 4096] slots 0 : tensor<64x32xi8>
+  return
+}
+
+// -----
+
+func.func @staged_bool(%s: i32) {
+  // expected-error @+1 {{stages blocks of numbers (not i1 or pointers), got 'i1'}}
+  %v = kite.staged_load slot %s place [0, 4096] slots 2 : tensor<64x32xi1>
+  return
+}

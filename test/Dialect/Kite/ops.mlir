@@ -205,3 +205,15 @@ func.func @ping_pong(%n: i32)
   } {kite.ping_pong = true, kite.warp_specialize = true}
   return
 }
+
+// CHECK-LABEL: func.func @staged_loads
+// CHECK: kite.async_copy %{{.*}}, %{{.*}} slot %{{.*}} place [0, 16384] slots 3 : tensor<128x64x!kite.ptr<i8>>, tensor<128x64xi1>
+// CHECK: kite.staged_load slot %{{.*}} place [8192, 16384] slots 3 : tensor<64x128xi8>
+func.func @staged_loads(%p: tensor<128x64x!kite.ptr<i8>>, %m: tensor<128x64xi1>,
+                        %s: i32) -> tensor<64x128xi8> {
+  kite.async_copy %p, %m slot %s place [0, 16384] slots 3 : tensor<128x64x!kite.ptr<i8>>, tensor<128x64xi1>
+  kite.async_commit
+  kite.async_wait 0
+  %v = kite.staged_load slot %s place [8192, 16384] slots 3 : tensor<64x128xi8>
+  return %v : tensor<64x128xi8>
+}
