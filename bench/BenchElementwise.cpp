@@ -25,6 +25,50 @@ using namespace kite;
 
 namespace kitebench {
 
+namespace {
+
+/// A configuration of the mxfp8 rows: blocks, warps, stages.
+struct MxConfig {
+  int bm, bn, bk, warps, stages;
+  std::string str() const {
+    return std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+           std::to_string(bk) + " w" + std::to_string(warps) + " s" +
+           std::to_string(stages);
+  }
+};
+
+/// 128x128x64 on 4 warps (the kernel's default, Triton's best), 128x128
+/// on 8 warps with BLOCK_K 32 / 64, 128x256x32 on 8; 3 stages; or
+/// KITE_BENCH_MXFP8="BMxBNxBK:WARPS:STAGES,..." (e.g. "128x128x32:8:4").
+std::vector<MxConfig> mxConfigs() {
+  std::vector<MxConfig> configs;
+  if (const char *env = std::getenv("KITE_BENCH_MXFP8")) {
+    for (const char *p = env; *p;) {
+      MxConfig c{};
+      int used = 0;
+      if (std::sscanf(p, "%dx%dx%d:%d:%d%n", &c.bm, &c.bn, &c.bk, &c.warps,
+                      &c.stages, &used) != 5) {
+        std::fprintf(stderr,
+                     "KITE_BENCH_MXFP8: expected BMxBNxBK:WARPS:STAGES,... "
+                     "at '%s'\n",
+                     p);
+        std::exit(2);
+      }
+      configs.push_back(c);
+      p += used;
+      if (*p == ',')
+        ++p;
+    }
+    return configs;
+  }
+  return {{128, 128, 64, 4, 3},
+          {128, 128, 32, 8, 3},
+          {128, 128, 64, 8, 3},
+          {128, 256, 32, 8, 3}};
+}
+
+} // namespace
+
 void runElementwise() {
   Kernel fillF32 = load("bench/fill.kite", "fill_f32");
   Kernel fillKeep = load("bench/fill.kite", "fill_keep");
@@ -341,9 +385,8 @@ void runElementwise() {
   }
 
   // dot_scaled: tutorial 03's matmul on mxfp8 (bench/kernels/matmul_mxfp8.kite:
-  // e4m3 bytes, e8m0 scales per 32 along K, bf16 out), 128x128 tiles on 8
-  // warps with BLOCK_K 32, 64 and 128; TFLOP/s. Also alone:
-  // KITE_BENCH_ONLY=mxfp8.
+  // e4m3 bytes, e8m0 scales per 32 along K, bf16 out) in the configurations
+  // of mxConfigs(); TFLOP/s. Also alone: KITE_BENCH_ONLY=mxfp8.
   if (part("math") || part("mxfp8")) {
     Kernel fillBytes = load("bench/fill.kite", "fill_f8e4m3");
     Kernel fillScales = load("bench/fill.kite", "fill_scales");
@@ -355,11 +398,14 @@ void runElementwise() {
       uint64_t sb = filled(fillScales, size_t(N) * K / 32, 1, 54);
       uint64_t c = deviceAlloc(size_t(M) * N * 2).value();
       synchronize().value();
-      for (int bk : {32, 64, 128}) {
+      for (const MxConfig &cfg : mxConfigs()) {
         CompileOptions o;
-        o.constants = {{"BLOCK_K", bk}};
+        o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                       {"BLOCK_K", cfg.bk}};
+        o.overrideNumWarps = cfg.warps;
+        o.overrideNumStages = cfg.stages;
         Kernel mm = load("bench/matmul_mxfp8.kite", "", o);
-        uint32_t grid = uint32_t(cdiv(M, 128) * cdiv(N, 128));
+        uint32_t grid = uint32_t(cdiv(M, cfg.bm) * cdiv(N, cfg.bn));
         double ms = timeMs(
             [&] {
               mm.launch(grid,
@@ -370,8 +416,9 @@ void runElementwise() {
             25);
         std::printf("{\"impl\": \"kite\", \"kernel\": \"mxfp8 dot_scaled\", "
                     "\"M\": %d, \"N\": %d, \"K\": %d, \"config\": "
-                    "\"128x128x%d w8\", \"us\": %.2f, \"tflops\": %.1f}\n",
-                    M, N, K, bk, ms * 1e3, 2.0 * M * N * K / ms / 1e9);
+                    "\"%s\", \"us\": %.2f, \"tflops\": %.1f}\n",
+                    M, N, K, cfg.str().c_str(), ms * 1e3,
+                    2.0 * M * N * K / ms / 1e9);
         std::fflush(stdout);
       }
       for (uint64_t p : {a, b, sa, sb, c})

@@ -169,3 +169,98 @@ def ds(A: *TA, SA: *u8, B: *TB, SB: *u8, C: *f32, M: constexpr, N: constexpr,
     EXPECT_LT(worstInterp, 1e-5) << what << " in the interpreter";
   }
 }
+
+// Tutorial 03's matmul on mxfp8 through dot_scaled in a K loop (as
+// bench/kernels/matmul_mxfp8.kite, C masked): the loop stages its e4m3
+// bytes through shared memory with cp.async ahead of the conversions and
+// carries the scales one iteration ahead in registers (kite-stage-dot-
+// operands, docs/lowering.md "Staged loads"), on 4 and 8 warps, at sizes
+// that are not multiples of the blocks, against a float64 reference; C is
+// bf16 (its rounding: 2^-8 of the value).
+TEST(GPU, DotScaledKLoop) {
+  REQUIRE_GPU();
+  const char *src = R"(
+@kernel(num_warps=4, num_stages=3)
+def mm(a_ptr: *u8, a_scale: *u8, b_ptr: *u8, b_scale: *u8, c_ptr: *bf16,
+       M: i32, N: i32, K: i32, BLOCK_M: constexpr = 128,
+       BLOCK_N: constexpr = 128, BLOCK_K: constexpr = 64):
+    pid_m = program_id(0)
+    pid_n = program_id(1)
+    offs_m = (pid_m * BLOCK_M + arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + arange(0, BLOCK_N)) % N
+    offs_k = arange(0, BLOCK_K)
+    offs_s = arange(0, BLOCK_K // 32)
+    acc = zeros((BLOCK_M, BLOCK_N), f32)
+    for k in range(0, cdiv(K, BLOCK_K)):
+        a = load(a_ptr + offs_m[:, None] * K + (k * BLOCK_K + offs_k)[None, :])
+        b = load(b_ptr + (k * BLOCK_K + offs_k)[:, None] * N + offs_n[None, :])
+        sa = load(a_scale + offs_m[:, None] * (K // 32)
+                  + (k * (BLOCK_K // 32) + offs_s)[None, :])
+        sb = load(b_scale + offs_n[:, None] * (K // 32)
+                  + (k * (BLOCK_K // 32) + offs_s)[None, :])
+        acc = dot_scaled(a, sa, "e4m3", b, sb, "e4m3", acc)
+    rows = pid_m * BLOCK_M + arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + arange(0, BLOCK_N)
+    store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(bf16),
+          mask=(rows[:, None] < M) & (cols[None, :] < N))
+)";
+  const int M = 200, N = 144, K = 320;
+  std::mt19937 gen(2028);
+  std::vector<uint8_t> a(size_t(M) * K), b(size_t(K) * N);
+  for (auto *v : {&a, &b})
+    for (uint8_t &x : *v)
+      do
+        x = uint8_t(gen() & 0xFF);
+      while ((x & 0x7F) == 0x7F); // no NaN
+  std::vector<uint8_t> sa(size_t(M) * K / 32), sb(size_t(N) * K / 32);
+  for (auto *v : {&sa, &sb})
+    for (uint8_t &x : *v)
+      x = uint8_t(120 + gen() % 14);
+  std::vector<double> ref(size_t(M) * N), mag(size_t(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int kk = 0; kk < K; ++kk) {
+      double x = decodeMini(a[size_t(m) * K + kk], 4, 3, true) *
+                 std::ldexp(1.0, int(sa[m * (K / 32) + kk / 32]) - 127);
+      for (int n = 0; n < N; ++n) {
+        double p = x * decodeMini(b[size_t(kk) * N + n], 4, 3, true) *
+                   std::ldexp(1.0, int(sb[n * (K / 32) + kk / 32]) - 127);
+        ref[size_t(m) * N + n] += p;
+        mag[size_t(m) * N + n] += std::fabs(p);
+      }
+    }
+  auto da = DeviceBuffer<uint8_t>::fromHost(a).value();
+  auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
+  auto dsa = DeviceBuffer<uint8_t>::fromHost(sa).value();
+  auto dsb = DeviceBuffer<uint8_t>::fromHost(sb).value();
+  struct Config {
+    int bm, bn, bk, warps;
+  };
+  for (Config cfg : {Config{128, 128, 64, 4}, Config{128, 128, 32, 8},
+                     Config{128, 256, 32, 8}}) {
+    std::string what = std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) +
+                       "x" + std::to_string(cfg.bk) + " w" +
+                       std::to_string(cfg.warps);
+    CompileOptions o;
+    o.constants = {
+        {"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}};
+    o.overrideNumWarps = cfg.warps;
+    auto k = compileKite(src, o, "mxfp8.kite");
+    ASSERT_TRUE(k) << what << ": " << k.error().str();
+    auto dc = DeviceBuffer<uint16_t>::allocate(size_t(M) * N).value();
+    auto ran = k->launch({uint32_t((M + cfg.bm - 1) / cfg.bm),
+                          uint32_t((N + cfg.bn - 1) / cfg.bn), 1},
+                         {Arg(da), Arg(dsa), Arg(db), Arg(dsb), Arg(dc), M, N,
+                          K});
+    ASSERT_TRUE(ran) << what << ": " << ran.error().str();
+    auto got = dc.toHost().value();
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      double v = fromHalfBits(got[i], /*bf16=*/true);
+      worst = std::max(worst, std::fabs(v - ref[i]) /
+                                  (std::fabs(ref[i]) / 256 + mag[i] * 1e-6 +
+                                   1e-30));
+    }
+    // Within bf16's rounding of the result plus the f32 accumulation.
+    EXPECT_LE(worst, 1.0) << what;
+  }
+}

@@ -182,6 +182,15 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     wgmma's reads; `proxy-fence` adds a fence.proxy.async to the wait
     (docs/lowering.md, "wgmma and the async proxy").
 
+    Computed operands (chip sm_80 or later): where the dot reads an operand
+    computed in the loop from loads (dot_scaled's upcast and scaled bytes),
+    those loads are issued ahead instead: blocks that copy in groups of 4
+    bytes or more through a ring of S slots (kite.async_copy S - 1
+    iterations ahead, kite.staged_load in the load's place), small others
+    (at most 8 elements a thread) into registers one iteration ahead,
+    carried around the loop; the dot stays a dot of register operands
+    (docs/lowering.md, "Staged loads").
+
     mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
     or f32 ones whose dot says `precision = tf32`; M and N split into
     16x16 blocks over the warps, at most 128 accumulator registers a
