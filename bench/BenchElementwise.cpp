@@ -3,7 +3,8 @@
 // kite-bench's memory-bound and elementwise parts: vector add, dropout and
 // seeded dropout beside the device copy ("1d"); softmax and layer norm
 // forward and backward over rows ("rows"); libdevice asin, sigmoid, a
-// histogram, sort and topk rows and tutorial 04's exercises ("math"); the
+// histogram, sort and topk rows, tutorial 04's exercises, dot_scaled on
+// mxfp8 ("mxfp8") and a W8A16 matmul ("w8a16") ("math"); the
 // autotuned perceptron layer
 // ("perceptron").
 //
@@ -381,6 +382,49 @@ void runElementwise() {
       std::fflush(stdout);
       deviceFree(x);
       deviceFree(y);
+    }
+  }
+
+  // W8A16: tutorial 03's matmul with int8 weights converted to f16 in the K
+  // loop (bench/kernels/matmul_w8a16.kite), per-column f16 scales on C;
+  // TFLOP/s. Also alone: KITE_BENCH_ONLY=w8a16.
+  if (part("math") || part("w8a16")) {
+    Kernel fillHalf = load("bench/fill.kite", "fill_f16");
+    Kernel fillInt8 = load("bench/fill.kite", "fill_i8");
+    struct Config {
+      int bm, bn, bk, warps;
+    };
+    for (int size : {2048, 4096, 8192}) {
+      const int M = size, N = size, K = size;
+      uint64_t a = filled(fillHalf, size_t(M) * K, 2, 61);
+      uint64_t b = filled(fillInt8, size_t(K) * N, 1, 62);
+      uint64_t scale = filled(fillHalf, size_t(N), 2, 63);
+      uint64_t c = deviceAlloc(size_t(M) * N * 2).value();
+      synchronize().value();
+      for (Config cfg : {Config{128, 128, 64, 4}, Config{128, 256, 64, 8},
+                         Config{128, 128, 128, 8}}) {
+        CompileOptions o;
+        o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                       {"BLOCK_K", cfg.bk}};
+        o.overrideNumWarps = cfg.warps;
+        Kernel mm = load("bench/matmul_w8a16.kite", "", o);
+        uint32_t grid = uint32_t(cdiv(M, cfg.bm) * cdiv(N, cfg.bn));
+        double ms = timeMs(
+            [&] {
+              mm.launch(grid, {Arg::pointer(a), Arg::pointer(b),
+                               Arg::pointer(scale), Arg::pointer(c), M, N, K})
+                  .value();
+            },
+            25);
+        std::printf("{\"impl\": \"kite\", \"kernel\": \"w8a16 matmul\", "
+                    "\"M\": %d, \"N\": %d, \"K\": %d, \"config\": "
+                    "\"%dx%dx%d w%d\", \"us\": %.2f, \"tflops\": %.1f}\n",
+                    M, N, K, cfg.bm, cfg.bn, cfg.bk, cfg.warps, ms * 1e3,
+                    2.0 * M * N * K / ms / 1e9);
+        std::fflush(stdout);
+      }
+      for (uint64_t p : {a, b, scale, c})
+        deviceFree(p);
     }
   }
 

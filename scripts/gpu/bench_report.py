@@ -73,14 +73,15 @@ for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("so
                       kite_over_torch=r["GBps"] / cv))
 # dot_scaled on mxfp8: each Kite configuration beside Triton's best and
 # torch's bf16 matmul of the dequantized operands (ref).
-for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "mxfp8 dot_scaled"]:
+# The W8A16 matmul likewise (ref: torch's f16 matmul of the dequantized B).
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") in ("mxfp8 dot_scaled", "w8a16 matmul")]:
     key = dict(kernel=r["kernel"], M=r["M"], N=r["N"], K=r["K"])
     t = find(impl="triton", **key)
     c = find(impl="torch", **key)
     tv = t["tflops"] if t else float("nan")
     cv = c["tflops"] if c else float("nan")
     shape = f"{r['M']}x{r['N']}x{r['K']}"
-    name = f"mxfp8 {r['config']}"
+    name = f"{r['kernel'].split()[0]} {r['config']}"
     print(f"{name:24} {shape:>16} {r['tflops']:7.1f}TF {tv:7.1f}TF {cv:7.1f}TF  "
           f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x  triton {t['config'] if t else '-'}")
     table.append(dict(kernel=r["kernel"], size=shape, config=r["config"], kite_tflops=r["tflops"],

@@ -772,6 +772,67 @@ def mxfp8():
              tflops=2 * M * N * K / ms / 1e9)
 
 
+# Tutorial 03's matmul with int8 weights (W8A16), as
+# bench/kernels/matmul_w8a16.kite: B converted to f16 in the K loop,
+# per-column scales on C; beside torch's f16 matmul of the dequantized B.
+@triton.jit
+def matmul_w8a16_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid_m, pid_n = grouped_pid(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k * BLOCK_K + offs_k)[None, :])
+        b = tl.load(b_ptr + (k * BLOCK_K + offs_k)[:, None] * N + offs_n[None, :])
+        acc = tl.dot(a, b.to(tl.float16), acc)
+    scale = tl.load(scale_ptr + offs_n).to(tl.float32)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], (acc * scale[None, :]).to(tl.float16),
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def w8a16():
+    for size in (2048, 4096, 8192):
+        M = N = K = size
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randint(-128, 128, (K, N), device="cuda", dtype=torch.int8)
+        scale = torch.rand(N, device="cuda", dtype=torch.float16) * 0.02
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        best = None
+        # Kite's three configurations and two more of tutorial 03's.
+        for bm, bn, bk, warps, stages in ((128, 128, 64, 4, 3), (128, 256, 64, 8, 3),
+                                          (128, 128, 128, 8, 3), (128, 256, 32, 4, 4),
+                                          (128, 128, 32, 4, 4)):
+            g = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+            fn = lambda: matmul_w8a16_kernel[g](a, b, scale, c, M, N, K, BLOCK_M=bm,
+                                                BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                                                num_warps=warps, num_stages=stages)
+            try:
+                fn()
+            except Exception as e:
+                print(f"# w8a16 {bm}x{bn}x{bk} w{warps}: {type(e).__name__}", file=sys.stderr)
+                continue
+            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+            if best is None or ms < best[0]:
+                best = (ms, f"{bm}x{bn}x{bk} w{warps} s{stages}")
+        bd = b.half() * scale[None, :]
+        ref = (a.float() @ b.float()) * scale.float()[None, :]
+        err = ((c.float() - ref).abs() / (ref.abs() + ref.abs().mean())).max().item()
+        if err > 2e-2:
+            print(f"# w8a16 {size}: Triton's result differs from the reference "
+                  f"by {err:.3g} (relative)", file=sys.stderr)
+        if best:
+            emit(impl="triton", kernel="w8a16 matmul", M=M, N=N, K=K, config=best[1],
+                 us=best[0] * 1e3, tflops=2 * M * N * K / best[0] / 1e9)
+        ms = do_bench(lambda: a @ bd, warmup=25, rep=100, return_mode="median")
+        emit(impl="torch", kernel="w8a16 matmul", M=M, N=N, K=K, us=ms * 1e3,
+             tflops=2 * M * N * K / ms / 1e9)
+
+
 def softmax_builtin():
     """tl.softmax over rows, one a program, beside torch.softmax."""
     for n in (1024, 4096):
@@ -1066,9 +1127,13 @@ def main():
         sorts()
         softmax_builtin()
         mxfp8()
+        w8a16()
         dropout_exercises()
-    elif "mxfp8" in only:
-        mxfp8()
+    else:
+        if "mxfp8" in only.split(","):
+            mxfp8()
+        if "w8a16" in only.split(","):
+            w8a16()
     if "perceptron" in only:
         perceptron()
     if "attention" in only:

@@ -174,7 +174,8 @@ def ds(A: *TA, SA: *u8, B: *TB, SB: *u8, C: *f32, M: constexpr, N: constexpr,
 // bench/kernels/matmul_mxfp8.kite, C masked): the loop stages its e4m3
 // bytes through shared memory with cp.async ahead of the conversions and
 // carries the scales one iteration ahead in registers (kite-stage-dot-
-// operands, docs/lowering.md "Staged loads"), on 4 and 8 warps, at sizes
+// operands, docs/lowering.md "Staged loads"), on 4 and 8 warps (wgmma) and
+// compiled for sm_89 (mma.sync; the H100 runs its PTX), at sizes
 // that are not multiples of the blocks, against a float64 reference; C is
 // bf16 (its rounding: 2^-8 of the value).
 TEST(GPU, DotScaledKLoop) {
@@ -234,16 +235,19 @@ def mm(a_ptr: *u8, a_scale: *u8, b_ptr: *u8, b_scale: *u8, c_ptr: *bf16,
   auto dsb = DeviceBuffer<uint8_t>::fromHost(sb).value();
   struct Config {
     int bm, bn, bk, warps;
+    const char *chip; // "": the device's (wgmma on an H100); sm_89: mma.sync
   };
-  for (Config cfg : {Config{128, 128, 64, 4}, Config{128, 128, 32, 8},
-                     Config{128, 256, 32, 8}}) {
+  for (Config cfg :
+       {Config{128, 128, 64, 4, ""}, Config{128, 128, 32, 8, ""},
+        Config{128, 256, 32, 8, ""}, Config{128, 128, 64, 8, "sm_89"}}) {
     std::string what = std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) +
                        "x" + std::to_string(cfg.bk) + " w" +
-                       std::to_string(cfg.warps);
+                       std::to_string(cfg.warps) + " " + cfg.chip;
     CompileOptions o;
     o.constants = {
         {"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}};
     o.overrideNumWarps = cfg.warps;
+    o.chip = cfg.chip;
     auto k = compileKite(src, o, "mxfp8.kite");
     ASSERT_TRUE(k) << what << ": " << k.error().str();
     auto dc = DeviceBuffer<uint16_t>::allocate(size_t(M) * N).value();
