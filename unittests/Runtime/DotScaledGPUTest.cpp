@@ -268,3 +268,70 @@ def mm(a_ptr: *u8, a_scale: *u8, b_ptr: *u8, b_scale: *u8, c_ptr: *bf16,
     EXPECT_LE(worst, 1.0) << what;
   }
 }
+
+// A matmul with int8 weights converted to f16 in the K loop (W8A16,
+// bench/kernels/matmul_w8a16.kite): the byte blocks staged ahead of their
+// conversion (kite-stage-dot-operands), the conversion done on f16 pairs
+// (0x64xx - 1152: docs/lowering.md), signed and unsigned bytes, against a
+// float64 reference (the products of f16 and small integers are exact; C
+// rounds to f16).
+TEST(GPU, MatmulInt8Weights) {
+  REQUIRE_GPU();
+  std::string text = source("matmul_w8a16.kite", /*bench=*/true);
+  ASSERT_FALSE(text.empty()) << "bench/kernels/matmul_w8a16.kite not found";
+  const int M = 200, N = 144, K = 320;
+  std::mt19937 gen(2029);
+  std::vector<uint16_t> a(size_t(M) * K), scale(N);
+  std::vector<double> av(a.size()), sv(N);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = toHalfBits(std::normal_distribution<float>(0, 1)(gen), false);
+    av[i] = fromHalfBits(a[i], false);
+  }
+  for (int n = 0; n < N; ++n) {
+    scale[n] = toHalfBits(0.01f + 0.001f * float(gen() % 16), false);
+    sv[n] = fromHalfBits(scale[n], false);
+  }
+  std::vector<uint8_t> b(size_t(K) * N);
+  for (uint8_t &x : b)
+    x = uint8_t(gen() & 0xFF);
+  for (bool isSigned : {true, false}) {
+    std::string src = text;
+    if (!isSigned) // the weights as u8: uitofp
+      src.replace(src.find("b_ptr: *i8"), 10, "b_ptr: *u8");
+    for (int warps : {4, 8}) {
+      std::string what = std::string(isSigned ? "i8" : "u8") + " w" +
+                         std::to_string(warps);
+      CompileOptions o;
+      o.overrideNumWarps = warps;
+      auto k = compileKite(src, o, "matmul_w8a16.kite");
+      ASSERT_TRUE(k) << what << ": " << k.error().str();
+      auto da = DeviceBuffer<uint16_t>::fromHost(a).value();
+      auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
+      auto ds = DeviceBuffer<uint16_t>::fromHost(scale).value();
+      auto dc = DeviceBuffer<uint16_t>::allocate(size_t(M) * N).value();
+      auto ran = k->launch(uint32_t(((M + 127) / 128) * ((N + 127) / 128)),
+                           {Arg(da), Arg(db), Arg(ds), Arg(dc), M, N, K});
+      ASSERT_TRUE(ran) << what << ": " << ran.error().str();
+      auto got = dc.toHost().value();
+      double worst = 0;
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+          double ref = 0, mag = 0;
+          for (int kk = 0; kk < K; ++kk) {
+            uint8_t raw = b[size_t(kk) * N + n];
+            double w = isSigned ? double(int8_t(raw)) : double(raw);
+            ref += av[size_t(m) * K + kk] * w;
+            mag += std::fabs(av[size_t(m) * K + kk] * w);
+          }
+          ref *= sv[n];
+          mag *= sv[n];
+          double v = fromHalfBits(got[size_t(m) * N + n], false);
+          worst = std::max(worst, std::fabs(v - ref) /
+                                      (std::fabs(ref) / 1024 + mag * 1e-6 +
+                                       1e-30));
+        }
+      // Within f16's rounding of C plus the f32 accumulation.
+      EXPECT_LE(worst, 1.0) << what;
+    }
+  }
+}

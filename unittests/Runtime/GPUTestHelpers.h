@@ -42,10 +42,14 @@
 
 namespace kite::test {
 
-/// The text of dsl-examples/<name> (empty when not found).
-inline std::string source(const std::string &name) {
-  for (std::string dir : {std::string(KITE_SOURCE_DIR) + "/dsl-examples",
-                          std::string("dsl-examples")}) {
+/// The text of dsl-examples/<name>, or with `bench` of bench/kernels/<name>
+/// (bench/<name> beside the GPU machine's copy of the tests); empty when
+/// not found.
+inline std::string source(const std::string &name, bool bench = false) {
+  for (std::string dir :
+       {std::string(KITE_SOURCE_DIR) +
+            (bench ? "/bench/kernels" : "/dsl-examples"),
+        std::string(bench ? "bench" : "dsl-examples")}) {
     std::ifstream in(dir + "/" + name);
     if (in) {
       std::stringstream ss;
