@@ -342,9 +342,10 @@ std::vector<KernelInfo> collectKernelInfo(ModuleOp module,
             mlir::kite::KiteDialect::getNumWarpsAttrName()))
       warps = attr.getInt();
     info.threads = 32 * warps;
-    // Shared memory the lowering allocates for data exchanged between
-    // threads (SharedMemoryOpsToGPU.cpp); compileToPTX adds the dot staging
-    // slots of the GPU stage, which this kite-level module does not show.
+    // Shared memory as the kite-level module bounds it (the exchanges
+    // between threads, SharedMemoryOpsToGPU.cpp, before the layouts are
+    // known); compileToPTX replaces it by what the GPU stage allocates
+    // (kite.shared_memory: the dot staging slots included).
     info.sharedBytes = int(mlir::kite::kernelSharedMemoryBytes(func));
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       if (func.getArgAttr(i, mlir::kite::KiteDialect::getConstexprAttrName()))
@@ -494,6 +495,14 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
     for (int i = 0; i < 3; ++i)
       k.cluster[i] = int(shape.cluster[i]);
   }
+  // The shared memory each kernel's program uses, as the GPU stage
+  // allocated it.
+  if (auto sizes = module->getAttrOfType<DictionaryAttr>(
+          mlir::kite::KiteDialect::getSharedMemoryAttrName()))
+    for (NamedAttribute entry : sizes)
+      for (KernelInfo &k : result.kernels)
+        if (k.name == entry.getName().strref())
+          k.sharedBytes = int(cast<IntegerAttr>(entry.getValue()).getInt());
   // Kernels whose shared memory is dynamic: the launch must provide it. The
   // PTX says so in a comment line, so that it travels with the PTX (caches).
   if (auto sizes = module->getAttrOfType<DictionaryAttr>(

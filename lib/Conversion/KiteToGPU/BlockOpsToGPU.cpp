@@ -104,6 +104,47 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
   }
 };
 
+} // namespace
+
+std::optional<SmallVector<int64_t>>
+mlir::kite::broadcastRegisterPick(BroadcastOp op,
+                                  const KiteTypeConverter &converter) {
+  // The source in a slice of the result's layout (attention's m[:, None]
+  // against the accumulator): each result register repeats one the thread
+  // holds, at the same register in every thread.
+  BlockedLayout in = converter.getLayout(op.getSrc());
+  BlockedLayout out = converter.getLayout(op.getResult());
+  ArrayRef<int64_t> from = op.getSrc().getType().getShape();
+  ArrayRef<int64_t> to = op.getType().getShape();
+  // The source's linear index of the result's element `lin`.
+  auto sourceIndex = [&](int64_t lin) {
+    int64_t index = 0, scale = 1;
+    for (int64_t d = int64_t(to.size()) - 1; d >= 0; --d) {
+      int64_t c = lin % to[d];
+      lin /= to[d];
+      index += (from[d] == 1 ? 0 : c) * scale;
+      scale *= from[d];
+    }
+    return index;
+  };
+  SmallVector<int64_t> pick(out.perThread, -1);
+  for (int64_t t = 0; t < out.numThreads; ++t) {
+    DenseMap<int64_t, int64_t> held;
+    for (int64_t e = 0; e < in.perThread; ++e)
+      held.try_emplace(in.threadOffset(t) + in.registerOffset(e), e);
+    for (int64_t e = 0; e < out.perThread; ++e) {
+      auto it = held.find(
+          sourceIndex(out.threadOffset(t) + out.registerOffset(e)));
+      if (it == held.end() || (pick[e] >= 0 && pick[e] != it->second))
+        return std::nullopt;
+      pick[e] = it->second;
+    }
+  }
+  return pick;
+}
+
+namespace {
+
 /// Pattern: kite.broadcast x (no element repeated) => x
 struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -123,41 +164,15 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   }
 
   /// A broadcast whose every result register repeats a register the
-  /// thread already holds (the source in a slice of the result's layout:
-  /// attention's m[:, None] against the accumulator): a shuffle of the
+  /// thread already holds (broadcastRegisterPick): a shuffle of the
   /// source's registers, the same for every thread.
   LogicalResult broadcastInRegisters(BroadcastOp op, Value src,
                                      ConversionPatternRewriter &rewriter) const {
-    auto &converter = *getTypeConverter<KiteTypeConverter>();
-    BlockedLayout in = converter.getLayout(op.getSrc());
-    BlockedLayout out = converter.getLayout(op.getResult());
-    ArrayRef<int64_t> from = op.getSrc().getType().getShape();
-    ArrayRef<int64_t> to = op.getType().getShape();
-    // The source's linear index of the result's element `lin`.
-    auto sourceIndex = [&](int64_t lin) {
-      int64_t index = 0, scale = 1;
-      for (int64_t d = int64_t(to.size()) - 1; d >= 0; --d) {
-        int64_t c = lin % to[d];
-        lin /= to[d];
-        index += (from[d] == 1 ? 0 : c) * scale;
-        scale *= from[d];
-      }
-      return index;
-    };
-    SmallVector<int64_t> pick(out.perThread, -1);
-    for (int64_t t = 0; t < out.numThreads; ++t) {
-      DenseMap<int64_t, int64_t> held;
-      for (int64_t e = 0; e < in.perThread; ++e)
-        held.try_emplace(in.threadOffset(t) + in.registerOffset(e), e);
-      for (int64_t e = 0; e < out.perThread; ++e) {
-        auto it = held.find(
-            sourceIndex(out.threadOffset(t) + out.registerOffset(e)));
-        if (it == held.end() || (pick[e] >= 0 && pick[e] != it->second))
-          return failure();
-        pick[e] = it->second;
-      }
-    }
-    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, src, src, pick);
+    auto pick =
+        broadcastRegisterPick(op, *getTypeConverter<KiteTypeConverter>());
+    if (!pick)
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, src, src, *pick);
     return success();
   }
 

@@ -239,7 +239,7 @@ struct ConvertKiteToGPUPass
     // exchange data between threads then the dot staging slots. Beyond the
     // static limit it is dynamic: an external array whose size the launch
     // gives (recorded in the module's kite.dynamic_shared_memory).
-    int64_t smemBytes = kernelSharedMemoryBytes(func);
+    int64_t smemBytes = kernelSharedMemoryBytes(func, &converter);
     if (smemBytes > kMaxSharedMemory) {
       func.emitError() << "kernel '" << func.getSymName() << "' needs "
                        << smemBytes
@@ -247,11 +247,11 @@ struct ConvertKiteToGPUPass
                        << kMaxSharedMemory << "); use smaller blocks";
       return failure();
     }
-    state.stagingOffset = kernelStagingOffset(func);
-    state.barrierOffset = kernelBarrierOffset(func);
+    state.stagingOffset = kernelStagingOffset(func, &converter);
+    state.barrierOffset = kernelBarrierOffset(func, &converter);
     state.numThreads = numThreads;
     state.consumerGroups = kernelConsumerGroups(func);
-    state.groupScratchBytes = kernelGroupScratchBytes(func);
+    state.groupScratchBytes = kernelGroupScratchBytes(func, &converter);
     const int64_t consumerThreads = state.consumerGroups * numThreads;
     func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
     // A warp-specialized K loop: one producer warp beyond the num_warps.
@@ -278,6 +278,8 @@ struct ConvertKiteToGPUPass
             KiteDialect::getDynamicSharedMemoryAttrName(), func.getSymName(),
             IntegerAttr::get(IntegerType::get(context, 64), smemBytes));
     }
+    setModuleEntry(KiteDialect::getSharedMemoryAttrName(), func.getSymName(),
+                   IntegerAttr::get(IntegerType::get(context, 64), smemBytes));
 
     // Constexpr parameters must have been bound to constants already; they
     // are not kernel parameters on the GPU.

@@ -25,6 +25,26 @@ using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
 
+bool mlir::kite::movesInRegisters(Operation *op, const KiteTypeConverter &conv) {
+  if (auto reshape = dyn_cast<ReshapeOp>(op))
+    return conv.getLayout(reshape.getSrc())
+        .placesLike(conv.getLayout(reshape.getResult()));
+  if (auto trans = dyn_cast<TransOp>(op)) {
+    if (isElidedTranspose(trans))
+      return true;
+    auto places = conv.getLayout(trans.getResult())
+                      .untranspose(trans.getSrc().getType().getShape(),
+                                   trans.getOrder());
+    return places && places->placesLike(conv.getLayout(trans.getSrc()));
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    return broadcast.getSrc().getType().getNumElements() ==
+               broadcast.getType().getNumElements() ||
+           broadcastArangeSource(broadcast) ||
+           broadcastRegisterPick(broadcast, conv);
+  return false;
+}
+
 namespace {
 
 /// Pattern: kite.trans => the registers, or through shared memory.
@@ -47,9 +67,7 @@ struct TransLowering : OpConversionPattern<TransOp> {
     // Each thread holding the transposed places of its source's elements
     // (LayoutAssignment gives a small block's source such a layout): the
     // registers as they are.
-    if (auto places = conv.getLayout(op.getResult())
-                          .untranspose(srcType.getShape(), order);
-        places && places->placesLike(conv.getLayout(op.getSrc()))) {
+    if (movesInRegisters(op, conv)) {
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
     }
@@ -108,7 +126,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     BlockedLayout in = conv.getLayout(op.getSrc()),
                   out = conv.getLayout(op.getResult());
-    if (in.placesLike(out)) {
+    if (movesInRegisters(op, conv)) { // both place every element alike
       rewriter.replaceOp(op, adaptor.getSrc());
       return success();
     }

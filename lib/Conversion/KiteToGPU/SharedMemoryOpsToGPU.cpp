@@ -39,7 +39,11 @@ static int64_t bytesOf(RankedTensorType t) {
   return t.getNumElements() * elementBytes(t.getElementType());
 }
 
-int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
+int64_t mlir::kite::sharedMemoryBytes(Operation *op,
+                                      const KiteTypeConverter *conv) {
+  if (conv && isa<ReshapeOp, TransOp, BroadcastOp>(op) &&
+      movesInRegisters(op, *conv))
+    return 0;
   if (auto b = dyn_cast<BroadcastOp>(op))
     return b.getSrc().getType().getNumElements() ==
                        b.getType().getNumElements() ||
@@ -77,8 +81,8 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
           4);
     return bytes;
   }
-  // trans always exchanges; reshape when the layouts differ (reserved
-  // either way: the layouts are not known here).
+  // trans and reshape exchange unless their layouts allow otherwise
+  // (movesInRegisters, with the layouts).
   if (auto sc = dyn_cast<ScanOp>(op)) { // one block at a time
     int64_t bytes = 0;
     for (Value src : sc.getSrcs())
@@ -123,10 +127,10 @@ int64_t mlir::kite::sharedMemoryBytes(Operation *op) {
 }
 
 /// The largest scratch any op of `kernel` needs.
-static int64_t scratchBytes(Operation *kernel) {
+static int64_t scratchBytes(Operation *kernel, const KiteTypeConverter *conv) {
   int64_t bytes = 0;
   kernel->walk([&](Operation *op) {
-    bytes = std::max(bytes, mlir::kite::sharedMemoryBytes(op));
+    bytes = std::max(bytes, mlir::kite::sharedMemoryBytes(op, conv));
   });
   return bytes;
 }
@@ -225,13 +229,15 @@ int64_t mlir::kite::kernelConsumerGroups(Operation *kernel) {
   return 1;
 }
 
-int64_t mlir::kite::kernelGroupScratchBytes(Operation *kernel) {
-  return llvm::alignTo(scratchBytes(kernel),
+int64_t mlir::kite::kernelGroupScratchBytes(Operation *kernel,
+                                            const KiteTypeConverter *conv) {
+  return llvm::alignTo(scratchBytes(kernel, conv),
                        kernelUsesTensorCores(kernel) ? 1024 : 16);
 }
 
-int64_t mlir::kite::kernelStagingOffset(Operation *kernel) {
-  return kernelConsumerGroups(kernel) * kernelGroupScratchBytes(kernel);
+int64_t mlir::kite::kernelStagingOffset(Operation *kernel,
+                                        const KiteTypeConverter *conv) {
+  return kernelConsumerGroups(kernel) * kernelGroupScratchBytes(kernel, conv);
 }
 
 int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
@@ -244,20 +250,22 @@ int64_t mlir::kite::kernelBarrierCount(Operation *kernel) {
 }
 
 /// The buffer without the mbarriers.
-static int64_t dataBytes(Operation *kernel);
+static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv);
 
-int64_t mlir::kite::kernelBarrierOffset(Operation *kernel) {
-  return llvm::alignTo(dataBytes(kernel), 8);
+int64_t mlir::kite::kernelBarrierOffset(Operation *kernel,
+                                        const KiteTypeConverter *conv) {
+  return llvm::alignTo(dataBytes(kernel, conv), 8);
 }
 
-int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel) {
+int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel,
+                                            const KiteTypeConverter *conv) {
   int64_t barriers = kernelBarrierCount(kernel);
   if (!barriers)
-    return dataBytes(kernel);
-  return kernelBarrierOffset(kernel) + 8 * barriers;
+    return dataBytes(kernel, conv);
+  return kernelBarrierOffset(kernel, conv) + 8 * barriers;
 }
 
-static int64_t dataBytes(Operation *kernel) {
+static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv) {
   int64_t staging = 0;
   kernel->walk([&](DotStagedOp op) {
     auto type = op.getType();
@@ -283,9 +291,10 @@ static int64_t dataBytes(Operation *kernel) {
     if (reusesStagingMemory(op))
       reuse = std::max(reuse, tmaStoreBytes(op));
   });
-  return std::max(reuse, staging ? mlir::kite::kernelStagingOffset(kernel) +
+  return std::max(reuse, staging ? mlir::kite::kernelStagingOffset(kernel,
+                                                                   conv) +
                                        staging
-                                 : scratchBytes(kernel));
+                                 : scratchBytes(kernel, conv));
 }
 
 /// Whether the dot result `result` has its shape's DotTile layout (it may

@@ -10,7 +10,7 @@
 // padded rows) exceed the 48 KB of static shared memory: the buffer is
 // dynamic and its size recorded on the module for the PTX and the runtime.
 
-// CHECK: module attributes {gpu.container_module, kite.dynamic_shared_memory = {staged = 104448 : i64}}
+// CHECK: module attributes {gpu.container_module, kite.dynamic_shared_memory = {staged = 104448 : i64}, kite.shared_memory = {staged = 104448 : i64}}
 // CHECK: llvm.mlir.global external @kite_smem_staged() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @staged
 // A's swizzle: the row group XOR (k / 4) mod 4.

@@ -28,6 +28,7 @@
 namespace mlir::kite {
 
 class AsyncStageOp;
+class BroadcastOp;
 class DotStagedOp;
 class DotOp;
 class TransOp;
@@ -405,8 +406,21 @@ inline int64_t turnBarrierId(int64_t groups, int64_t group) {
 }
 
 /// Bytes of shared memory `op` needs to exchange data between threads
-/// (0 for ops that need none).
-int64_t sharedMemoryBytes(Operation *op);
+/// (0 for ops that need none). With the kernel's layouts (`conv`), a
+/// reshape, transposition or repeating broadcast whose lowering keeps each
+/// thread's elements in its registers (movesInRegisters) needs none;
+/// without, they are counted (the bound the pipeline passes plan with).
+int64_t sharedMemoryBytes(Operation *op,
+                          const KiteTypeConverter *conv = nullptr);
+/// Whether the lowering of `op` (kite.reshape, kite.trans or a repeating
+/// kite.broadcast) under `conv`'s layouts moves no element between threads
+/// (registers forwarded or shuffled), so it takes no scratch.
+bool movesInRegisters(Operation *op, const KiteTypeConverter &conv);
+/// For a repeating broadcast: the source register each result register
+/// repeats, the same for every thread (the source in a slice of the
+/// result's layout), if there is such a choice.
+std::optional<SmallVector<int64_t>>
+broadcastRegisterPick(BroadcastOp op, const KiteTypeConverter &conv);
 
 /// Where the register-tiled dot keeps its operands in shared memory, as
 /// f32: A, then B row-major (at bOffset). A is either
@@ -459,7 +473,9 @@ bool isRegisterTiledDot(RankedTensorType a, RankedTensorType b,
 /// Bytes of shared memory a kernel's lowering uses: the scratch buffer of
 /// the ops that exchange data (16-byte aligned), then the staging slots of
 /// its kite.dot_staged ops.
-int64_t kernelSharedMemoryBytes(Operation *kernel);
+/// `conv`: the kernel's layouts, as in sharedMemoryBytes.
+int64_t kernelSharedMemoryBytes(Operation *kernel,
+                                const KiteTypeConverter *conv = nullptr);
 /// Whether a kernel stages a dot for the tensor cores (wgmma or mma.sync,
 /// or kite.dot on wgmma) or stores with TMA (kite.tma_store): its slots,
 /// and the scratch, then start 1024-byte aligned, as the swizzle works on
@@ -481,14 +497,17 @@ TransOp wgmmaStagedTranspose(DotOp dot);
 bool isElidedTranspose(TransOp trans);
 /// The byte offset of the staging slots in the kernel's shared memory:
 /// after the scratch of each consumer group.
-int64_t kernelStagingOffset(Operation *kernel);
+int64_t kernelStagingOffset(Operation *kernel,
+                            const KiteTypeConverter *conv = nullptr);
 /// A kernel's consumer groups (kite.consumer_groups, else 1) and the
 /// scratch of each (aligned as the staging after it).
 int64_t kernelConsumerGroups(Operation *kernel);
-int64_t kernelGroupScratchBytes(Operation *kernel);
+int64_t kernelGroupScratchBytes(Operation *kernel,
+                                const KiteTypeConverter *conv = nullptr);
 /// Byte offset of the TMA staging's mbarriers (after everything else in
 /// the buffer), and their number (0: the kernel has none).
-int64_t kernelBarrierOffset(Operation *kernel);
+int64_t kernelBarrierOffset(Operation *kernel,
+                            const KiteTypeConverter *conv = nullptr);
 int64_t kernelBarrierCount(Operation *kernel);
 
 /// Static shared memory a kernel may declare; beyond it the buffer is

@@ -277,9 +277,10 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of parameter names";
     return verifyOnKernel(op, name);
   }
-  if (name == getDynamicSharedMemoryAttrName()) {
+  if (name == getDynamicSharedMemoryAttrName() ||
+      name == getSharedMemoryAttrName()) {
     // Set by the GPU lowering on the module: kernel name -> bytes of dynamic
-    // shared memory its launch must provide.
+    // shared memory its launch must provide / of shared memory it uses.
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isa<ModuleOp>(op) ||
         !llvm::all_of(dict, [](NamedAttribute a) {

@@ -80,6 +80,10 @@ def Kite_Dialect : Dialect {
     /// after those its strides (in elements).
     static constexpr ::llvm::StringLiteral getArgDescriptorAttrName() { return "kite.descriptor"; }
     static constexpr ::llvm::StringLiteral getDynamicSharedMemoryAttrName() { return "kite.dynamic_shared_memory"; }
+    /// Set by the GPU lowering on the module: kernel name -> bytes of shared
+    /// memory a program uses (static or dynamic), what `--resources` and
+    /// the compile metadata report.
+    static constexpr ::llvm::StringLiteral getSharedMemoryAttrName() { return "kite.shared_memory"; }
     /// Argument attribute of a !kite.tensordesc kernel parameter that the
     /// runtime encodes as a CUtensorMap (made by kite-stage-dot-operands):
     /// {base, shape, strides, box, swizzle}; base, shape and strides give a
