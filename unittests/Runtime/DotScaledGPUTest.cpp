@@ -4,7 +4,11 @@
 // a byte, bf16; e8m0 scales per 32 elements along K) on the GPU and in the
 // interpreter against a float64 reference that decodes every format by
 // hand. The products are exact (fp8 / fp4 times a power of two in bf16), so
-// the only error is the f32 accumulation. Skipped without a GPU.
+// the only error is the f32 accumulation. Then dots whose operands are
+// computed from loads in a K loop, which kite-stage-dot-operands stages
+// ahead through shared memory (docs/lowering.md, "Staged loads"): mxfp8
+// through dot_scaled, int8 weights converted to f16 (W8A16), and f32 /
+// int8 blocks behind K-tail masks. Skipped without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
