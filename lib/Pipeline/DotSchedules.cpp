@@ -1,5 +1,4 @@
-//===- DotSchedules.cpp - What the staged-dot schedules share
-//--------------===//
+//===- DotSchedules.cpp - What the staged-dot schedules share ------------===//
 
 #include "DotSchedules.h"
 
@@ -11,17 +10,31 @@ namespace kd = mlir::kite;
 
 namespace kite::detail {
 
+bool zeroFilled(kd::LoadOp load) {
+  Value other = load.getOther();
+  if (!other)
+    return true;
+  if (matchPattern(other, m_Zero()) || matchPattern(other, m_PosZeroFloat()))
+    return true;
+  DenseElementsAttr dense;
+  if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat())
+    return false;
+  if (isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().isPosZero();
+  return dense.getSplatValue<APInt>().isZero();
+}
+
 bool stageableContents(kd::LoadOp load, Type element) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getElementType() != element)
-    return false;
-  if (Value other = load.getOther()) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat() ||
-        !dense.getSplatValue<APFloat>().isPosZero())
-      return false;
-  }
-  return true;
+  return type && type.getElementType() == element && zeroFilled(load);
+}
+
+int64_t chipVersion(StringRef chip) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
 }
 
 kd::LoadOp stageableLoad(Value v, Block *body, Type element) {

@@ -59,9 +59,16 @@ struct SlotStart {
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start = {});
 
+/// Whether `load`'s masked-off elements are 0 (no `other`, or a zero
+/// constant): a copy zero-fills them.
+bool zeroFilled(kd::LoadOp load);
+
 /// Whether `load` reads blocks of `element` whose masked-off elements are 0
 /// (or has no mask): what a staging can copy in its place.
 bool stageableContents(kd::LoadOp load, Type element);
+
+/// The compute capability of a chip name (sm_90a: 90), 0 if unknown.
+int64_t chipVersion(StringRef chip);
 
 /// A load in `body` with one use (the dot) and stageable contents.
 kd::LoadOp stageableLoad(Value v, Block *body, Type element);

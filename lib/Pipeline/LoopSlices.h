@@ -60,6 +60,28 @@ inline Value guardMask(OpBuilder &b, Location loc, Value mask, Value cond,
   return arith::AndIOp::create(b, loc, mask, splat);
 }
 
+/// Clones the ops of `slice` and then `loads` under `map` at `b`'s
+/// insertion point, each load's mask guarded by `cond` (guardMask); returns
+/// the cloned loads' values (a loop's loads issued for another iteration).
+inline SmallVector<Value>
+cloneGuardedLoads(OpBuilder &b, Location loc,
+                  const llvm::SetVector<Operation *> &slice,
+                  ArrayRef<kd::LoadOp> loads, IRMapping &map, Value cond) {
+  for (Operation *op : slice)
+    b.clone(*op, map);
+  SmallVector<Value> out;
+  for (kd::LoadOp load : loads) {
+    Value ptr = map.lookupOrDefault(load.getPtr());
+    Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
+    Value other =
+        load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
+    out.push_back(kd::LoadOp::create(
+        b, load.getLoc(), ptr, guardMask(b, loc, mask, cond, ptr.getType()),
+        other));
+  }
+  return out;
+}
+
 /// What it takes to issue some loads of a loop body in another iteration:
 /// the side-effect-free ops of the body computing their operands (`slice`),
 /// the iteration arguments those read (`usedArgs`, indices) and the ops

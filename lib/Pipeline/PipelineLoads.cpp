@@ -26,8 +26,6 @@ using namespace mlir;
 namespace kd = mlir::kite;
 
 namespace {
-using ::kite::detail::collectSlice;
-using ::kite::detail::guardMask;
 
 struct PipelineLoadsPass
     : public ::kite::impl::PipelineLoadsBase<PipelineLoadsPass> {
@@ -73,19 +71,8 @@ struct PipelineLoadsPass
     // Clones the slice and the loads under `map`, guarding the loads with
     // `cond`; returns the loaded values.
     auto cloneLoads = [&](OpBuilder &b, IRMapping &map, Value cond) {
-      for (Operation *op : slices->slice)
-        b.clone(*op, map);
-      SmallVector<Value> out;
-      for (kd::LoadOp load : loads) {
-        Value ptr = map.lookupOrDefault(load.getPtr());
-        Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
-                                    : Value();
-        Value other = load.getOther() ? map.lookupOrDefault(load.getOther())
-                                      : Value();
-        Value guarded = guardMask(b, loc, mask, cond, ptr.getType());
-        out.push_back(kd::LoadOp::create(b, load.getLoc(), ptr, guarded, other));
-      }
-      return out;
+      return ::kite::detail::cloneGuardedLoads(b, loc, slices->slice, loads,
+                                               map, cond);
     };
 
     // Prologue: the first iteration's loads, before the loop.

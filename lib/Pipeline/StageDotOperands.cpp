@@ -80,7 +80,7 @@ struct StageDotOperands
   /// it splits into 16x16 blocks of mma.sync over the warps); the others
   /// stay on the FMA paths.
   void chooseRegisterEngines(func::FuncOp func, int64_t warps) {
-    int64_t version = chipVersion();
+    int64_t version = ::kite::detail::chipVersion(chip);
     if (version < 80)
       return;
     llvm::DenseSet<const void *> warned; // one warning a source location
@@ -115,16 +115,6 @@ struct StageDotOperands
             break;
           }
     });
-  }
-
-  /// The compute capability of the target chip (sm_90a: 90), 0 if unknown.
-  int64_t chipVersion() const {
-    StringRef name = chip;
-    unsigned version = 0;
-    if (!name.consume_front("sm_") ||
-        name.take_while(llvm::isDigit).getAsInteger(10, version))
-      return 0;
-    return version;
   }
 
   /// Whether both of `loads` (the operands of `dot`, whose result takes
@@ -188,7 +178,7 @@ struct StageDotOperands
     // K-major only: its B must come transposed.
     bool fp8 = mlir::kite::isFp8(element) && transposedB;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
-    int64_t version = chipVersion();
+    int64_t version = ::kite::detail::chipVersion(chip);
     if (chip == "sm_90a" && (half || tf32 || fp8) && K * eb % 32 == 0)
       if (auto tile = kd::WgmmaTile::choose(M, N, warps))
         if (copyable(func, dot, loads, conv, tile->layout(), eb,

@@ -37,7 +37,6 @@
 #include "kite/Analysis/AxisInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 namespace kd = mlir::kite;
@@ -45,22 +44,6 @@ namespace kd = mlir::kite;
 namespace kite::detail {
 
 namespace {
-
-/// Whether `load`'s masked-off elements are 0 (or it has no mask): a copy
-/// zero-fills them.
-bool zeroFilled(kd::LoadOp load) {
-  Value other = load.getOther();
-  if (!other)
-    return true;
-  if (matchPattern(other, m_Zero()) || matchPattern(other, m_PosZeroFloat()))
-    return true;
-  DenseElementsAttr dense;
-  if (!matchPattern(other, m_Constant(&dense)) || !dense.isSplat())
-    return false;
-  if (isa<FloatType>(dense.getElementType()))
-    return dense.getSplatValue<APFloat>().isPosZero();
-  return dense.getSplatValue<APInt>().isZero();
-}
 
 /// The loads of `body` that `dot`'s operands are computed from through
 /// side-effect-free ops of the body, in body order.
@@ -88,14 +71,6 @@ SmallVector<kd::LoadOp> operandLoads(kd::DotOp dot, Block *body) {
     return a->isBeforeInBlock(b);
   });
   return ordered;
-}
-
-int64_t chipVersion(StringRef chip) {
-  unsigned version = 0;
-  if (!chip.consume_front("sm_") ||
-      chip.take_while(llvm::isDigit).getAsInteger(10, version))
-    return 0;
-  return version;
 }
 
 } // namespace
@@ -173,20 +148,8 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   if (!carried.empty()) {
     auto slices = LoadSlices::get(loop, carried);
     auto loadAt = [&](IRMapping &map, Value cond) {
-      for (Operation *op : slices->slice)
-        rewriter.clone(*op, map);
-      SmallVector<Value> out;
-      for (kd::LoadOp load : carried) {
-        Value ptr = map.lookupOrDefault(load.getPtr());
-        Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
-                                    : Value();
-        Value other = load.getOther() ? map.lookupOrDefault(load.getOther())
-                                      : Value();
-        out.push_back(kd::LoadOp::create(
-            rewriter, load.getLoc(), ptr,
-            guardMask(rewriter, loc, mask, cond, ptr.getType()), other));
-      }
-      return out;
+      return cloneGuardedLoads(rewriter, loc, slices->slice, carried, map,
+                               cond);
     };
     rewriter.setInsertionPoint(loop);
     auto [first, lb] = slices->ahead(rewriter, loop, loop.getLowerBound(),

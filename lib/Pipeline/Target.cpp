@@ -47,6 +47,13 @@ static const int kPtxVersions[] = {60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74,
                                    75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86,
                                    87, 88};
 
+/// The chip named `name`, or null.
+static const ChipInfo *findChip(llvm::StringRef name) {
+  const ChipInfo *chip =
+      llvm::find_if(kChips, [&](const ChipInfo &c) { return name == c.name; });
+  return chip == std::end(kChips) ? nullptr : chip;
+}
+
 static std::string knownChips() {
   std::string s;
   for (const ChipInfo &c : kChips)
@@ -64,10 +71,8 @@ std::optional<Stage> kite::parseStage(llvm::StringRef name) {
 }
 
 llvm::Error kite::validateTargetOptions(TargetOptions &options) {
-  auto *chip = llvm::find_if(kChips, [&](const ChipInfo &c) {
-    return options.chip == c.name;
-  });
-  if (chip == std::end(kChips))
+  const ChipInfo *chip = findChip(options.chip);
+  if (!chip)
     return llvm::createStringError("unknown chip '" + options.chip +
                                    "'; expected one of " + knownChips());
   if (options.features.empty()) {
@@ -117,8 +122,7 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
     // fp8 conversions (cvt ... e4m3x2/e5m2x2) need sm_89 or later, as in
     // Triton, and a PTX ISA that has them on the chip (else LLVM's
     // instruction selection aborts).
-    const ChipInfo *info = llvm::find_if(
-        kChips, [&](const ChipInfo &c) { return options.chip == c.name; });
+    const ChipInfo *info = findChip(options.chip);
     unsigned ptx = 0;
     llvm::StringRef(options.features).drop_front(4).getAsInteger(10, ptx);
     if (!info->fp8Ptx || int(ptx) < info->fp8Ptx) {

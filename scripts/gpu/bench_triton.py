@@ -708,6 +708,23 @@ def softmax_builtin_kernel(x_ptr, y_ptr, N: tl.constexpr):
     tl.store(y_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))
 
 
+def fastest(name, candidates):
+    """The fastest of `candidates` ((config, launch) pairs) by do_bench's
+    median: (ms, config), or None. One that fails to compile or launch is
+    reported on stderr and skipped."""
+    best = None
+    for config, fn in candidates:
+        try:
+            fn()
+        except Exception as e:
+            print(f"# {name} {config}: {type(e).__name__}", file=sys.stderr)
+            continue
+        ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+        if best is None or ms < best[0]:
+            best = (ms, config)
+    return best
+
+
 # Tutorial 03's matmul on mxfp8 through tl.dot_scaled, as
 # bench/kernels/matmul_mxfp8.kite (Triton's emulation on Hopper: operands
 # upcast to bf16), beside torch's bf16 matmul of the dequantized operands.
@@ -740,21 +757,13 @@ def mxfp8():
         sa = torch.randint(120, 134, (M, K // 32), device="cuda", dtype=torch.uint8)
         sb = torch.randint(120, 134, (N, K // 32), device="cuda", dtype=torch.uint8)
         c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-        best = None
-        for bk in (32, 64, 128):
-            for warps in (4, 8):
-                g = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
-                fn = lambda: matmul_mxfp8_kernel[g](a, sa, b, sb, c, M, N, K, BLOCK_M=128,
-                                                    BLOCK_N=128, BLOCK_K=bk, GROUP_M=8,
-                                                    num_warps=warps, num_stages=3)
-                try:
-                    fn()
-                except Exception as e:
-                    print(f"# mxfp8 {bk} w{warps}: {type(e).__name__}", file=sys.stderr)
-                    continue
-                ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
-                if best is None or ms < best[0]:
-                    best = (ms, f"128x128x{bk} w{warps}")
+        g = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
+        best = fastest("mxfp8", (
+            (f"128x128x{bk} w{warps}",
+             lambda bk=bk, warps=warps: matmul_mxfp8_kernel[g](
+                 a, sa, b, sb, c, M, N, K, BLOCK_M=128, BLOCK_N=128, BLOCK_K=bk,
+                 GROUP_M=8, num_warps=warps, num_stages=3))
+            for bk in (32, 64, 128) for warps in (4, 8)))
         ad = (a.view(torch.float8_e4m3fn).float() *
               torch.exp2(sa.float() - 127).repeat_interleave(32, 1)).bfloat16()
         bd = (b.view(torch.float8_e4m3fn).float() *
@@ -802,23 +811,16 @@ def w8a16():
         b = torch.randint(-128, 128, (K, N), device="cuda", dtype=torch.int8)
         scale = torch.rand(N, device="cuda", dtype=torch.float16) * 0.02
         c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-        best = None
         # Kite's three configurations and two more of tutorial 03's.
-        for bm, bn, bk, warps, stages in ((128, 128, 64, 4, 3), (128, 256, 64, 8, 3),
-                                          (128, 128, 128, 8, 3), (128, 256, 32, 4, 4),
-                                          (128, 128, 32, 4, 4)):
-            g = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
-            fn = lambda: matmul_w8a16_kernel[g](a, b, scale, c, M, N, K, BLOCK_M=bm,
-                                                BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
-                                                num_warps=warps, num_stages=stages)
-            try:
-                fn()
-            except Exception as e:
-                print(f"# w8a16 {bm}x{bn}x{bk} w{warps}: {type(e).__name__}", file=sys.stderr)
-                continue
-            ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
-            if best is None or ms < best[0]:
-                best = (ms, f"{bm}x{bn}x{bk} w{warps} s{stages}")
+        best = fastest("w8a16", (
+            (f"{bm}x{bn}x{bk} w{warps} s{stages}",
+             lambda bm=bm, bn=bn, bk=bk, warps=warps, stages=stages: matmul_w8a16_kernel[
+                 (triton.cdiv(M, bm) * triton.cdiv(N, bn),)](
+                 a, b, scale, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                 num_warps=warps, num_stages=stages))
+            for bm, bn, bk, warps, stages in ((128, 128, 64, 4, 3), (128, 256, 64, 8, 3),
+                                              (128, 128, 128, 8, 3), (128, 256, 32, 4, 4),
+                                              (128, 128, 32, 4, 4))))
         bd = b.half() * scale[None, :]
         ref = (a.float() @ b.float()) * scale.float()[None, :]
         err = ((c.float() - ref).abs() / (ref.abs() + ref.abs().mean())).max().item()

@@ -306,24 +306,10 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     }
     s.barrier();
 
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    auto outRuns = registerRuns(out, rowLen, std::max<int64_t>(1, 16 / eb));
     SharedAddresses outAddr(rewriter, loc, outBits->compose(buffer), 0,
                             s.base);
-    for (int64_t e = 0; e < out.perThread; ++e) {
-      int64_t w = outRuns[e];
-      if (!w)
-        continue;
-      Value v = LLVM::LoadOp::create(rewriter, loc, vectorOf(w), outAddr.at(e),
-                                     w * eb);
-      for (int64_t i = 0; i < w; ++i) {
-        Value x = w == 1 ? v : vector::ExtractOp::create(rewriter, loc, v, i);
-        if (elem.isInteger(1))
-          x = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                                    x, constantOf(rewriter, loc, mem, 0));
-        result = vector::InsertOp::create(rewriter, loc, x, result, e + i);
-      }
-    }
+    Value result =
+        loadRegisterRuns(rewriter, loc, out, resultType, rowLen, eb, outAddr);
     if (overStaging) // a later staging may overwrite what we read
       s.barrier();
     rewriter.replaceOp(op, result);

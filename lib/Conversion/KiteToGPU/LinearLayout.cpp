@@ -319,6 +319,33 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
   }
 }
 
+Value mlir::kite::detail::loadRegisterRuns(OpBuilder &b, Location loc,
+                                           const BlockedLayout &l,
+                                           VectorType type, int64_t rowLen,
+                                           int64_t elemBytes,
+                                           SharedAddresses &at) {
+  Type elem = type.getElementType();
+  Type mem = Scratch::memoryType(elem);
+  SmallVector<int64_t> runs =
+      registerRuns(l, rowLen, std::max<int64_t>(1, 16 / elemBytes));
+  Value result = constantOf(b, loc, type, 0);
+  for (int64_t e = 0; e < l.perThread; ++e) {
+    int64_t w = runs[e];
+    if (!w)
+      continue;
+    Type t = w == 1 ? mem : VectorType::get({w}, mem);
+    Value v = LLVM::LoadOp::create(b, loc, t, at.at(e), w * elemBytes);
+    for (int64_t i = 0; i < w; ++i) {
+      Value x = w == 1 ? v : vector::ExtractOp::create(b, loc, v, i);
+      if (elem.isInteger(1))
+        x = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                  constantOf(b, loc, mem, 0));
+      result = vector::InsertOp::create(b, loc, x, result, e + i);
+    }
+  }
+  return result;
+}
+
 std::optional<LinearLayout>
 mlir::kite::detail::linearLayoutOf(Operation *op, const BlockedLayout &l,
                                    StringRef what) {

@@ -205,6 +205,24 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
   const KiteLoweringState &state;
 };
 
+/// Where the elements of a block of `shape` (`elemBytes` each, its
+/// registers in `l`) lie in ring slot `slot` at `place` ([offset, slot
+/// bytes]: kite.async_copy, kite.staged_load): the block staging layout.
+/// None after an error on `op` naming `what` holds the layout.
+std::optional<SharedAddresses>
+ringAddresses(ConversionPatternRewriter &rewriter, Operation *op,
+              const KiteLoweringState &state, const BlockedLayout &l,
+              ArrayRef<int64_t> shape, int64_t elemBytes, Value slot,
+              ArrayRef<int64_t> place, StringRef what) {
+  std::optional<LinearLayout> linear = linearLayoutOf(op, l, what);
+  if (!linear)
+    return std::nullopt;
+  Location loc = op->getLoc();
+  return SharedAddresses(
+      rewriter, loc, linear->compose(blockStagingLayout(shape, elemBytes)),
+      place[0], slotPointer(rewriter, loc, state, slot, place[1]));
+}
+
 /// Pattern: kite.async_copy => cp.async into the ring slot, in the block
 /// staging layout.
 struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
@@ -227,17 +245,13 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
              << "cannot be copied in groups of 4 bytes or more (the block's "
                 "rows must be contiguous and 4-byte aligned, the mask uniform "
                 "or a prefix over each group)";
-    ArrayRef<int64_t> place = op.getPlace();
-    Value slot =
-        slotPointer(rewriter, loc, state, adaptor.getSlot(), place[1]);
-    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "pointers");
-    if (!linear)
+    std::optional<SharedAddresses> addresses =
+        ringAddresses(rewriter, op, state, l, type.getShape(), eb,
+                      adaptor.getSlot(), op.getPlace(), "pointers");
+    if (!addresses)
       return failure();
-    SharedAddresses addresses(
-        rewriter, loc, linear->compose(blockStagingLayout(type.getShape(), eb)),
-        place[0], slot);
     issueCopies(rewriter, loc, state, l.perThread, adaptor.getPtr(),
-                op.getMask(), adaptor.getMask(), width, eb, addresses);
+                op.getMask(), adaptor.getMask(), width, eb, *addresses);
     rewriter.eraseOp(op);
     return success();
   }
@@ -259,31 +273,13 @@ struct StagedLoadLowering : OpConversionPattern<StagedLoadOp> {
     BlockedLayout l = conv.getLayout(op.getResult());
     Location loc = op.getLoc();
     auto resultType = cast<VectorType>(conv.convertType(op.getResult()));
-    Type mem = Scratch::memoryType(resultType.getElementType());
-    ArrayRef<int64_t> place = op.getPlace();
-    Value slot =
-        slotPointer(rewriter, loc, state, adaptor.getSlot(), place[1]);
-    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a result");
-    if (!linear)
+    std::optional<SharedAddresses> addresses =
+        ringAddresses(rewriter, op, state, l, type.getShape(), eb,
+                      adaptor.getSlot(), op.getPlace(), "a result");
+    if (!addresses)
       return failure();
-    SharedAddresses addresses(
-        rewriter, loc, linear->compose(blockStagingLayout(type.getShape(), eb)),
-        place[0], slot);
-    auto runs = registerRuns(l, type.getShape().back(),
-                             std::max<int64_t>(1, 16 / eb));
-    Value result = constantOf(rewriter, loc, resultType, 0);
-    for (int64_t e = 0; e < l.perThread; ++e) {
-      int64_t w = runs[e];
-      if (!w)
-        continue;
-      Type t = w == 1 ? mem : VectorType::get({w}, mem);
-      Value v = LLVM::LoadOp::create(rewriter, loc, t, addresses.at(e), w * eb);
-      for (int64_t i = 0; i < w; ++i)
-        result = vector::InsertOp::create(
-            rewriter, loc,
-            w == 1 ? v : vector::ExtractOp::create(rewriter, loc, v, i), result,
-            e + i);
-    }
+    Value result = loadRegisterRuns(rewriter, loc, l, resultType,
+                                    type.getShape().back(), eb, *addresses);
     rewriter.replaceOp(op, result);
     return success();
   }

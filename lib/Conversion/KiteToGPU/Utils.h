@@ -204,6 +204,14 @@ void storeRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
                        SharedAddresses &at,
                        const RegisterSubset *only = nullptr);
 
+/// The registers of a block of `type` in layout `l` (rows of `rowLen`
+/// elements of `elemBytes`) loaded from their SharedAddresses, in the same
+/// runs as storeRegisterRuns (i1 elements stored as bytes): the layout
+/// exchange's reads, a staged load's.
+Value loadRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
+                       VectorType type, int64_t rowLen, int64_t elemBytes,
+                       SharedAddresses &at);
+
 /// A global-memory pointer (!llvm.ptr<1>) from an i64 address.
 Value toPointer(OpBuilder &b, Location loc, Value addr);
 
