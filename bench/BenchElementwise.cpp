@@ -38,34 +38,39 @@ struct MxConfig {
   }
 };
 
+/// The configurations in environment variable `var`
+/// ("BMxBNxBK:WARPS:STAGES,...", e.g. "128x128x32:8:4"), else `defaults`.
+std::vector<MxConfig> configsFrom(const char *var,
+                                  std::vector<MxConfig> defaults) {
+  const char *env = std::getenv(var);
+  if (!env)
+    return defaults;
+  std::vector<MxConfig> configs;
+  for (const char *p = env; *p;) {
+    MxConfig c{};
+    int used = 0;
+    if (std::sscanf(p, "%dx%dx%d:%d:%d%n", &c.bm, &c.bn, &c.bk, &c.warps,
+                    &c.stages, &used) != 5) {
+      std::fprintf(stderr, "%s: expected BMxBNxBK:WARPS:STAGES,... at '%s'\n",
+                   var, p);
+      std::exit(2);
+    }
+    configs.push_back(c);
+    p += used;
+    if (*p == ',')
+      ++p;
+  }
+  return configs;
+}
+
 /// 128x128x64 on 4 warps (the kernel's default, Triton's best), 128x128
 /// on 8 warps with BLOCK_K 32 / 64, 128x256x32 on 8; 3 stages; or
-/// KITE_BENCH_MXFP8="BMxBNxBK:WARPS:STAGES,..." (e.g. "128x128x32:8:4").
+/// KITE_BENCH_MXFP8="BMxBNxBK:WARPS:STAGES,...".
 std::vector<MxConfig> mxConfigs() {
-  std::vector<MxConfig> configs;
-  if (const char *env = std::getenv("KITE_BENCH_MXFP8")) {
-    for (const char *p = env; *p;) {
-      MxConfig c{};
-      int used = 0;
-      if (std::sscanf(p, "%dx%dx%d:%d:%d%n", &c.bm, &c.bn, &c.bk, &c.warps,
-                      &c.stages, &used) != 5) {
-        std::fprintf(stderr,
-                     "KITE_BENCH_MXFP8: expected BMxBNxBK:WARPS:STAGES,... "
-                     "at '%s'\n",
-                     p);
-        std::exit(2);
-      }
-      configs.push_back(c);
-      p += used;
-      if (*p == ',')
-        ++p;
-    }
-    return configs;
-  }
-  return {{128, 128, 64, 4, 3},
-          {128, 128, 32, 8, 3},
-          {128, 128, 64, 8, 3},
-          {128, 256, 32, 8, 3}};
+  return configsFrom("KITE_BENCH_MXFP8", {{128, 128, 64, 4, 3},
+                                          {128, 128, 32, 8, 3},
+                                          {128, 128, 64, 8, 3},
+                                          {128, 256, 32, 8, 3}});
 }
 
 } // namespace
@@ -391,9 +396,12 @@ void runElementwise() {
   if (part("math") || part("w8a16")) {
     Kernel fillHalf = load("bench/fill.kite", "fill_f16");
     Kernel fillInt8 = load("bench/fill.kite", "fill_i8");
-    struct Config {
-      int bm, bn, bk, warps;
-    };
+    // KITE_BENCH_W8A16="BMxBNxBK:WARPS:STAGES,..." instead of these.
+    std::vector<MxConfig> configs =
+        configsFrom("KITE_BENCH_W8A16", {{128, 256, 64, 8, 2},
+                                         {128, 256, 64, 8, 3},
+                                         {128, 128, 64, 4, 2},
+                                         {256, 128, 64, 8, 3}});
     for (int size : {2048, 4096, 8192}) {
       const int M = size, N = size, K = size;
       uint64_t a = filled(fillHalf, size_t(M) * K, 2, 61);
@@ -401,12 +409,12 @@ void runElementwise() {
       uint64_t scale = filled(fillHalf, size_t(N), 2, 63);
       uint64_t c = deviceAlloc(size_t(M) * N * 2).value();
       synchronize().value();
-      for (Config cfg : {Config{128, 128, 64, 4}, Config{128, 256, 64, 8},
-                         Config{128, 128, 128, 8}}) {
+      for (MxConfig cfg : configs) {
         CompileOptions o;
         o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
                        {"BLOCK_K", cfg.bk}};
         o.overrideNumWarps = cfg.warps;
+        o.overrideNumStages = cfg.stages;
         Kernel mm = load("bench/matmul_w8a16.kite", "", o);
         uint32_t grid = uint32_t(cdiv(M, cfg.bm) * cdiv(N, cfg.bn));
         double ms = timeMs(
@@ -418,9 +426,10 @@ void runElementwise() {
             25);
         std::printf("{\"impl\": \"kite\", \"kernel\": \"w8a16 matmul\", "
                     "\"M\": %d, \"N\": %d, \"K\": %d, \"config\": "
-                    "\"%dx%dx%d w%d\", \"us\": %.2f, \"tflops\": %.1f}\n",
-                    M, N, K, cfg.bm, cfg.bn, cfg.bk, cfg.warps, ms * 1e3,
-                    2.0 * M * N * K / ms / 1e9);
+                    "\"%dx%dx%d w%d s%d\", \"us\": %.2f, \"tflops\": "
+                    "%.1f}\n",
+                    M, N, K, cfg.bm, cfg.bn, cfg.bk, cfg.warps, cfg.stages,
+                    ms * 1e3, 2.0 * M * N * K / ms / 1e9);
         std::fflush(stdout);
       }
       for (uint64_t p : {a, b, scale, c})

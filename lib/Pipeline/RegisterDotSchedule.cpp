@@ -345,7 +345,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         aType.getDimSize(1), slots, kd::DotEngine::WGMMA,
         TypeAttr::get(element),
         /*b_k_major=*/bool(r.trans), r.dot.getA(),
-        rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
+        rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}),
+        /*a_place=*/nullptr, /*b_slot=*/Value());
     issued.push_back(dotStaged);
     rewriter.replaceOp(r.dot, dotStaged.getResult());
     if (r.trans)

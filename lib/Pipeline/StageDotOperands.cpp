@@ -350,7 +350,7 @@ struct StageDotOperands
         aType.getDimSize(1), slots, engine,
         engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr(),
         /*b_k_major=*/wgmma && (element.isF32() || trans), /*a=*/Value(),
-        /*b_place=*/nullptr);
+        /*b_place=*/nullptr, /*a_place=*/nullptr, /*b_slot=*/Value());
     // (fp8 reaches wgmma only with a transposed B: b_k_major.)
     Value result = staged.getResult();
     if (wgmma) {

@@ -73,6 +73,46 @@ SmallVector<kd::LoadOp> operandLoads(kd::DotOp dot, Block *body) {
   return ordered;
 }
 
+/// How a dot whose A is one of the copied loads runs asynchronously
+/// (sm_90a): A read by wgmma from its slot, B (computed) stored into the
+/// slot by kite.stage_operand, the product waited for one iteration later.
+struct AsyncProduct {
+  unsigned carried;   ///< the accumulator's iteration argument
+  size_t aLoad;       ///< A's index among the copied loads
+  int64_t bBytes = 0; ///< a slot of B's ring (two, after the copies' ring)
+};
+
+/// The asynchronous form of `dot` in `body`, if it takes one: wgmma (the
+/// shape splits into m64nNk16 instructions over the warpgroups), an
+/// accumulator that only goes around the loop, and an A loaded in the loop
+/// (`copied`) that the block staging lays out as wgmma's K-major swizzle
+/// (rows of 128 bytes: chunk c of row r at c ^ (r mod 8)).
+std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
+                                         ArrayRef<kd::LoadOp> copied,
+                                         StringRef chip, int64_t warps) {
+  if (chip != "sm_90a")
+    return std::nullopt;
+  RankedTensorType aType = dot.getA().getType();
+  Type element = aType.getElementType();
+  SmallVector<int64_t> shape = dotShapeOf(dot);
+  const int64_t M = shape[0], N = shape[1], K = shape[2];
+  if (!(element.isF16() || element.isBF16()) ||
+      dot.getB().getType().getElementType() != element || K % 16 || N % 16 ||
+      !kd::WgmmaTile::choose(M, N, warps))
+    return std::nullopt;
+  std::optional<unsigned> carried = carriedAccumulator(dot, body);
+  if (!carried)
+    return std::nullopt;
+  auto load = dot.getA().getDefiningOp<kd::LoadOp>();
+  const auto *it = llvm::find(copied, load);
+  if (!load || it == copied.end() || !load->hasOneUse())
+    return std::nullopt;
+  kd::SwizzledStaging staging = kd::SwizzledStaging::get(M, N, K, 2);
+  if (kd::blockStagingLayout(aType.getShape(), 2) != staging.operandLayout(0))
+    return std::nullopt;
+  return AsyncProduct{*carried, size_t(it - copied.begin())};
+}
+
 } // namespace
 
 bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
@@ -120,16 +160,52 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   }
   if (copied.empty())
     return false;
+  // The asynchronous product: A first in the slot (1024-byte aligned, as
+  // the swizzle works on address bits), the others after it; one slot more
+  // than blocks in flight plus the one computed on (the product of
+  // iteration k reads its slot while iteration k + 1 refills one). B's
+  // staging takes a ring of two slots after the copies' ring (product k
+  // reads slot k mod 2 until iteration k + 1 waits for it).
+  std::optional<AsyncProduct> async =
+      asyncProduct(dot, body, copied, chip, warps);
+  auto slotsFor = [&](int64_t stages) { return async ? stages + 1 : stages; };
+  auto ringBytes = [&](int64_t stages) {
+    return slotsFor(stages) * slotBytes + (async ? 2 * async->bBytes : 0);
+  };
+  if (async) {
+    slotBytes = 0;
+    for (auto [i, load] : llvm::enumerate(copied)) {
+      if (i != async->aLoad)
+        continue;
+      offsets[i] = 0;
+      slotBytes = llvm::alignTo(
+          kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 1024);
+    }
+    for (auto [i, load] : llvm::enumerate(copied)) {
+      if (i == async->aLoad)
+        continue;
+      offsets[i] = slotBytes;
+      slotBytes += llvm::alignTo(
+          kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 128);
+    }
+    slotBytes = llvm::alignTo(slotBytes, 1024);
+    async->bBytes =
+        llvm::alignTo(dot.getB().getType().getNumElements() * 2, 1024);
+  }
   // The ring beside the scratch of the kernel's other ops (the register
-  // dot's staging among them).
+  // dot's staging among them, unless the product is asynchronous).
   int64_t scratch = 0;
   func.walk([&](Operation *op) {
-    scratch = std::max(scratch, kd::sharedMemoryBytes(op));
+    if (!(async && op == dot.getOperation()))
+      scratch = std::max(scratch, kd::sharedMemoryBytes(op));
   });
   scratch = llvm::alignTo(scratch, 1024);
-  while (stages > 2 && scratch + stages * slotBytes > kd::kMaxSharedMemory)
+  auto fits = [&](int64_t stages) {
+    return scratch + ringBytes(stages) <= kd::kMaxSharedMemory;
+  };
+  while (stages > 2 && !fits(stages))
     --stages;
-  if (scratch + stages * slotBytes > kd::kMaxSharedMemory)
+  if (!fits(stages))
     return false;
   SmallVector<Operation *> all(copied.begin(), copied.end());
   all.append(carried.begin(), carried.end());
@@ -182,7 +258,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   auto slices = LoadSlices::get(loop, copied);
   if (!slices)
     return false; // (cannot fail: the same slices as above)
-  const int64_t S = stages, D = S - 1;
+  const int64_t S = stages, D = S - 1, slots = slotsFor(S);
   auto copyAt = [&](IRMapping &map, Value ivAt, Value slot) {
     for (Operation *op : slices->slice)
       rewriter.clone(*op, map);
@@ -196,7 +272,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
           rewriter, load.getLoc(), ptr,
           guardMask(rewriter, loc, mask, more, ptr.getType()), slot,
           rewriter.getDenseI64ArrayAttr({offset, slotBytes}),
-          rewriter.getI64IntegerAttr(S));
+          rewriter.getI64IntegerAttr(slots));
     }
     kd::AsyncCommitOp::create(rewriter, loc);
   };
@@ -213,25 +289,53 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
       rewriter, loc,
       arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
       loop.getStep());
-  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(S));
+  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
   Value aheadSlot = arith::RemSIOp::create(
       rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-      constant(S));
+      constant(slots));
   {
     auto [map, ivAt] =
         slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
     copyAt(map, ivAt, aheadSlot);
   }
-  for (auto [load, offset] : llvm::zip(copied, offsets)) {
+  for (auto [i, load] : llvm::enumerate(copied)) {
+    if (async && i == async->aLoad)
+      continue; // read by the product from its slot
     rewriter.setInsertionPoint(load);
     rewriter.replaceOpWithNewOp<kd::StagedLoadOp>(
         load, load.getType(), slot,
-        rewriter.getDenseI64ArrayAttr({offset, slotBytes}),
-        rewriter.getI64IntegerAttr(S));
+        rewriter.getDenseI64ArrayAttr({offsets[i], slotBytes}),
+        rewriter.getI64IntegerAttr(slots));
+  }
+  if (async) {
+    // B into the slot (stores, a proxy fence and a barrier), then the
+    // product, issued asynchronously: iteration k waits for product k - 1
+    // (pending 1), after converting its B while that one ran.
+    rewriter.setInsertionPoint(dot);
+    Location at = dot.getLoc();
+    SmallVector<int64_t> shape = dotShapeOf(dot);
+    auto bPlace =
+        rewriter.getDenseI64ArrayAttr({slots * slotBytes, async->bBytes});
+    Value bSlot = arith::AndIOp::create(rewriter, loc, index, constant(1));
+    kd::StageOperandOp::create(
+        rewriter, at, dot.getB(), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
+        rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape));
+    Type element = dot.getA().getType().getElementType();
+    auto staged = kd::DotStagedOp::create(
+        rewriter, at, dot.getType(), dot.getAcc(), slot, shape[2], slots,
+        kd::DotEngine::WGMMA, TypeAttr::get(element), /*b_k_major=*/false,
+        /*a=*/Value(), bPlace,
+        /*a_place=*/rewriter.getDenseI64ArrayAttr({0, slotBytes}), bSlot);
+    rewriter.replaceOp(dot, kd::DotWaitOp::create(rewriter, at, dot.getType(),
+                                                  staged.getResult(), 1)
+                                .getResult());
+    rewriter.eraseOp(copied[async->aLoad]);
   }
   rewriter.setInsertionPointAfter(loop);
   kd::AsyncWaitOp::create(rewriter, loc, 0);
-  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, S);
+  if (async)
+    waitAroundLoop(rewriter, loop, async->carried);
+  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }
 

@@ -222,7 +222,8 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
   auto staged = kd::DotStagedOp::create(
       rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
       aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element),
-      /*b_k_major=*/bool(trans), /*a=*/Value(), /*b_place=*/nullptr);
+      /*b_k_major=*/bool(trans), /*a=*/Value(), /*b_place=*/nullptr,
+      /*a_place=*/nullptr, /*b_slot=*/Value());
   auto [map, ivAt] =
       slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
   Value aheadSlot = slotOf(
@@ -561,7 +562,8 @@ bool TmaSchedules::stageWithProducerWarp(
   auto staged = kd::DotStagedOp::create(
       rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), now,
       aType.getDimSize(1), slots, kd::DotEngine::WGMMA, TypeAttr::get(element),
-      /*b_k_major=*/bool(trans), /*a=*/Value(), /*b_place=*/nullptr);
+      /*b_k_major=*/bool(trans), /*a=*/Value(), /*b_place=*/nullptr,
+      /*a_place=*/nullptr, /*b_slot=*/Value());
   Value result = kd::DotWaitOp::create(rewriter, dot.getLoc(), dot.getType(),
                                        staged.getResult(), carried ? 1 : 0);
   // Dot k - 1 is done (wait 1): its slot goes back to the producer; with

@@ -276,14 +276,16 @@ def mm(a_ptr: *u8, a_scale: *u8, b_ptr: *u8, b_scale: *u8, c_ptr: *bf16,
 // A matmul with int8 weights converted to f16 in the K loop (W8A16,
 // bench/kernels/matmul_w8a16.kite): the byte blocks staged ahead of their
 // conversion (kite-stage-dot-operands), the conversion done on f16 pairs
-// (0x64xx - 1152: docs/lowering.md), signed and unsigned bytes, against a
-// float64 reference (the products of f16 and small integers are exact; C
-// rounds to f16).
+// (0x64xx - 1152: docs/lowering.md), on sm_90a the product reading A from
+// the ring and the converted B stored into it, waited for one iteration
+// later (17 K steps: the ring of 3 or 4 slots wraps several times);
+// signed and unsigned bytes, 2 and 3 stages, against a float64 reference
+// (the products of f16 and small integers are exact; C rounds to f16).
 TEST(GPU, MatmulInt8Weights) {
   REQUIRE_GPU();
   std::string text = source("matmul_w8a16.kite", /*bench=*/true);
   ASSERT_FALSE(text.empty()) << "bench/kernels/matmul_w8a16.kite not found";
-  const int M = 200, N = 144, K = 320;
+  const int M = 200, N = 144, K = 1088;
   std::mt19937 gen(2029);
   std::vector<uint16_t> a(size_t(M) * K), scale(N);
   std::vector<double> av(a.size()), sv(N);
@@ -302,19 +304,27 @@ TEST(GPU, MatmulInt8Weights) {
     std::string src = text;
     if (!isSigned) // the weights as u8: uitofp
       src.replace(src.find("b_ptr: *i8"), 10, "b_ptr: *u8");
-    for (int warps : {4, 8}) {
-      std::string what = std::string(isSigned ? "i8" : "u8") + " w" +
-                         std::to_string(warps);
+    struct Config {
+      int bn, warps, stages;
+    };
+    for (Config c : {Config{128, 4, 3}, Config{128, 4, 2}, Config{128, 8, 3},
+                     Config{256, 8, 2}}) {
+      std::string what = std::string(isSigned ? "i8" : "u8") + " 128x" +
+                         std::to_string(c.bn) + " w" + std::to_string(c.warps) +
+                         " s" + std::to_string(c.stages);
       CompileOptions o;
-      o.overrideNumWarps = warps;
+      o.constants = {{"BLOCK_M", 128}, {"BLOCK_N", c.bn}, {"BLOCK_K", 64}};
+      o.overrideNumWarps = c.warps;
+      o.overrideNumStages = c.stages;
       auto k = compileKite(src, o, "matmul_w8a16.kite");
       ASSERT_TRUE(k) << what << ": " << k.error().str();
       auto da = DeviceBuffer<uint16_t>::fromHost(a).value();
       auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
       auto ds = DeviceBuffer<uint16_t>::fromHost(scale).value();
       auto dc = DeviceBuffer<uint16_t>::allocate(size_t(M) * N).value();
-      auto ran = k->launch(uint32_t(((M + 127) / 128) * ((N + 127) / 128)),
-                           {Arg(da), Arg(db), Arg(ds), Arg(dc), M, N, K});
+      auto ran =
+          k->launch(uint32_t(((M + 127) / 128) * ((N + c.bn - 1) / c.bn)),
+                    {Arg(da), Arg(db), Arg(ds), Arg(dc), M, N, K});
       ASSERT_TRUE(ran) << what << ": " << ran.error().str();
       auto got = dc.toHost().value();
       double worst = 0;

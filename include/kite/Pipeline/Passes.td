@@ -189,7 +189,12 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     iterations ahead, kite.staged_load in the load's place), small others
     (at most 8 elements a thread) into registers one iteration ahead,
     carried around the loop; the dot stays a dot of register operands
-    (docs/lowering.md, "Staged loads").
+    (docs/lowering.md, "Staged loads"), unless on sm_90a its A is a copied
+    load that the block staging lays out as wgmma's K-major swizzle and its
+    accumulator only goes around the loop: then the product reads A from
+    the ring (S + 1 slots), the computed B is stored into a ring of two
+    slots of its own (kite.stage_operand), and the product is waited for
+    one iteration later (W8A16: int8 weights converted to f16).
 
     mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
     or f32 ones whose dot says `precision = tf32`; M and N split into

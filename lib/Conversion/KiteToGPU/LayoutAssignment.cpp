@@ -374,20 +374,29 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
     if (leader != classes.member_end())
       scaled.insert(*leader);
   });
-  kernel->walk([&](DotOp dot) {
-    if (dot.getEngine() != DotEngine::WGMMA &&
-        dot.getEngine() != DotEngine::MMA)
-      return;
-    for (Value operand : {dot.getA(), dot.getB()}) {
-      Value leader = leaderOf(operand);
-      if (!classLayouts.count(leader))
-        anchor(operand, operand == dot.getB() && scaled.count(leader)
-                            ? BlockedLayout::get(
-                                  cast<RankedTensorType>(operand.getType())
-                                      .getNumElements(),
-                                  numThreads, 1)
-                            : getLayout(operand));
-      fromDots.insert(leader);
+  // (A B stored to a ring slot by kite.stage_operand, for a product read
+  // from the slot, is such an operand too.)
+  auto anchorOperand = [&](Value operand, bool isB) {
+    Value leader = leaderOf(operand);
+    if (!classLayouts.count(leader))
+      anchor(
+          operand,
+          isB && scaled.count(leader)
+              ? BlockedLayout::get(
+                    cast<RankedTensorType>(operand.getType()).getNumElements(),
+                    numThreads, 1)
+              : getLayout(operand));
+    fromDots.insert(leader);
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      if (dot.getEngine() != DotEngine::WGMMA &&
+          dot.getEngine() != DotEngine::MMA)
+        return;
+      anchorOperand(dot.getA(), false);
+      anchorOperand(dot.getB(), true);
+    } else if (auto stage = dyn_cast<StageOperandOp>(op)) {
+      anchorOperand(stage.getValue(), stage.getOperand() == 1);
     }
   });
   for (bool changed = true; changed;) {

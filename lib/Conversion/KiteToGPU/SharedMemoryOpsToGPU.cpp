@@ -179,9 +179,25 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   auto type = op.getType();
   std::optional<Type> operand = op.getOperandType();
   int64_t bytes = operand ? operand->getIntOrFloatBitWidth() / 8 : 2;
-  return placed(SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
-                                     op.getK(), bytes, op.getBKMajor()),
-                op.getBPlace());
+  SwizzledStaging st =
+      placed(SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
+                                  op.getK(), bytes, op.getBKMajor()),
+             op.getBPlace());
+  if (std::optional<ArrayRef<int64_t>> aPlace = op.getAPlace())
+    st.aPlace = (*aPlace)[0];
+  return st;
+}
+
+SwizzledStaging mlir::kite::stagingOf(StageOperandOp op) {
+  ArrayRef<int64_t> shape = op.getDotShape();
+  SwizzledStaging st = SwizzledStaging::get(shape[0], shape[1], shape[2], 2);
+  ArrayRef<int64_t> place = op.getPlace();
+  if (op.getOperand() == 0)
+    st.aPlace = place[0];
+  else
+    st.bPlace = place[0];
+  st.slotBytes = place[1];
+  return st;
 }
 
 SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
@@ -268,6 +284,8 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel,
 static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv) {
   int64_t staging = 0;
   kernel->walk([&](DotStagedOp op) {
+    if (op.getAPlace())
+      return; // its rings are sized by the ops that fill them
     auto type = op.getType();
     int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();
     int64_t slot = op.getEngine() != DotEngine::FMA
@@ -279,6 +297,16 @@ static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv) {
   // operands this way have no kite.dot_staged).
   kernel->walk([&](AsyncCopyOp op) {
     staging = std::max(staging, int64_t(op.getSlots()) * op.getPlace()[1]);
+  });
+  // (A stage_operand ring may start after another ring: slot s at
+  // place[0] + s * place[1].)
+  kernel->walk([&](StageOperandOp op) {
+    ArrayRef<int64_t> place = op.getPlace();
+    int64_t slots = op.getSlots();
+    int64_t bytes =
+        llvm::alignTo(op.getValue().getType().getNumElements() * 2, 1024);
+    staging = std::max(
+        {staging, slots * place[1], place[0] + (slots - 1) * place[1] + bytes});
   });
   // kite.convert_layout ops where no staged operand is live use the buffer
   // from its start (ConvertLayoutToGPU.cpp).

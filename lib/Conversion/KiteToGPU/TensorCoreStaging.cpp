@@ -61,7 +61,7 @@ LogicalResult mlir::kite::detail::storeDotOperands(
       return failure();
     SharedAddresses addresses(
         rewriter, loc, linear->compose(st.operandLayout(operand, transposed)),
-        operand == 0 ? 0 : st.bOffset(), base);
+        st.operandOffset(operand), base);
     storeRegisterRuns(rewriter, loc, l, regs, cols, eb, addresses);
     return success();
   };
@@ -196,7 +196,7 @@ struct SwizzledStageLowering : OpConversionPattern<AsyncStageOp> {
     SharedAddresses addresses(
         rewriter, loc,
         linear->compose(staging.operandLayout(operand, transposed)),
-        operand == 0 ? 0 : staging.bOffset(), slot);
+        staging.operandOffset(operand), slot);
     issueCopies(rewriter, loc, state, l.perThread, adaptor.getPtr(),
                 op.getMask(), adaptor.getMask(), width, eb, addresses);
     rewriter.eraseOp(op);
@@ -286,11 +286,48 @@ struct StagedLoadLowering : OpConversionPattern<StagedLoadOp> {
   const KiteLoweringState &state;
 };
 
+/// Pattern: kite.stage_operand => each thread's runs of the block stored
+/// into the slot's swizzled operand layout, fence.proxy.async (wgmma reads
+/// through the async proxy), a barrier of the program.
+struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
+  StageOperandLowering(KiteTypeConverter &c, const KiteLoweringState &s,
+                       MLIRContext *ctx)
+      : OpConversionPattern(c, ctx), state(s) {}
+  LogicalResult
+  matchAndRewrite(StageOperandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto &conv = *getTypeConverter<KiteTypeConverter>();
+    SwizzledStaging st = stagingOf(op);
+    int operand = op.getOperand();
+    RankedTensorType type = op.getValue().getType();
+    BlockedLayout l = conv.getLayout(op.getValue());
+    Location loc = op.getLoc();
+    std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a value");
+    if (!linear)
+      return failure();
+    Value slot =
+        slotPointer(rewriter, loc, state, adaptor.getSlot(), op.getPlace()[1]);
+    SharedAddresses addresses(rewriter, loc,
+                              linear->compose(st.operandLayout(operand)),
+                              st.operandOffset(operand), slot);
+    storeRegisterRuns(rewriter, loc, l, adaptor.getValue(),
+                      type.getShape().back(), st.elemBytes, addresses);
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const KiteLoweringState &state;
+};
+
 } // namespace
 
 void mlir::kite::populateTensorCoreStagingPatterns(
     KiteTypeConverter &converter, const KiteLoweringState &state,
     RewritePatternSet &patterns) {
-  patterns.add<SwizzledStageLowering, AsyncCopyLowering, StagedLoadLowering>(
-      converter, state, patterns.getContext());
+  patterns.add<SwizzledStageLowering, AsyncCopyLowering, StagedLoadLowering,
+               StageOperandLowering>(converter, state, patterns.getContext());
 }

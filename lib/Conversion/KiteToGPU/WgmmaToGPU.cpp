@@ -112,8 +112,8 @@ Value registerAWgmma(OpBuilder &b, Location loc, Value part, ValueRange a,
 /// tile.aLayout(K)), A is read from those registers instead.
 Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
                   const WgmmaTile &tile, const SwizzledStaging &staging,
-                  Value slot, Value acc, Type operandType,
-                  VectorType vecType, Value aRegs = {}) {
+                  Value slot, Value acc, Type operandType, VectorType vecType,
+                  Value aRegs = {}, Value bSlot = {}) {
   MLIRContext *ctx = rewriter.getContext();
   const int64_t N = staging.N, K = staging.K;
   auto c64 = [&](int64_t v) { return i64Const(rewriter, loc, v); };
@@ -130,6 +130,10 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
                                i32Const(rewriter, loc, tile.wgM)));
     Value slotAddr =
         LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), slot);
+    Value bSlotAddr = bSlot ? LLVM::PtrToIntOp::create(
+                                  rewriter, loc, rewriter.getI64Type(), bSlot)
+                                  .getResult()
+                            : slotAddr;
     int64_t aW = staging.aSwizzle, bW = staging.bSwizzle;
     const int64_t eb = staging.elemBytes;
     const bool kMajorB = staging.bKMajor;
@@ -137,17 +141,17 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     // or row (K-major).
     Value aAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
-        arith::MulIOp::create(rewriter, loc, wgMIdx,
-                              c64(tile.wgRows() * aW)));
+        arith::AddIOp::create(rewriter, loc, c64(staging.aPlace),
+                              arith::MulIOp::create(rewriter, loc, wgMIdx,
+                                                    c64(tile.wgRows() * aW))));
     int64_t bWarpgroupBytes = kMajorB
                                   ? tile.wgCols() * bW
                                   : tile.wgCols() / (bW / eb) * K * bW;
     Value bAddr = arith::AddIOp::create(
-        rewriter, loc, slotAddr,
-        arith::AddIOp::create(
-            rewriter, loc, c64(staging.bOffset()),
-            arith::MulIOp::create(rewriter, loc, wgNIdx,
-                                  c64(bWarpgroupBytes))));
+        rewriter, loc, bSlotAddr,
+        arith::AddIOp::create(rewriter, loc, c64(staging.bOffset()),
+                              arith::MulIOp::create(rewriter, loc, wgNIdx,
+                                                    c64(bWarpgroupBytes))));
     // K-major A (and B for tf32): the leading offset is unused with
     // swizzling (1); the stride is 8 rows. N-major B: leading = the next
     // panel of columns, stride = 8 rows of K.
@@ -302,12 +306,21 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
       return op.emitOpError()
              << "reads A from registers, but A is not in wgmma's register "
                 "layout for A (a compiler bug)";
+    // A's slot (its own slot bytes with a_place), B's (its own ring with
+    // b_slot).
+    std::optional<ArrayRef<int64_t>> aPlace = op.getAPlace();
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
-                             staging.bytes());
-    Value result =
-        issueWgmmas(rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
-                    *op.getOperandType(),
-                    cast<VectorType>(conv.convertType(op.getResult())), aRegs);
+                             aPlace ? (*aPlace)[1] : staging.bytes());
+    Value bSlot;
+    if (Value index = adaptor.getBSlot())
+      bSlot = slotPointer(rewriter, loc, state, index, staging.bytes());
+    else if (aPlace)
+      bSlot =
+          slotPointer(rewriter, loc, state, adaptor.getSlot(), staging.bytes());
+    Value result = issueWgmmas(
+        rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
+        *op.getOperandType(),
+        cast<VectorType>(conv.convertType(op.getResult())), aRegs, bSlot);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -1155,3 +1155,59 @@ func.func @staged_bool(%s: i32) {
   %v = kite.staged_load slot %s place [0, 4096] slots 2 : tensor<64x32xi1>
   return
 }
+
+// -----
+
+func.func @stage_operand_shape(%b: tensor<128x64xf16>, %s: i32) {
+  // expected-error @+1 {{block shape [128, 64] is not the dot's operand 1 shape}}
+  kite.stage_operand %b slot %s place [16384, 32768] slots 3 operand 1 dot [128, 128, 64] : tensor<128x64xf16>
+  return
+}
+
+// -----
+
+func.func @stage_operand_align(%b: tensor<64x128xf16>, %s: i32) {
+  // expected-error @+1 {{place must be [offset, slot bytes], both 1024-byte aligned (the swizzle's atoms)}}
+  kite.stage_operand %b slot %s place [16400, 40960] slots 3 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @stage_operand_fit(%b: tensor<64x128xf16>, %s: i32) {
+  // expected-error @+1 {{block of 16384 bytes at offset 24576 does not fit a slot of 32768 bytes}}
+  kite.stage_operand %b slot %s place [24576, 32768] slots 3 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @dot_staged_a_place_slot(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
+  // expected-error @+1 {{a_place must be [offset, slot bytes] inside the slot (b_place's slot bytes without b_slot), both 1024-byte aligned}}
+  %r = kite.dot_staged %acc slot %s of 4 k 64 engine = wgmma a_place [0, 32768] b_place [24576, 40960] {operand_type = f16} : tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
+// -----
+
+func.func @dot_staged_a_place_b(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
+  // expected-error @+1 {{places A with a_place only with engine = wgmma and b_place}}
+  %r = kite.dot_staged %acc slot %s of 4 k 64 engine = wgmma a_place [0, 40960] {operand_type = f16} : tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
+// -----
+
+func.func @dot_staged_b_slot(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
+  // expected-error @+1 {{reads B from a ring of its own (b_slot) only with a_place and b_place}}
+  %r = kite.dot_staged %acc slot %s b_slot %s of 4 k 64 engine = wgmma b_place [98304, 16384] {operand_type = f16} : tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
+
+// -----
+
+func.func @dot_staged_b_ring(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
+  // expected-error @+1 {{b_place must be [ring start, slot bytes], both 1024-byte aligned, with b_slot}}
+  %r = kite.dot_staged %acc slot %s b_slot %s of 4 k 64 engine = wgmma a_place [0, 24576] b_place [98304, 16000] {operand_type = f16} : tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}

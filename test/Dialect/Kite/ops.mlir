@@ -217,3 +217,25 @@ func.func @staged_loads(%p: tensor<128x64x!kite.ptr<i8>>, %m: tensor<128x64xi1>,
   %v = kite.staged_load slot %s place [8192, 16384] slots 3 : tensor<64x128xi8>
   return %v : tensor<64x128xi8>
 }
+
+// CHECK-LABEL: func.func @staged_product
+// CHECK: kite.stage_operand %{{.*}} slot %{{.*}} place [24576, 40960] slots 4 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+// CHECK: kite.dot_staged %{{.*}} slot %{{.*}} of 4 k 64 engine = wgmma a_place [0, 40960] b_place [24576, 40960] {operand_type = f16} : tensor<128x128xf32>
+func.func @staged_product(%b: tensor<64x128xf16>, %acc: tensor<128x128xf32>,
+                          %s: i32) -> tensor<128x128xf32> {
+  kite.stage_operand %b slot %s place [24576, 40960] slots 4 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+  %r = kite.dot_staged %acc slot %s of 4 k 64 engine = wgmma a_place [0, 40960] b_place [24576, 40960] {operand_type = f16} : tensor<128x128xf32>
+  %w = kite.dot_wait %r pending 0 : tensor<128x128xf32>
+  return %w : tensor<128x128xf32>
+}
+
+// CHECK-LABEL: func.func @staged_product_rings
+// CHECK: kite.stage_operand %{{.*}} slot %{{.*}} place [98304, 16384] slots 2 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+// CHECK: kite.dot_staged %{{.*}} slot %{{.*}} b_slot %{{.*}} of 4 k 64 engine = wgmma a_place [0, 24576] b_place [98304, 16384] {operand_type = f16} : tensor<128x128xf32>
+func.func @staged_product_rings(%b: tensor<64x128xf16>, %acc: tensor<128x128xf32>,
+                                %s: i32, %t: i32) -> tensor<128x128xf32> {
+  kite.stage_operand %b slot %t place [98304, 16384] slots 2 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+  %r = kite.dot_staged %acc slot %s b_slot %t of 4 k 64 engine = wgmma a_place [0, 24576] b_place [98304, 16384] {operand_type = f16} : tensor<128x128xf32>
+  %w = kite.dot_wait %r pending 0 : tensor<128x128xf32>
+  return %w : tensor<128x128xf32>
+}

@@ -30,6 +30,7 @@ namespace mlir::kite {
 class AsyncStageOp;
 class BroadcastOp;
 class DotStagedOp;
+class StageOperandOp;
 class DotOp;
 class TransOp;
 class ConvertLayoutOp;
@@ -203,6 +204,8 @@ struct SwizzledStaging {
   /// the slot and the slot's bytes (kite.async_stage's b_place); -1 and 0
   /// for the slot of A then B.
   int64_t bPlace = -1, slotBytes = 0;
+  /// A's byte offset in the slot (kite.dot_staged's a_place; 0 otherwise).
+  int64_t aPlace = 0;
 
   /// The staging of an M x N x K dot (rows of K and N a multiple of 32
   /// bytes).
@@ -246,6 +249,10 @@ struct SwizzledStaging {
     if (bPlace >= 0)
       return bPlace;
     return (M * K * elemBytes + 1023) / 1024 * 1024;
+  }
+  /// Where operand `operand` (0: A, 1: B) starts in the slot.
+  int64_t operandOffset(int operand) const {
+    return operand == 0 ? aPlace : bOffset();
   }
   /// B's bytes in the slot (1024-byte aligned).
   int64_t bBytes() const { return (K * N * elemBytes + 1023) / 1024 * 1024; }
@@ -484,6 +491,7 @@ bool kernelUsesTensorCores(Operation *kernel);
 /// The swizzled staging of a tensor-core dot (engine wgmma or mma).
 SwizzledStaging stagingOf(DotStagedOp op);
 SwizzledStaging stagingOf(AsyncStageOp op);
+SwizzledStaging stagingOf(StageOperandOp op);
 /// The staging of a kite.dot with engine = wgmma: its operands' registers
 /// stored at the start of the scratch buffer (A K-major, B N-major, or
 /// K-major when B is read through a transposition: wgmmaStagedTranspose).

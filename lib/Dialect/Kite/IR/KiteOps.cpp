@@ -661,10 +661,20 @@ LogicalResult DotStagedOp::verify() {
   if (getStages() < 1)
     return emitOpError() << "needs at least one slot, got " << getStages();
   if (std::optional<ArrayRef<int64_t>> place = getBPlace()) {
-    if (place->size() != 2 || (*place)[0] < 0 || (*place)[1] <= (*place)[0])
+    if (getBSlot()) {
+      if (place->size() != 2 || (*place)[0] < 0 || (*place)[1] <= 0 ||
+          (*place)[0] % 1024 || (*place)[1] % 1024)
+        return emitOpError() << "b_place must be [ring start, slot bytes], "
+                                "both 1024-byte aligned, with b_slot";
+    } else if (place->size() != 2 || (*place)[0] < 0 ||
+               (*place)[1] <= (*place)[0]) {
       return emitOpError() << "b_place must be [offset, slot bytes] with the "
                               "offset inside the slot";
+    }
   }
+  if (getBSlot() && !getAPlace())
+    return emitOpError() << "reads B from a ring of its own (b_slot) only "
+                            "with a_place and b_place";
   if (Value a = getA()) {
     auto aType = cast<RankedTensorType>(a.getType());
     if (getEngine() != DotEngine::WGMMA || !getBPlace())
@@ -676,9 +686,53 @@ LogicalResult DotStagedOp::verify() {
       return emitOpError() << "needs A of " << getType().getDimSize(0) << "x"
                            << getK() << "x" << *getOperandType() << ", got "
                            << aType;
+  } else if (std::optional<ArrayRef<int64_t>> aPlace = getAPlace()) {
+    std::optional<ArrayRef<int64_t>> bPlace = getBPlace();
+    if (getEngine() != DotEngine::WGMMA || !bPlace)
+      return emitOpError() << "places A with a_place only with engine = "
+                              "wgmma and b_place";
+    if (aPlace->size() != 2 || (*aPlace)[0] < 0 ||
+        (*aPlace)[0] >= (*aPlace)[1] ||
+        (!getBSlot() && (*aPlace)[1] != (*bPlace)[1]) || (*aPlace)[0] % 1024 ||
+        (*aPlace)[1] % 1024)
+      return emitOpError() << "a_place must be [offset, slot bytes] inside "
+                              "the slot (b_place's slot bytes without "
+                              "b_slot), both 1024-byte aligned";
   } else if (getBPlace()) {
-    return emitOpError() << "with b_place needs A in registers (a)";
+    return emitOpError() << "with b_place needs A in registers (a) or at "
+                            "a_place";
   }
+  if (getA() && getAPlace())
+    return emitOpError() << "reads A from registers (a) or at a_place, not "
+                            "both";
+  return success();
+}
+
+LogicalResult StageOperandOp::verify() {
+  ArrayRef<int64_t> shape = getDotShape();
+  if (shape.size() != 3)
+    return emitOpError() << "dot shape must be [M, N, K]";
+  int64_t operand = getOperand();
+  if (operand != 0 && operand != 1)
+    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  RankedTensorType type = getValue().getType();
+  SmallVector<int64_t> expected =
+      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
+                   : SmallVector<int64_t>{shape[2], shape[1]};
+  if (type.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "block shape " << shapeString(type)
+                         << " is not the dot's operand " << operand << " shape";
+  ArrayRef<int64_t> place = getPlace();
+  if (place.size() != 2 || place[0] < 0 || place[0] % 1024 || place[1] % 1024)
+    return emitOpError() << "place must be [offset, slot bytes], both "
+                            "1024-byte aligned (the swizzle's atoms)";
+  int64_t bytes = llvm::alignTo(type.getNumElements() * 2, 1024);
+  if (bytes > place[1] || (place[0] < place[1] && place[0] + bytes > place[1]))
+    return emitOpError() << "block of " << bytes << " bytes at offset "
+                         << place[0] << " does not fit a slot of " << place[1]
+                         << " bytes";
+  if (getSlots() < 1)
+    return emitOpError() << "needs at least one slot, got " << getSlots();
   return success();
 }
 

@@ -1151,6 +1151,36 @@ def Kite_StagedLoadOp : Kite_Op<"staged_load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Kite_StageOperandOp : Kite_Op<"stage_operand",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Store a dot operand from registers into a ring slot";
+  let description = [{
+    Stores `value`, operand `operand` (0: A, M x K; 1: B, K x N) of a dot
+    of shape `dot_shape` = [M, N, K], into slot `slot` of a ring of
+    `slots` slots of `place[1]` bytes, in the swizzled operand layout wgmma
+    reads (SwizzledStaging: A K-major, B N-major), then fences the stores
+    for the async proxy and waits for every thread of the program: after
+    it a kite.dot_staged reading the same place may be issued. Slot s lies
+    at `place[0] + s * place[1]` bytes into the staging: a place[0] below
+    place[1] puts the block inside the slots of another ring, a larger
+    one starts a ring of its own there. kite-stage-dot-operands
+    makes these for a K loop's dot whose B is computed in the loop (an int8
+    weight block converted to f16): the product then runs asynchronously,
+    waited for one iteration later, while the next block is converted.
+
+    ```mlir
+    kite.stage_operand %b slot %s place [98304, 16384] slots 2 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F16, BF16]>:$value, I32:$slot,
+                       DenseI64ArrayAttr:$place, I64Attr:$slots,
+                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape);
+  let assemblyFormat = "$value `slot` $slot `place` $place `slots` $slots "
+                       "`operand` $operand `dot` $dot_shape attr-dict `:` "
+                       "type($value)";
+  let hasVerifier = 1;
+}
+
 def Kite_PrintOp : Kite_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "Print values from the device (Triton's device_print)";
   let description = [{
@@ -1243,7 +1273,7 @@ def Kite_AsyncWaitOp : Kite_Op<"async_wait",
 }
 
 def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
-    AllTypesMatch<["acc", "result"]>]> {
+    AllTypesMatch<["acc", "result"]>, AttrSizedOperandSegments]> {
   let summary = "Block matrix product of the operands in a staging slot";
   let description = [{
     `result = A * B + acc` with A (MxK) and B (KxN) the operands staged in
@@ -1261,7 +1291,13 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
     With `a` (wgmma, f16 or bf16) A is that block, read from registers
     (wgmma's register layout for A; attention's q and p), and the slot
     holds only B, placed as `b_place = [offset, bytes]` says (see
-    kite.async_stage).
+    kite.async_stage). With `a_place` (and `b_place`) A lies in the slot at
+    that offset instead (a block kite.async_copy placed in the block
+    staging layout where that is wgmma's K-major swizzle). With `b_slot`
+    (and both places) B lies in a ring of its own, which a
+    kite.stage_operand filled: slot `b_slot`, `b_place = [start, slot
+    bytes]`, the ring starting `start` bytes into the staging (after
+    A's ring). The rings of such a dot are sized by the ops that fill them.
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$acc, I32:$slot, I64Attr:$k,
                        I64Attr:$stages,
@@ -1270,12 +1306,14 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
                        OptionalAttr<TypeAttr>:$operand_type,
                        UnitAttr:$b_k_major,
                        Optional<RankedTensorOf<[F16, BF16]>>:$a,
-                       OptionalAttr<DenseI64ArrayAttr>:$b_place);
+                       OptionalAttr<DenseI64ArrayAttr>:$b_place,
+                       OptionalAttr<DenseI64ArrayAttr>:$a_place,
+                       Optional<I32>:$b_slot);
   let results = (outs RankedTensorOf<[F32]>:$result);
-  let assemblyFormat = "$acc (`a` $a^ `:` type($a))? `slot` $slot `of` "
-                       "$stages `k` $k "
+  let assemblyFormat = "$acc (`a` $a^ `:` type($a))? `slot` $slot "
+                       "(`b_slot` $b_slot^)? `of` $stages `k` $k "
                        "(`engine` `=` $engine^)? (`b_k_major` $b_k_major^)? "
-                       "(`b_place` $b_place^)? "
+                       "(`a_place` $a_place^)? (`b_place` $b_place^)? "
                        "attr-dict `:` type($acc)";
   let hasVerifier = 1;
 }
