@@ -398,8 +398,8 @@ void runElementwise() {
     Kernel fillInt8 = load("bench/fill.kite", "fill_i8");
     // KITE_BENCH_W8A16="BMxBNxBK:WARPS:STAGES,..." instead of these.
     std::vector<MxConfig> configs =
-        configsFrom("KITE_BENCH_W8A16", {{128, 256, 64, 8, 2},
-                                         {128, 256, 64, 8, 3},
+        configsFrom("KITE_BENCH_W8A16", {{128, 256, 64, 8, 3},
+                                         {128, 256, 64, 8, 2},
                                          {128, 128, 64, 4, 2},
                                          {256, 128, 64, 8, 3}});
     for (int size : {2048, 4096, 8192}) {
