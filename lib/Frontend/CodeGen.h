@@ -4,9 +4,20 @@
 // the generator's members, defined by seam in
 //   CodeGen.cpp          values, types, casts, broadcasting; the driver
 //   CodeGenExpr.cpp      operators, names, subscripts, argument binding
-//   CodeGenBuiltins.cpp  the builtin functions (load, dot, shape ops...)
+//   CodeGenBuiltins.cpp  the builtin functions (the table; dot, casts...)
+//   CodeGenMemory.cpp    load and store
+//   CodeGenBlockPointers.cpp, CodeGenDescriptors.cpp
+//                        Triton's block pointers; tensor descriptors
+//   CodeGenShapes.cpp    join, split, interleave, broadcast_to, sort
+//   CodeGenReductions.cpp, CodeGenCombine.cpp
+//                        sum, max, argmax, ...; reduce and scans with a
+//                        combine function
+//   CodeGenDotScaled.cpp dot_scaled (microscaled operands)
+//   CodeGenRandom.cpp    Triton's random numbers
+//   CodeGenAtomics.cpp   atomics, debug ops, inline PTX
 //   CodeGenMath.cpp      the math library (one table; libdevice.NAME)
-//   CodeGenStmt.cpp      statements, loops, if, helpers, kernels
+//   CodeGenStmt.cpp      statements, loops, if, helpers
+//   CodeGenKernel.cpp    the kernel: parameters, -D values, @kernel, @autotune
 // See CodeGen.cpp for the semantics.
 //
 //===----------------------------------------------------------------------===//

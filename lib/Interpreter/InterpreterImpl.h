@@ -4,8 +4,11 @@
 // values, and its members, defined by seam in
 //   Interpreter.cpp          the driver, values, control flow (for, while, if)
 //   InterpreterArith.cpp     constants and arith/math ops
-//   InterpreterKiteOps.cpp   the kite ops (memory, random, dot, reductions,
-//                            scans, shape ops, hints)
+//   InterpreterKiteOps.cpp   the kite ops' dispatch, block and shape ops,
+//                            scans, sort, hints
+//   InterpreterMemoryOps.cpp loads, stores and atomics (bounds-checked),
+//                            device_print, device_assert, assume
+//   InterpreterComputeOps.cpp Philox, dot, reductions
 // See Interpreter.cpp for the semantics.
 //
 //===----------------------------------------------------------------------===//
@@ -243,6 +246,26 @@ private:
   uint32_t pid[3] = {0, 0, 0};
   const ::kite::interp::Buffer *lastBuffer = nullptr;
 };
+
+/// Element `at` of `src` as a scalar array.
+inline ArrayRef_ elementOf(const Array &src, size_t at) {
+  auto e = std::make_shared<Array>();
+  e->kind = src.kind;
+  e->elem = src.elem;
+  if (src.kind == Kind::Float)
+    e->fv.assign(1, src.fv[at]);
+  else
+    e->iv.assign(1, src.iv[at]);
+  return e;
+}
+
+/// Element `at` of `dst` set to the scalar array `e` (elementOf's inverse).
+inline void setElement(Array &dst, size_t at, const Array &e) {
+  if (dst.kind == Kind::Float)
+    dst.fv[at] = e.fv[0];
+  else
+    dst.iv[at] = e.iv[0];
+}
 
 } // namespace kite::interp::detail
 

@@ -1,0 +1,410 @@
+//===- CodeGenKernel.cpp - The kernel function ------------------------------===//
+//
+// The kernel: its parameters (pointers, scalars, constexprs with their -D
+// values and defaults, tensor descriptors), the @kernel attributes
+// (num_warps, num_stages, cluster_dims, ...) and @autotune configurations
+// as written, and the func.func with its launch metadata.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeGen.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace kite::frontend {
+
+Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {
+  char *end = nullptr;
+  errno = 0;
+  long long iv = std::strtoll(text.c_str(), &end, 0);
+  if (!text.empty() && *end == 0 && errno == 0)
+    return Val::integer(iv);
+  double dv = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == 0)
+    return Val::floating(dv);
+  if (text == "True" || text == "False")
+    return Val::boolean(text == "True");
+  fail(l, "-D " + name + "=" + text + ": not a number");
+}
+
+namespace {
+/// One @autotune configuration as written: name -> number, in order.
+using ConfigValues = std::vector<std::pair<std::string, Val>>;
+} // namespace
+
+/// A number literal (possibly negated) of an @autotune config.
+static std::optional<Val> literal(const Expr &e) {
+  if (e.kind == Expr::Int)
+    return Val::integer(e.intValue);
+  if (e.kind == Expr::Float)
+    return Val::floating(e.floatValue);
+  if (e.kind == Expr::Bool)
+    return Val::boolean(e.intValue != 0);
+  if (e.kind == Expr::Unary && e.name == "-" && e.args.size() == 1) {
+    if (auto v = literal(*e.args[0])) {
+      if (v->kind == Val::Int)
+        return Val::integer(-v->i);
+      if (v->kind == Val::Float)
+        return Val::floating(-v->f);
+    }
+  }
+  return std::nullopt;
+}
+
+void CodeGen::kernel(const Function &f) {
+  // @autotune(configs=[config(NAME=value, ..., num_warps=W, num_stages=S),
+  // ...], key=["M", ...]): read as written here; checked against the
+  // parameters below; kept on the kernel as kite.autotune/kite.autotune_key
+  // for the runtime, which compiles and times each configuration.
+  std::vector<ConfigValues> configs;
+  std::vector<std::pair<std::string, Loc>> tuneKey;
+  std::vector<Loc> configLocs;
+  bool sawConfigs = false;
+  for (auto &[key, value] : f.autotuneArgs) {
+    if (key == "configs") {
+      sawConfigs = true;
+      if (value->kind != Expr::Tuple || value->args.empty())
+        fail(value->loc, "configs must be a non-empty list of config(...)");
+      for (const ExprPtr &c : value->args) {
+        const Expr *callee = c->kind == Expr::Call ? c->args[0].get() : nullptr;
+        bool isConfig =
+            callee && ((callee->kind == Expr::Name && callee->name == "config") ||
+                       (callee->kind == Expr::Attribute &&
+                        (callee->name == "config" || callee->name == "Config")));
+        if (!isConfig || c->args.size() != 1)
+          fail(c->loc, "each config is config(NAME=value, ..., num_warps=W, "
+                       "num_stages=S) with keyword arguments only");
+        ConfigValues values;
+        std::set<std::string> names;
+        for (auto &[name, v] : c->kwargs) {
+          auto lit = literal(*v);
+          if (!lit)
+            fail(v->loc, "config value of '" + name + "' must be a number");
+          if (!names.insert(name).second)
+            fail(v->loc, "config sets '" + name + "' twice");
+          values.emplace_back(name, *lit);
+        }
+        configs.push_back(std::move(values));
+        configLocs.push_back(c->loc);
+      }
+    } else if (key == "key") {
+      if (value->kind != Expr::Tuple)
+        fail(value->loc, "key must be a list of parameter names "
+                         "(strings), e.g. key=[\"M\", \"N\"]");
+      for (const ExprPtr &k : value->args) {
+        if (k->kind != Expr::Str)
+          fail(k->loc, "key names a parameter with a string, e.g. \"M\"");
+        tuneKey.emplace_back(k->name, k->loc);
+      }
+    } else {
+      fail(value->loc, "unknown @autotune argument '" + key +
+                           "' (known: configs, key)");
+    }
+  }
+  if (f.autotune && !sawConfigs)
+    fail(f.autotuneLoc, "@autotune needs configs=[config(...), ...]");
+  if (options.ignoreAutotune) {
+    configs.clear();
+    configLocs.clear();
+    tuneKey.clear();
+  }
+  // One configuration compiled as a plain kernel (the runtime's trials,
+  // kitec --config N).
+  int chosen = options.autotuneConfig;
+  if (chosen >= 0 && size_t(chosen) >= configs.size())
+    fail(f.loc, configs.empty()
+                    ? "kernel '" + f.name + "' has no @autotune configs"
+                    : "kernel '" + f.name + "' has " +
+                          std::to_string(configs.size()) +
+                          " @autotune configs; there is no config " +
+                          std::to_string(chosen));
+  auto configValue = [&](size_t i, const std::string &name) -> const Val * {
+    for (auto &[n, v] : configs[i])
+      if (n == name)
+        return &v;
+    return nullptr;
+  };
+
+  Scope top;
+  scope = &top;
+  kernelScope = &top;
+  constexprNames.clear();
+  SmallVector<Type> argTypes;
+  std::vector<const Param *> runtimeParams;
+  std::vector<bool> unsignedParams;
+  /// The GPU parameters' names (a host descriptor's sizes and strides are
+  /// "NAME.shape0", "NAME.strides0", ...).
+  std::vector<std::string> argNames;
+  /// Host-made tensor descriptors: the parameter, its annotation, its first
+  /// GPU parameter (the base; then rank sizes, rank strides).
+  struct HostDescriptor {
+    const Param *param;
+    const Expr *annotation;
+    size_t firstArg;
+    size_t rank;
+  };
+  std::vector<HostDescriptor> hostDescriptors;
+  int64_t numWarps = 4, numStages = 0, maxRegisters = 0;
+  SmallVector<int32_t, 3> clusterDims;
+  auto checkMaxRegisters = [&](int64_t n, Loc l) {
+    if (n < 24 || n > 255)
+      fail(l, "maxnreg must be in [24, 255] (registers a thread), got " +
+                  std::to_string(n));
+  };
+  for (auto &[key, value] : f.decoratorArgs) {
+    Val v = expr(*value);
+    if (key == "num_warps") {
+      numWarps = constInt(v, value->loc, "num_warps");
+      if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)))
+        fail(value->loc, "num_warps must be a power of two in [1, 32], "
+                         "got " + std::to_string(numWarps));
+    } else if (key == "num_stages") {
+      numStages = constInt(v, value->loc, "num_stages");
+      if (numStages < 1 || numStages > 8)
+        fail(value->loc, "num_stages must be in [1, 8], got " +
+                             std::to_string(numStages));
+    } else if (key == "maxnreg") {
+      maxRegisters = constInt(v, value->loc, "maxnreg");
+      checkMaxRegisters(maxRegisters, value->loc);
+    } else if (key == "cluster_dims") {
+      // An integer (x) or a tuple of up to three: programs a cluster.
+      std::vector<Val> dims =
+          v.kind == Val::Tuple ? v.elems : std::vector<Val>{v};
+      if (dims.empty() || dims.size() > 3)
+        fail(value->loc, "cluster_dims takes 1 to 3 sizes (x, y, z), got " +
+                             std::to_string(dims.size()));
+      int64_t size = 1;
+      for (const Val &d : dims) {
+        int64_t n = constInt(d, value->loc, "cluster_dims");
+        if (n < 1 || n > 8)
+          fail(value->loc, "cluster_dims sizes must be in [1, 8], got " +
+                               std::to_string(n));
+        size *= n;
+        clusterDims.push_back(int32_t(n));
+      }
+      if (size > 8)
+        fail(value->loc, "a cluster holds at most 8 programs; cluster_dims "
+                         "asks for " +
+                             std::to_string(size));
+      clusterDims.resize(3, 1);
+    } else {
+      fail(value->loc, "unknown @kernel argument '" + key +
+                           "' (known: num_warps, num_stages, maxnreg, "
+                           "cluster_dims)");
+    }
+  }
+  std::set<std::string> seen;
+  for (const Param &p : f.params) {
+    if (!seen.insert(p.name).second)
+      fail(p.loc, "duplicate parameter '" + p.name + "'");
+    if (!p.type)
+      fail(p.loc, "kernel parameter '" + p.name + "' needs a type: *f32, "
+                  "i32, f32, ... or constexpr");
+    const Expr &t = *p.type;
+    if (t.kind == Expr::Name && t.name == "constexpr") {
+      constexprNames.insert(p.name);
+      auto d = options.defines.find(p.name);
+      if (d != options.defines.end())
+        top[p.name] = parseDefine(d->second, p.loc, p.name);
+      else if (!configs.empty() && configValue(chosen < 0 ? 0 : chosen, p.name))
+        top[p.name] = *configValue(chosen < 0 ? 0 : chosen, p.name); // the
+                                                  // chosen (or first) config's
+      else if (p.deflt)
+        top[p.name] = expr(*p.deflt);
+      else
+        fail(p.loc, "constexpr parameter '" + p.name + "' of kernel '" +
+                        f.name + "' has no value: give it a default or "
+                        "pass -D " + p.name + "=VALUE");
+      if (!top[p.name].isConst())
+        fail(p.loc, "constexpr parameter '" + p.name +
+                        "' must be a number or a bool");
+      continue;
+    }
+    if (p.deflt)
+      fail(p.deflt->loc, "only constexpr parameters take defaults");
+    Type type;
+    bool uns = false;
+    if (t.kind == Expr::Call && t.args[0]->kind == Expr::Name &&
+        t.args[0]->name == "tensor_descriptor") {
+      // `NAME: tensor_descriptor(dtype, [B0, B1, ...])`: a descriptor the
+      // host makes (kite::TensorDescriptor), passed as its base pointer,
+      // sizes and strides (i32); the block shape may name constexprs.
+      if (t.args.size() != 3 || !t.kwargs.empty() ||
+          t.args[1]->kind != Expr::Name || t.args[2]->kind != Expr::Tuple)
+        fail(t.loc, "a descriptor parameter is tensor_descriptor(dtype, "
+                    "[block sizes]), e.g. tensor_descriptor(f16, [BLOCK_M, "
+                    "BLOCK_K])");
+      std::optional<Type> pointee = dtypeNamed(t.args[1]->name, &uns);
+      if (!pointee)
+        fail(t.args[1]->loc, "unknown element type '" + t.args[1]->name +
+                                 "' of a tensor descriptor");
+      size_t rank = t.args[2]->args.size();
+      if (rank < 1 || rank > 5)
+        fail(t.args[2]->loc, "a tensor descriptor has 1 to 5 dimensions, "
+                             "got " +
+                                 std::to_string(rank));
+      hostDescriptors.push_back({&p, &t, argTypes.size(), rank});
+      argTypes.push_back(kd::PointerType::get(ctx, *pointee));
+      runtimeParams.push_back(&p);
+      unsignedParams.push_back(uns);
+      argNames.push_back(p.name);
+      for (const char *part : {"shape", "strides"})
+        for (size_t k = 0; k < rank; ++k) {
+          argTypes.push_back(b.getI32Type());
+          runtimeParams.push_back(&p);
+          unsignedParams.push_back(false);
+          argNames.push_back(p.name + "." + part + std::to_string(k));
+        }
+      continue;
+    }
+    if (t.kind == Expr::Unary && t.name == "*") {
+      const Expr &inner = *t.args[0];
+      std::optional<Type> pointee;
+      if (inner.kind == Expr::Name)
+        pointee = dtypeNamed(inner.name, &uns);
+      if (!pointee)
+        fail(inner.loc, "unknown pointee type; expected i1, i8, i16, i32, "
+                        "i64, u8, u16, u32, u64, f8e4m3, f8e5m2, f16, bf16, "
+                        "f32 or f64");
+      type = kd::PointerType::get(ctx, *pointee);
+    } else if (t.kind == Expr::Name && dtypeNamed(t.name)) {
+      type = *dtypeNamed(t.name, &uns);
+      if (type.isInteger(1))
+        fail(t.loc, "i1 parameters are not supported; pass an i32");
+    } else {
+      fail(t.loc, "unknown parameter type; expected *T, a scalar type "
+                  "(i32, f32, ...), tensor_descriptor(dtype, [block sizes]) "
+                  "or constexpr");
+    }
+    argTypes.push_back(type);
+    runtimeParams.push_back(&p);
+    unsignedParams.push_back(uns);
+    argNames.push_back(p.name);
+  }
+  for (auto &[name, value] : options.defines)
+    (void)name, (void)value; // unknown -D names are checked by the caller
+
+  if (chosen >= 0) {
+    if (const Val *w = configValue(chosen, "num_warps"))
+      numWarps = w->i;
+    if (const Val *st = configValue(chosen, "num_stages"))
+      numStages = st->i;
+    if (const Val *r = configValue(chosen, "maxnreg"))
+      maxRegisters = r->i;
+  }
+  auto funcType = b.getFunctionType(argTypes, {});
+  auto func = func::FuncOp::create(b, loc(f.loc), f.name, funcType);
+  func->setAttr(kd::KiteDialect::getKernelAttrName(), b.getUnitAttr());
+  func->setAttr(kd::KiteDialect::getNumWarpsAttrName(),
+                b.getI32IntegerAttr(numWarps));
+  if (numStages)
+    func->setAttr(kd::KiteDialect::getNumStagesAttrName(),
+                  b.getI32IntegerAttr(numStages));
+  if (maxRegisters)
+    func->setAttr(kd::KiteDialect::getMaxRegistersAttrName(),
+                  b.getI32IntegerAttr(maxRegisters));
+  if (!clusterDims.empty() && clusterDims != SmallVector<int32_t, 3>{1, 1, 1})
+    func->setAttr(kd::KiteDialect::getClusterDimsAttrName(),
+                  b.getDenseI32ArrayAttr(clusterDims));
+  if (!configs.empty()) {
+    SmallVector<Attribute> dicts;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      SmallVector<NamedAttribute> entries;
+      for (auto &[name, v] : configs[i]) {
+        Loc l = configLocs[i];
+        if (name == "maxnreg") {
+          int64_t n = constInt(v, l, "maxnreg");
+          checkMaxRegisters(n, l);
+          entries.push_back(b.getNamedAttr(name, b.getI32IntegerAttr(n)));
+          continue;
+        }
+        if (name == "num_warps" || name == "num_stages") {
+          int64_t n = constInt(v, l, name.c_str());
+          bool ok = name == "num_warps"
+                        ? n >= 1 && n <= 32 && !(n & (n - 1))
+                        : n >= 1 && n <= 8;
+          if (!ok)
+            fail(l, name == "num_warps"
+                        ? "num_warps must be a power of two in [1, 32], got " +
+                              std::to_string(n)
+                        : "num_stages must be in [1, 8], got " +
+                              std::to_string(n));
+          entries.push_back(b.getNamedAttr(name, b.getI32IntegerAttr(n)));
+          continue;
+        }
+        if (!constexprNames.count(name))
+          fail(l, "config sets '" + name + "', which is not a constexpr "
+                  "parameter of kernel '" + f.name + "'");
+        if (options.defines.count(name))
+          fail(l, "config sets '" + name + "', which -D also sets; drop one");
+        Attribute value =
+            v.kind == Val::Float
+                ? Attribute(b.getF64FloatAttr(v.f))
+                : Attribute(b.getI64IntegerAttr(v.i));
+        entries.push_back(b.getNamedAttr(name, value));
+      }
+      dicts.push_back(b.getDictionaryAttr(entries));
+    }
+    if (chosen < 0)
+      func->setAttr(kd::KiteDialect::getAutotuneAttrName(),
+                    b.getArrayAttr(dicts));
+    SmallVector<Attribute> names;
+    for (auto &[name, l] : tuneKey) {
+      bool runtime = false;
+      for (const Param *p : runtimeParams)
+        runtime |= p->name == name;
+      if (!runtime)
+        fail(l, "key names '" + name + "', which is not a runtime parameter "
+                "of kernel '" + f.name + "'");
+      names.push_back(b.getStringAttr(name));
+    }
+    if (chosen < 0)
+      func->setAttr(kd::KiteDialect::getAutotuneKeyAttrName(),
+                    b.getArrayAttr(names));
+  }
+  mlir::Block *entry = func.addEntryBlock();
+  for (size_t k = 0; k < runtimeParams.size(); ++k) {
+    func.setArgAttr(k, kd::KiteDialect::getArgNameAttrName(),
+                    b.getStringAttr(argNames[k]));
+    // An unsigned scalar or pointee (u32, *u8, ...): the host's types in
+    // the AOT header and the runtime's messages.
+    if (unsignedParams[k])
+      func.setArgAttr(k, kd::KiteDialect::getArgUnsignedAttrName(),
+                      b.getUnitAttr());
+    entry->getArgument(k).setLoc(loc(runtimeParams[k]->loc));
+    top[argNames[k]] = Val::runtime(entry->getArgument(k), unsignedParams[k]);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  try {
+    // Host descriptors: the block shape (constexprs bound by now), the
+    // descriptor made of the base, sizes and strides at the entry.
+    for (const HostDescriptor &d : hostDescriptors) {
+      const Expr &list = *d.annotation->args[2];
+      std::vector<Val> block;
+      for (const auto &e : list.args)
+        block.push_back(expr(*e));
+      SmallVector<mlir::Value> shape, strides;
+      for (size_t k = 0; k < d.rank; ++k) {
+        shape.push_back(entry->getArgument(d.firstArg + 1 + k));
+        strides.push_back(entry->getArgument(d.firstArg + 1 + d.rank + k));
+      }
+      Val desc = descriptorValue(entry->getArgument(d.firstArg),
+                                 unsignedParams[d.firstArg], shape, strides,
+                                 block, list.loc, d.param->loc);
+      SmallVector<int64_t> dims(desc.block.begin(), desc.block.end());
+      func.setArgAttr(d.firstArg, kd::KiteDialect::getArgDescriptorAttrName(),
+                      b.getDenseI64ArrayAttr(dims));
+      top[d.param->name] = desc;
+    }
+    for (auto &s : f.body)
+      statement(*s);
+  } catch (CodeGenError &) {
+    func.erase();
+    throw;
+  }
+  func::ReturnOp::create(b, loc(f.loc));
+}
+
+} // namespace kite::frontend
