@@ -27,7 +27,19 @@
 //              ... the conversions and the dot, as before
 //   after:     async_wait 0
 // The dot itself stays a dot of register operands (chooseRegisterEngines:
-// wgmma on sm_90a, A from registers, B through the staging).
+// wgmma on sm_90a, A from registers, B through the staging), except for
+// the asynchronous product (sm_90a): where A is one of the copied loads and
+// its block staging is wgmma's K-major swizzle (W8A16: A in f16, B int8
+// converted), the product reads A from the ring (S + 1 slots), the
+// computed B is stored into a ring of two slots of its own
+// (kite.stage_operand), and each product is waited for one iteration
+// later, while the next B converts:
+//   loop k:    async_wait D-1; copies of k + D -> slot (k + D) % (S + 1)
+//              b = staged_load ...; b16 = the conversions
+//              stage_operand b16 -> B's slot k % 2 (stores, fence, barrier)
+//              acc = dot_staged acc slot k % (S + 1) b_slot k % 2
+//              acc = dot_wait acc pending 1
+//   after:     async_wait 0; dot_wait acc pending 0
 //
 //===----------------------------------------------------------------------===//
 

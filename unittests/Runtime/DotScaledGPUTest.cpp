@@ -430,3 +430,83 @@ def mm(a_ptr: *f32, b_ptr: *i8, c_ptr: *f32, M: i32, N: i32, K: i32,
     worst = std::max(worst, std::fabs(host[i] - ref[i]) / (mag[i] + 1e-30));
   EXPECT_LT(worst, 1e-5) << "interpreter";
 }
+
+// The asynchronous product with masks (sm_90a): A loaded as it is (f16,
+// 128-byte rows: read by wgmma from the copies' ring) with a K-tail mask,
+// B computed from int8 weights (converted, times 0.5: stored into a ring of
+// its own), at sizes that are not multiples of the blocks (K = 176: the
+// third block has 48 of 64 columns; M = 100, N = 80), against a float64
+// reference and the interpreter; sm_80 (mma.sync, the dot of register
+// operands) alike.
+TEST(GPU, AsyncProductWithMasks) {
+  REQUIRE_GPU();
+  const char *src = R"(
+@kernel(num_warps=4, num_stages=3)
+def mm(a_ptr: *f16, b_ptr: *i8, c_ptr: *f32, M: i32, N: i32, K: i32,
+       BLOCK_M: constexpr = 64, BLOCK_N: constexpr = 64,
+       BLOCK_K: constexpr = 64):
+    offs_m = program_id(0) * BLOCK_M + arange(0, BLOCK_M)
+    offs_n = program_id(1) * BLOCK_N + arange(0, BLOCK_N)
+    offs_k = arange(0, BLOCK_K)
+    acc = zeros((BLOCK_M, BLOCK_N), f32)
+    for k in range(0, cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + offs_k
+        a = load(a_ptr + (offs_m % M)[:, None] * K + kk[None, :],
+                 mask=kk[None, :] < K, other=0.0)
+        b = load(b_ptr + kk[:, None] * N + (offs_n % N)[None, :],
+                 mask=kk[:, None] < K, other=0)
+        acc = dot(a, b.to(f16) * 0.5, acc)
+    store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc,
+          mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+)";
+  const int M = 100, N = 80, K = 176;
+  std::mt19937 gen(2031);
+  std::vector<uint16_t> a(size_t(M) * K);
+  std::vector<double> av(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = toHalfBits(std::normal_distribution<float>(0, 1)(gen), false);
+    av[i] = fromHalfBits(a[i], false);
+  }
+  std::vector<uint8_t> b(size_t(K) * N);
+  for (uint8_t &x : b)
+    x = uint8_t(gen() & 0xFF);
+  std::vector<double> ref(size_t(M) * N), mag(size_t(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int kk = 0; kk < K; ++kk)
+      for (int n = 0; n < N; ++n) {
+        double p = av[size_t(m) * K + kk] *
+                   double(int8_t(b[size_t(kk) * N + n])) * 0.5;
+        ref[size_t(m) * N + n] += p;
+        mag[size_t(m) * N + n] += std::fabs(p);
+      }
+  auto k = compileKite(src, {}, "async_product.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  for (const char *chip : {"", "sm_80"}) {
+    CompileOptions o;
+    o.chip = chip;
+    auto kc = compileKite(src, o, "async_product.kite");
+    ASSERT_TRUE(kc) << chip << ": " << kc.error().str();
+    auto da = DeviceBuffer<uint16_t>::fromHost(a).value();
+    auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
+    auto dc = DeviceBuffer<float>::allocate(size_t(M) * N).value();
+    auto ran = kc->launch({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
+                          {Arg(da), Arg(db), Arg(dc), M, N, K});
+    ASSERT_TRUE(ran) << chip << ": " << ran.error().str();
+    auto got = dc.toHost().value();
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      worst = std::max(worst, std::fabs(got[i] - ref[i]) / (mag[i] + 1e-30));
+    // Exact products (f16 x small integers x 0.5), f32 accumulation.
+    EXPECT_LT(worst, 1e-5) << "chip '" << chip << "'";
+  }
+  std::vector<float> host(size_t(M) * N);
+  std::vector<uint16_t> ha(a);
+  std::vector<uint8_t> hb(b);
+  ASSERT_TRUE(
+      k->interpret({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
+                   {ha, hb, host, M, N, K}));
+  double worst = 0;
+  for (size_t i = 0; i < host.size(); ++i)
+    worst = std::max(worst, std::fabs(host[i] - ref[i]) / (mag[i] + 1e-30));
+  EXPECT_LT(worst, 1e-5) << "interpreter";
+}
