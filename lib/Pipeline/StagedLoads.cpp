@@ -34,11 +34,13 @@
 // computed B is stored into a ring of two slots of its own
 // (kite.stage_operand), and each product is waited for one iteration
 // later, while the next B converts:
-//   loop k:    async_wait D-1; copies of k + D -> slot (k + D) % (S + 1)
+//   prologue:  copies of iterations 0 .. D-1; async_wait D-1
+//   loop k:    copies of k + D -> slot (k + D) % (S + 1)
 //              b = staged_load ...; b16 = the conversions
-//              stage_operand b16 -> B's slot k % 2 (stores, fence, barrier)
+//              stage_operand b16 -> B's slot k % 2 (stores, proxy fence)
+//              acc = dot_wait acc pending 0   (product k - 1)
+//              async_wait D-1                 (k + 1's copies; the barrier)
 //              acc = dot_staged acc slot k % (S + 1) b_slot k % 2
-//              acc = dot_wait acc pending 1
 //   after:     async_wait 0; dot_wait acc pending 0
 //
 //===----------------------------------------------------------------------===//
@@ -294,8 +296,19 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                                      slices->initialArgs(loop), d);
     copyAt(map, ivAt, constant(d));
   }
-  rewriter.setInsertionPointToStart(loop.getBody());
-  kd::AsyncWaitOp::create(rewriter, loc, D - 1);
+  // The wait for iteration k's copies (and the barrier after which every
+  // thread is done with slot k - 1): at the loop's top; for the
+  // asynchronous product, before the loop and then at the end of each
+  // iteration (for iteration k + 1's), where its barrier also publishes
+  // the stored B and follows the wait for product k - 1: one barrier an
+  // iteration.
+  if (async) {
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1);
+    rewriter.setInsertionPointToStart(loop.getBody());
+  } else {
+    rewriter.setInsertionPointToStart(loop.getBody());
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1);
+  }
   Value iv = loop.getInductionVar();
   Value index = arith::DivSIOp::create(
       rewriter, loc,
@@ -320,9 +333,11 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
         rewriter.getI64IntegerAttr(slots));
   }
   if (async) {
-    // B into the slot (stores, a proxy fence and a barrier), then the
-    // product, issued asynchronously: iteration k waits for product k - 1
-    // (pending 1), after converting its B while that one ran.
+    // B into its slot (stores and a proxy fence); the wait for product
+    // k - 1, which ran while this B converted; the wait for iteration
+    // k + 1's copies and the barrier (every thread's B stored, every
+    // warpgroup's product k - 1 done: the slot it read may be refilled at
+    // the next iteration's top); then product k, issued asynchronously.
     rewriter.setInsertionPoint(dot);
     Location at = dot.getLoc();
     SmallVector<int64_t> shape = dotShapeOf(dot);
@@ -332,15 +347,16 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     kd::StageOperandOp::create(
         rewriter, at, dot.getB(), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
         rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape));
+    Value done =
+        kd::DotWaitOp::create(rewriter, at, dot.getType(), dot.getAcc(), 0);
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1);
     Type element = dot.getA().getType().getElementType();
     auto staged = kd::DotStagedOp::create(
-        rewriter, at, dot.getType(), dot.getAcc(), slot, shape[2], slots,
+        rewriter, at, dot.getType(), done, slot, shape[2], slots,
         kd::DotEngine::WGMMA, TypeAttr::get(element), /*b_k_major=*/false,
         /*a=*/Value(), bPlace,
         /*a_place=*/rewriter.getDenseI64ArrayAttr({0, slotBytes}), bSlot);
-    rewriter.replaceOp(dot, kd::DotWaitOp::create(rewriter, at, dot.getType(),
-                                                  staged.getResult(), 1)
-                                .getResult());
+    rewriter.replaceOp(dot, staged.getResult());
     rewriter.eraseOp(copied[async->aLoad]);
   }
   rewriter.setInsertionPointAfter(loop);

@@ -194,7 +194,8 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     accumulator only goes around the loop: then the product reads A from
     the ring (S + 1 slots), the computed B is stored into a ring of two
     slots of its own (kite.stage_operand), and the product is waited for
-    one iteration later (W8A16: int8 weights converted to f16).
+    in the next iteration, after that B converts (W8A16: int8 weights
+    converted to f16).
 
     mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
     or f32 ones whose dot says `precision = tf32`; M and N split into

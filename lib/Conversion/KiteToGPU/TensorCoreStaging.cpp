@@ -288,7 +288,7 @@ struct StagedLoadLowering : OpConversionPattern<StagedLoadOp> {
 
 /// Pattern: kite.stage_operand => each thread's runs of the block stored
 /// into the slot's swizzled operand layout, fence.proxy.async (wgmma reads
-/// through the async proxy), a barrier of the program.
+/// through the async proxy); the schedule's next barrier publishes them.
 struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
   StageOperandLowering(KiteTypeConverter &c, const KiteLoweringState &s,
                        MLIRContext *ctx)
@@ -316,7 +316,6 @@ struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                    NVVM::SharedSpace::shared_cta));
-    gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

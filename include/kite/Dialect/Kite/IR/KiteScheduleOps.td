@@ -281,8 +281,8 @@ def Kite_StageOperandOp : Kite_Op<"stage_operand",
     of shape `dot_shape` = [M, N, K], into slot `slot` of a ring of
     `slots` slots of `place[1]` bytes, in the swizzled operand layout wgmma
     reads (SwizzledStaging: A K-major, B N-major), then fences the stores
-    for the async proxy and waits for every thread of the program: after
-    it a kite.dot_staged reading the same place may be issued. Slot s lies
+    for the async proxy. After a barrier of the program (a kite.async_wait)
+    a kite.dot_staged reading the same place may be issued. Slot s lies
     at `place[0] + s * place[1]` bytes into the staging: a place[0] below
     place[1] puts the block inside the slots of another ring, a larger
     one starts a ring of its own there. kite-stage-dot-operands
