@@ -87,10 +87,14 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
 /// ring of `stages` shared-memory slots (kite.async_copy S - 1 iterations
 /// ahead, kite.staged_load in the load's place), small others into
 /// registers one iteration ahead (StagedLoads.cpp); false (nothing changed)
-/// when no operand is computed or none of its loads can be copied. The
-/// caller has checked the loop: a positive constant step, no atomics.
+/// when no operand is computed or none of its loads can be copied. On
+/// sm_90a the product may run asynchronously, reading A from the ring (a
+/// copied load) or, with `storeComputedA`, a computed A stored beside the
+/// computed B. The caller has checked the loop: a positive constant step,
+/// no atomics.
 bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
-                       StringRef chip, int64_t warps, int64_t stages);
+                       StringRef chip, int64_t warps, int64_t stages,
+                       bool storeComputedA);
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

@@ -121,6 +121,10 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       stage.numWarps = options.numWarps;
       stage.chip = options.chip;
       stage.warpSpecialize = options.warpSpecialize;
+      // KITE_ASYNC_COMPUTED_A=0 keeps a computed A in registers (an A/B
+      // switch for measurements, like KITE_PACK_BYTE_SELECTS).
+      const char *computedA = std::getenv("KITE_ASYNC_COMPUTED_A");
+      stage.storeComputedA = !computedA || std::string_view(computedA) != "0";
       pm.addPass(createStageDotOperands(stage));
     }
     // What the staging did not take after all (none expected).

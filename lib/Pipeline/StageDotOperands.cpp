@@ -260,7 +260,8 @@ struct StageDotOperands
         ::kite::detail::stageableLoad(bLoaded, body, element)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1]) {
       // An operand computed from loads (dot_scaled): those loads ahead.
-      ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages);
+      ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
+                                        storeComputedA);
       return;
     }
     std::optional<kd::DotEngine> chosen =

@@ -91,9 +91,12 @@ SmallVector<kd::LoadOp> operandLoads(kd::DotOp dot, Block *body) {
 /// (sm_90a): A read by wgmma from its slot, B (computed) stored into the
 /// slot by kite.stage_operand, the product waited for one iteration later.
 struct AsyncProduct {
-  unsigned carried;   ///< the accumulator's iteration argument
-  size_t aLoad;       ///< A's index among the copied loads
-  int64_t bBytes = 0; ///< a slot of B's ring (two, after the copies' ring)
+  unsigned carried; ///< the accumulator's iteration argument
+  /// A's index among the copied loads (read from the copies' ring), or
+  /// none: A is computed and stored into the operands' ring beside B.
+  std::optional<size_t> aLoad;
+  int64_t aBytes = 0; ///< A's bytes in a slot of the operands' ring (or 0)
+  int64_t bBytes = 0; ///< a slot of the operands' ring (two, after the copies')
 };
 
 /// The asynchronous form of `dot` in `body`, if it takes one: wgmma (the
@@ -103,7 +106,8 @@ struct AsyncProduct {
 /// (rows of 128 bytes: chunk c of row r at c ^ (r mod 8)).
 std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
                                          ArrayRef<kd::LoadOp> copied,
-                                         StringRef chip, int64_t warps) {
+                                         StringRef chip, int64_t warps,
+                                         bool storeComputedA) {
   if (chip != "sm_90a")
     return std::nullopt;
   RankedTensorType aType = dot.getA().getType();
@@ -119,18 +123,22 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
     return std::nullopt;
   auto load = dot.getA().getDefiningOp<kd::LoadOp>();
   const auto *it = llvm::find(copied, load);
-  if (!load || it == copied.end() || !load->hasOneUse())
-    return std::nullopt;
   kd::SwizzledStaging staging = kd::SwizzledStaging::get(M, N, K, 2);
-  if (kd::blockStagingLayout(aType.getShape(), 2) != staging.operandLayout(0))
-    return std::nullopt;
-  return AsyncProduct{*carried, size_t(it - copied.begin())};
+  if (load && it != copied.end() && load->hasOneUse() &&
+      kd::blockStagingLayout(aType.getShape(), 2) == staging.operandLayout(0))
+    return AsyncProduct{*carried, size_t(it - copied.begin())};
+  // A computed in the loop is stored too (with `storeComputedA`).
+  if ((load && load->getBlock() == body) || !storeComputedA)
+    return std::nullopt; // a load in another layout, or one not copied
+  return AsyncProduct{*carried, std::nullopt,
+                      int64_t(llvm::alignTo(M * K * 2, 1024))};
 }
 
 } // namespace
 
 bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
-                       StringRef chip, int64_t warps, int64_t stages) {
+                       StringRef chip, int64_t warps, int64_t stages,
+                       bool storeComputedA) {
   if (chipVersion(chip) < 80 || stages < 2)
     return false; // cp.async is sm_80's
   Block *body = loop.getBody();
@@ -181,12 +189,19 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   // staging takes a ring of two slots after the copies' ring (product k
   // reads slot k mod 2 until iteration k + 1 waits for it).
   std::optional<AsyncProduct> async =
-      asyncProduct(dot, body, copied, chip, warps);
-  auto slotsFor = [&](int64_t stages) { return async ? stages + 1 : stages; };
+      asyncProduct(dot, body, copied, chip, warps, storeComputedA);
+  auto slotsFor = [&](int64_t stages) {
+    return async && async->aLoad ? stages + 1 : stages;
+  };
   auto ringBytes = [&](int64_t stages) {
     return slotsFor(stages) * slotBytes + (async ? 2 * async->bBytes : 0);
   };
-  if (async) {
+  if (async && !async->aLoad) {
+    slotBytes = llvm::alignTo(slotBytes, 1024);
+    async->bBytes =
+        async->aBytes +
+        llvm::alignTo(dot.getB().getType().getNumElements() * 2, 1024);
+  } else if (async) {
     slotBytes = 0;
     for (auto [i, load] : llvm::enumerate(copied)) {
       if (i != async->aLoad)
@@ -324,7 +339,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     copyAt(map, ivAt, aheadSlot);
   }
   for (auto [i, load] : llvm::enumerate(copied)) {
-    if (async && i == async->aLoad)
+    if (async && async->aLoad && i == *async->aLoad)
       continue; // read by the product from its slot
     rewriter.setInsertionPoint(load);
     rewriter.replaceOpWithNewOp<kd::StagedLoadOp>(
@@ -341,9 +356,21 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     rewriter.setInsertionPoint(dot);
     Location at = dot.getLoc();
     SmallVector<int64_t> shape = dotShapeOf(dot);
+    // The operands' ring: [A (when computed), B] a slot.
+    const int64_t start = slots * slotBytes;
     auto bPlace =
-        rewriter.getDenseI64ArrayAttr({slots * slotBytes, async->bBytes});
+        rewriter.getDenseI64ArrayAttr({start + async->aBytes, async->bBytes});
     Value bSlot = arith::AndIOp::create(rewriter, loc, index, constant(1));
+    auto aPlace = rewriter.getDenseI64ArrayAttr({0, slotBytes});
+    Value aSlot = slot;
+    if (!async->aLoad) {
+      aPlace = rewriter.getDenseI64ArrayAttr({start, async->bBytes});
+      aSlot = bSlot;
+      kd::StageOperandOp::create(rewriter, at, dot.getA(), bSlot, aPlace,
+                                 rewriter.getI64IntegerAttr(2),
+                                 rewriter.getI32IntegerAttr(0),
+                                 rewriter.getDenseI64ArrayAttr(shape));
+    }
     kd::StageOperandOp::create(
         rewriter, at, dot.getB(), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
         rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape));
@@ -352,12 +379,12 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     kd::AsyncWaitOp::create(rewriter, loc, D - 1);
     Type element = dot.getA().getType().getElementType();
     auto staged = kd::DotStagedOp::create(
-        rewriter, at, dot.getType(), done, slot, shape[2], slots,
+        rewriter, at, dot.getType(), done, aSlot, shape[2], slots,
         kd::DotEngine::WGMMA, TypeAttr::get(element), /*b_k_major=*/false,
-        /*a=*/Value(), bPlace,
-        /*a_place=*/rewriter.getDenseI64ArrayAttr({0, slotBytes}), bSlot);
+        /*a=*/Value(), bPlace, aPlace, bSlot);
     rewriter.replaceOp(dot, staged.getResult());
-    rewriter.eraseOp(copied[async->aLoad]);
+    if (async->aLoad)
+      rewriter.eraseOp(copied[*async->aLoad]);
   }
   rewriter.setInsertionPointAfter(loop);
   kd::AsyncWaitOp::create(rewriter, loc, 0);

@@ -195,7 +195,8 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     the ring (S + 1 slots), the computed B is stored into a ring of two
     slots of its own (kite.stage_operand), and the product is waited for
     in the next iteration, after that B converts (W8A16: int8 weights
-    converted to f16).
+    converted to f16); a computed A (dot_scaled's) is stored into that
+    ring beside B (`store-computed-a`).
 
     mma (chip sm_80 or later, when wgmma does not apply; f16/bf16 operands,
     or f32 ones whose dot says `precision = tf32`; M and N split into
@@ -217,6 +218,10 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     Option<"proxyFence", "proxy-fence", "bool", /*default=*/"false",
            "Fence the async proxy (fence.proxy.async) in each wait before a "
            "wgmma (a cost on every K step; off by default, as in Triton)">,
+    Option<"storeComputedA", "store-computed-a", "bool", /*default=*/"true",
+           "The asynchronous product also takes a computed A (stored into "
+           "the operands' ring beside B); off: only an A read from the "
+           "copies' ring (KITE_ASYNC_COMPUTED_A=0, for measurements)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

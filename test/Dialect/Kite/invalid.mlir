@@ -1183,7 +1183,7 @@ func.func @stage_operand_fit(%b: tensor<64x128xf16>, %s: i32) {
 // -----
 
 func.func @dot_staged_a_place_slot(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
-  // expected-error @+1 {{a_place must be [offset, slot bytes] inside the slot (b_place's slot bytes without b_slot), both 1024-byte aligned}}
+  // expected-error @+1 {{a_place must be [offset, slot bytes] (inside the slot, of b_place's slot bytes, without b_slot), both 1024-byte aligned}}
   %r = kite.dot_staged %acc slot %s of 4 k 64 engine = wgmma a_place [0, 32768] b_place [24576, 40960] {operand_type = f16} : tensor<128x128xf32>
   return %r : tensor<128x128xf32>
 }

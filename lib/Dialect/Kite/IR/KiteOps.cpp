@@ -691,12 +691,12 @@ LogicalResult DotStagedOp::verify() {
     if (getEngine() != DotEngine::WGMMA || !bPlace)
       return emitOpError() << "places A with a_place only with engine = "
                               "wgmma and b_place";
-    if (aPlace->size() != 2 || (*aPlace)[0] < 0 ||
-        (*aPlace)[0] >= (*aPlace)[1] ||
-        (!getBSlot() && (*aPlace)[1] != (*bPlace)[1]) || (*aPlace)[0] % 1024 ||
-        (*aPlace)[1] % 1024)
-      return emitOpError() << "a_place must be [offset, slot bytes] inside "
-                              "the slot (b_place's slot bytes without "
+    if (aPlace->size() != 2 || (*aPlace)[0] < 0 || (*aPlace)[1] <= 0 ||
+        (!getBSlot() &&
+         ((*aPlace)[0] >= (*aPlace)[1] || (*aPlace)[1] != (*bPlace)[1])) ||
+        (*aPlace)[0] % 1024 || (*aPlace)[1] % 1024)
+      return emitOpError() << "a_place must be [offset, slot bytes] (inside "
+                              "the slot, of b_place's slot bytes, without "
                               "b_slot), both 1024-byte aligned";
   } else if (getBPlace()) {
     return emitOpError() << "with b_place needs A in registers (a) or at "
