@@ -87,9 +87,10 @@ SmallVector<kd::LoadOp> operandLoads(kd::DotOp dot, Block *body) {
   return ordered;
 }
 
-/// How a dot whose A is one of the copied loads runs asynchronously
-/// (sm_90a): A read by wgmma from its slot, B (computed) stored into the
-/// slot by kite.stage_operand, the product waited for one iteration later.
+/// How a dot runs asynchronously (sm_90a): A read by wgmma from the copies'
+/// ring (one of the copied loads) or stored beside B, B (computed) stored
+/// into the operands' ring by kite.stage_operand, each product waited for
+/// in the next iteration.
 struct AsyncProduct {
   unsigned carried; ///< the accumulator's iteration argument
   /// A's index among the copied loads (read from the copies' ring), or
@@ -103,7 +104,8 @@ struct AsyncProduct {
 /// shape splits into m64nNk16 instructions over the warpgroups), an
 /// accumulator that only goes around the loop, and an A loaded in the loop
 /// (`copied`) that the block staging lays out as wgmma's K-major swizzle
-/// (rows of 128 bytes: chunk c of row r at c ^ (r mod 8)).
+/// (rows of 128 bytes: chunk c of row r at c ^ (r mod 8)), or (with
+/// `storeComputedA`) an A computed in the loop by an op that is not a load.
 std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
                                          ArrayRef<kd::LoadOp> copied,
                                          StringRef chip, int64_t warps,
@@ -127,9 +129,12 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
   if (load && it != copied.end() && load->hasOneUse() &&
       kd::blockStagingLayout(aType.getShape(), 2) == staging.operandLayout(0))
     return AsyncProduct{*carried, size_t(it - copied.begin())};
-  // A computed in the loop is stored too (with `storeComputedA`).
-  if ((load && load->getBlock() == body) || !storeComputedA)
-    return std::nullopt; // a load in another layout, or one not copied
+  // A computed in the loop is stored too (with `storeComputedA`); not a
+  // load in another layout or one not copied, nor an A made before the
+  // loop (stored again each iteration, it would cost more than it saves).
+  Operation *def = dot.getA().getDefiningOp();
+  if (!storeComputedA || load || !def || def->getBlock() != body)
+    return std::nullopt;
   return AsyncProduct{*carried, std::nullopt,
                       int64_t(llvm::alignTo(M * K * 2, 1024))};
 }
