@@ -1,8 +1,10 @@
-//===- LoopSlices.h - Cloning a loop body's address computations -*- C++ -*-===//
+//===- LoopSlices.h - Cloning a loop body's address computations -*- C++
+//-*-===//
 //
 // Helpers of the loop scheduling passes (kite-pipeline-loads,
 // kite-stage-dot-operands): the side-effect-free slice of a loop body that
-// computes some values, and a mask guarded by a condition.
+// computes some values, a mask guarded by a condition, and the cp.async
+// ring's copies of one iteration, its prologue and its slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,6 +172,59 @@ struct LoadSlices {
     return v;
   }
 };
+
+/// Starts a schedule's copies of one iteration (IRMapping: the body's
+/// values at that iteration, the slice cloned; `more`: that iteration is
+/// below the loop's bound, to guard the masks with) into ring slot `slot`.
+using CopyIssue =
+    llvm::function_ref<void(IRMapping &map, Value more, Value slot)>;
+
+/// The copies of the iteration `d` after the one of `iv` and `args`
+/// (LoadSlices::ahead) into `slot`, at `b`'s insertion point: the slice
+/// cloned, the bound's guard, `issue`, one commit group.
+inline void copyIteration(OpBuilder &b, scf::ForOp loop,
+                          const LoadSlices &slices, Value iv,
+                          SmallVector<Value> args, int64_t d, Value slot,
+                          CopyIssue issue) {
+  auto [map, ivAt] = slices.ahead(b, loop, iv, std::move(args), d);
+  for (Operation *op : slices.slice)
+    b.clone(*op, map);
+  Value more = arith::CmpIOp::create(
+      b, loop.getLoc(), arith::CmpIPredicate::slt, ivAt, loop.getUpperBound());
+  issue(map, more, slot);
+  kd::AsyncCommitOp::create(b, loop.getLoc());
+}
+
+/// A cp.async ring's prologue, before the loop: iterations 0 .. D-1 into
+/// slots 0 .. D-1.
+inline void copyPrologue(OpBuilder &b, scf::ForOp loop,
+                         const LoadSlices &slices, int64_t D, CopyIssue issue) {
+  for (int64_t d = 0; d < D; ++d)
+    copyIteration(
+        b, loop, slices, loop.getLowerBound(), slices.initialArgs(loop), d,
+        arith::ConstantIntOp::create(b, loop.getLoc(), b.getI32Type(), d),
+        issue);
+}
+
+/// In the body: the iteration's index, (iv - lower bound) / step.
+inline Value loopIndex(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  return arith::DivSIOp::create(b, loc,
+                                arith::SubIOp::create(b, loc,
+                                                      loop.getInductionVar(),
+                                                      loop.getLowerBound()),
+                                loop.getStep());
+}
+
+/// (index + d) mod slots: the ring slot of the iteration d after `index`'s.
+inline Value ringSlot(OpBuilder &b, Location loc, Value index, int64_t d,
+                      int64_t slots) {
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  Value at = d ? arith::AddIOp::create(b, loc, index, c(d)).getResult() : index;
+  return arith::RemSIOp::create(b, loc, at, c(slots));
+}
 
 } // namespace kite::detail
 

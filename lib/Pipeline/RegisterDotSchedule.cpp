@@ -286,17 +286,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
   const int64_t S = stages, D = S - 1, slots = extraSlot() ? S + 1 : S;
-  Type i32 = rewriter.getI32Type();
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
-  };
-  // Starts the copies of the iteration `map` describes into `slot`, masked
-  // off unless `ivAt` < the upper bound.
-  auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
-    for (Operation *op : slices->slice)
-      rewriter.clone(*op, map);
-    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                       ivAt, loop.getUpperBound());
+  // Starts the copies of the iteration `map` describes into `slot`.
+  auto issue = [&](IRMapping &map, Value more, Value slot) {
     for (RegisterDot &r : staged) {
       if (r.shared)
         continue;
@@ -310,30 +301,18 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
           /*transposed=*/bool(r.trans),
           rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
     }
-    kd::AsyncCommitOp::create(rewriter, loc);
   };
   rewriter.setInsertionPoint(loop);
-  for (int64_t d = 0; d < D; ++d) {
-    auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
-                                     slices->initialArgs(loop), d);
-    stageAt(map, ivAt, constant(d));
-  }
+  copyPrologue(rewriter, loop, *slices, D, issue);
   // Before the first dot: wait for this iteration's Bs, start iteration
   // k + D's.
   rewriter.setInsertionPoint(staged.front().dot);
   kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
-  Value iv = loop.getInductionVar();
-  Value index = arith::DivSIOp::create(
-      rewriter, loc,
-      arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
-      loop.getStep());
-  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
-  auto [map, ivAt] =
-      slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-  Value aheadSlot = arith::RemSIOp::create(
-      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-      constant(slots));
-  stageAt(map, ivAt, aheadSlot);
+  Value index = loopIndex(rewriter, loop);
+  Value slot = ringSlot(rewriter, loc, index, 0, slots);
+  Value aheadSlot = ringSlot(rewriter, loc, index, D, slots);
+  copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
+                slices->currentArgs(loop), D, aheadSlot, issue);
   Operation *commit = &*std::prev(rewriter.getInsertionPoint());
   SmallVector<kd::DotStagedOp> issued;
   for (RegisterDot &r : staged) {

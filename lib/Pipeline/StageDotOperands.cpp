@@ -282,19 +282,9 @@ struct StageDotOperands
     const kd::DotEngine engine = *chosen;
     RankedTensorType aType = dot.getA().getType();
     SmallVector<int64_t> dotShape = ::kite::detail::dotShapeOf(dot);
-    Type i32 = rewriter.getI32Type();
-    auto constant = [&](int64_t v) {
-      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
-    };
     Value iv = loop.getInductionVar();
-    // Starts the copies of the iteration `map` describes into `slot`,
-    // masked off unless `ivAt` < the upper bound.
-    auto stageAt = [&](IRMapping &map, Value ivAt, Value slot) {
-      for (Operation *op : slices->slice)
-        rewriter.clone(*op, map);
-      Value more = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::slt, ivAt,
-                                         loop.getUpperBound());
+    // Starts the copies of the iteration `map` describes into `slot`.
+    auto issue = [&](IRMapping &map, Value more, Value slot) {
       for (auto [operand, load] : llvm::enumerate(loads)) {
         Value ptr = map.lookupOrDefault(load.getPtr());
         Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
@@ -305,32 +295,23 @@ struct StageDotOperands
                                  /*transposed=*/operand == 1 && trans,
                                  /*b_place=*/nullptr);
       }
-      kd::AsyncCommitOp::create(rewriter, loc);
     };
     // Prologue: the first D iterations' blocks.
     rewriter.setInsertionPoint(loop);
-    for (int64_t d = 0; d < D; ++d) {
-      auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
-                                       slices->initialArgs(loop), d);
-      stageAt(map, ivAt, constant(d));
-    }
+    ::kite::detail::copyPrologue(rewriter, loop, *slices, D, issue);
     // The body: wait for this iteration's block, start iteration k + D's,
     // compute on this one.
     rewriter.setInsertionPoint(dot);
     kd::AsyncWaitOp::create(rewriter, loc, D - 1,
                             /*async_proxy=*/wgmma && proxyFence);
-    Value index = arith::DivSIOp::create(
-        rewriter, loc, arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
-        loop.getStep());
+    Value index = ::kite::detail::loopIndex(rewriter, loop);
     // Starts the copies of iteration k + D.
     Value aheadSlot;
     auto stageAhead = [&] {
-      auto [map, ivAt] = slices->ahead(rewriter, loop, iv,
-                                       slices->currentArgs(loop), D);
-      aheadSlot = arith::RemSIOp::create(
-          rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-          constant(slots));
-      stageAt(map, ivAt, aheadSlot);
+      aheadSlot = ::kite::detail::ringSlot(rewriter, loc, index, D, slots);
+      ::kite::detail::copyIteration(rewriter, loop, *slices, iv,
+                                    slices->currentArgs(loop), D, aheadSlot,
+                                    issue);
     };
     // FMA: the copies start before the dot computes. wgmma: the dot is
     // issued first (it runs asynchronously, beside dot k - 1), then the
@@ -338,7 +319,7 @@ struct StageDotOperands
     // before the barrier), then the wait for dot k - 1.
     if (!wgmma)
       stageAhead();
-    Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
+    Value slot = ::kite::detail::ringSlot(rewriter, loc, index, 0, slots);
     // wgmma: the product is asynchronous. When the accumulator only goes
     // around the loop (iteration argument -> dot -> yield), iteration k
     // waits for dot k - 1 only (pending 1) and the loop's result for the

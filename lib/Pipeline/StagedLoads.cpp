@@ -293,11 +293,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   if (!slices)
     return false; // (cannot fail: the same slices as above)
   const int64_t S = stages, D = S - 1, slots = slotsFor(S);
-  auto copyAt = [&](IRMapping &map, Value ivAt, Value slot) {
-    for (Operation *op : slices->slice)
-      rewriter.clone(*op, map);
-    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                       ivAt, loop.getUpperBound());
+  auto issue = [&](IRMapping &map, Value more, Value slot) {
     for (auto [load, offset] : llvm::zip(copied, offsets)) {
       Value ptr = map.lookupOrDefault(load.getPtr());
       Value mask = load.getMask() ? map.lookupOrDefault(load.getMask())
@@ -308,14 +304,9 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
           rewriter.getDenseI64ArrayAttr({offset, slotBytes}),
           rewriter.getI64IntegerAttr(slots));
     }
-    kd::AsyncCommitOp::create(rewriter, loc);
   };
   rewriter.setInsertionPoint(loop);
-  for (int64_t d = 0; d < D; ++d) {
-    auto [map, ivAt] = slices->ahead(rewriter, loop, loop.getLowerBound(),
-                                     slices->initialArgs(loop), d);
-    copyAt(map, ivAt, constant(d));
-  }
+  copyPrologue(rewriter, loop, *slices, D, issue);
   // The wait for iteration k's copies (and the barrier after which every
   // thread is done with slot k - 1): at the loop's top; for the
   // asynchronous product, before the loop and then at the end of each
@@ -329,20 +320,11 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     rewriter.setInsertionPointToStart(loop.getBody());
     kd::AsyncWaitOp::create(rewriter, loc, D - 1);
   }
-  Value iv = loop.getInductionVar();
-  Value index = arith::DivSIOp::create(
-      rewriter, loc,
-      arith::SubIOp::create(rewriter, loc, iv, loop.getLowerBound()),
-      loop.getStep());
-  Value slot = arith::RemSIOp::create(rewriter, loc, index, constant(slots));
-  Value aheadSlot = arith::RemSIOp::create(
-      rewriter, loc, arith::AddIOp::create(rewriter, loc, index, constant(D)),
-      constant(slots));
-  {
-    auto [map, ivAt] =
-        slices->ahead(rewriter, loop, iv, slices->currentArgs(loop), D);
-    copyAt(map, ivAt, aheadSlot);
-  }
+  Value index = loopIndex(rewriter, loop);
+  Value slot = ringSlot(rewriter, loc, index, 0, slots);
+  Value aheadSlot = ringSlot(rewriter, loc, index, D, slots);
+  copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
+                slices->currentArgs(loop), D, aheadSlot, issue);
   for (auto [i, load] : llvm::enumerate(copied)) {
     if (async && async->aLoad && i == *async->aLoad)
       continue; // read by the product from its slot
