@@ -307,16 +307,13 @@ struct WgmmaDotLowering : OpConversionPattern<DotStagedOp> {
              << "reads A from registers, but A is not in wgmma's register "
                 "layout for A (a compiler bug)";
     // A's slot (its own slot bytes with a_place), B's (its own ring with
-    // b_slot).
+    // b_slot; else A's slot, whose bytes the verifier made b_place's).
     std::optional<ArrayRef<int64_t>> aPlace = op.getAPlace();
     Value slot = slotPointer(rewriter, loc, state, adaptor.getSlot(),
                              aPlace ? (*aPlace)[1] : staging.bytes());
     Value bSlot;
     if (Value index = adaptor.getBSlot())
       bSlot = slotPointer(rewriter, loc, state, index, staging.bytes());
-    else if (aPlace)
-      bSlot =
-          slotPointer(rewriter, loc, state, adaptor.getSlot(), staging.bytes());
     Value result = issueWgmmas(
         rewriter, loc, *tile, staging, slot, adaptor.getAcc(),
         *op.getOperandType(),

@@ -536,13 +536,40 @@ LogicalResult ReduceOp::verify() {
 // async_stage
 //===----------------------------------------------------------------------===//
 
+/// The checks the ops that stage a dot operand share: `shape` is a dot's
+/// [M, N, K] and `operand` 0 (A) or 1 (B).
+static LogicalResult verifyDotOperandOf(Operation *op, ArrayRef<int64_t> shape,
+                                        int64_t operand) {
+  if (shape.size() != 3)
+    return op->emitOpError() << "dot shape must be [M, N, K]";
+  if (operand != 0 && operand != 1)
+    return op->emitOpError()
+           << "operand must be 0 (A) or 1 (B), got " << operand;
+  return success();
+}
+
+/// `block` has the shape of operand `operand` of a dot of `shape` (A: M x
+/// K; B: K x N, or N x K `transposed`).
+static LogicalResult verifyDotOperandShape(Operation *op,
+                                           RankedTensorType block,
+                                           ArrayRef<int64_t> shape,
+                                           int64_t operand, bool transposed) {
+  SmallVector<int64_t> expected =
+      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
+      : transposed ? SmallVector<int64_t>{shape[1], shape[2]}
+                   : SmallVector<int64_t>{shape[2], shape[1]};
+  if (block.getShape() != ArrayRef<int64_t>(expected))
+    return op->emitOpError() << "block shape " << shapeString(block)
+                             << " is not the dot's operand " << operand
+                             << (transposed ? " shape (transposed)" : " shape");
+  return success();
+}
+
 LogicalResult AsyncStageOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
-  if (shape.size() != 3)
-    return emitOpError() << "dot shape must be [M, N, K]";
   int64_t operand = getOperand();
-  if (operand != 0 && operand != 1)
-    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  if (failed(verifyDotOperandOf(*this, shape, operand)))
+    return failure();
   auto type = getPtr().getType();
   auto pointee = cast<PointerType>(type.getElementType()).getPointeeType();
   if (getEngine() == DotEngine::FMA && !pointee.isF32())
@@ -570,14 +597,9 @@ LogicalResult AsyncStageOp::verify() {
       return emitOpError() << "b_place must be [offset, slot bytes] with the "
                               "offset inside the slot";
   }
-  SmallVector<int64_t> expected =
-      operand == 0      ? SmallVector<int64_t>{shape[0], shape[2]}
-      : getTransposed() ? SmallVector<int64_t>{shape[1], shape[2]}
-                        : SmallVector<int64_t>{shape[2], shape[1]};
-  if (type.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "block shape " << shapeString(type)
-                         << " is not the dot's operand " << operand
-                         << (getTransposed() ? " shape (transposed)" : " shape");
+  if (failed(
+          verifyDotOperandShape(*this, type, shape, operand, getTransposed())))
+    return failure();
   if (!sameShape(getMask().getType(), type))
     return emitOpError() << "mask shape " << shapeString(getMask().getType())
                          << " does not match pointer shape "
@@ -710,18 +732,13 @@ LogicalResult DotStagedOp::verify() {
 
 LogicalResult StageOperandOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
-  if (shape.size() != 3)
-    return emitOpError() << "dot shape must be [M, N, K]";
   int64_t operand = getOperand();
-  if (operand != 0 && operand != 1)
-    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  if (failed(verifyDotOperandOf(*this, shape, operand)))
+    return failure();
   RankedTensorType type = getValue().getType();
-  SmallVector<int64_t> expected =
-      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
-                   : SmallVector<int64_t>{shape[2], shape[1]};
-  if (type.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "block shape " << shapeString(type)
-                         << " is not the dot's operand " << operand << " shape";
+  if (failed(verifyDotOperandShape(*this, type, shape, operand,
+                                   /*transposed=*/false)))
+    return failure();
   ArrayRef<int64_t> place = getPlace();
   if (place.size() != 2 || place[0] < 0 || place[0] % 1024 || place[1] % 1024)
     return emitOpError() << "place must be [offset, slot bytes], both "
@@ -813,11 +830,9 @@ LogicalResult TmaInitOp::verify() {
 
 LogicalResult TmaStageOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
-  if (shape.size() != 3)
-    return emitOpError() << "dot shape must be [M, N, K]";
   int64_t operand = getOperand();
-  if (operand != 0 && operand != 1)
-    return emitOpError() << "operand must be 0 (A) or 1 (B), got " << operand;
+  if (failed(verifyDotOperandOf(*this, shape, operand)))
+    return failure();
   RankedTensorType block = getDesc().getType().getBlockType();
   Type element = block.getElementType();
   if (!element.isF16() && !element.isBF16() &&
@@ -825,14 +840,9 @@ LogicalResult TmaStageOp::verify() {
     return emitOpError() << "stages fp8, f16 or bf16 blocks, got " << element;
   if (getTransposed() && operand != 1)
     return emitOpError() << "stages a transposed block only as B";
-  SmallVector<int64_t> expected =
-      operand == 0      ? SmallVector<int64_t>{shape[0], shape[2]}
-      : getTransposed() ? SmallVector<int64_t>{shape[1], shape[2]}
-                        : SmallVector<int64_t>{shape[2], shape[1]};
-  if (block.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "block shape " << shapeString(block)
-                         << " is not the dot's operand " << operand
-                         << (getTransposed() ? " shape (transposed)" : " shape");
+  if (failed(
+          verifyDotOperandShape(*this, block, shape, operand, getTransposed())))
+    return failure();
   if (getOffsets().size() != 2)
     return emitOpError() << "takes 2 offsets, got " << getOffsets().size();
   if (block.getDimSize(1) * block.getElementTypeBitWidth() / 8 % 32 ||
