@@ -350,6 +350,52 @@ TEST(GPU, MatmulInt8Weights) {
   }
 }
 
+/// Runs `src`'s `mm(a, b, c, M, N, K)` (64 x 64 blocks: C = A x (B's int8
+/// weights times 0.5), f32 out) on the GPU for sm_90a and sm_80 and in the
+/// interpreter, against a float64 reference from A's values `av` (the
+/// products are exact: f16 x small integers x 0.5; f32 accumulation).
+template <typename TA>
+void checkMaskedProduct(const char *src, const char *name,
+                        const std::vector<TA> &a, const std::vector<double> &av,
+                        const std::vector<uint8_t> &b, int M, int N, int K) {
+  std::vector<double> ref(size_t(M) * N), mag(size_t(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int kk = 0; kk < K; ++kk)
+      for (int n = 0; n < N; ++n) {
+        double p = av[size_t(m) * K + kk] *
+                   double(int8_t(b[size_t(kk) * N + n])) * 0.5;
+        ref[size_t(m) * N + n] += p;
+        mag[size_t(m) * N + n] += std::fabs(p);
+      }
+  auto worstOf = [&](const std::vector<float> &got) {
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      worst = std::max(worst, std::fabs(got[i] - ref[i]) / (mag[i] + 1e-30));
+    return worst;
+  };
+  const Grid grid{uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1};
+  auto k = compileKite(src, {}, name);
+  ASSERT_TRUE(k) << k.error().str();
+  for (const char *chip : {"", "sm_80"}) {
+    CompileOptions o;
+    o.chip = chip;
+    auto kc = compileKite(src, o, name);
+    ASSERT_TRUE(kc) << chip << ": " << kc.error().str();
+    auto da = DeviceBuffer<TA>::fromHost(a).value();
+    auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
+    auto dc = DeviceBuffer<float>::allocate(size_t(M) * N).value();
+    auto ran = kc->launch(grid, {Arg(da), Arg(db), Arg(dc), M, N, K});
+    ASSERT_TRUE(ran) << chip << ": " << ran.error().str();
+    EXPECT_LT(worstOf(dc.toHost().value()), 1e-5) << "chip '" << chip << "'";
+  }
+  // The interpreter on the same inputs.
+  std::vector<float> host(size_t(M) * N);
+  std::vector<TA> ha(a);
+  std::vector<uint8_t> hb(b);
+  ASSERT_TRUE(k->interpret(grid, {ha, hb, host, M, N, K}));
+  EXPECT_LT(worstOf(host), 1e-5) << "interpreter";
+}
+
 // Dots of operands computed from masked loads in a K loop with a partial
 // last block: f32 blocks rounded to f16, and int8 weights times a factor,
 // loaded with `x < K` masks (`other=0`), at sizes that are not multiples
@@ -389,46 +435,8 @@ def mm(a_ptr: *f32, b_ptr: *i8, c_ptr: *f32, M: i32, N: i32, K: i32,
         toHalfBits(std::normal_distribution<float>(0, 1)(gen), false), false);
   for (uint8_t &x : b)
     x = uint8_t(gen() & 0xFF);
-  std::vector<double> ref(size_t(M) * N), mag(size_t(M) * N);
-  for (int m = 0; m < M; ++m)
-    for (int kk = 0; kk < K; ++kk)
-      for (int n = 0; n < N; ++n) {
-        double p = double(a[size_t(m) * K + kk]) *
-                   double(int8_t(b[size_t(kk) * N + n])) * 0.5;
-        ref[size_t(m) * N + n] += p;
-        mag[size_t(m) * N + n] += std::fabs(p);
-      }
-  auto k = compileKite(src, {}, "computed.kite");
-  ASSERT_TRUE(k) << k.error().str();
-  for (const char *chip : {"", "sm_80"}) {
-    CompileOptions o;
-    o.chip = chip;
-    auto kc = compileKite(src, o, "computed.kite");
-    ASSERT_TRUE(kc) << chip << ": " << kc.error().str();
-    auto da = DeviceBuffer<float>::fromHost(a).value();
-    auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
-    auto dc = DeviceBuffer<float>::allocate(size_t(M) * N).value();
-    auto ran = kc->launch({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
-                          {Arg(da), Arg(db), Arg(dc), M, N, K});
-    ASSERT_TRUE(ran) << chip << ": " << ran.error().str();
-    auto got = dc.toHost().value();
-    double worst = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-      worst = std::max(worst, std::fabs(got[i] - ref[i]) / (mag[i] + 1e-30));
-    // Exact products (f16 x small integers x 0.5), f32 accumulation.
-    EXPECT_LT(worst, 1e-5) << "chip '" << chip << "'";
-  }
-  // The interpreter on the same inputs.
-  std::vector<float> host(size_t(M) * N);
-  std::vector<float> ha(a);
-  std::vector<uint8_t> hb(b);
-  ASSERT_TRUE(
-      k->interpret({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
-                   {ha, hb, host, M, N, K}));
-  double worst = 0;
-  for (size_t i = 0; i < host.size(); ++i)
-    worst = std::max(worst, std::fabs(host[i] - ref[i]) / (mag[i] + 1e-30));
-  EXPECT_LT(worst, 1e-5) << "interpreter";
+  std::vector<double> av(a.begin(), a.end());
+  checkMaskedProduct(src, "computed.kite", a, av, b, M, N, K);
 }
 
 // The asynchronous product with masks (sm_90a): A loaded as it is (f16,
@@ -470,43 +478,5 @@ def mm(a_ptr: *f16, b_ptr: *i8, c_ptr: *f32, M: i32, N: i32, K: i32,
   std::vector<uint8_t> b(size_t(K) * N);
   for (uint8_t &x : b)
     x = uint8_t(gen() & 0xFF);
-  std::vector<double> ref(size_t(M) * N), mag(size_t(M) * N);
-  for (int m = 0; m < M; ++m)
-    for (int kk = 0; kk < K; ++kk)
-      for (int n = 0; n < N; ++n) {
-        double p = av[size_t(m) * K + kk] *
-                   double(int8_t(b[size_t(kk) * N + n])) * 0.5;
-        ref[size_t(m) * N + n] += p;
-        mag[size_t(m) * N + n] += std::fabs(p);
-      }
-  auto k = compileKite(src, {}, "async_product.kite");
-  ASSERT_TRUE(k) << k.error().str();
-  for (const char *chip : {"", "sm_80"}) {
-    CompileOptions o;
-    o.chip = chip;
-    auto kc = compileKite(src, o, "async_product.kite");
-    ASSERT_TRUE(kc) << chip << ": " << kc.error().str();
-    auto da = DeviceBuffer<uint16_t>::fromHost(a).value();
-    auto db = DeviceBuffer<uint8_t>::fromHost(b).value();
-    auto dc = DeviceBuffer<float>::allocate(size_t(M) * N).value();
-    auto ran = kc->launch({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
-                          {Arg(da), Arg(db), Arg(dc), M, N, K});
-    ASSERT_TRUE(ran) << chip << ": " << ran.error().str();
-    auto got = dc.toHost().value();
-    double worst = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-      worst = std::max(worst, std::fabs(got[i] - ref[i]) / (mag[i] + 1e-30));
-    // Exact products (f16 x small integers x 0.5), f32 accumulation.
-    EXPECT_LT(worst, 1e-5) << "chip '" << chip << "'";
-  }
-  std::vector<float> host(size_t(M) * N);
-  std::vector<uint16_t> ha(a);
-  std::vector<uint8_t> hb(b);
-  ASSERT_TRUE(
-      k->interpret({uint32_t((M + 63) / 64), uint32_t((N + 63) / 64), 1},
-                   {ha, hb, host, M, N, K}));
-  double worst = 0;
-  for (size_t i = 0; i < host.size(); ++i)
-    worst = std::max(worst, std::fabs(host[i] - ref[i]) / (mag[i] + 1e-30));
-  EXPECT_LT(worst, 1e-5) << "interpreter";
+  checkMaskedProduct(src, "async_product.kite", a, av, b, M, N, K);
 }
