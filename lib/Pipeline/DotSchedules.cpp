@@ -77,6 +77,18 @@ void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried) {
                                  init.get(), 0));
 }
 
+void drainAfterLoop(IRRewriter &rewriter, scf::ForOp loop,
+                    ArrayRef<unsigned> carried) {
+  Operation *last = loop;
+  for (unsigned i : carried) {
+    rewriter.setInsertionPointAfter(last);
+    waitAroundLoop(rewriter, loop, i);
+    last = *loop.getResult(i).getUsers().begin(); // the wait, its one user
+  }
+  rewriter.setInsertionPointAfter(last);
+  kd::AsyncWaitOp::create(rewriter, loop.getLoc(), 0);
+}
+
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start) {
   Location loc = loop.getLoc();

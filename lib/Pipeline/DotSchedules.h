@@ -41,6 +41,14 @@ std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body);
 /// and the initial one through a no-op wait before it.
 void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried);
 
+/// After a cp.async-staged loop: the waits for its carried wgmma
+/// accumulators (`carried`, waitAroundLoop), then kite.async_wait 0, whose
+/// barrier then follows every warpgroup's last product: no copy or store
+/// after it (a next loop's prologue, a reuse of the slots) may overwrite a
+/// slot another warpgroup's product still reads.
+void drainAfterLoop(IRRewriter &rewriter, scf::ForOp loop,
+                    ArrayRef<unsigned> carried);
+
 /// Where the slot counters of a loop start: slot 0 and phase 0 (the loop
 /// runs once), or values carried in from an enclosing loop (a persistent
 /// kernel's tile loop: the slots and barrier phases go on from tile to

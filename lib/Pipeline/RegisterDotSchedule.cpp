@@ -391,15 +391,13 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   // iteration was issued after it.
   if (deferred >= 0)
     waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
-  rewriter.setInsertionPointAfter(loop);
-  auto copied = kd::AsyncWaitOp::create(rewriter, loc, 0);
-  SmallVector<int64_t> waitAfter(chained.begin(), chained.end());
-  waitAfter.push_back(deferred);
-  for (int64_t i : waitAfter)
-    if (i >= 0) {
-      rewriter.setInsertionPointAfter(copied);
-      waitAroundLoop(rewriter, loop, unsigned(i));
-    }
+  SmallVector<unsigned> waits;
+  for (int64_t i : chained)
+    if (i >= 0)
+      waits.push_back(unsigned(i));
+  if (deferred >= 0)
+    waits.push_back(unsigned(deferred));
+  drainAfterLoop(rewriter, loop, waits);
   carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }

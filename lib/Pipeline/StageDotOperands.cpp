@@ -346,10 +346,10 @@ struct StageDotOperands
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);
     // Nothing may still be writing the slots after the loop.
-    rewriter.setInsertionPointAfter(loop);
-    kd::AsyncWaitOp::create(rewriter, loc, 0);
+    SmallVector<unsigned, 1> waits;
     if (carried)
-      ::kite::detail::waitAroundLoop(rewriter, loop, *carried);
+      waits.push_back(*carried);
+    ::kite::detail::drainAfterLoop(rewriter, loop, waits);
     ::kite::detail::carrySlots(rewriter, loop, slot, aheadSlot, Value(), D,
                                slots);
   }

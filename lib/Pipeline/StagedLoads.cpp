@@ -373,10 +373,10 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     if (async->aLoad)
       rewriter.eraseOp(copied[*async->aLoad]);
   }
-  rewriter.setInsertionPointAfter(loop);
-  kd::AsyncWaitOp::create(rewriter, loc, 0);
+  SmallVector<unsigned, 1> waits;
   if (async)
-    waitAroundLoop(rewriter, loop, async->carried);
+    waits.push_back(async->carried);
+  drainAfterLoop(rewriter, loop, waits);
   carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
   return true;
 }
