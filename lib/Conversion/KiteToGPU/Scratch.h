@@ -29,6 +29,11 @@ inline int64_t elementBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
+/// Bytes a block of type `t` takes in shared memory (pointers as i64).
+inline int64_t blockBytes(RankedTensorType t) {
+  return t.getNumElements() * elementBytes(t.getElementType());
+}
+
 /// The width of the run of registers of `l` starting at each register (0
 /// inside a run): registers whose elements are consecutive, within one
 /// row of `rowLen`, and aligned to the run for every thread, at most
