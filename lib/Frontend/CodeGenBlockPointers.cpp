@@ -147,6 +147,47 @@ CodeGen::blockPtrAccess(const Val &bp, const Val &boundaryCheck, bool checked,
   return {bp.elems[1 + 3 * rank].v, m};
 }
 
+std::optional<std::pair<mlir::Value, SmallVector<mlir::Value>>>
+CodeGen::blockPtrDescriptor(const Val &bp, const Val &boundaryCheck,
+                            bool checked, bool zeroPadding, Loc l,
+                            Loc checkLoc) {
+  size_t rank = bp.block.size();
+  if (!checked || !zeroPadding || rank < 1 || rank > 5)
+    return std::nullopt;
+  SmallVector<int64_t> checks =
+      constInts(boundaryCheck, checkLoc, "boundary_check");
+  for (size_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(checks, int64_t(d)))
+      return std::nullopt;
+  // The descriptor's offsets are i32 (a block pointer's may be wider).
+  SmallVector<mlir::Value> offsets;
+  for (size_t d = 0; d < rank; ++d) {
+    const Val &o = bp.elems[1 + 2 * rank + d];
+    if (o.kind == Val::Runtime) {
+      if (!o.v.getType().isInteger(32))
+        return std::nullopt;
+      offsets.push_back(o.v);
+    } else {
+      if (o.i < INT32_MIN || o.i > INT32_MAX)
+        return std::nullopt;
+      offsets.push_back(materialize(o, b.getI32Type(), l));
+    }
+  }
+  SmallVector<mlir::Value> dims[2];
+  for (int k = 0; k < 2; ++k)
+    for (size_t d = 0; d < rank; ++d) {
+      const Val &v = bp.elems[1 + k * rank + d];
+      dims[k].push_back(
+          v.kind == Val::Runtime ? v.v : materialize(v, b.getI32Type(), l));
+    }
+  std::vector<Val> block;
+  for (int64_t n : bp.block)
+    block.push_back(Val::integer(n));
+  Val desc = descriptorValue(bp.elems[0].v, bp.elems[0].uns, dims[0], dims[1],
+                             block, l, l);
+  return std::make_pair(desc.v, offsets);
+}
+
 Val CodeGen::blockPtrPointers(const Val &bp, Loc l) {
   size_t rank = bp.block.size();
   Val addr = bp.elems[0];

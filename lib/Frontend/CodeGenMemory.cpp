@@ -46,6 +46,19 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
         fail(a.locs[4], "load()'s padding_option \"nan\" needs floats, the "
                         "block pointer's elements are " +
                             typeName(pointee));
+      // Every dimension checked, zeros outside: a tensor descriptor's load
+      // (TMA in a K loop on sm_90a, else the same masked pointers).
+      if (padding != "nan")
+        if (auto desc =
+                blockPtrDescriptor(p, a.values[3], a.given[3],
+                                   /*zeroPadding=*/true, e.loc, a.locs[3]))
+          return Val::runtime(
+              kd::DescriptorLoadOp::create(
+                  b, lc,
+                  llvm::cast<kd::TensorDescType>(desc->first.getType())
+                      .getBlockType(),
+                  desc->first, desc->second),
+              p.elems[0].uns);
       mlir::Value other;
       if (mask)
         other = broadcastTo(
@@ -117,6 +130,14 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
                             " through a block pointer of blocks " +
                             shapeText(shape));
       value = broadcastTo(value, shape, e.loc);
+      // Every dimension checked: a tensor descriptor's store (a TMA store
+      // on sm_90a where it applies, else the same masked pointers).
+      if (auto desc =
+              blockPtrDescriptor(p, a.values[3], a.given[3],
+                                 /*zeroPadding=*/true, e.loc, a.locs[3])) {
+        kd::DescriptorStoreOp::create(b, lc, desc->first, desc->second, value);
+        return Val();
+      }
       kd::StoreOp::create(b, lc, ptr, value, mask);
       return Val();
     }

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -127,6 +128,23 @@ struct LowerDescriptors
   using Base::Base;
 
   void runOnOperation() override {
+    // A descriptor made in a loop from values the loop does not change (a
+    // block pointer's, which the frontend carries through the loop with
+    // the rest of it) is made before the loop instead, where TMA can take
+    // it (the loop-invariant code motion of the GPU stage comes too late
+    // for that).
+    getOperation().walk([&](kd::MakeTensorDescOp make) {
+      for (auto loop = make->getParentOfType<scf::ForOp>();
+           loop && loop.isDefinedOutsideOfLoop(make.getBase()) &&
+           llvm::all_of(
+               make.getShape(),
+               [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
+           llvm::all_of(
+               make.getStrides(),
+               [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
+           loop = make->getParentOfType<scf::ForOp>())
+        loop.moveOutOfLoop(make);
+    });
     SmallVector<Operation *> accesses;
     getOperation().walk([&](Operation *op) {
       if (isa<kd::DescriptorLoadOp, kd::DescriptorStoreOp>(op))

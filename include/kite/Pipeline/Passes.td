@@ -34,7 +34,10 @@ def CheckTarget : Pass<"kite-check-target", "::mlir::ModuleOp"> {
 def LowerDescriptors : Pass<"kite-lower-descriptors", "::mlir::ModuleOp"> {
   let summary = "Tensor descriptor loads and stores as masked pointer blocks";
   let description = [{
-    Replaces each kite.descriptor_load / descriptor_store by the masked
+    First, a descriptor made inside a loop from values defined outside it
+    (a block pointer's, which the frontend carries through the loop) is
+    made before the loop, where TMA can take it. Then it replaces each
+    kite.descriptor_load / descriptor_store by the masked
     kite.load / kite.store of the pointer block it addresses (offsets plus
     arange along each dimension times the strides; elements outside
     [0, shape) masked off, loads filling them with zero), and erases the
