@@ -339,13 +339,14 @@ private:
                                                      bool checked, Loc l,
                                                      Loc checkLoc);
   Val blockPtrPointers(const Val &bp, Loc l);
-  /// A block pointer access as a tensor-descriptor access, where the two
-  /// mean the same (every dimension in boundary_check, zero padding, i32
-  /// offsets): the descriptor (made at the access; pure, so loop-invariant
-  /// code motion and CSE share it) and the offsets. None otherwise.
+  /// A block pointer access (its padding zero, the caller's check) as a
+  /// tensor-descriptor access, where the two mean the same (every dimension
+  /// in boundary_check, i32 offsets): the descriptor (made at the access;
+  /// kite-lower-descriptors moves it out of the loops that do not change
+  /// it) and the offsets. None otherwise.
   std::optional<std::pair<mlir::Value, SmallVector<mlir::Value>>>
   blockPtrDescriptor(const Val &bp, const Val &boundaryCheck, bool checked,
-                     bool zeroPadding, Loc l, Loc checkLoc);
+                     Loc l, Loc checkLoc);
   Val blockPtrIndex(const Val &bp, size_t d, Loc l);
   /// A loop-carried slot: a name's value, or element k of a block pointer
   /// ("name\x1fk").

@@ -149,10 +149,9 @@ CodeGen::blockPtrAccess(const Val &bp, const Val &boundaryCheck, bool checked,
 
 std::optional<std::pair<mlir::Value, SmallVector<mlir::Value>>>
 CodeGen::blockPtrDescriptor(const Val &bp, const Val &boundaryCheck,
-                            bool checked, bool zeroPadding, Loc l,
-                            Loc checkLoc) {
+                            bool checked, Loc l, Loc checkLoc) {
   size_t rank = bp.block.size();
-  if (!checked || !zeroPadding || rank < 1 || rank > 5)
+  if (!checked || rank < 1 || rank > 5)
     return std::nullopt;
   SmallVector<int64_t> checks =
       constInts(boundaryCheck, checkLoc, "boundary_check");

@@ -49,9 +49,8 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
       // Every dimension checked, zeros outside: a tensor descriptor's load
       // (TMA in a K loop on sm_90a, else the same masked pointers).
       if (padding != "nan")
-        if (auto desc =
-                blockPtrDescriptor(p, a.values[3], a.given[3],
-                                   /*zeroPadding=*/true, e.loc, a.locs[3]))
+        if (auto desc = blockPtrDescriptor(p, a.values[3], a.given[3], e.loc,
+                                           a.locs[3]))
           return Val::runtime(
               kd::DescriptorLoadOp::create(
                   b, lc,
@@ -132,9 +131,8 @@ Val CodeGen::memoryBuiltin(const std::string &n, const Expr &e) {
       value = broadcastTo(value, shape, e.loc);
       // Every dimension checked: a tensor descriptor's store (a TMA store
       // on sm_90a where it applies, else the same masked pointers).
-      if (auto desc =
-              blockPtrDescriptor(p, a.values[3], a.given[3],
-                                 /*zeroPadding=*/true, e.loc, a.locs[3])) {
+      if (auto desc = blockPtrDescriptor(p, a.values[3], a.given[3], e.loc,
+                                         a.locs[3])) {
         kd::DescriptorStoreOp::create(b, lc, desc->first, desc->second, value);
         return Val();
       }
