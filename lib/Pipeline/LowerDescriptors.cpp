@@ -135,13 +135,9 @@ struct LowerDescriptors
     // for that).
     getOperation().walk([&](kd::MakeTensorDescOp make) {
       for (auto loop = make->getParentOfType<scf::ForOp>();
-           loop && loop.isDefinedOutsideOfLoop(make.getBase()) &&
-           llvm::all_of(
-               make.getShape(),
-               [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
-           llvm::all_of(
-               make.getStrides(),
-               [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
+           loop && llvm::all_of(
+                       make->getOperands(),
+                       [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
            loop = make->getParentOfType<scf::ForOp>())
         loop.moveOutOfLoop(make);
     });

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kite/Runtime/Runtime.h"
+#include "RuntimeTestFixture.h"
 
 #include <gtest/gtest.h>
 
@@ -36,16 +36,12 @@ def add(x: *f32, y: *f32, out: *f32, n: i32, BLOCK: constexpr):
     store(out + offs, load(x + offs, mask=m) + load(y + offs, mask=m), mask=m)
 )";
 
-class AutotuneTest : public ::testing::Test {
+/// RuntimeTest's fresh cache directory, with a fake tuning timer.
+class AutotuneTest : public RuntimeTest {
 protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kite-tune-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir = tmpl;
-    setenv("KITE_CACHE_DIR", dir.c_str(), 1);
-    unsetenv("KITE_CACHE_DISABLE");
+    RuntimeTest::SetUp();
     unsetenv("KITE_AUTOTUNE");
-    clearMemoryCache();
     calls.clear();
     detail::setTuningTimerForTesting(
         [this](const TuningConfig &c, int index) {
@@ -56,8 +52,7 @@ protected:
   }
   void TearDown() override {
     detail::setTuningTimerForTesting({});
-    std::string cmd = "rm -rf '" + dir + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    RuntimeTest::TearDown();
   }
   Kernel compile(const std::string &src) {
     auto k = compileKite(src, options, "add.kite");
@@ -90,7 +85,6 @@ protected:
     }
     return count;
   }
-  std::string dir;
   CompileOptions options;
   std::vector<int> calls;
   std::map<std::string, double> times = {
