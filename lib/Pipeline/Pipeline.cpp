@@ -47,6 +47,7 @@ namespace kite {
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
 #define GEN_PASS_DECL_LOWERDESCRIPTORS
+#define GEN_PASS_DECL_RAISETODESCRIPTORS
 #define GEN_PASS_DECL_TENSORMAPPARAMS
 #define GEN_PASS_DECL_PACKBYTESELECTS
 #define GEN_PASS_DECL_UNROLLLOOPS
@@ -91,11 +92,22 @@ static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
 static void buildStage(OpPassManager &pm, const TargetOptions &options,
                        Stage stage) {
   switch (stage) {
-  case Stage::Kite:
+  case Stage::Kite: {
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    const char *raiseEnv = std::getenv("KITE_RAISE_TO_DESCRIPTORS");
+    if (options.tma && !(raiseEnv && std::string_view(raiseEnv) == "0")) {
+      // Tutorial 03's pointer loads of a K loop's dot operands as
+      // descriptor loads where TMA can take them (KITE_RAISE_TO_DESCRIPTORS=0
+      // keeps them: an A/B switch for measurements).
+      RaiseToDescriptorsOptions raise;
+      raise.chip = options.chip;
+      raise.numWarps = options.numWarps;
+      pm.addPass(createRaiseToDescriptors(raise));
+      pm.addPass(createCanonicalizerPass());
+    }
     {
       // Descriptor accesses become pointer blocks here, except the dot
       // operands TMA will stage (on sm_90a); the interpreter runs this
@@ -107,6 +119,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       pm.addPass(createLowerDescriptors(lower));
     }
     return;
+  }
 
   case Stage::GPU: {
     // Kite-level scheduling for the GPU, then the lowering.
@@ -264,6 +277,10 @@ struct KiteToPTXPipelineOptions
       *this, "stop-after",
       llvm::cl::desc("Last stage: kite, gpu, llvm or ptx"),
       llvm::cl::init("ptx")};
+  Option<bool> tma{*this, "tma",
+                   llvm::cl::desc("On sm_90a, K loops may read their dot "
+                                  "operands with TMA (kitec --tma)"),
+                   llvm::cl::init(true)};
 };
 } // namespace
 
@@ -280,6 +297,7 @@ void ::kite::registerPipelines() {
         options.ieeeDivision = o.ieeeDiv;
         options.fpFusion = o.fpFusion;
         options.libdevice = o.libdevice;
+        options.tma = o.tma;
         std::optional<Stage> stage = parseStage(o.stopAfter);
         // Invalid options are diagnosed by kite-check-target, which runs
         // first; nothing after it runs then.

@@ -190,6 +190,8 @@ Value appendTensorMap(func::FuncOp func, kd::MakeTensorDescOp make,
   attrs.set("strides", b.getDenseI64ArrayAttr(strides));
   attrs.set("box", b.getDenseI64ArrayAttr(box));
   attrs.set("swizzle", b.getI64IntegerAttr(swizzle));
+  if (make->hasAttr(kd::KiteDialect::getRaisedAttrName()))
+    attrs.set("raised", b.getUnitAttr());
   unsigned index = func.getNumArguments();
   (void)func.insertArgument(
       index, make.getType(),

@@ -263,7 +263,13 @@ Specialization Kernel::specializationFor(const std::vector<Arg> &args) const {
   for (size_t i = 0; i < args.size() && i < params.size() && i < 64; ++i) {
     const Arg &a = args[i];
     bool integer = a.type() == ScalarType::I32 || a.type() == ScalarType::I64;
-    if ((a.isPointer() || integer) && a.bits() % 16 == 0)
+    // Integers: positive multiples of 16 (a stride or size the compiler may
+    // also take for a tensor map's, which must be positive: a row stride of
+    // 0 or below keeps the general code).
+    int64_t value = a.type() == ScalarType::I32 ? int64_t(int32_t(a.bits()))
+                                                : int64_t(a.bits());
+    if ((a.isPointer() && a.bits() % 16 == 0) ||
+        (integer && !a.isPointer() && value > 0 && value % 16 == 0))
       spec.divisibleBy16 |= uint64_t(1) << i;
     if (integer && a.bits() == 1)
       spec.equalToOne |= uint64_t(1) << i;

@@ -2,6 +2,7 @@
 
 #include "TensorMaps.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -64,6 +65,16 @@ kite::detail::parseTensorMaps(const std::string &ptx,
     r.base = b;
     r.box = {unsigned(boxOps[0].value), unsigned(boxOps[1].value)};
     r.swizzle = std::atoi(swizzle.c_str() + 8);
+    std::string flag;
+    if (line >> flag) {
+      if (flag != "raised")
+        return Error(ErrorCode::CompileError,
+                     "kernel '" + kernel +
+                         "': malformed tensor map line in "
+                         "its PTX: " +
+                         ptx.substr(at, eol - at));
+      r.raised = true;
+    }
     recipes.push_back(r);
   }
   return recipes;
@@ -133,6 +144,10 @@ Expected<void> kite::detail::encodeTensorMap(const cuda::Driver &driver,
   if (!value(r.shape[0], rows) || !value(r.shape[1], cols) ||
       !value(r.strides[0], rowStride) || !value(r.strides[1], colStride))
     return bad("an argument it names is missing");
+  if (r.raised) {
+    rows = std::max<int64_t>(rows, 1);
+    cols = std::max<int64_t>(cols, 1);
+  }
   if (colStride != 1)
     return bad("the inner stride must be 1, got " + std::to_string(colStride));
   if (rows < 1 || cols < 1 || rows > (int64_t(1) << 32) ||

@@ -35,6 +35,10 @@ struct TensorMapRecipe {
   std::array<MapOperand, 2> shape, strides; ///< row-major, in elements
   std::array<unsigned, 2> box{};            ///< rows, columns
   int swizzle = 128;                        ///< bytes: 32, 64, 128
+  /// Made by the compiler from pointer loads (kite-raise-to-descriptors),
+  /// not by the kernel: an empty shape (no access reads it then, e.g. K =
+  /// 0) is encoded as 1 instead of refused.
+  bool raised = false;
 };
 
 /// The recipes of `kernel` in `ptx`, ordered by parameter; an error for a

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <dirent.h>
@@ -633,5 +634,81 @@ TEST(GPU, MatmulAllShapes) {
                     sh.transposedB ? "T" : "", cfg.bm, cfg.bn, cfg.bk, err);
       }
     }
+  }
+}
+
+TEST(GPU, MatmulPointerLoadsOnTma) {
+  REQUIRE_GPU();
+  // The tutorial's f16 kernel on the device's chip, with the blocks and
+  // launches that let kite-raise-to-descriptors read its operands with TMA
+  // on sm_90a (unit inner strides, 16-byte rows): rows and columns that
+  // wrap around (`% M`, `% N`) read zeros there and must never be stored,
+  // a K tail, blocks larger than the matrix, K = 0 (its tensor map clamped,
+  // not refused), and a row stride of 0 (one row of A for every row: not a
+  // tensor map's, so the pointer loads). Against float64; C poisoned with a
+  // guard after it.
+  CompileOptions o;
+  o.constants = {
+      {"BLOCK_M", 128}, {"BLOCK_N", 256}, {"BLOCK_K", 64}, {"GROUP_SIZE_M", 8}};
+  o.overrideNumWarps = 8;
+  auto k = compileKite(matmulSource("f16"), o, "matmul.kite");
+  ASSERT_TRUE(k) << k.error().str();
+  struct Shape {
+    int M, N, K, strideAm;
+  };
+  for (Shape sh : {Shape{1000, 1008, 1040, 1040}, Shape{16, 16, 16, 16},
+                   Shape{300, 2000, 64, 64}, Shape{64, 64, 0, 64},
+                   Shape{200, 272, 96, 0}}) {
+    int M = sh.M, N = sh.N, K = sh.K;
+    int rowsA = sh.strideAm ? M : 1;
+    auto a = randomVector(size_t(rowsA) * std::max(K, 1), 41);
+    auto b = randomVector(size_t(std::max(K, 1)) * N, 42);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = fromHalfBits(ha[i] = toHalfBits(a[i], false), false);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = fromHalfBits(hb[i] = toHalfBits(b[i], false), false);
+    std::vector<float> full(size_t(M) * K);
+    for (int i = 0; i < M; ++i)
+      for (int kk = 0; kk < K; ++kk)
+        full[size_t(i) * K + kk] = a[size_t(sh.strideAm ? i : 0) * K + kk];
+    auto ref = hostMatmul(full, b, M, N, K, N, 1);
+    auto da = DeviceBuffer<uint16_t>::fromHost(ha).value();
+    auto db = DeviceBuffer<uint16_t>::fromHost(hb).value();
+    auto dc = poisoned(size_t(M) * N);
+    std::vector<Arg> args = {Arg(da),
+                             Arg(db),
+                             Arg(dc),
+                             int32_t(M),
+                             int32_t(N),
+                             int32_t(K),
+                             int32_t(sh.strideAm),
+                             int32_t(1),
+                             int32_t(N),
+                             int32_t(1),
+                             int32_t(N),
+                             int32_t(1)};
+    std::string ptx = k->ptx(k->specializationFor(args)).value();
+    bool tma = ptx.find(" raised") != std::string::npos;
+    if (::kite::deviceChip().value() == "sm_90a") {
+      EXPECT_EQ(tma, sh.strideAm != 0)
+          << M << "x" << N << "x" << K << ": the loads should "
+          << (sh.strideAm ? "" : "not ") << "be raised to TMA";
+    }
+    auto ran = k->launch(cdiv(M, 128) * cdiv(N, 256), args);
+    ASSERT_TRUE(ran) << ran.error().str();
+    auto c = dc.toHost().value();
+    EXPECT_TRUE(guardIntact(c, size_t(M) * N)) << M << "x" << N << "x" << K;
+    c.resize(size_t(M) * N);
+    if (K == 0) {
+      EXPECT_TRUE(
+          std::all_of(c.begin(), c.end(), [](float v) { return v == 0; }));
+      continue;
+    }
+    double err = relError(c, ref);
+    EXPECT_LE(err, 1e-2) << M << "x" << N << "x" << K << " stride_am "
+                         << sh.strideAm;
+    std::printf("matmul f16 %dx%dx%d stride_am %d%s: error %.2e\n", M, N, K,
+                sh.strideAm, tma ? " (TMA)" : "", err);
   }
 }

@@ -61,6 +61,35 @@ def LowerDescriptors : Pass<"kite-lower-descriptors", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def RaiseToDescriptors : Pass<"kite-raise-to-descriptors", "::mlir::ModuleOp"> {
+  let summary = "A K loop's pointer loads of a dot operand as descriptor loads";
+  let description = [{
+    On sm_90a, a 2-D kite.load in an scf.for that feeds the loop's dot
+    (A, B, or the N x K block B is the transpose of) and reads, at
+    iteration i, the block (o, i * BLOCK_K) (or (i * BLOCK_K, o)) of a
+    tensor (base, shape, strides) becomes a kite.descriptor_load of a
+    kite.make_tensor_descriptor made at the kernel's entry (marked
+    kite.raised), when the dot then reads its operands through TMA
+    (kite-stage-dot-operands' test). The pointers are splat(base) plus
+    one term per dimension (index * stride) carried by the loop and moved
+    BLOCK_K along K each iteration; the mask is K's index < S - i * BLOCK_K
+    (the shape along K is S); the other dimension's index is either
+    o + arange masked with < bound, or Triton's tutorial 03
+    `(o + arange) % bound`: there rows past the bound wrap around where the
+    descriptor reads zeros, so it is raised only when the dot's result
+    reaches memory through elementwise ops and kite.store ops whose masks
+    bound those rows (o + arange < bound): the wrapped rows are never
+    written either way. Zero fill (or none) where masked off.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip (TMA needs sm_90a)">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Warps per program for kernels without kite.num_warps">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PipelineLoads : Pass<"kite-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "Issue the loads that feed a dot one loop iteration early";
   let description = [{

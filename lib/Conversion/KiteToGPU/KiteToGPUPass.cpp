@@ -327,14 +327,15 @@ struct ConvertKiteToGPUPass
       llvm::raw_string_ostream(dtype) << element;
       unsigned param = i - erasedBefore(i);
       tensorMaps.push_back(
-          {param, "// kite.tensor_map " + func.getSymName().str() + " " +
-                      std::to_string(param) + " " + dtype + " base=" +
-                      remaining(cast<IntegerAttr>(map.get("base")).getInt()) +
-                      " shape=" + list("shape", true) +
-                      " strides=" + list("strides", true) +
-                      " box=" + list("box", false) + " swizzle=" +
-                      std::to_string(
-                          cast<IntegerAttr>(map.get("swizzle")).getInt())});
+          {param,
+           "// kite.tensor_map " + func.getSymName().str() + " " +
+               std::to_string(param) + " " + dtype + " base=" +
+               remaining(cast<IntegerAttr>(map.get("base")).getInt()) +
+               " shape=" + list("shape", true) +
+               " strides=" + list("strides", true) +
+               " box=" + list("box", false) + " swizzle=" +
+               std::to_string(cast<IntegerAttr>(map.get("swizzle")).getInt()) +
+               (map.get("raised") ? " raised" : "")});
     }
     func.getBody().front().eraseArguments(constexprArgs);
     auto kernelType = FunctionType::get(

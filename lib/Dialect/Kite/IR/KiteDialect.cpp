@@ -331,6 +331,13 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
                                 "math.sqrt";
     return success();
   }
+  if (name == getRaisedAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<MakeTensorDescOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute of "
+                                "kite.make_tensor_descriptor";
+    return success();
+  }
   if (name == kFullBlocksAttr) {
     if (!isa<UnitAttr>(attr.getValue()) ||
         op->getName().getStringRef() != "scf.if")

@@ -89,6 +89,10 @@ def Kite_Dialect : Dialect {
     /// {base, shape, strides, box, swizzle}; base, shape and strides give a
     /// parameter's index, or -(c + 1) for a constant c.
     static constexpr ::llvm::StringLiteral getTensorMapAttrName() { return "kite.tensor_map"; }
+    /// On a kite.make_tensor_descriptor that kite-raise-to-descriptors made
+    /// from pointer loads (not the user's): its tensor map may clamp an
+    /// empty shape to 1, as no access reads it then (docs/lowering.md).
+    static constexpr ::llvm::StringLiteral getRaisedAttrName() { return "kite.raised"; }
     /// On the module after lowering: kernel name -> array of the tensor-map
     /// lines the PTX carries ("// kite.tensor_map ...", docs/lowering.md).
     static constexpr ::llvm::StringLiteral getTensorMapsAttrName() { return "kite.tensor_maps"; }
