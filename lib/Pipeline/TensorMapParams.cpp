@@ -40,6 +40,28 @@ struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
                             IntegerType::get(ctx, 8), 128)));
         func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                         UnitAttr::get(ctx));
+        // The program's first thread prefetches the map at the start, so
+        // that its first copies do not wait for the descriptor's fetch
+        // (as CUTLASS's producers do).
+        OpBuilder b(ctx);
+        Block &entry = func.getBody().front();
+        b.setInsertionPointToStart(&entry);
+        Location loc = func.getLoc();
+        Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+        Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(0));
+        Value first = LLVM::ZExtOp::create(
+            b, loc, b.getI32Type(),
+            LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, zero));
+        // Inline PTX: nvvm.prefetch drops its predicate once lowered.
+        LLVM::InlineAsmOp::create(
+            b, loc, /*resultTypes=*/TypeRange(),
+            ValueRange{entry.getArgument(i), first},
+            "{ .reg .pred p; setp.ne.b32 p, $1, 0; @p prefetch.tensormap [$0]; }",
+            "l,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            /*asm_dialect=*/LLVM::AsmDialectAttr(),
+            /*operand_attrs=*/ArrayAttr());
       }
     });
   }

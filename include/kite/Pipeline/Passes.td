@@ -268,7 +268,8 @@ def TensorMapParams : Pass<"kite-tensor-map-params", "::mlir::ModuleOp"> {
     becomes `llvm.byval = !llvm.array<128 x i8>` with `nvvm.grid_constant`:
     PTX `.param .align 64 .b8 p[128]`, read in place through its generic
     address (cvta.param) by the TMA copies, as nvcc passes a
-    `const __grid_constant__ CUtensorMap`.
+    `const __grid_constant__ CUtensorMap`. The program's first thread
+    prefetches each map (`prefetch.tensormap`) at the kernel's start.
   }];
 }
 
