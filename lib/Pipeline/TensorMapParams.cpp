@@ -10,6 +10,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace kite {
 #define GEN_PASS_DECL_TENSORMAPPARAMS
 #define GEN_PASS_DEF_TENSORMAPPARAMS
@@ -21,7 +24,9 @@ using namespace mlir;
 namespace {
 struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
   void runOnOperation() override {
-    getOperation().walk([](LLVM::LLVMFuncOp func) {
+    const char *env = std::getenv("KITE_PREFETCH_TENSORMAPS");
+    bool prefetch = !env || std::string_view(env) != "0";
+    getOperation().walk([&](LLVM::LLVMFuncOp func) {
       if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
         return;
       MLIRContext *ctx = func.getContext();
@@ -42,7 +47,10 @@ struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
                         UnitAttr::get(ctx));
         // The program's first thread prefetches the map at the start, so
         // that its first copies do not wait for the descriptor's fetch
-        // (as CUTLASS's producers do).
+        // (as CUTLASS's producers do). KITE_PREFETCH_TENSORMAPS=0 leaves it
+        // out (an A/B switch for measurements).
+        if (!prefetch)
+          continue;
         OpBuilder b(ctx);
         Block &entry = func.getBody().front();
         b.setInsertionPointToStart(&entry);
