@@ -180,6 +180,31 @@ struct ConvertKiteToGPUPass
         DenseI64ArrayAttr::get(&getContext(), {registers, spillBytes}));
   }
 
+  /// The register limit of a kernel whose K loop TMA stages (no producer
+  /// warp, no limit of its own): the registers a thread that keep as many
+  /// of its programs on an SM as its shared memory allows (65536 /
+  /// (programs x threads), rounded down to 8, at most 255), else none.
+  /// Without a limit ptxas gives such a kernel few registers (the loop has
+  /// no copies to address: 90 for the perceptron's 64x128x64 tile) and then
+  /// serializes an epilogue's loads and math into them (the perceptron's
+  /// bias and sigmoid: 1.3x slower at 1024^3 than the same kernel under
+  /// `.maxnreg 128`, which ptxas then uses; docs/lowering.md).
+  static std::optional<int64_t> tmaRegisterLimit(func::FuncOp func,
+                                                 int64_t numThreads,
+                                                 int64_t smemBytes,
+                                                 bool producerWarp) {
+    bool tma = false;
+    func.walk([&](TmaInitOp) { tma = true; });
+    if (!tma || producerWarp ||
+        func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
+      return std::nullopt;
+    int64_t programs = std::max<int64_t>(
+        1, std::min(kSharedMemoryPerSM /
+                        (smemBytes + kReservedSharedMemoryPerProgram),
+                    2048 / numThreads));
+    return std::min<int64_t>(255, 65536 / (programs * numThreads) / 8 * 8);
+  }
+
   /// `key` -> `value` in the module's dictionary attribute `name` (what the
   /// lowering tells the runtime per kernel).
   void setModuleEntry(StringRef name, StringRef key, Attribute value) {
@@ -260,6 +285,10 @@ struct ConvertKiteToGPUPass
     bool tensorCores = kernelUsesTensorCores(func);
     if (occupancyHint)
       recordOccupancyRegisters(func, consumerThreads, smemBytes);
+    std::optional<int64_t> tmaLimit =
+        occupancyHint
+            ? tmaRegisterLimit(func, consumerThreads, smemBytes, producerWarp)
+            : std::nullopt;
     if (smemBytes > 0) {
       OpBuilder gb(context);
       gb.setInsertionPointToStart(gpuModule.getBody());
@@ -350,11 +379,15 @@ struct ConvertKiteToGPUPass
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
         {int32_t(consumerThreads + (producerWarp ? 32 : 0)), 1, 1}));
-    // @kernel(maxnreg=N): `.maxnreg N` on the entry.
+    // @kernel(maxnreg=N): `.maxnreg N` on the entry; a TMA-staged kernel
+    // without one gets the registers its occupancy allows.
     if (auto limit = func->getAttrOfType<IntegerAttr>(
             KiteDialect::getMaxRegistersAttrName()))
       gpuFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        builder.getI32IntegerAttr(int32_t(limit.getInt())));
+    else if (tmaLimit)
+      gpuFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                       builder.getI32IntegerAttr(int32_t(*tmaLimit)));
     // @kernel(cluster_dims=...): `.reqnctapercluster x, y, z` (sm_90+; the
     // NVPTX backend drops it for older chips, whose programs run alone).
     if (auto dims = func->getAttrOfType<DenseI32ArrayAttr>(
