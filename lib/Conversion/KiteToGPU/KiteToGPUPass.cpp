@@ -181,9 +181,9 @@ struct ConvertKiteToGPUPass
   }
 
   /// The register limit of a kernel whose K loop TMA stages (no producer
-  /// warp, no limit of its own): the registers a thread that keep as many
-  /// of its programs on an SM as its shared memory allows (65536 /
-  /// (programs x threads), rounded down to 8, at most 255), else none.
+  /// warp, no limit of its own): 255 where as many of its programs as its
+  /// shared memory allows on an SM can have 255 registers a thread each
+  /// (65536 / (programs x threads) >= 255), else none.
   /// Without a limit ptxas gives such a kernel few registers (the loop has
   /// no copies to address: 90 for the perceptron's 64x128x64 tile) and then
   /// serializes an epilogue's loads and math into them (the perceptron's
@@ -202,7 +202,12 @@ struct ConvertKiteToGPUPass
         1, std::min(kSharedMemoryPerSM /
                         (smemBytes + kReservedSharedMemoryPerProgram),
                     2048 / numThreads));
-    return std::min<int64_t>(255, 65536 / (programs * numThreads) / 8 * 8);
+    // Only where it binds nothing: a lower limit could leave a wgmma tile
+    // too few registers to compile (ptxas refused 128x128x32 on 8 warps,
+    // which three programs could share an SM with, under 80).
+    if (65536 / (programs * numThreads) < 255)
+      return std::nullopt;
+    return 255;
   }
 
   /// `key` -> `value` in the module's dictionary attribute `name` (what the
