@@ -198,10 +198,8 @@ std::optional<Raisable> matchLoad(kd::LoadOp load, scf::ForOp loop) {
   ArrayRef<int64_t> shape = type.getShape();
   // A zero fill (or none) where masked off.
   if (Value other = load.getOther()) {
-    Value s = splatOf(other);
-    if (s ? !matchPattern(s, m_Zero()) && !matchPattern(s, m_AnyZeroFloat())
-          : !matchPattern(other, m_Zero()) &&
-                !matchPattern(other, m_AnyZeroFloat()))
+    Value fill = splatOf(other) ? splatOf(other) : other;
+    if (!matchPattern(fill, m_Zero()) && !matchPattern(fill, m_AnyZeroFloat()))
       return std::nullopt;
   }
   auto ptrs = dyn_cast<BlockArgument>(load.getPtr());
@@ -346,14 +344,6 @@ std::optional<Raisable> matchLoad(kd::LoadOp load, scf::ForOp loop) {
   return r;
 }
 
-/// Whether `v` is a kernel parameter or a constant (what a tensor map can
-/// be encoded from, and what can be used at the kernel's entry).
-bool isLaunchValue(Value v, func::FuncOp func) {
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return arg.getOwner() == &func.getBody().front();
-  return matchPattern(v, m_Constant());
-}
-
 /// A row (dim 0) or column (dim 1) of a dot's result that a raised load
 /// fills with zeros where the pointer load wrapped around: stored only
 /// where sum < bound.
@@ -459,11 +449,14 @@ struct RaiseToDescriptors
       if (!raisable[i])
         return;
       const Raisable &r = *raisable[i];
-      if (!isLaunchValue(r.base, func) ||
+      if (!::kite::detail::isLaunchValue(r.base, func) ||
           !llvm::all_of(r.shape,
-                        [&](Value v) { return isLaunchValue(v, func); }) ||
-          !llvm::all_of(r.strides,
-                        [&](Value v) { return !v || isLaunchValue(v, func); }))
+                        [&](Value v) {
+                          return ::kite::detail::isLaunchValue(v, func);
+                        }) ||
+          !llvm::all_of(r.strides, [&](Value v) {
+            return !v || ::kite::detail::isLaunchValue(v, func);
+          }))
         return;
       // K must be the dot's reduction dimension: A's columns, B's rows
       // (the columns of the N x K block B is the transpose of).

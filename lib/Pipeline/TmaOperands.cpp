@@ -54,15 +54,13 @@ bool loopPingPong(Operation *loop) {
       loopSetting(loop, kd::KiteDialect::getPingPongAttrName()));
   return attr && attr.getValue();
 }
-} // namespace kite::detail
 
-/// Whether `v` is a parameter of the kernel or a constant: what the runtime
-/// can evaluate at launch.
-static bool isLaunchValue(Value v, func::FuncOp func) {
+bool isLaunchValue(Value v, func::FuncOp func) {
   if (auto arg = dyn_cast<BlockArgument>(v))
     return arg.getOwner() == &func.getBody().front();
   return matchPattern(v, m_Constant());
 }
+} // namespace kite::detail
 
 /// Whether `desc` can be a CUtensorMap (2-D, at most 256 rows a box, rows
 /// of a multiple of 32 bytes), made outside `loop` (if any).
@@ -77,10 +75,10 @@ static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
   int64_t elemBytes = block.getElementTypeBitWidth() / 8;
   if (block.getDimSize(1) * elemBytes % 32)
     return false;
-  if (!isLaunchValue(make.getBase(), func))
+  if (!::kite::detail::isLaunchValue(make.getBase(), func))
     return false;
   for (Value v : llvm::concat<Value>(make.getShape(), make.getStrides()))
-    if (!isLaunchValue(v, func))
+    if (!::kite::detail::isLaunchValue(v, func))
       return false;
   APInt inner;
   if (!matchPattern(make.getStrides()[1], m_ConstantInt(&inner)) ||

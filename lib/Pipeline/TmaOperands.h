@@ -18,6 +18,11 @@
 
 namespace kite::detail {
 
+/// Whether `v` is a parameter of the kernel or a constant: what the runtime
+/// can evaluate at launch (a tensor map's base, shape and strides), and
+/// what can be used at the kernel's entry.
+bool isLaunchValue(mlir::Value v, mlir::func::FuncOp func);
+
 /// The kite.trans [1, 0] through which `dot` reads its B, when B is loaded
 /// as its N x K transpose (Triton's `dot(a, b.T)`) in the dot's block and
 /// read by the dot alone: such a B is staged K-major, row for row.

@@ -191,10 +191,8 @@ struct ConvertKiteToGPUPass
   /// `.maxnreg 128`, which ptxas then uses; docs/lowering.md).
   static std::optional<int64_t> tmaRegisterLimit(func::FuncOp func,
                                                  int64_t numThreads,
-                                                 int64_t smemBytes,
+                                                 int64_t smemBytes, bool tma,
                                                  bool producerWarp) {
-    bool tma = false;
-    func.walk([&](TmaInitOp) { tma = true; });
     if (!tma || producerWarp ||
         func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
       return std::nullopt;
@@ -292,7 +290,8 @@ struct ConvertKiteToGPUPass
       recordOccupancyRegisters(func, consumerThreads, smemBytes);
     std::optional<int64_t> tmaLimit =
         occupancyHint
-            ? tmaRegisterLimit(func, consumerThreads, smemBytes, producerWarp)
+            ? tmaRegisterLimit(func, consumerThreads, smemBytes,
+                               /*tma=*/state.barrierSlots > 0, producerWarp)
             : std::nullopt;
     if (smemBytes > 0) {
       OpBuilder gb(context);
