@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,19 @@ int runAttention() {
         o.overrideNumStages = cfg.stages;
         o.overrideMaxRegisters = cfg.maxnreg;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
+        std::optional<Kernel> tmaKernel, wsKernel;
+        if (const char *t = std::getenv("KITE_BENCH_ATTN_TMA");
+            t && std::string(t) == "1" && !dropout) {
+          CompileOptions to = o;
+          to.constants.erase("DROPOUT");
+          tmaKernel = load("bench/attention_tma.kite", "", to);
+          if (!causal) {
+            // One loop over whole blocks, copies by a producer warp.
+            to.constants["EVEN_N"] = 1;
+            to.warpSpecialize = true;
+            wsKernel = load("bench/attention_tma.kite", "", to);
+          }
+        }
         for (int N : lengths) {
           // KITE_BENCH_PROGRAMS=P: Z = 1 and as many heads as give P
           // programs (one wave at P = #SMs: the time of one program, for
@@ -180,6 +194,68 @@ int runAttention() {
           double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,
                              /*settle=*/true);
           printAttnRow(cfg.row(), "", Z, H, N, D, causal, dropout, ms);
+          // KITE_BENCH_ATTN_TMA=1: also bench/kernels/attention_tma.kite
+          // (K and V through host tensor descriptors: TMA on sm_90a), the
+          // same blocks, as "<blocks> tma".
+          if (tmaKernel) {
+            auto half = [](uint64_t p) {
+              return Arg(reinterpret_cast<uint16_t *>(p));
+            };
+            int64_t rows = int64_t(Z) * H * N;
+            auto dk = TensorDescriptor::create(half(in.buffers[1]), {rows, D},
+                                               {D, 1}, {cfg.bn, D})
+                          .value();
+            auto dv = TensorDescriptor::create(half(in.buffers[2]), {rows, D},
+                                               {D, 1}, {cfg.bn, D})
+                          .value();
+            int sz = H * N * D, sh = N * D, sm = D;
+            std::vector<Arg> args = {Arg::pointer(in.buffers[0]),
+                                     dk,
+                                     dv,
+                                     Arg::pointer(in.buffers[3]),
+                                     Arg::pointer(in.buffers[4]),
+                                     float(1 / std::sqrt(double(D))),
+                                     sz,
+                                     sh,
+                                     sm,
+                                     sz,
+                                     sh,
+                                     sm,
+                                     H,
+                                     N};
+            // Both kernels' outputs agree (the same inputs, order of
+            // operations and blocks: to f16 rounding at most).
+            size_t outs = size_t(Z) * H * N * D;
+            std::vector<uint16_t> ref(outs), got(outs);
+            copyToHost(ref.data(), in.buffers[3], outs * 2).value();
+            double tms = timeMs([&] { tmaKernel->launch(grid, args).value(); },
+                                10, /*settle=*/true);
+            copyToHost(got.data(), in.buffers[3], outs * 2).value();
+            size_t differ = 0;
+            for (size_t i = 0; i < outs; ++i)
+              differ += ref[i] != got[i];
+            std::fprintf(stderr,
+                         "attention tma d%d N=%d causal=%d: %zu of %zu "
+                         "outputs differ from the pointer kernel's\n",
+                         D, N, int(causal), differ, outs);
+            printAttnRow(cfg.row() + " tma", "", Z, H, N, D, causal, dropout,
+                         tms);
+            if (wsKernel && N % cfg.bn == 0) {
+              double wms =
+                  timeMs([&] { wsKernel->launch(grid, args).value(); }, 10,
+                         /*settle=*/true);
+              copyToHost(got.data(), in.buffers[3], outs * 2).value();
+              size_t wdiffer = 0;
+              for (size_t i = 0; i < outs; ++i)
+                wdiffer += ref[i] != got[i];
+              std::fprintf(stderr,
+                           "attention tma ws d%d N=%d: %zu of %zu "
+                           "outputs differ from the pointer kernel's\n",
+                           D, N, wdiffer, outs);
+              printAttnRow(cfg.row() + " tma ws", "", Z, H, N, D, causal,
+                           dropout, wms);
+            }
+          }
         }
       }
   }

@@ -67,6 +67,23 @@ struct SlotStart {
 void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
                 Value phase, int64_t D, int64_t slots, SlotStart start = {});
 
+/// The number of iterations of `loop` (a constant positive step), at the
+/// insertion point.
+Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop);
+
+/// The ops a producer warp must repeat to compute `values` (used in
+/// `loop`): pure ops of the kernel's entry block (`entry`, in block order)
+/// and, when `loop` sits in a tile loop `outer` of the entry block, pure
+/// ops of the tile loop's body before `loop` (`tile`), which may use the
+/// tile loop's induction variable (TmaSchedules.cpp). None when a value
+/// depends on anything else, or the loop is nested deeper.
+struct ProducerDependencies {
+  SmallVector<Operation *> entry, tile;
+};
+std::optional<ProducerDependencies>
+producerDependencies(func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
+                     ArrayRef<Value> values);
+
 /// Whether `load`'s masked-off elements are 0 (no `other`, or a zero
 /// constant): a copy zero-fills them.
 bool zeroFilled(kd::LoadOp load);
@@ -82,13 +99,18 @@ int64_t chipVersion(StringRef chip);
 kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 
 /// Stages the Bs of `loop`'s dots (`dots`, the kite.dot ops of its body)
-/// that read A from registers (attention's products) with cp.async into
-/// one ring of `stages` slots, when every dot qualifies
-/// (RegisterDotSchedule.cpp); false (nothing changed) otherwise. The
+/// that read A from registers (attention's products) into one ring of
+/// `stages` slots, when every dot qualifies (RegisterDotSchedule.cpp):
+/// with cp.async from pointer loads, or by TMA from the descriptor loads
+/// tmaRegisterDotLoads keeps (their tensor maps from `tma`), with
+/// `specialize` by a producer warp where the loop is the kernel's only one
+/// with dots; false (nothing changed) otherwise. The
 /// caller has checked the loop: a positive constant step, no atomics.
+class TmaSchedules;
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
-                       ArrayRef<kd::DotOp> dots, StringRef chip,
-                       int64_t warps, int64_t stages);
+                       ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,
+                       int64_t stages, TmaSchedules &tma,
+                       bool specialize = false);
 
 /// Stages the loads `dot`'s operands are computed from in `loop` (dot_scaled's
 /// bytes and scales): blocks that copy in groups of 4 bytes or more through a
@@ -119,6 +141,11 @@ public:
                              std::array<kd::DescriptorLoadOp, 2> loads,
                              int64_t warps, int64_t stages,
                              bool pingPong = false);
+  /// The kernel parameter (a CUtensorMap the runtime encodes at launch)
+  /// for `make`'s boxes of its block's rows by `swizzle` bytes, made once
+  /// per descriptor and swizzle.
+  Value tensorMap(func::FuncOp func, kd::MakeTensorDescOp make,
+                  int64_t swizzle);
   /// Whether a schedule asked for could not be made (an error was
   /// emitted).
   bool failed = false;
@@ -133,7 +160,7 @@ private:
   /// The programs each operand's copies are multicast to (1: none).
   std::array<int64_t, 2> multicastOf(func::FuncOp func, kd::DotOp dot,
                                      std::array<kd::DescriptorLoadOp, 2> loads);
-  std::map<std::pair<Operation *, int>, Value> tensorMaps;
+  std::map<std::pair<Operation *, int64_t>, Value> tensorMaps;
 };
 
 } // namespace kite::detail

@@ -181,29 +181,32 @@ using CopyIssue =
 
 /// The copies of the iteration `d` after the one of `iv` and `args`
 /// (LoadSlices::ahead) into `slot`, at `b`'s insertion point: the slice
-/// cloned, the bound's guard, `issue`, one commit group.
+/// cloned, the bound's guard, `issue`, one commit group (cp.async; TMA
+/// copies, `commit` false, signal their slot's barrier instead).
 inline void copyIteration(OpBuilder &b, scf::ForOp loop,
                           const LoadSlices &slices, Value iv,
                           SmallVector<Value> args, int64_t d, Value slot,
-                          CopyIssue issue) {
+                          CopyIssue issue, bool commit = true) {
   auto [map, ivAt] = slices.ahead(b, loop, iv, std::move(args), d);
   for (Operation *op : slices.slice)
     b.clone(*op, map);
   Value more = arith::CmpIOp::create(
       b, loop.getLoc(), arith::CmpIPredicate::slt, ivAt, loop.getUpperBound());
   issue(map, more, slot);
-  kd::AsyncCommitOp::create(b, loop.getLoc());
+  if (commit)
+    kd::AsyncCommitOp::create(b, loop.getLoc());
 }
 
-/// A cp.async ring's prologue, before the loop: iterations 0 .. D-1 into
-/// slots 0 .. D-1.
+/// A ring's prologue, before the loop: iterations 0 .. D-1 into slots
+/// 0 .. D-1.
 inline void copyPrologue(OpBuilder &b, scf::ForOp loop,
-                         const LoadSlices &slices, int64_t D, CopyIssue issue) {
+                         const LoadSlices &slices, int64_t D, CopyIssue issue,
+                         bool commit = true) {
   for (int64_t d = 0; d < D; ++d)
     copyIteration(
         b, loop, slices, loop.getLowerBound(), slices.initialArgs(loop), d,
         arith::ConstantIntOp::create(b, loop.getLoc(), b.getI32Type(), d),
-        issue);
+        issue, commit);
 }
 
 /// In the body: the iteration's index, (iv - lower bound) / step.

@@ -157,7 +157,22 @@ struct LowerDescriptors
           for (kd::DescriptorLoadOp load : *loads)
             keep.insert(load);
       });
-    int64_t mapsLeft = 4 - int64_t(keep.size());
+    // The Bs of dots that read A from registers (attention's products).
+    if (keepTma)
+      getOperation().walk([&](scf::ForOp loop) {
+        auto func = loop->getParentOfType<func::FuncOp>();
+        for (kd::DescriptorLoadOp load : ::kite::detail::tmaRegisterDotLoads(
+                 loop, chip, ::kite::detail::kernelWarps(func, numWarps),
+                 ::kite::detail::loopStages(
+                     loop, ::kite::detail::kernelStages(func))))
+          keep.insert(load);
+      });
+    // One tensor map per descriptor the kept loads read (a descriptor read
+    // by several loops, or as A and B, may take two; counted once here).
+    llvm::SmallPtrSet<Value, 4> keptDescs;
+    for (Operation *op : keep)
+      keptDescs.insert(op->getOperand(0));
+    int64_t mapsLeft = 4 - int64_t(keptDescs.size());
     IRRewriter rewriter(&getContext());
     for (Operation *op : accesses) {
       if (keep.contains(op))

@@ -57,6 +57,7 @@ namespace {
 struct RegisterDot {
   kd::DotOp dot;
   kd::LoadOp load;    ///< B's load (N x K when read through `trans`)
+  kd::DescriptorLoadOp desc; ///< or B's descriptor load (TMA)
   kd::TransOp trans;  ///< B = trans(load), staged K-major; or null
   kd::WgmmaTile tile; ///< the accumulator's
   kd::BlockedLayout aLayout; ///< the register layout A must have
@@ -68,6 +69,13 @@ struct RegisterDot {
   /// attention backward's k read as k.T by one product and k by another):
   /// this one reads that copy.
   bool shared = false;
+  /// B's swizzle width in bytes (the tensor map's box, TMA).
+  int64_t swizzle = 0;
+  /// [M, N, K] of the dot (which the staging replaces).
+  SmallVector<int64_t> shape;
+  Operation *loaded() {
+    return load ? load.getOperation() : desc.getOperation();
+  }
 };
 
 /// A load in `body` that the dots of `dots` read as B (directly or through
@@ -100,10 +108,15 @@ kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
 } // namespace
 
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
-                       ArrayRef<kd::DotOp> dots, StringRef chip,
-                       int64_t warps, int64_t stages) {
+                       ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,
+                       int64_t stages, TmaSchedules &tma, bool specialize) {
   if (chip != "sm_90a" || stages < 2 || dots.empty())
     return false;
+  // Bs read through tensor descriptors: TMA copies them (every dot's, or
+  // none: tmaRegisterDotLoads).
+  SmallVector<kd::DescriptorLoadOp> tmaLoads =
+      tmaRegisterDotLoads(loop, chip, warps, stages);
+  const bool byTma = !tmaLoads.empty();
   Block *body = loop.getBody();
   // The layout classes as the lowering will see them (the dots' results in
   // one class with what they feed elementwise).
@@ -143,26 +156,35 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     }
     if (!aOk)
       return false;
-    RegisterDot r{dot, {}, ::kite::detail::transposedB(dot), *tile, *aLayout};
-    r.load = stageableSharedLoad(r.trans ? r.trans.getSrc() : dot.getB(), body,
-                                 element, dots);
-    if (!r.load)
-      return false;
-    auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());
-    if (!kd::swizzledCopyWidth(axisInfo, conv.getLayout(r.load.getPtr()),
-                               r.load.getPtr(), r.load.getMask(),
-                               ptrType.getDimSize(1),
-                               element.getIntOrFloatBitWidth() / 8))
-      return false;
+    RegisterDot r{dot,   {},      {}, ::kite::detail::transposedB(dot),
+                  *tile, *aLayout};
+    Value bLoaded = r.trans ? r.trans.getSrc() : dot.getB();
+    if (byTma) {
+      r.desc = bLoaded.getDefiningOp<kd::DescriptorLoadOp>();
+      if (!r.desc || !llvm::is_contained(tmaLoads, r.desc))
+        return false;
+    } else {
+      r.load = stageableSharedLoad(bLoaded, body, element, dots);
+      if (!r.load)
+        return false;
+      auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());
+      if (!kd::swizzledCopyWidth(axisInfo, conv.getLayout(r.load.getPtr()),
+                                 r.load.getPtr(), r.load.getMask(),
+                                 ptrType.getDimSize(1),
+                                 element.getIntOrFloatBitWidth() / 8))
+        return false;
+    }
     kd::SwizzledStaging st = kd::SwizzledStaging::get(
         M, N, K, element.getIntOrFloatBitWidth() / 8, bool(r.trans));
+    r.swizzle = st.bSwizzle;
+    r.shape = dotShapeOf(dot);
     // A load an earlier dot copies already, to the same bytes for each of
     // its elements (B read N-major as loaded, or K-major through its
     // transposition: the same rows when its row bytes choose the same
     // swizzle), is copied once.
     r.bytes = st.operandLayout(1, bool(r.trans));
     for (RegisterDot &o : staged)
-      if (o.load == r.load && !o.shared && *o.bytes == *r.bytes) {
+      if (o.loaded() == r.loaded() && !o.shared && *o.bytes == *r.bytes) {
         r.offset = o.offset;
         r.shared = true;
         break;
@@ -177,7 +199,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   // (correct, but twice the traffic): not worth a schedule of its own.
   for (RegisterDot &r : staged)
     for (RegisterDot &o : staged)
-      if (&r != &o && r.load == o.load && !r.shared && !o.shared)
+      if (&r != &o && r.loaded() == o.loaded() && !r.shared && !o.shared)
         return false;
   // Dots whose As share a layout class must want the same layout.
   for (RegisterDot &r : staged)
@@ -188,7 +210,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   SmallVector<Operation *> loads;
   for (RegisterDot &r : staged)
     if (!r.shared)
-      loads.push_back(r.load);
+      loads.push_back(r.loaded());
   auto slices = LoadSlices::get(loop, ArrayRef<Operation *>(loads));
   if (!slices)
     return false;
@@ -286,33 +308,169 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
   const int64_t S = stages, D = S - 1, slots = extraSlot() ? S + 1 : S;
+  // A producer warp issues the TMA copies (`specialize`): where the last
+  // product's wait is deferred (its slot is then released in the next
+  // iteration), the copies' offsets follow from the induction variable and
+  // ops of the kernel's entry the producer can repeat, and no other loop of
+  // the kernel has dots (the producer runs this loop's copies alone).
+  std::optional<ProducerDependencies> deps;
+  if (byTma && specialize && warps == 8 && deferred >= 0 &&
+      slices->usedArgs.empty() &&
+      llvm::all_of(chained, [](int64_t c) { return c < 0; }) &&
+      !func.walk([&](scf::ForOp other) {
+             return other != loop && !other.getOps<kd::DotOp>().empty()
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           })
+           .wasInterrupted()) {
+    SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
+                                 loop.getStep()};
+    for (Operation *op : slices->slice)
+      llvm::append_range(needed, op->getOperands());
+    for (RegisterDot &r : staged)
+      if (!r.shared)
+        llvm::append_range(needed, r.desc.getOffsets());
+    deps = producerDependencies(func, loop, /*outer=*/{}, needed);
+  }
+  const bool byProducer = deps.has_value();
   // Starts the copies of the iteration `map` describes into `slot`.
   auto issue = [&](IRMapping &map, Value more, Value slot) {
     for (RegisterDot &r : staged) {
       if (r.shared)
         continue;
+      if (byTma) {
+        // One thread expects B's bytes on the slot's barrier and copies
+        // its panels (the tensor map's boxes) into B's place in the slot.
+        Value tensorMap = tma.tensorMap(
+            func, r.desc.getDesc().getDefiningOp<kd::MakeTensorDescOp>(),
+            r.swizzle);
+        SmallVector<Value> offsets;
+        for (Value o : r.desc.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        kd::TmaStageOp::create(
+            rewriter, r.desc.getLoc(), tensorMap, offsets, more, slot,
+            /*operand=*/1, r.shape, /*producer=*/byProducer,
+            /*transposed=*/bool(r.trans), /*multicast=*/1,
+            rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
+        continue;
+      }
       Value ptr = map.lookupOrDefault(r.load.getPtr());
       Value mask = r.load.getMask() ? map.lookupOrDefault(r.load.getMask())
                                     : Value();
       Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
       kd::AsyncStageOp::create(
-          rewriter, r.load.getLoc(), ptr, guarded, slot, /*operand=*/1,
-          dotShapeOf(r.dot), kd::DotEngine::WGMMA,
+          rewriter, r.load.getLoc(), ptr, guarded, slot, /*operand=*/1, r.shape,
+          kd::DotEngine::WGMMA,
           /*transposed=*/bool(r.trans),
           rewriter.getDenseI64ArrayAttr({r.offset, slotBytes}));
     }
   };
-  rewriter.setInsertionPoint(loop);
-  copyPrologue(rewriter, loop, *slices, D, issue);
-  // Before the first dot: wait for this iteration's Bs, start iteration
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        v);
+  };
+  int64_t copied =
+      llvm::count_if(staged, [](RegisterDot &r) { return !r.shared; });
+  if (byProducer) {
+    // At the kernel's entry: full and empty barriers, then the producer
+    // warp's loop: for k: wait until slot k % slots is released, copy
+    // iteration k's Bs into it; exit.
+    Block *entry = &func.getBody().front();
+    rewriter.setInsertionPointToStart(entry);
+    kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/copied,
+                          /*consumer_arrivals=*/warps, /*cluster_size=*/1);
+    Value isProducer =
+        kd::WarpIsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+    auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                    /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+    // The producer is a warpgroup (setmaxnreg works on whole ones) that
+    // keeps 24 registers a thread and gives the rest to the two consumer
+    // warpgroups: 240 each (per SM sub-partition: 2 x 32 x 240 + 32 x 24
+    // of 16384). With a producer warp instead, 9 warps, no thread could
+    // have more than 168 (3 warps on one sub-partition), where ptxas
+    // serializes attention's wgmmas.
+    kd::SetMaxRegistersOp::create(rewriter, loc, 24, /*increase=*/false);
+    IRMapping outside;
+    for (Operation *op : deps->entry)
+      rewriter.clone(*op, outside);
+    auto producer = scf::ForOp::create(
+        rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
+        outside.lookupOrDefault(loop.getUpperBound()),
+        outside.lookupOrDefault(loop.getStep()),
+        ValueRange{constant(0), constant(0)});
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(producer.getBody());
+      Value slot = producer.getRegionIterArgs()[0];
+      Value phase = producer.getRegionIterArgs()[1];
+      // A fresh barrier passes parity 1: the first round waits for nothing.
+      kd::TmaWaitOp::create(
+          rewriter, loc, slot,
+          arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+          /*empty=*/true, /*nosync=*/true);
+      IRMapping inner = outside;
+      inner.map(loop.getInductionVar(), producer.getInductionVar());
+      for (Operation *op : slices->slice)
+        rewriter.clone(*op, inner);
+      issue(
+          inner,
+          arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1),
+          slot);
+      Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+      Value wrap = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, next, constant(slots));
+      scf::YieldOp::create(
+          rewriter, loc,
+          ValueRange{
+              arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
+              arith::SelectOp::create(
+                  rewriter, loc, wrap,
+                  arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+                  phase)});
+    }
+    kd::ExitOp::create(rewriter, loc);
+    rewriter.setInsertionPointAfter(branch);
+    kd::SetMaxRegistersOp::create(rewriter, loc, 240, /*increase=*/true);
+  } else {
+    rewriter.setInsertionPoint(loop);
+    // TMA: an mbarrier a slot, which each copy of a slot's Bs arrives on
+    // (initialized before each staged loop: the previous one's copies were
+    // all waited for, and its drain below has every thread past its
+    // waits).
+    if (byTma)
+      kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/copied);
+    copyPrologue(rewriter, loop, *slices, D, issue, /*commit=*/!byTma);
+  }
+  // Before the first dot: wait for this iteration's Bs (and for every
+  // thread to be done with the slot refilled next), start iteration
   // k + D's.
   rewriter.setInsertionPoint(staged.front().dot);
-  kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
-  Value index = loopIndex(rewriter, loop);
-  Value slot = ringSlot(rewriter, loc, index, 0, slots);
-  Value aheadSlot = ringSlot(rewriter, loc, index, D, slots);
-  copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
-                slices->currentArgs(loop), D, aheadSlot, issue);
+  if (!byTma)
+    kd::AsyncWaitOp::create(rewriter, loc, D - 1, /*async_proxy=*/true);
+  Value slot, phase, aheadSlot;
+  if (byProducer) {
+    // The slot and phase are carried (carrySlots replaces these); no
+    // barrier: the warpgroups run apart.
+    slot = constant(0);
+    phase = constant(0);
+    kd::TmaWaitOp::create(rewriter, loc, slot, phase, /*empty=*/false,
+                          /*nosync=*/true);
+  } else {
+    Value index = loopIndex(rewriter, loop);
+    slot = ringSlot(rewriter, loc, index, 0, slots);
+    if (byTma) {
+      phase = arith::AndIOp::create(
+          rewriter, loc,
+          arith::DivSIOp::create(rewriter, loc, index, constant(slots)),
+          constant(1));
+      kd::TmaWaitOp::create(rewriter, loc, slot, phase);
+    }
+    aheadSlot = ringSlot(rewriter, loc, index, D, slots);
+  }
+  if (!byTma)
+    copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
+                  slices->currentArgs(loop), D, aheadSlot, issue);
   Operation *commit = &*std::prev(rewriter.getInsertionPoint());
   SmallVector<kd::DotStagedOp> issued;
   for (RegisterDot &r : staged) {
@@ -331,9 +489,19 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     if (r.trans)
       rewriter.eraseOp(r.trans);
   }
+  // TMA: the copies of iteration k + D start right after the first
+  // product is issued. One thread issues them (and waits out their
+  // issue); before the product, its warpgroup's product would wait for it
+  // (0.9x at head dim 128 on the H100).
+  if (byTma && !byProducer) {
+    rewriter.setInsertionPointAfter(issued.front());
+    copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
+                  slices->currentArgs(loop), D, aheadSlot, issue,
+                  /*commit=*/false);
+  }
   for (RegisterDot &r : staged)
     if (!r.shared)
-      rewriter.eraseOp(r.load);
+      rewriter.eraseOp(r.loaded());
   // Each product is issued as early as its operands allow (after this
   // iteration's copies are started): the backward's v @ do.T, which reads
   // only the staging, goes right after k @ q.T, and runs while exp2 makes
@@ -366,7 +534,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   // runs while the tensor cores work. wgmmas complete in order: with the
   // products issued after it (`pending`) still allowed to run, it is
   // complete.
-  auto waitBeforeFirstUse = [&](Value value, Operation *issuedAt) {
+  auto waitBeforeFirstUse = [&](Value value,
+                                Operation *issuedAt) -> Operation * {
     Operation *first = nullptr;
     for (Operation *user : value.getUsers()) {
       Operation *at = body->findAncestorOpInBlock(*user);
@@ -374,13 +543,14 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
         first = at;
     }
     if (!first)
-      return;
+      return nullptr;
     rewriter.setInsertionPoint(first);
     int64_t pending = issuedBetween(issuedAt, first);
     auto wait = kd::DotWaitOp::create(rewriter, value.getLoc(),
                                       cast<RankedTensorType>(value.getType()),
                                       value, pending);
     value.replaceAllUsesExcept(wait.getResult(), wait);
+    return wait;
   };
   for (auto [n, dot] : llvm::enumerate(issued)) {
     if (chained[n] >= 0 || (deferred >= 0 && n + 1 == issued.size()))
@@ -389,8 +559,27 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   }
   // The previous iteration's last product: every product of this
   // iteration was issued after it.
-  if (deferred >= 0)
-    waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
+  if (deferred >= 0) {
+    Operation *wait =
+        waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
+    // With a producer warp: that product was the last to read the previous
+    // iteration's slot, which goes back to the producer (each warp's lane
+    // 0 arrives on its empty barrier; not in the first iteration).
+    if (byProducer && wait) {
+      rewriter.setInsertionPointAfter(wait);
+      Value prev = arith::SelectOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, slot,
+                                constant(0)),
+          constant(slots - 1),
+          arith::SubIOp::create(rewriter, loc, slot, constant(1)));
+      Value notFirst =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                loop.getInductionVar(), loop.getLowerBound());
+      kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst,
+                               /*cluster_size=*/1);
+    }
+  }
   SmallVector<unsigned> waits;
   for (int64_t i : chained)
     if (i >= 0)
@@ -398,7 +587,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   if (deferred >= 0)
     waits.push_back(unsigned(deferred));
   drainAfterLoop(rewriter, loop, waits);
-  carrySlots(rewriter, loop, slot, aheadSlot, Value(), D, slots);
+  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
   return true;
 }
 

@@ -221,15 +221,15 @@ struct StageDotOperands
     stages = ::kite::detail::loopStages(loop, stages);
     if (stages < 2)
       return; // num_stages = 1: no copies in flight
+    bool specialize =
+        ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
     // Dots with A in registers and B loaded in the loop (attention).
-    if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps,
-                                          stages))
+    if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps, stages,
+                                          tmaSchedules, specialize))
       return;
     if (dots.size() != 1)
       return;
     kd::DotOp dot = dots.front();
-    bool specialize =
-        ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
     if (auto tma = ::kite::detail::tmaOperands(dot, chip, warps, stages)) {
       // ping_pong takes effect with the producer warp.
       bool pingPong = specialize && ::kite::detail::loopPingPong(loop);

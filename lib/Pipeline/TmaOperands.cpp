@@ -150,6 +150,65 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
 } // namespace kite::detail
 
 namespace kite::detail {
+SmallVector<kd::DescriptorLoadOp> tmaRegisterDotLoads(scf::ForOp loop,
+                                                      StringRef chip,
+                                                      int64_t warps,
+                                                      int64_t stages) {
+  SmallVector<kd::DescriptorLoadOp> none, loads;
+  if (chip != "sm_90a" || stages < 2)
+    return none;
+  auto func = loop->getParentOfType<func::FuncOp>();
+  if (!func || loop->getBlock() != &func.getBody().front())
+    return none;
+  APInt step;
+  if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+      !step.isStrictlyPositive())
+    return none;
+  Block *body = loop.getBody();
+  SmallVector<kd::DotOp> dots;
+  for (Operation &op : *body)
+    if (auto dot = dyn_cast<kd::DotOp>(op))
+      dots.push_back(dot);
+  if (dots.empty())
+    return none;
+  kd::AxisInfoAnalysis axisInfo(func);
+  for (kd::DotOp dot : dots) {
+    RankedTensorType aType = dot.getA().getType();
+    Type element = aType.getElementType();
+    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+            N = dot.getType().getDimSize(1);
+    if (!(element.isF16() || element.isBF16()) ||
+        dot.getB().getType().getElementType() != element || K % 16 || N % 16 ||
+        !kd::WgmmaTile::choose(M, N, warps))
+      return none;
+    if (Operation *aDef = dot.getA().getDefiningOp();
+        aDef && aDef->getBlock() == body &&
+        isa<kd::LoadOp, kd::DescriptorLoadOp>(aDef))
+      return none; // a K loop's A: the two-operand schedules'
+    kd::TransOp trans = transposedB(dot);
+    auto load = (trans ? trans.getSrc() : dot.getB())
+                    .getDefiningOp<kd::DescriptorLoadOp>();
+    if (!load || load->getBlock() != body ||
+        !tmaDescriptor(load.getDesc(), loop, func, axisInfo))
+      return none;
+    // Read only by the loop's dots (as B, or through their transposition).
+    for (Operation *user : load->getUsers()) {
+      auto asB = [&](Operation *op, Value b) {
+        auto d = dyn_cast<kd::DotOp>(op);
+        return d && d.getB() == b && llvm::is_contained(dots, d);
+      };
+      auto t = dyn_cast<kd::TransOp>(user);
+      if (!asB(user, load.getResult()) &&
+          !(t && t->hasOneUse() && asB(*t->user_begin(), t.getResult()) &&
+            transposedB(cast<kd::DotOp>(*t->user_begin())) == t))
+        return none;
+    }
+    if (!llvm::is_contained(loads, load))
+      loads.push_back(load);
+  }
+  return loads;
+}
+
 bool tmaStore(kd::DescriptorStoreOp store, StringRef chip) {
   if (chip != "sm_90a" || store.getOffsets().size() != 2)
     return false;

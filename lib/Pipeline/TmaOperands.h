@@ -12,6 +12,7 @@
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <array>
 #include <optional>
@@ -42,6 +43,21 @@ mlir::kite::TransOp transposedB(mlir::kite::DotOp dot);
 std::optional<std::array<mlir::kite::DescriptorLoadOp, 2>>
 tmaOperands(mlir::kite::DotOp dot, llvm::StringRef chip, int64_t warps,
             int64_t stages);
+
+/// The descriptor loads of `loop`'s Bs when TMA stages them for dots that
+/// read A from registers (attention's q @ k^T and p @ v:
+/// RegisterDotSchedule.cpp): `chip` is sm_90a, `stages` >= 2, the loop is
+/// one of the kernel's entry block with a constant positive step; every
+/// dot of its body reads A made outside the loop or computed in it (no
+/// load of the body) and B from a descriptor load of the body (possibly
+/// through transposedB) that only the loop's dots read, f16/bf16 operands
+/// of one type, K and N multiples of 16 and a wgmma tile on `warps` warps;
+/// each descriptor can be a CUtensorMap as for tmaOperands. Empty
+/// otherwise. (The staging checks the rest: the As' layouts, the ring's
+/// shared memory; where it cannot, the loads become pointer blocks.)
+llvm::SmallVector<mlir::kite::DescriptorLoadOp>
+tmaRegisterDotLoads(mlir::scf::ForOp loop, llvm::StringRef chip, int64_t warps,
+                    int64_t stages);
 
 /// Whether `store` (a descriptor_store) can be a TMA store (kite.tma_store):
 /// `chip` is sm_90a, f16, bf16 or f32 elements, and its descriptor can be a

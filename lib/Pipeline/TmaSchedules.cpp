@@ -47,10 +47,15 @@ TmaSchedules::tensorMapParams(func::FuncOp func, kd::DotOp dot,
 Value TmaSchedules::tensorMapParam(func::FuncOp func, kd::MakeTensorDescOp make,
                                    int operand,
                                    const kd::SwizzledStaging &staging) {
-  auto key = std::make_pair(make.getOperation(), operand);
+  return tensorMap(func, make,
+                   operand == 0 ? staging.aSwizzle : staging.bSwizzle);
+}
+
+Value TmaSchedules::tensorMap(func::FuncOp func, kd::MakeTensorDescOp make,
+                              int64_t swizzle) {
+  auto key = std::make_pair(make.getOperation(), swizzle);
   if (auto it = tensorMaps.find(key); it != tensorMaps.end())
     return it->second;
-  int64_t swizzle = operand == 0 ? staging.aSwizzle : staging.bSwizzle;
   Value param = ::kite::detail::appendTensorMap(func, make, swizzle);
   tensorMaps[key] = param;
   return param;
@@ -78,7 +83,7 @@ static Value phaseOf(IRRewriter &rewriter, Location loc, Value index,
 
 /// The number of iterations of `loop` (a constant positive step), at the
 /// insertion point.
-static Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop) {
+Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop) {
   Type i32 = rewriter.getI32Type();
   Value one = arith::ConstantIntOp::create(rewriter, loc, i32, 1);
   Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(),
@@ -169,7 +174,8 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
       kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
                              more, slot, int32_t(operand), dotShape,
                              /*producer=*/false,
-                             /*transposed=*/operand == 1 && trans);
+                             /*transposed=*/operand == 1 && trans,
+                             /*multicast=*/1, /*b_place=*/nullptr);
     }
   };
   // A loop nested in a tile loop (a persistent kernel, TmaOperands.cpp):
@@ -251,10 +257,7 @@ void TmaSchedules::stageWithTma(func::FuncOp func, scf::ForOp loop,
 /// the tile loop's induction variable. None when a value depends on
 /// anything else (an op with side effects or regions, a loop-carried
 /// value), or the loop is nested deeper.
-struct ProducerDependencies {
-  SmallVector<Operation *> entry, tile;
-};
-static std::optional<ProducerDependencies>
+std::optional<ProducerDependencies>
 producerDependencies(func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
                      ArrayRef<Value> values) {
   Block *entry = &func.getBody().front();
@@ -481,7 +484,7 @@ bool TmaSchedules::stageWithProducerWarp(
                              yes, slot, int32_t(operand), dotShape,
                              /*producer=*/true,
                              /*transposed=*/operand == 1 && trans,
-                             multicast[operand]);
+                             multicast[operand], /*b_place=*/nullptr);
     }
     scf::YieldOp::create(rewriter, loc, advance(slot, phase));
     return SmallVector<Value>(producer.getResults());

@@ -180,6 +180,13 @@ struct ConvertKiteToGPUPass
         DenseI64ArrayAttr::get(&getContext(), {registers, spillBytes}));
   }
 
+  /// Whether the kernel's producer is a warpgroup that gives its registers
+  /// away (kite.set_max_registers), not one warp.
+  static bool hasProducerWarpgroup(func::FuncOp func) {
+    return func.walk([](SetMaxRegistersOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  }
+
   /// The register limit of a kernel whose K loop TMA stages (no producer
   /// warp, no limit of its own): 255 where as many of its programs as its
   /// shared memory allows on an SM can have 255 registers a thread each
@@ -193,13 +200,20 @@ struct ConvertKiteToGPUPass
                                                  int64_t numThreads,
                                                  int64_t smemBytes, bool tma,
                                                  bool producerWarp) {
-    if (!tma || producerWarp ||
-        func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
+    if (!tma || func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
       return std::nullopt;
     int64_t programs = std::max<int64_t>(
         1, std::min(kSharedMemoryPerSM /
                         (smemBytes + kReservedSharedMemoryPerProgram),
                     2048 / numThreads));
+    if (producerWarp) {
+      // A producer warpgroup that gives its registers to the consumers
+      // (kite.set_max_registers): the entry's count fixed, as setmaxnreg
+      // needs, at what the program's threads can all have (168 for 384).
+      if (!hasProducerWarpgroup(func))
+        return std::nullopt;
+      return 65536 / (numThreads + 128) / 8 * 8;
+    }
     // Only where it binds nothing: a lower limit could leave a wgmma tile
     // too few registers to compile (ptxas refused 128x128x32 on 8 warps,
     // which three programs could share an SM with, under 80).
@@ -286,7 +300,9 @@ struct ConvertKiteToGPUPass
     bool producerWarp = false;
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });
     bool tensorCores = kernelUsesTensorCores(func);
-    if (occupancyHint)
+    // (Not for a producer warpgroup: its registers are set by setmaxnreg
+    // for one program an SM.)
+    if (occupancyHint && !hasProducerWarpgroup(func))
       recordOccupancyRegisters(func, consumerThreads, smemBytes);
     std::optional<int64_t> tmaLimit =
         occupancyHint
@@ -382,7 +398,9 @@ struct ConvertKiteToGPUPass
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-        {int32_t(consumerThreads + (producerWarp ? 32 : 0)), 1, 1}));
+        {int32_t(consumerThreads +
+                 (producerWarp ? (hasProducerWarpgroup(func) ? 128 : 32) : 0)),
+         1, 1}));
     // @kernel(maxnreg=N): `.maxnreg N` on the entry; a TMA-staged kernel
     // without one gets the registers its occupancy allows.
     if (auto limit = func->getAttrOfType<IntegerAttr>(

@@ -108,6 +108,10 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     SwizzledStaging staging =
         SwizzledStaging::get(shape[0], shape[1], shape[2], eb,
                              /*bKMajor=*/op.getTransposed());
+    if (std::optional<ArrayRef<int64_t>> place = op.getBPlace()) {
+      staging.bPlace = (*place)[0];
+      staging.slotBytes = (*place)[1];
+    }
     bool isA = op.getOperand() == 0;
     int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
     int64_t swz = isA ? staging.aSwizzle : staging.bSwizzle;
@@ -119,6 +123,19 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
                             state.consumerGroups * state.numThreads)
             : firstThread(rewriter, loc));
     Value bar = barrierPointer(rewriter, loc, state, adaptor.getSlot());
+    // The Bs of dots with A in registers (attention's K and V), issued
+    // among the consumers' work: a branch around them, so that the other
+    // warps skip them (predicated, each warp would run the loop ptxas
+    // makes around a TMA copy whose coordinates it cannot prove uniform:
+    // some 20 instructions a copy, 0.9x at head dim 128).
+    std::optional<OpBuilder::InsertionGuard> inBranch;
+    if (op.getBPlace() && !op.getProducer() && op.getMulticast() == 1) {
+      auto branch = scf::IfOp::create(rewriter, loc, on,
+                                      /*withElseRegion=*/false);
+      inBranch.emplace(rewriter);
+      rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      on = Value();
+    }
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, /*res=*/Type(), bar,
         i32Const(rewriter, loc, rows * cols * eb), NVVM::MemScopeKind::CTA,
@@ -139,7 +156,7 @@ struct TmaStageLowering : OpConversionPattern<TmaStageOp> {
     }
     for (int64_t p = 0; p < cols / panelElems; ++p) {
       Value issue = on;
-      if (multicast > 1)
+      if (multicast > 1 && on)
         issue = arith::AndIOp::create(
             rewriter, loc, on,
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rank,
@@ -362,6 +379,21 @@ struct WarpIsProducerLowering : OpConversionPattern<WarpIsProducerOp> {
   const KiteLoweringState &state;
 };
 
+/// kite.set_max_registers: setmaxnreg.
+struct SetMaxRegistersLowering : OpConversionPattern<SetMaxRegistersOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SetMaxRegistersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, op.getLoc(), int32_t(op.getCount()),
+        op.getIncrease() ? NVVM::SetMaxRegisterAction::increase
+                         : NVVM::SetMaxRegisterAction::decrease);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// kite.consumer_group: the thread's index over numThreads.
 struct ConsumerGroupLowering : OpConversionPattern<ConsumerGroupOp> {
   ConsumerGroupLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -466,6 +498,6 @@ void mlir::kite::populateTmaPatterns(KiteTypeConverter &converter,
            TmaReleaseLowering, WarpIsProducerLowering, ConsumerGroupLowering,
            TurnLowering<TurnWaitOp, false>, TurnLowering<TurnPassOp, true>>(
           converter, state, patterns.getContext());
-  patterns.add<ExitLowering, ClusterBarrierLowering>(converter,
-                                                     patterns.getContext());
+  patterns.add<ExitLowering, ClusterBarrierLowering, SetMaxRegistersLowering>(
+      converter, patterns.getContext());
 }

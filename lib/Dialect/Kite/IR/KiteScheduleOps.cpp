@@ -312,6 +312,15 @@ LogicalResult TmaInitOp::verify() {
   return success();
 }
 
+LogicalResult SetMaxRegistersOp::verify() {
+  int64_t count = getCount();
+  if (count < 24 || count > 256 || count % 8)
+    return emitOpError() << "takes a register count from 24 to 256, a "
+                            "multiple of 8, got "
+                         << count;
+  return success();
+}
+
 LogicalResult TmaStageOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
   int64_t operand = getOperand();
@@ -332,5 +341,12 @@ LogicalResult TmaStageOp::verify() {
   if (block.getDimSize(1) * block.getElementTypeBitWidth() / 8 % 32 ||
       block.getDimSize(0) > 256)
     return emitOpError() << "blocks of at most 256 rows of 32-byte multiples";
+  if (std::optional<ArrayRef<int64_t>> place = getBPlace()) {
+    if (operand != 1)
+      return emitOpError() << "places a block with b_place only as B";
+    if (place->size() != 2 || (*place)[0] < 0 || (*place)[1] <= (*place)[0])
+      return emitOpError() << "b_place must be [offset, slot bytes] with the "
+                              "offset inside the slot";
+  }
   return success();
 }

@@ -50,6 +50,27 @@ def Kite_WarpIsProducerOp : Kite_Op<"warp_is_producer", [Pure]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Kite_SetMaxRegistersOp : Kite_Op<"set_max_registers",
+                                     [MemoryEffects<[MemWrite]>]> {
+  let summary = "Give a warpgroup's registers away, or take more (setmaxnreg)";
+  let description = [{
+    `setmaxnreg.{inc,dec}.sync.aligned.u32 count` for every warp of the
+    warpgroups that run it: the producer warpgroup of a warp-specialized
+    kernel gives its registers to the consumers (`count` from 24 to 256, a
+    multiple of 8). A kernel with these ops has a producer warpgroup (128
+    threads beyond its `num_warps`, one of which issues the copies) and its
+    entry register count fixed, which ptxas needs to honour them.
+
+    ```mlir
+    kite.set_max_registers 24
+    kite.set_max_registers increase 240
+    ```
+  }];
+  let arguments = (ins I32Attr:$count, UnitAttr:$increase);
+  let assemblyFormat = "(`increase` $increase^)? $count attr-dict";
+  let hasVerifier = 1;
+}
+
 def Kite_ExitOp : Kite_Op<"exit", [MemoryEffects<[MemWrite]>]> {
   let summary = "End this thread (the producer warp, its copies issued)";
   let assemblyFormat = "attr-dict";
@@ -132,15 +153,21 @@ def Kite_TmaStageOp : Kite_Op<"tma_stage", [MemoryEffects<[MemRead, MemWrite]>]>
     of the block's panels into the slot of every program of the cluster
     (`.multicast::cluster`), signalling each one's barrier; each program
     still expects the whole block's bytes.
+    With `b_place = [offset, bytes]` (B only) the slot holds no A (the dot
+    reads A from registers: attention's products): B lies at `offset` bytes
+    into slots of `bytes` each, which may hold the Bs of several dots of a
+    loop (as kite.async_stage's `b_place`).
   }];
   let arguments = (ins Kite_TensorDescType:$desc, Variadic<I32>:$offsets,
                        I1:$pred, I32:$slot, I32Attr:$operand,
                        DenseI64ArrayAttr:$dot_shape, UnitAttr:$producer,
                        UnitAttr:$transposed,
-                       DefaultValuedAttr<I64Attr, "1">:$multicast);
+                       DefaultValuedAttr<I64Attr, "1">:$multicast,
+                       OptionalAttr<DenseI64ArrayAttr>:$b_place);
   let assemblyFormat = "$desc `[` $offsets `]` `if` $pred `slot` $slot "
                        "`operand` $operand `dot` $dot_shape (`producer` $producer^)? "
-                       "(`transposed` $transposed^)? attr-dict `:` type($desc)";
+                       "(`transposed` $transposed^)? (`b_place` $b_place^)? "
+                       "attr-dict `:` type($desc)";
   let hasVerifier = 1;
 }
 
