@@ -169,7 +169,7 @@ int runAttention() {
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         std::optional<Kernel> tmaKernel, wsKernel;
         if (const char *t = std::getenv("KITE_BENCH_ATTN_TMA");
-            t && std::string(t) == "1" && !dropout) {
+            !(t && std::string(t) == "0") && !dropout) {
           CompileOptions to = o;
           to.constants.erase("DROPOUT");
           tmaKernel = load("bench/attention_tma.kite", "", to);
@@ -194,9 +194,10 @@ int runAttention() {
           double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,
                              /*settle=*/true);
           printAttnRow(cfg.row(), "", Z, H, N, D, causal, dropout, ms);
-          // KITE_BENCH_ATTN_TMA=1: also bench/kernels/attention_tma.kite
-          // (K and V through host tensor descriptors: TMA on sm_90a), the
-          // same blocks, as "<blocks> tma".
+          // Also bench/kernels/attention_tma.kite (K and V through host
+          // tensor descriptors: TMA on sm_90a), the same blocks, as
+          // "<blocks> tma", and not causal with a producer warpgroup as
+          // "<blocks> tma ws" (KITE_BENCH_ATTN_TMA=0: neither).
           if (tmaKernel) {
             auto half = [](uint64_t p) {
               return Arg(reinterpret_cast<uint16_t *>(p));
