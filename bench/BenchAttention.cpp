@@ -173,12 +173,9 @@ int runAttention() {
           CompileOptions to = o;
           to.constants.erase("DROPOUT");
           tmaKernel = load("bench/attention_tma.kite", "", to);
-          if (!causal) {
-            // One loop over whole blocks, copies by a producer warp.
-            to.constants["EVEN_N"] = 1;
-            to.warpSpecialize = true;
-            wsKernel = load("bench/attention_tma.kite", "", to);
-          }
+          // The copies by a producer warpgroup.
+          to.warpSpecialize = true;
+          wsKernel = load("bench/attention_tma.kite", "", to);
         }
         for (int N : lengths) {
           // KITE_BENCH_PROGRAMS=P: Z = 1 and as many heads as give P
@@ -196,8 +193,8 @@ int runAttention() {
           printAttnRow(cfg.row(), "", Z, H, N, D, causal, dropout, ms);
           // Also bench/kernels/attention_tma.kite (K and V through host
           // tensor descriptors: TMA on sm_90a), the same blocks, as
-          // "<blocks> tma", and not causal with a producer warpgroup as
-          // "<blocks> tma ws" (KITE_BENCH_ATTN_TMA=0: neither).
+          // "<blocks> tma", and with a producer warpgroup as "<blocks> tma
+          // ws" (KITE_BENCH_ATTN_TMA=0: neither).
           if (tmaKernel) {
             auto half = [](uint64_t p) {
               return Arg(reinterpret_cast<uint16_t *>(p));
@@ -241,7 +238,7 @@ int runAttention() {
                          D, N, int(causal), differ, outs);
             printAttnRow(cfg.row() + " tma", "", Z, H, N, D, causal, dropout,
                          tms);
-            if (wsKernel && N % cfg.bn == 0) {
+            if (wsKernel) {
               double wms =
                   timeMs([&] { wsKernel->launch(grid, args).value(); }, 10,
                          /*settle=*/true);

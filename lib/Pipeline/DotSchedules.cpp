@@ -89,8 +89,9 @@ void drainAfterLoop(IRRewriter &rewriter, scf::ForOp loop,
   kd::AsyncWaitOp::create(rewriter, loop.getLoc(), 0);
 }
 
-void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
-                Value phase, int64_t D, int64_t slots, SlotStart start) {
+scf::ForOp carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
+                      Value ahead, Value phase, int64_t D, int64_t slots,
+                      SlotStart start) {
   Location loc = loop.getLoc();
   Type i32 = rewriter.getI32Type();
   rewriter.setInsertionPoint(loop);
@@ -133,7 +134,7 @@ void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
         return next;
       });
   if (failed(grown))
-    return; // the remainders stay: correct, slower
+    return {}; // the remainders stay: correct, slower
   auto forOp = cast<scf::ForOp>(grown->getOperation());
   auto args = forOp.getRegionIterArgs();
   size_t at = args.size() - inits.size();
@@ -142,6 +143,7 @@ void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
     rewriter.replaceAllUsesWith(ahead, args[at++]);
   if (phase)
     rewriter.replaceAllUsesWith(phase, args[at]);
+  return forOp;
 }
 
 } // namespace kite::detail

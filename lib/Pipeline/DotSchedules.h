@@ -64,8 +64,11 @@ struct SlotStart {
 /// wraps: no division or remainder in the loop. They start at `start`
 /// (`ahead` at start + D mod S), which must agree with `slot` and `phase`
 /// at the first iteration (they stay where the loop cannot grow).
-void carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot, Value ahead,
-                Value phase, int64_t D, int64_t slots, SlotStart start = {});
+/// Returns the loop that replaced `loop` (null where it could not grow: the
+/// remainders stay).
+scf::ForOp carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
+                      Value ahead, Value phase, int64_t D, int64_t slots,
+                      SlotStart start = {});
 
 /// The number of iterations of `loop` (a constant positive step), at the
 /// insertion point.
@@ -149,6 +152,19 @@ public:
   /// Whether a schedule asked for could not be made (an error was
   /// emitted).
   bool failed = false;
+
+  /// A kernel's producer warpgroup for register dots (attention,
+  /// RegisterDotSchedule.cpp): the loops staged so far share its ring, in
+  /// program order.
+  struct ProducerRing {
+    Operation *exit =
+        nullptr;       ///< the producer's kite.exit: next loops go before
+    IRMapping outside; ///< the entry's ops the producer repeated
+    Value slot, phase; ///< the producer's counters after its last loop
+    Value consumerSlot, consumerPhase; ///< the consumers' after theirs
+    int64_t slots = 0, slotBytes = 0;
+  };
+  std::map<Operation *, ProducerRing> producerRings; ///< by kernel
 
 private:
   /// The tensor-map parameters of `loads` (A, B) staged for `dot`.

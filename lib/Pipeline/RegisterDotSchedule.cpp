@@ -308,21 +308,31 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
   const int64_t S = stages, D = S - 1, slots = extraSlot() ? S + 1 : S;
-  // A producer warp issues the TMA copies (`specialize`): where the last
-  // product's wait is deferred (its slot is then released in the next
-  // iteration), the copies' offsets follow from the induction variable and
-  // ops of the kernel's entry the producer can repeat, and no other loop of
-  // the kernel has dots (the producer runs this loop's copies alone).
+  // A producer warpgroup issues the TMA copies (`specialize`, 8 warps):
+  // where the last product's wait is deferred (its slot is then released
+  // in the next iteration) and the copies' offsets follow from the
+  // induction variable and ops of the kernel's entry the producer can
+  // repeat. Every loop of the kernel with dots must be one of the entry
+  // block's whose Bs TMA stages (the causal kernel's two, or whole blocks
+  // and a partial last one): the producer runs their copies one loop after
+  // the other through one ring, which the consumers' loops continue.
+  TmaSchedules::ProducerRing *ring = nullptr;
+  if (auto it = tma.producerRings.find(func); it != tma.producerRings.end())
+    ring = &it->second;
   std::optional<ProducerDependencies> deps;
-  if (byTma && specialize && warps == 8 && deferred >= 0 &&
-      slices->usedArgs.empty() &&
-      llvm::all_of(chained, [](int64_t c) { return c < 0; }) &&
+  bool allLoopsTake =
       !func.walk([&](scf::ForOp other) {
-             return other != loop && !other.getOps<kd::DotOp>().empty()
+             if (other == loop || other.getOps<kd::DotOp>().empty())
+               return WalkResult::advance();
+             return tmaRegisterDotLoads(other, chip, warps, stages).empty()
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            })
-           .wasInterrupted()) {
+           .wasInterrupted();
+  if (byTma && specialize && warps == 8 && deferred >= 0 &&
+      slices->usedArgs.empty() &&
+      llvm::all_of(chained, [](int64_t c) { return c < 0; }) && allLoopsTake &&
+      (!ring || (ring->slots == slots && ring->slotBytes == slotBytes))) {
     SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
                                  loop.getStep()};
     for (Operation *op : slices->slice)
@@ -333,6 +343,15 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     deps = producerDependencies(func, loop, /*outer=*/{}, needed);
   }
   const bool byProducer = deps.has_value();
+  if (ring && !byProducer) {
+    // An earlier loop's copies are the producer's: this one cannot take
+    // another schedule (its barriers are the ring's).
+    loop.emitError() << "warp specialization: this loop cannot share the "
+                        "producer warpgroup of the kernel's earlier loop "
+                        "(its products' staging differs)";
+    tma.failed = true;
+    return true;
+  }
   // Starts the copies of the iteration `map` describes into `slot`.
   auto issue = [&](IRMapping &map, Value more, Value slot) {
     for (RegisterDot &r : staged) {
@@ -371,10 +390,9 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   };
   int64_t copied =
       llvm::count_if(staged, [](RegisterDot &r) { return !r.shared; });
-  if (byProducer) {
-    // At the kernel's entry: full and empty barriers, then the producer
-    // warp's loop: for k: wait until slot k % slots is released, copy
-    // iteration k's Bs into it; exit.
+  if (byProducer && !ring) {
+    // At the kernel's entry: full and empty barriers, then the producer's
+    // branch (its loops go before its kite.exit).
     Block *entry = &func.getBody().front();
     rewriter.setInsertionPointToStart(entry);
     kd::TmaInitOp::create(rewriter, loc, slots, /*arrivals=*/copied,
@@ -391,14 +409,29 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     // have more than 168 (3 warps on one sub-partition), where ptxas
     // serializes attention's wgmmas.
     kd::SetMaxRegistersOp::create(rewriter, loc, 24, /*increase=*/false);
-    IRMapping outside;
+    TmaSchedules::ProducerRing fresh;
+    fresh.slot = constant(0);
+    fresh.phase = constant(0);
+    fresh.exit = kd::ExitOp::create(rewriter, loc);
+    fresh.slots = slots;
+    fresh.slotBytes = slotBytes;
+    rewriter.setInsertionPointAfter(branch);
+    kd::SetMaxRegistersOp::create(rewriter, loc, 240, /*increase=*/true);
+    ring = &(tma.producerRings[func] = fresh);
+  }
+  if (byProducer) {
+    // The producer's loop for this one: for k: wait until slot k % slots
+    // is released, copy iteration k's Bs into it.
+    rewriter.setInsertionPoint(ring->exit);
+    IRMapping &outside = ring->outside;
     for (Operation *op : deps->entry)
-      rewriter.clone(*op, outside);
+      if (!outside.contains(op->getResult(0)))
+        rewriter.clone(*op, outside);
     auto producer = scf::ForOp::create(
         rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
         outside.lookupOrDefault(loop.getUpperBound()),
         outside.lookupOrDefault(loop.getStep()),
-        ValueRange{constant(0), constant(0)});
+        ValueRange{ring->slot, ring->phase});
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(producer.getBody());
@@ -429,9 +462,8 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                   arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
                   phase)});
     }
-    kd::ExitOp::create(rewriter, loc);
-    rewriter.setInsertionPointAfter(branch);
-    kd::SetMaxRegistersOp::create(rewriter, loc, 240, /*increase=*/true);
+    ring->slot = producer.getResult(0);
+    ring->phase = producer.getResult(1);
   } else {
     rewriter.setInsertionPoint(loop);
     // TMA: an mbarrier a slot, which each copy of a slot's Bs arrives on
@@ -587,7 +619,39 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   if (deferred >= 0)
     waits.push_back(unsigned(deferred));
   drainAfterLoop(rewriter, loop, waits);
-  carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots);
+  Operation *drained = &*std::prev(rewriter.getInsertionPoint());
+  SlotStart start;
+  if (byProducer && ring->consumerSlot) {
+    start.slot = ring->consumerSlot;
+    start.phase = ring->consumerPhase;
+  }
+  scf::ForOp grown =
+      carrySlots(rewriter, loop, slot, aheadSlot, phase, D, slots, start);
+  if (byProducer) {
+    if (!grown) {
+      loop.emitError() << "warp specialization: could not carry the ring's "
+                          "counters through this loop";
+      tma.failed = true;
+      return true;
+    }
+    // The loop's last slot goes back to the producer once its last product
+    // is waited for (the drain), for a later loop's copies; if it ran.
+    unsigned n = grown.getNumResults();
+    Value last = grown.getResult(n - 2);
+    ring->consumerSlot = last;
+    ring->consumerPhase = grown.getResult(n - 1);
+    rewriter.setInsertionPointAfter(drained);
+    Value prev = arith::SelectOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, last,
+                              constant(0)),
+        constant(slots - 1),
+        arith::SubIOp::create(rewriter, loc, last, constant(1)));
+    Value ran =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                              grown.getLowerBound(), grown.getUpperBound());
+    kd::TmaReleaseOp::create(rewriter, loc, prev, ran, /*cluster_size=*/1);
+  }
   return true;
 }
 
