@@ -329,10 +329,21 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                         : WalkResult::advance();
            })
            .wasInterrupted();
+  // A new producer only from the kernel's first loop with dots (its copies
+  // start at the kernel's entry: no loop before may use the ring's slots
+  // and barriers).
+  bool firstLoop = true;
+  for (Operation *op = loop->getPrevNode(); op && firstLoop;
+       op = op->getPrevNode())
+    op->walk([&](scf::ForOp other) {
+      if (!other.getOps<kd::DotOp>().empty())
+        firstLoop = false;
+    });
   if (byTma && specialize && warps == 8 && deferred >= 0 &&
       slices->usedArgs.empty() &&
       llvm::all_of(chained, [](int64_t c) { return c < 0; }) && allLoopsTake &&
-      (!ring || (ring->slots == slots && ring->slotBytes == slotBytes))) {
+      (ring ? ring->slots == slots && ring->slotBytes == slotBytes
+            : firstLoop)) {
     SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
                                  loop.getStep()};
     for (Operation *op : slices->slice)
