@@ -28,6 +28,9 @@ namespace kite::detail {
 using namespace mlir;
 namespace kd = mlir::kite;
 
+struct LoadSlices;
+class TmaSchedules;
+
 /// [M, N, K] of `dot`.
 SmallVector<int64_t> dotShapeOf(kd::DotOp dot);
 
@@ -109,7 +112,6 @@ kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 /// `specialize` by a producer warp where the loop is the kernel's only one
 /// with dots; false (nothing changed) otherwise. The
 /// caller has checked the loop: a positive constant step, no atomics.
-class TmaSchedules;
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                        ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,
                        int64_t stages, TmaSchedules &tma,
@@ -165,6 +167,20 @@ public:
     int64_t slots = 0, slotBytes = 0;
   };
   std::map<Operation *, ProducerRing> producerRings; ///< by kernel
+
+  /// The producer warpgroup of register dots (attention): on first use the
+  /// ring of `func` (`slots` slots of `slotBytes`; full barriers of
+  /// `arrivals` copies, empty ones of `consumerWarps` releases) and the
+  /// producer's branch at the kernel's entry (setmaxnreg 24, its kite.exit;
+  /// the consumers setmaxnreg 240 after it); then the producer's loop for
+  /// `loop`'s copies (`issue` at each iteration after the slot's release,
+  /// the ops of `deps` repeated once per kernel), appended before the exit
+  /// and continuing the ring's counters. `issue` builds with `rewriter`.
+  ProducerRing &produceRegisterDots(
+      IRRewriter &rewriter, func::FuncOp func, scf::ForOp loop,
+      const LoadSlices &slices, const ProducerDependencies &deps, int64_t slots,
+      int64_t slotBytes, int64_t arrivals, int64_t consumerWarps,
+      llvm::function_ref<void(IRMapping &, Value, Value)> issue);
 
 private:
   /// The tensor-map parameters of `loads` (A, B) staged for `dot`.

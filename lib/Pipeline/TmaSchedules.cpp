@@ -633,4 +633,96 @@ bool TmaSchedules::stageWithProducerWarp(
   return true;
 }
 
+TmaSchedules::ProducerRing &TmaSchedules::produceRegisterDots(
+    IRRewriter &rewriter, func::FuncOp func, scf::ForOp loop,
+    const LoadSlices &slices, const ProducerDependencies &deps, int64_t slots,
+    int64_t slotBytes, int64_t arrivals, int64_t consumerWarps,
+    llvm::function_ref<void(IRMapping &, Value, Value)> issue) {
+  Location loc = loop.getLoc();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        v);
+  };
+  ProducerRing *ring = nullptr;
+  if (auto it = producerRings.find(func); it != producerRings.end())
+    ring = &it->second;
+  if (!ring) {
+    // At the kernel's entry: full and empty barriers, then the producer's
+    // branch (its loops go before its kite.exit).
+    Block *entry = &func.getBody().front();
+    rewriter.setInsertionPointToStart(entry);
+    kd::TmaInitOp::create(rewriter, loc, slots, arrivals,
+                          /*consumer_arrivals=*/consumerWarps,
+                          /*cluster_size=*/1);
+    Value isProducer =
+        kd::WarpIsProducerOp::create(rewriter, loc, rewriter.getI1Type());
+    auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                    /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+    // The producer is a warpgroup (setmaxnreg works on whole ones) that
+    // keeps 24 registers a thread and gives the rest to the two consumer
+    // warpgroups: 240 each (per SM sub-partition: 2 x 32 x 240 + 32 x 24
+    // of 16384). With a producer warp instead, 9 warps, no thread could
+    // have more than 168 (3 warps on one sub-partition), where ptxas
+    // serializes attention's wgmmas.
+    kd::SetMaxRegistersOp::create(rewriter, loc, 24, /*increase=*/false);
+    ProducerRing fresh;
+    fresh.slot = constant(0);
+    fresh.phase = constant(0);
+    fresh.exit = kd::ExitOp::create(rewriter, loc);
+    fresh.slots = slots;
+    fresh.slotBytes = slotBytes;
+    rewriter.setInsertionPointAfter(branch);
+    kd::SetMaxRegistersOp::create(rewriter, loc, 240, /*increase=*/true);
+    ring = &(producerRings[func] = fresh);
+  }
+  {
+    // The producer's loop for this one: for k: wait until slot k % slots
+    // is released, copy iteration k's Bs into it.
+    rewriter.setInsertionPoint(ring->exit);
+    IRMapping &outside = ring->outside;
+    for (Operation *op : deps.entry)
+      if (!outside.contains(op->getResult(0)))
+        rewriter.clone(*op, outside);
+    auto producer = scf::ForOp::create(
+        rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
+        outside.lookupOrDefault(loop.getUpperBound()),
+        outside.lookupOrDefault(loop.getStep()),
+        ValueRange{ring->slot, ring->phase});
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(producer.getBody());
+      Value slot = producer.getRegionIterArgs()[0];
+      Value phase = producer.getRegionIterArgs()[1];
+      // A fresh barrier passes parity 1: the first round waits for nothing.
+      kd::TmaWaitOp::create(
+          rewriter, loc, slot,
+          arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+          /*empty=*/true, /*nosync=*/true);
+      IRMapping inner = outside;
+      inner.map(loop.getInductionVar(), producer.getInductionVar());
+      for (Operation *op : slices.slice)
+        rewriter.clone(*op, inner);
+      issue(
+          inner,
+          arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1),
+          slot);
+      Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+      Value wrap = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, next, constant(slots));
+      scf::YieldOp::create(
+          rewriter, loc,
+          ValueRange{
+              arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
+              arith::SelectOp::create(
+                  rewriter, loc, wrap,
+                  arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+                  phase)});
+    }
+    ring->slot = producer.getResult(0);
+    ring->phase = producer.getResult(1);
+  }
+  return *ring;
+}
+
 } // namespace kite::detail
