@@ -169,7 +169,7 @@ int runAttention() {
         Kernel attn = load("dsl-examples/attention.kite", "", o);
         std::optional<Kernel> tmaKernel, wsKernel;
         if (const char *t = std::getenv("KITE_BENCH_ATTN_TMA");
-            !(t && std::string(t) == "0") && !dropout) {
+            !(t && std::string(t) == "0") && !dropout && cfg.warps == 8) {
           CompileOptions to = o;
           to.constants.erase("DROPOUT");
           tmaKernel = load("bench/attention_tma.kite", "", to);
@@ -194,7 +194,8 @@ int runAttention() {
           // Also bench/kernels/attention_tma.kite (K and V through host
           // tensor descriptors: TMA on sm_90a), the same blocks, as
           // "<blocks> tma", and with a producer warpgroup as "<blocks> tma
-          // ws" (KITE_BENCH_ATTN_TMA=0: neither).
+          // ws" (8-warp configurations, which the producer needs;
+          // KITE_BENCH_ATTN_TMA=0: neither).
           if (tmaKernel) {
             auto half = [](uint64_t p) {
               return Arg(reinterpret_cast<uint16_t *>(p));
