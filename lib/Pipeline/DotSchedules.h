@@ -73,6 +73,12 @@ scf::ForOp carrySlots(IRRewriter &rewriter, scf::ForOp loop, Value slot,
                       Value ahead, Value phase, int64_t D, int64_t slots,
                       SlotStart start = {});
 
+/// The ring slot before `slot` (of `slots`), at the insertion point: the
+/// slot a consumer releases once the previous iteration's products are
+/// waited for.
+Value previousSlot(IRRewriter &rewriter, Location loc, Value slot,
+                   int64_t slots);
+
 /// The number of iterations of `loop` (a constant positive step), at the
 /// insertion point.
 Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop);

@@ -85,22 +85,8 @@ struct RegisterDot {
 kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
                                ArrayRef<kd::DotOp> dots) {
   auto load = v.getDefiningOp<kd::LoadOp>();
-  if (!load || load->getBlock() != body)
+  if (!load || load->getBlock() != body || !readOnlyAsB(load, dots))
     return {};
-  auto readsAsB = [&](Operation *user, Value b) {
-    auto dot = dyn_cast<kd::DotOp>(user);
-    return dot && dot.getB() == b && llvm::is_contained(dots, dot);
-  };
-  for (Operation *user : load->getUsers()) {
-    if (readsAsB(user, load.getResult()))
-      continue;
-    auto trans = dyn_cast<kd::TransOp>(user);
-    if (!trans || !trans->hasOneUse() ||
-        !readsAsB(*trans->user_begin(), trans.getResult()) ||
-        ::kite::detail::transposedB(cast<kd::DotOp>(*trans->user_begin())) !=
-            trans)
-      return {};
-  }
   return ::kite::detail::stageableContents(load, element) ? load
                                                           : kd::LoadOp();
 }
@@ -129,10 +115,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     Type element = aType.getElementType();
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
             N = dot.getType().getDimSize(1);
-    if (!(element.isF16() || element.isBF16()) ||
-        dot.getB().getType().getElementType() != element || K % 16 || N % 16)
-      return false;
-    std::optional<kd::WgmmaTile> tile = kd::WgmmaTile::choose(M, N, warps);
+    std::optional<kd::WgmmaTile> tile = registerDotTile(dot, warps);
     if (!tile)
       return false;
     std::optional<kd::BlockedLayout> aLayout = tile->aLayout(K);
@@ -540,12 +523,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     // 0 arrives on its empty barrier; not in the first iteration).
     if (byProducer && wait) {
       rewriter.setInsertionPointAfter(wait);
-      Value prev = arith::SelectOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, slot,
-                                constant(0)),
-          constant(slots - 1),
-          arith::SubIOp::create(rewriter, loc, slot, constant(1)));
+      Value prev = previousSlot(rewriter, loc, slot, slots);
       Value notFirst =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                 loop.getInductionVar(), loop.getLowerBound());
@@ -582,12 +560,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     ring->consumerSlot = last;
     ring->consumerPhase = grown.getResult(n - 1);
     rewriter.setInsertionPointAfter(drained);
-    Value prev = arith::SelectOp::create(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, last,
-                              constant(0)),
-        constant(slots - 1),
-        arith::SubIOp::create(rewriter, loc, last, constant(1)));
+    Value prev = previousSlot(rewriter, loc, last, slots);
     Value ran =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
                               grown.getLowerBound(), grown.getUpperBound());

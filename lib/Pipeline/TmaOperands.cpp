@@ -150,6 +150,34 @@ tmaOperands(kd::DotOp dot, StringRef chip, int64_t warps,
 } // namespace kite::detail
 
 namespace kite::detail {
+std::optional<kd::WgmmaTile> registerDotTile(kd::DotOp dot, int64_t warps) {
+  RankedTensorType aType = dot.getA().getType();
+  Type element = aType.getElementType();
+  int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
+          N = dot.getType().getDimSize(1);
+  if (!(element.isF16() || element.isBF16()) ||
+      dot.getB().getType().getElementType() != element || K % 16 || N % 16)
+    return std::nullopt;
+  return kd::WgmmaTile::choose(M, N, warps);
+}
+
+bool readOnlyAsB(Operation *load, ArrayRef<kd::DotOp> dots) {
+  auto asB = [&](Operation *user, Value b) {
+    auto dot = dyn_cast<kd::DotOp>(user);
+    return dot && dot.getB() == b && llvm::is_contained(dots, dot);
+  };
+  for (Operation *user : load->getUsers()) {
+    if (asB(user, load->getResult(0)))
+      continue;
+    auto trans = dyn_cast<kd::TransOp>(user);
+    if (!trans || !trans->hasOneUse() ||
+        !asB(*trans->user_begin(), trans.getResult()) ||
+        transposedB(cast<kd::DotOp>(*trans->user_begin())) != trans)
+      return false;
+  }
+  return true;
+}
+
 SmallVector<kd::DescriptorLoadOp> tmaRegisterDotLoads(scf::ForOp loop,
                                                       StringRef chip,
                                                       int64_t warps,
@@ -173,13 +201,7 @@ SmallVector<kd::DescriptorLoadOp> tmaRegisterDotLoads(scf::ForOp loop,
     return none;
   kd::AxisInfoAnalysis axisInfo(func);
   for (kd::DotOp dot : dots) {
-    RankedTensorType aType = dot.getA().getType();
-    Type element = aType.getElementType();
-    int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
-            N = dot.getType().getDimSize(1);
-    if (!(element.isF16() || element.isBF16()) ||
-        dot.getB().getType().getElementType() != element || K % 16 || N % 16 ||
-        !kd::WgmmaTile::choose(M, N, warps))
+    if (!registerDotTile(dot, warps))
       return none;
     if (Operation *aDef = dot.getA().getDefiningOp();
         aDef && aDef->getBlock() == body &&
@@ -191,18 +213,8 @@ SmallVector<kd::DescriptorLoadOp> tmaRegisterDotLoads(scf::ForOp loop,
     if (!load || load->getBlock() != body ||
         !tmaDescriptor(load.getDesc(), loop, func, axisInfo))
       return none;
-    // Read only by the loop's dots (as B, or through their transposition).
-    for (Operation *user : load->getUsers()) {
-      auto asB = [&](Operation *op, Value b) {
-        auto d = dyn_cast<kd::DotOp>(op);
-        return d && d.getB() == b && llvm::is_contained(dots, d);
-      };
-      auto t = dyn_cast<kd::TransOp>(user);
-      if (!asB(user, load.getResult()) &&
-          !(t && t->hasOneUse() && asB(*t->user_begin(), t.getResult()) &&
-            transposedB(cast<kd::DotOp>(*t->user_begin())) == t))
-        return none;
-    }
+    if (!readOnlyAsB(load, dots))
+      return none;
     if (!llvm::is_contained(loads, load))
       loads.push_back(load);
   }

@@ -9,6 +9,7 @@
 #ifndef KITE_LIB_PIPELINE_TMAOPERANDS_H
 #define KITE_LIB_PIPELINE_TMAOPERANDS_H
 
+#include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +44,16 @@ mlir::kite::TransOp transposedB(mlir::kite::DotOp dot);
 std::optional<std::array<mlir::kite::DescriptorLoadOp, 2>>
 tmaOperands(mlir::kite::DotOp dot, llvm::StringRef chip, int64_t warps,
             int64_t stages);
+
+/// The wgmma tile of `dot` as a dot reading A from registers (attention's
+/// products) takes it: f16/bf16 operands of one type, K and N multiples of
+/// 16, a tile on `warps` warps; none otherwise.
+std::optional<mlir::kite::WgmmaTile> registerDotTile(mlir::kite::DotOp dot,
+                                                     int64_t warps);
+
+/// Whether every user of `load` is one of `dots` reading it as B, or a
+/// kite.trans that only such a dot reads as its transposedB.
+bool readOnlyAsB(mlir::Operation *load, llvm::ArrayRef<mlir::kite::DotOp> dots);
 
 /// The descriptor loads of `loop`'s Bs when TMA stages them for dots that
 /// read A from registers (attention's q @ k^T and p @ v:

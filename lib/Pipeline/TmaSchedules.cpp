@@ -81,6 +81,67 @@ static Value phaseOf(IRRewriter &rewriter, Location loc, Value index,
       arith::ConstantIntOp::create(rewriter, loc, i32, 1));
 }
 
+Value previousSlot(IRRewriter &rewriter, Location loc, Value slot,
+                   int64_t slots) {
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+  };
+  return arith::SelectOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, slot,
+                            constant(0)),
+      constant(slots - 1),
+      arith::SubIOp::create(rewriter, loc, slot, constant(1)));
+}
+
+/// A producer's loop over `loop`'s iterations at the insertion point, its
+/// slot and phase from (slot0, phase0): each iteration waits until its
+/// slot's previous use is released (a fresh barrier passes parity 1: the
+/// first round waits for nothing), repeats `slices` at its induction
+/// variable (over `map`, the producer's copies of values from outside the
+/// loop), calls `issue` (the copies into the slot) and goes on to the next
+/// slot, flipping the phase where the ring wraps.
+static scf::ForOp
+producerLoop(IRRewriter &rewriter, Location loc, scf::ForOp loop,
+             const LoadSlices &slices, const IRMapping &map, Value slot0,
+             Value phase0, int64_t slots,
+             llvm::function_ref<void(IRMapping &inner, Value slot)> issue) {
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+  };
+  auto producer = scf::ForOp::create(
+      rewriter, loc, map.lookupOrDefault(loop.getLowerBound()),
+      map.lookupOrDefault(loop.getUpperBound()),
+      map.lookupOrDefault(loop.getStep()), ValueRange{slot0, phase0});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(producer.getBody());
+  Value slot = producer.getRegionIterArgs()[0];
+  Value phase = producer.getRegionIterArgs()[1];
+  kd::TmaWaitOp::create(
+      rewriter, loc, slot,
+      arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+      /*empty=*/true, /*nosync=*/true);
+  IRMapping inner = map;
+  inner.map(loop.getInductionVar(), producer.getInductionVar());
+  for (Operation *op : slices.slice)
+    rewriter.clone(*op, inner);
+  issue(inner, slot);
+  Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
+  Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                     next, constant(slots));
+  scf::YieldOp::create(
+      rewriter, loc,
+      ValueRange{
+          arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
+          arith::SelectOp::create(
+              rewriter, loc, wrap,
+              arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
+              phase)});
+  return producer;
+}
+
 /// The number of iterations of `loop` (a constant positive step), at the
 /// insertion point.
 Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop) {
@@ -428,18 +489,6 @@ bool TmaSchedules::stageWithProducerWarp(
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
   };
-  // The (slot, phase) after (slot, phase): the next slot, the phase
-  // flipped when the slot wraps.
-  auto advance = [&](Value slot, Value phase) -> SmallVector<Value> {
-    Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
-    Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                       next, constant(slots));
-    return {arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
-            arith::SelectOp::create(
-                rewriter, loc, wrap,
-                arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
-                phase)};
-  };
   // The producer, at the kernel's entry.
   Block *entry = &func.getBody().front();
   rewriter.setInsertionPointToStart(entry);
@@ -457,36 +506,22 @@ bool TmaSchedules::stageWithProducerWarp(
   // returns the (slot, phase) after it.
   auto produce = [&](IRMapping &map, Value slot0,
                      Value phase0) -> SmallVector<Value> {
-    auto producer = scf::ForOp::create(
-        rewriter, loc, map.lookupOrDefault(loop.getLowerBound()),
-        map.lookupOrDefault(loop.getUpperBound()),
-        map.lookupOrDefault(loop.getStep()), ValueRange{slot0, phase0});
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(producer.getBody());
-    Value slot = producer.getRegionIterArgs()[0];
-    Value phase = producer.getRegionIterArgs()[1];
-    // The slot's previous use released (a fresh barrier passes parity 1).
-    kd::TmaWaitOp::create(
-        rewriter, loc, slot,
-        arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
-        /*empty=*/true, /*nosync=*/true);
-    IRMapping inner = map;
-    inner.map(loop.getInductionVar(), producer.getInductionVar());
-    for (Operation *op : slices->slice)
-      rewriter.clone(*op, inner);
-    Value yes =
-        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1);
-    for (auto [operand, load] : llvm::enumerate(loads)) {
-      SmallVector<Value> offsets;
-      for (Value o : load.getOffsets())
-        offsets.push_back(inner.lookupOrDefault(o));
-      kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand], offsets,
-                             yes, slot, int32_t(operand), dotShape,
-                             /*producer=*/true,
-                             /*transposed=*/operand == 1 && trans,
-                             multicast[operand], /*b_place=*/nullptr);
-    }
-    scf::YieldOp::create(rewriter, loc, advance(slot, phase));
+    auto producer = producerLoop(
+        rewriter, loc, loop, *slices, map, slot0, phase0, slots,
+        [&](IRMapping &inner, Value slot) {
+          Value yes = arith::ConstantIntOp::create(rewriter, loc,
+                                                   rewriter.getI1Type(), 1);
+          for (auto [operand, load] : llvm::enumerate(loads)) {
+            SmallVector<Value> offsets;
+            for (Value o : load.getOffsets())
+              offsets.push_back(inner.lookupOrDefault(o));
+            kd::TmaStageOp::create(rewriter, load.getLoc(), maps[operand],
+                                   offsets, yes, slot, int32_t(operand),
+                                   dotShape, /*producer=*/true,
+                                   /*transposed=*/operand == 1 && trans,
+                                   multicast[operand], /*b_place=*/nullptr);
+          }
+        });
     return SmallVector<Value>(producer.getResults());
   };
   if (outer) {
@@ -572,12 +607,7 @@ bool TmaSchedules::stageWithProducerWarp(
   // Dot k - 1 is done (wait 1): its slot goes back to the producer; with
   // every dot waited for at once, this one's.
   if (carried) {
-    Value prev = arith::SelectOp::create(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, now,
-                              constant(0)),
-        constant(slots - 1),
-        arith::SubIOp::create(rewriter, loc, now, constant(1)));
+    Value prev = previousSlot(rewriter, loc, now, slots);
     Value notFirst =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                               loop.getInductionVar(), loop.getLowerBound());
@@ -684,41 +714,14 @@ TmaSchedules::ProducerRing &TmaSchedules::produceRegisterDots(
     for (Operation *op : deps.entry)
       if (!outside.contains(op->getResult(0)))
         rewriter.clone(*op, outside);
-    auto producer = scf::ForOp::create(
-        rewriter, loc, outside.lookupOrDefault(loop.getLowerBound()),
-        outside.lookupOrDefault(loop.getUpperBound()),
-        outside.lookupOrDefault(loop.getStep()),
-        ValueRange{ring->slot, ring->phase});
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(producer.getBody());
-      Value slot = producer.getRegionIterArgs()[0];
-      Value phase = producer.getRegionIterArgs()[1];
-      // A fresh barrier passes parity 1: the first round waits for nothing.
-      kd::TmaWaitOp::create(
-          rewriter, loc, slot,
-          arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
-          /*empty=*/true, /*nosync=*/true);
-      IRMapping inner = outside;
-      inner.map(loop.getInductionVar(), producer.getInductionVar());
-      for (Operation *op : slices.slice)
-        rewriter.clone(*op, inner);
-      issue(
-          inner,
-          arith::ConstantIntOp::create(rewriter, loc, rewriter.getI1Type(), 1),
-          slot);
-      Value next = arith::AddIOp::create(rewriter, loc, slot, constant(1));
-      Value wrap = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, next, constant(slots));
-      scf::YieldOp::create(
-          rewriter, loc,
-          ValueRange{
-              arith::SelectOp::create(rewriter, loc, wrap, constant(0), next),
-              arith::SelectOp::create(
-                  rewriter, loc, wrap,
-                  arith::XOrIOp::create(rewriter, loc, phase, constant(1)),
-                  phase)});
-    }
+    auto producer =
+        producerLoop(rewriter, loc, loop, slices, outside, ring->slot,
+                     ring->phase, slots, [&](IRMapping &inner, Value slot) {
+                       issue(inner,
+                             arith::ConstantIntOp::create(
+                                 rewriter, loc, rewriter.getI1Type(), 1),
+                             slot);
+                     });
     ring->slot = producer.getResult(0);
     ring->phase = producer.getResult(1);
   }
