@@ -222,38 +222,28 @@ int runAttention() {
                                      sm,
                                      H,
                                      N};
-            // Both kernels' outputs agree (the same inputs, order of
-            // operations and blocks: to f16 rounding at most).
+            // Each form's outputs agree with the pointer kernel's (the same
+            // inputs, order of operations and blocks: bit for bit).
             size_t outs = size_t(Z) * H * N * D;
             std::vector<uint16_t> ref(outs), got(outs);
             copyToHost(ref.data(), in.buffers[3], outs * 2).value();
-            double tms = timeMs([&] { tmaKernel->launch(grid, args).value(); },
-                                10, /*settle=*/true);
-            copyToHost(got.data(), in.buffers[3], outs * 2).value();
-            size_t differ = 0;
-            for (size_t i = 0; i < outs; ++i)
-              differ += ref[i] != got[i];
-            std::fprintf(stderr,
-                         "attention tma d%d N=%d causal=%d: %zu of %zu "
-                         "outputs differ from the pointer kernel's\n",
-                         D, N, int(causal), differ, outs);
-            printAttnRow(cfg.row() + " tma", "", Z, H, N, D, causal, dropout,
-                         tms);
-            if (wsKernel) {
-              double wms =
-                  timeMs([&] { wsKernel->launch(grid, args).value(); }, 10,
-                         /*settle=*/true);
+            auto measure = [&](const Kernel &k, const std::string &form) {
+              double ms = timeMs([&] { k.launch(grid, args).value(); }, 10,
+                                 /*settle=*/true);
               copyToHost(got.data(), in.buffers[3], outs * 2).value();
-              size_t wdiffer = 0;
+              size_t differ = 0;
               for (size_t i = 0; i < outs; ++i)
-                wdiffer += ref[i] != got[i];
+                differ += ref[i] != got[i];
               std::fprintf(stderr,
-                           "attention tma ws d%d N=%d: %zu of %zu "
+                           "attention %s d%d N=%d causal=%d: %zu of %zu "
                            "outputs differ from the pointer kernel's\n",
-                           D, N, wdiffer, outs);
-              printAttnRow(cfg.row() + " tma ws", "", Z, H, N, D, causal,
-                           dropout, wms);
-            }
+                           form.c_str(), D, N, int(causal), differ, outs);
+              printAttnRow(cfg.row() + " " + form, "", Z, H, N, D, causal,
+                           dropout, ms);
+            };
+            measure(*tmaKernel, "tma");
+            if (wsKernel)
+              measure(*wsKernel, "tma ws");
           }
         }
       }
