@@ -15,6 +15,7 @@
 #include "TestHelpers.h"
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace kite;
@@ -144,6 +145,54 @@ static bool attentionKeeps(uint32_t seed, int zh, int N, int i, int j,
   return int((c[byte / 4] >> (8 * (byte % 4))) & 255) >= threshold;
 }
 
+/// Attention's outputs against float64: Out (f16 bits) and M (each row's
+/// log2 of the softmax denominator of s * log2(e)) of Z * H = `heads` heads
+/// of N x D from the f16 inputs q, k and v (as floats), scaled by `scale`,
+/// causal or not; `dropout(zh, i, j, p)`, if given, is weight (i, j) after
+/// the softmax's sum. Out within 2e-3 (P and Out are f16, 2^-11 relative;
+/// Triton's tutorial test allows 1e-2), M within 1e-4; no NaN in Out.
+static void expectAttentionMatches(
+    const std::vector<float> &q, const std::vector<float> &k,
+    const std::vector<float> &v, const std::vector<uint16_t> &out,
+    const std::vector<float> &m, int heads, int N, int D, bool causal,
+    float scale, const std::string &what,
+    const std::function<double(int, int, int, double)> &dropout = nullptr) {
+  double worst = 0, worstM = 0;
+  std::vector<double> s(N);
+  for (int zh = 0; zh < heads; ++zh) {
+    size_t base = size_t(zh) * N * D;
+    for (int i = 0; i < N; ++i) {
+      int last = causal ? i : N - 1;
+      double mx = -INFINITY, sum = 0;
+      for (int j = 0; j <= last; ++j) {
+        double dotv = 0;
+        for (int e = 0; e < D; ++e)
+          dotv +=
+              double(q[base + size_t(i) * D + e]) * k[base + size_t(j) * D + e];
+        s[j] = dotv * scale;
+        mx = std::max(mx, s[j]);
+      }
+      for (int j = 0; j <= last; ++j)
+        sum += (s[j] = std::exp(s[j] - mx));
+      worstM =
+          std::max(worstM, std::fabs(m[size_t(zh) * N + i] -
+                                     (mx + std::log(sum)) / std::log(2.0)));
+      for (int j = 0; dropout && j <= last; ++j)
+        s[j] = dropout(zh, i, j, s[j]);
+      for (int e = 0; e < D; ++e) {
+        double o = 0;
+        for (int j = 0; j <= last; ++j)
+          o += s[j] * v[base + size_t(j) * D + e];
+        float got = fromHalfBits(out[base + size_t(i) * D + e], false);
+        ASSERT_FALSE(std::isnan(got)) << what << ": row " << i;
+        worst = std::max(worst, std::fabs(got - o / sum));
+      }
+    }
+  }
+  EXPECT_LT(worst, 2e-3) << what;
+  EXPECT_LT(worstM, 1e-4) << what << " (M)";
+}
+
 TEST(GPU, AttentionAgreesWithFloat64) {
   REQUIRE_GPU();
   std::string src = source("attention.kite");
@@ -191,49 +240,20 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     ASSERT_TRUE(run) << run.error().str();
     auto out = dout.toHost().value();
     auto m = dm.toHost().value();
-    double worstM = 0;
     std::string what = "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
                        " N_CTX=" + std::to_string(c.N) +
                        " HEAD_DIM=" + std::to_string(c.D) +
                        (c.causal ? " causal" : "") +
                        (c.dropout ? " dropout" : "") + " " + c.chip;
-    double worst = 0;
-    std::vector<double> s(c.N);
-    for (int zh = 0; zh < c.Z * c.H; ++zh) {
-      size_t base = size_t(zh) * c.N * c.D;
-      for (int i = 0; i < c.N; ++i) {
-        int last = c.causal ? i : c.N - 1;
-        double mx = -INFINITY, sum = 0;
-        for (int j = 0; j <= last; ++j) {
-          double dotv = 0;
-          for (int e = 0; e < c.D; ++e)
-            dotv += double(q[base + size_t(i) * c.D + e]) *
-                    kk[base + size_t(j) * c.D + e];
-          s[j] = dotv * scale;
-          mx = std::max(mx, s[j]);
-        }
-        for (int j = 0; j <= last; ++j)
-          sum += (s[j] = std::exp(s[j] - mx));
-        // M: log2 of the softmax denominator of s * log2(e).
-        worstM = std::max(worstM, std::fabs(m[size_t(zh) * c.N + i] -
-                                            (mx + std::log(sum)) / std::log(2.0)));
-        for (int j = 0; c.dropout && j <= last; ++j)
-          s[j] = attentionKeeps(seed, zh, c.N, i, j, threshold)
-                     ? s[j] * 256.0 / (256 - threshold)
-                     : 0.0;
-        for (int e = 0; e < c.D; ++e) {
-          double o = 0;
-          for (int j = 0; j <= last; ++j)
-            o += s[j] * v[base + size_t(j) * c.D + e];
-          float got = fromHalfBits(out[base + size_t(i) * c.D + e], false);
-          ASSERT_FALSE(std::isnan(got)) << what << ": row " << i;
-          worst = std::max(worst, std::fabs(got - o / sum));
-        }
-      }
-    }
-    // P and Out are f16 (2^-11 relative); Triton's tutorial test allows 1e-2.
-    EXPECT_LT(worst, 2e-3) << what;
-    EXPECT_LT(worstM, 1e-4) << what << " (M)";
+    std::function<double(int, int, int, double)> dropout;
+    if (c.dropout)
+      dropout = [&](int zh, int i, int j, double p) {
+        return attentionKeeps(seed, zh, c.N, i, j, threshold)
+                   ? p * 256.0 / (256 - threshold)
+                   : 0.0;
+      };
+    ASSERT_NO_FATAL_FAILURE(expectAttentionMatches(
+        q, kk, v, out, m, c.Z * c.H, c.N, c.D, c.causal, scale, what, dropout));
   }
 }
 
@@ -300,38 +320,8 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
         " N_CTX=" + std::to_string(c.N) + " HEAD_DIM=" + std::to_string(c.D) +
         " BLOCK_N=" + std::to_string(c.blockN) + (c.causal ? " causal" : "") +
         (c.specialize ? " warp-specialized" : "");
-    double worst = 0, worstM = 0;
-    std::vector<double> s(c.N);
-    for (int zh = 0; zh < c.Z * c.H; ++zh) {
-      size_t base = size_t(zh) * c.N * c.D;
-      for (int i = 0; i < c.N; ++i) {
-        int last = c.causal ? i : c.N - 1;
-        double mx = -INFINITY, sum = 0;
-        for (int j = 0; j <= last; ++j) {
-          double dotv = 0;
-          for (int e = 0; e < c.D; ++e)
-            dotv += double(q[base + size_t(i) * c.D + e]) *
-                    kk[base + size_t(j) * c.D + e];
-          s[j] = dotv * scale;
-          mx = std::max(mx, s[j]);
-        }
-        for (int j = 0; j <= last; ++j)
-          sum += (s[j] = std::exp(s[j] - mx));
-        worstM =
-            std::max(worstM, std::fabs(m[size_t(zh) * c.N + i] -
-                                       (mx + std::log(sum)) / std::log(2.0)));
-        for (int e = 0; e < c.D; ++e) {
-          double o = 0;
-          for (int j = 0; j <= last; ++j)
-            o += s[j] * v[base + size_t(j) * c.D + e];
-          float got = fromHalfBits(out[base + size_t(i) * c.D + e], false);
-          ASSERT_FALSE(std::isnan(got)) << what << ": row " << i;
-          worst = std::max(worst, std::fabs(got - o / sum));
-        }
-      }
-    }
-    EXPECT_LT(worst, 2e-3) << what;
-    EXPECT_LT(worstM, 1e-4) << what << " (M)";
+    ASSERT_NO_FATAL_FAILURE(expectAttentionMatches(
+        q, kk, v, out, m, c.Z * c.H, c.N, c.D, c.causal, scale, what));
     // Nothing written past Out and M.
     EXPECT_EQ(out[n], 0x7e00) << what;
     EXPECT_TRUE(std::isnan(m[size_t(c.Z) * c.H * c.N])) << what;
