@@ -167,16 +167,20 @@ int runAttention() {
         o.overrideNumStages = cfg.stages;
         o.overrideMaxRegisters = cfg.maxnreg;
         Kernel attn = load("dsl-examples/attention.kite", "", o);
-        std::optional<Kernel> tmaKernel, wsKernel;
+        std::optional<Kernel> tmaKernel, wsKernel, persistKernel;
         if (const char *t = std::getenv("KITE_BENCH_ATTN_TMA");
             !(t && std::string(t) == "0") && !dropout && cfg.warps == 8) {
           CompileOptions to = o;
           to.constants.erase("DROPOUT");
-          tmaKernel = load("bench/attention_tma.kite", "", to);
-          // The copies by a producer warpgroup.
+          tmaKernel = load("bench/attention_tma.kite", "attn_fwd", to);
+          // The copies by a producer warpgroup; and its persistent form
+          // (one program an SM walking the tiles).
           to.warpSpecialize = true;
-          wsKernel = load("bench/attention_tma.kite", "", to);
+          wsKernel = load("bench/attention_tma.kite", "attn_fwd", to);
+          persistKernel =
+              load("bench/attention_tma.kite", "attn_fwd_persist", to);
         }
+        const int sms = deviceMultiprocessors().value();
         for (int N : lengths) {
           // KITE_BENCH_PROGRAMS=P: Z = 1 and as many heads as give P
           // programs (one wave at P = #SMs: the time of one program, for
@@ -227,8 +231,9 @@ int runAttention() {
             size_t outs = size_t(Z) * H * N * D;
             std::vector<uint16_t> ref(outs), got(outs);
             copyToHost(ref.data(), in.buffers[3], outs * 2).value();
-            auto measure = [&](const Kernel &k, const std::string &form) {
-              double ms = timeMs([&] { k.launch(grid, args).value(); }, 10,
+            auto measure = [&](const Kernel &k, const std::string &form, Grid g,
+                               const std::vector<Arg> &args) {
+              double ms = timeMs([&] { k.launch(g, args).value(); }, 10,
                                  /*settle=*/true);
               copyToHost(got.data(), in.buffers[3], outs * 2).value();
               size_t differ = 0;
@@ -241,9 +246,14 @@ int runAttention() {
               printAttnRow(cfg.row() + " " + form, "", Z, H, N, D, causal,
                            dropout, ms);
             };
-            measure(*tmaKernel, "tma");
-            if (wsKernel)
-              measure(*wsKernel, "tma ws");
+            measure(*tmaKernel, "tma", grid, args);
+            measure(*wsKernel, "tma ws", grid, args);
+            // The persistent form takes Z too (before H).
+            std::vector<Arg> pargs = args;
+            pargs.insert(pargs.end() - 2, Arg(Z));
+            int64_t tiles = cdiv(N, cfg.bm) * Z * H;
+            measure(*persistKernel, "tma ws persist",
+                    Grid(uint32_t(std::min<int64_t>(sms, tiles))), pargs);
           }
         }
       }

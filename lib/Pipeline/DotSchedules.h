@@ -171,6 +171,15 @@ public:
     Value slot, phase; ///< the producer's counters after its last loop
     Value consumerSlot, consumerPhase; ///< the consumers' after theirs
     int64_t slots = 0, slotBytes = 0;
+    /// In a persistent kernel (the loops in a tile loop of the entry): the
+    /// producer's tile loop (its loops go before its yield, which passes
+    /// their counters on), the tile ops it repeated, the consumers' tile
+    /// loop and which of its iteration arguments carry their counters from
+    /// one tile to the next (the slot's; the phase's is next).
+    scf::ForOp tiles;
+    IRMapping inTile;
+    Operation *consumerTiles = nullptr;
+    unsigned consumerTileArg = 0;
   };
   std::map<Operation *, ProducerRing> producerRings; ///< by kernel
 
@@ -181,11 +190,15 @@ public:
   /// the consumers setmaxnreg 240 after it); then the producer's loop for
   /// `loop`'s copies (`issue` at each iteration after the slot's release,
   /// the ops of `deps` repeated once per kernel), appended before the exit
-  /// and continuing the ring's counters. `issue` builds with `rewriter`.
+  /// and continuing the ring's counters. With `outer` (the tile loop around
+  /// `loop`, in the kernel's entry), the producer runs a tile loop of its
+  /// own (made on first use, the loops of a tile in it, the tile's ops of
+  /// `deps` repeated once per tile). `issue` builds with `rewriter`.
   ProducerRing &produceRegisterDots(
       IRRewriter &rewriter, func::FuncOp func, scf::ForOp loop,
-      const LoadSlices &slices, const ProducerDependencies &deps, int64_t slots,
-      int64_t slotBytes, int64_t arrivals, int64_t consumerWarps,
+      scf::ForOp outer, const LoadSlices &slices,
+      const ProducerDependencies &deps, int64_t slots, int64_t slotBytes,
+      int64_t arrivals, int64_t consumerWarps,
       llvm::function_ref<void(IRMapping &, Value, Value)> issue);
 
 private:

@@ -314,27 +314,40 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
            .wasInterrupted();
   // A new producer only from the kernel's first loop with dots (its copies
   // start at the kernel's entry: no loop before may use the ring's slots
-  // and barriers).
+  // and barriers), also before the tile loop around it, if any.
   bool firstLoop = true;
-  for (Operation *op = loop->getPrevNode(); op && firstLoop;
-       op = op->getPrevNode())
-    op->walk([&](scf::ForOp other) {
-      if (!other.getOps<kd::DotOp>().empty())
-        firstLoop = false;
-    });
+  for (Operation *at = loop; at && at != func; at = at->getParentOp())
+    for (Operation *op = at->getPrevNode(); op && firstLoop;
+         op = op->getPrevNode())
+      op->walk([&](scf::ForOp other) {
+        if (!other.getOps<kd::DotOp>().empty())
+          firstLoop = false;
+      });
+  // A persistent kernel's loops (in a tile loop of the kernel's entry): the
+  // producer walks the tiles too. A ring's loops are all in one tile loop,
+  // or all in the entry.
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  bool sameTiles =
+      !ring ||
+      (ring->tiles ? outer.getOperation() == ring->consumerTiles : !outer);
   if (byTma && specialize && warps == 8 && deferred >= 0 &&
       slices->usedArgs.empty() &&
       llvm::all_of(chained, [](int64_t c) { return c < 0; }) && allLoopsTake &&
+      sameTiles &&
       (ring ? ring->slots == slots && ring->slotBytes == slotBytes
             : firstLoop)) {
     SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
                                  loop.getStep()};
+    if (outer)
+      llvm::append_range(needed,
+                         ValueRange{outer.getLowerBound(),
+                                    outer.getUpperBound(), outer.getStep()});
     for (Operation *op : slices->slice)
       llvm::append_range(needed, op->getOperands());
     for (RegisterDot &r : staged)
       if (!r.shared)
         llvm::append_range(needed, r.desc.getOffsets());
-    deps = producerDependencies(func, loop, /*outer=*/{}, needed);
+    deps = producerDependencies(func, loop, outer, needed);
   }
   const bool byProducer = deps.has_value();
   if (ring && !byProducer) {
@@ -385,9 +398,34 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   int64_t copied =
       llvm::count_if(staged, [](RegisterDot &r) { return !r.shared; });
   if (byProducer) {
-    ring =
-        &tma.produceRegisterDots(rewriter, func, loop, *slices, *deps, slots,
-                                 slotBytes, /*arrivals=*/copied, warps, issue);
+    bool fresh = !ring;
+    ring = &tma.produceRegisterDots(rewriter, func, loop, outer, *slices, *deps,
+                                    slots, slotBytes,
+                                    /*arrivals=*/copied, warps, issue);
+    if (fresh && outer) {
+      // The consumers' tile loop carries the ring's counters from one
+      // tile's last loop to the next tile's first (set below, after each
+      // loop).
+      rewriter.setInsertionPoint(outer);
+      SmallVector<Value> zeros = {constant(0), constant(0)};
+      auto grown = outer.replaceWithAdditionalYields(
+          rewriter, zeros, /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+            return SmallVector<Value>(args.begin(), args.end());
+          });
+      if (failed(grown)) {
+        outer.emitError() << "warp specialization: could not carry the "
+                             "ring's counters through this tile loop";
+        tma.failed = true;
+        return true;
+      }
+      outer = cast<scf::ForOp>(grown->getOperation());
+      unsigned n = outer.getNumRegionIterArgs();
+      ring->consumerTiles = outer;
+      ring->consumerTileArg = n - 2;
+      ring->consumerSlot = outer.getRegionIterArgs()[n - 2];
+      ring->consumerPhase = outer.getRegionIterArgs()[n - 1];
+    }
   } else {
     rewriter.setInsertionPoint(loop);
     // TMA: an mbarrier a slot, which each copy of a slot's Bs arrives on
@@ -559,6 +597,14 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
     Value last = grown.getResult(n - 2);
     ring->consumerSlot = last;
     ring->consumerPhase = grown.getResult(n - 1);
+    if (ring->tiles) {
+      // The next tile starts where this loop ends (the last loop's set
+      // last).
+      Operation *yield =
+          ring->consumerTiles->getRegion(0).front().getTerminator();
+      yield->setOperand(ring->consumerTileArg, ring->consumerSlot);
+      yield->setOperand(ring->consumerTileArg + 1, ring->consumerPhase);
+    }
     rewriter.setInsertionPointAfter(drained);
     Value prev = previousSlot(rewriter, loc, last, slots);
     Value ran =

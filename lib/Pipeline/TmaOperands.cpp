@@ -186,7 +186,13 @@ SmallVector<kd::DescriptorLoadOp> tmaRegisterDotLoads(scf::ForOp loop,
   if (chip != "sm_90a" || stages < 2)
     return none;
   auto func = loop->getParentOfType<func::FuncOp>();
-  if (!func || loop->getBlock() != &func.getBody().front())
+  if (!func)
+    return none;
+  // A loop of the kernel's entry, or of a tile loop there (a persistent
+  // kernel's).
+  Block *entry = &func.getBody().front();
+  auto tile = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (loop->getBlock() != entry && (!tile || tile->getBlock() != entry))
     return none;
   APInt step;
   if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||

@@ -58,7 +58,8 @@ bool readOnlyAsB(mlir::Operation *load, llvm::ArrayRef<mlir::kite::DotOp> dots);
 /// The descriptor loads of `loop`'s Bs when TMA stages them for dots that
 /// read A from registers (attention's q @ k^T and p @ v:
 /// RegisterDotSchedule.cpp): `chip` is sm_90a, `stages` >= 2, the loop is
-/// one of the kernel's entry block with a constant positive step; every
+/// one of the kernel's entry block, or of a tile loop there (a persistent
+/// kernel), with a constant positive step; every
 /// dot of its body reads A made outside the loop or computed in it (no
 /// load of the body) and B from a descriptor load of the body (possibly
 /// through transposedB) that only the loop's dots read, f16/bf16 operands

@@ -664,7 +664,7 @@ bool TmaSchedules::stageWithProducerWarp(
 }
 
 TmaSchedules::ProducerRing &TmaSchedules::produceRegisterDots(
-    IRRewriter &rewriter, func::FuncOp func, scf::ForOp loop,
+    IRRewriter &rewriter, func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
     const LoadSlices &slices, const ProducerDependencies &deps, int64_t slots,
     int64_t slotBytes, int64_t arrivals, int64_t consumerWarps,
     llvm::function_ref<void(IRMapping &, Value, Value)> issue) {
@@ -702,21 +702,57 @@ TmaSchedules::ProducerRing &TmaSchedules::produceRegisterDots(
     fresh.exit = kd::ExitOp::create(rewriter, loc);
     fresh.slots = slots;
     fresh.slotBytes = slotBytes;
+    if (outer) {
+      // The producer's tile loop, over the tiles of the consumers' (its
+      // bounds are the entry's); the ring's counters go around it.
+      rewriter.setInsertionPoint(fresh.exit);
+      for (Operation *op : deps.entry)
+        if (!fresh.outside.contains(op->getResult(0)))
+          rewriter.clone(*op, fresh.outside);
+      fresh.tiles = scf::ForOp::create(
+          rewriter, loc, fresh.outside.lookupOrDefault(outer.getLowerBound()),
+          fresh.outside.lookupOrDefault(outer.getUpperBound()),
+          fresh.outside.lookupOrDefault(outer.getStep()),
+          ValueRange{fresh.slot, fresh.phase});
+      OpBuilder::InsertionGuard inTiles(rewriter);
+      rewriter.setInsertionPointToStart(fresh.tiles.getBody());
+      scf::YieldOp::create(rewriter, loc, fresh.tiles.getRegionIterArgs());
+      fresh.slot = fresh.tiles.getRegionIterArgs()[0];
+      fresh.phase = fresh.tiles.getRegionIterArgs()[1];
+    }
     rewriter.setInsertionPointAfter(branch);
     kd::SetMaxRegistersOp::create(rewriter, loc, 240, /*increase=*/true);
     ring = &(producerRings[func] = fresh);
   }
   {
     // The producer's loop for this one: for k: wait until slot k % slots
-    // is released, copy iteration k's Bs into it.
-    rewriter.setInsertionPoint(ring->exit);
+    // is released, copy iteration k's Bs into it (in a tile loop: in the
+    // producer's, after the tile's ops it repeats).
     IRMapping &outside = ring->outside;
+    rewriter.setInsertionPoint(ring->tiles ? ring->tiles.getOperation()
+                                           : ring->exit);
     for (Operation *op : deps.entry)
-      if (!outside.contains(op->getResult(0)))
-        rewriter.clone(*op, outside);
+      if (!outside.contains(op->getResult(0))) {
+        Operation *copy = rewriter.clone(*op, outside);
+        ring->inTile.map(op->getResults(), copy->getResults());
+      }
+    IRMapping *map = &outside;
+    if (ring->tiles) {
+      Operation *yield = ring->tiles.getBody()->getTerminator();
+      rewriter.setInsertionPoint(yield);
+      IRMapping &inTile = ring->inTile;
+      for (auto [from, to] : outside.getValueMap())
+        if (!inTile.contains(from))
+          inTile.map(from, to);
+      inTile.map(outer.getInductionVar(), ring->tiles.getInductionVar());
+      for (Operation *op : deps.tile)
+        if (!inTile.contains(op->getResult(0)))
+          rewriter.clone(*op, inTile);
+      map = &inTile;
+    }
     auto producer =
-        producerLoop(rewriter, loc, loop, slices, outside, ring->slot,
-                     ring->phase, slots, [&](IRMapping &inner, Value slot) {
+        producerLoop(rewriter, loc, loop, slices, *map, ring->slot, ring->phase,
+                     slots, [&](IRMapping &inner, Value slot) {
                        issue(inner,
                              arith::ConstantIntOp::create(
                                  rewriter, loc, rewriter.getI1Type(), 1),
@@ -724,6 +760,9 @@ TmaSchedules::ProducerRing &TmaSchedules::produceRegisterDots(
                      });
     ring->slot = producer.getResult(0);
     ring->phase = producer.getResult(1);
+    if (ring->tiles)
+      ring->tiles.getBody()->getTerminator()->setOperands(
+          producer.getResults());
   }
   return *ring;
 }

@@ -260,9 +260,10 @@ TEST(GPU, AttentionAgreesWithFloat64) {
 // Tutorial 06's forward with K and V read through host tensor descriptors
 // (bench/kernels/attention_tma.kite): on sm_90a TMA stages both products'
 // Bs, and with warp specialization a producer warpgroup issues the copies
-// of both of the kernel's loops. Against float64 at lengths that
-// are not multiples of the blocks (the last block's rows past N_CTX are
-// the next head's: masked), causal and not, head dims 64 and 128.
+// of both of the kernel's loops; its persistent form (attn_fwd_persist)
+// on fewer programs than tiles. Against float64 at lengths that are not
+// multiples of the blocks (the last block's rows past N_CTX are the next
+// head's: masked), causal and not, head dims 64 and 128.
 TEST(GPU, AttentionWithDescriptorsOnTma) {
   REQUIRE_GPU();
   std::string src = source("attention_tma.kite", /*bench=*/true);
@@ -271,6 +272,9 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
     int Z, H, N, D;
     bool causal, specialize;
     int blockN = 64;
+    // attn_fwd_persist on this many programs (each walks several tiles,
+    // some one more than others); 0: attn_fwd, a program a tile.
+    int programs = 0;
   };
   for (Case c :
        {Case{1, 2, 1000, 64, false, false}, Case{1, 2, 1000, 64, true, false},
@@ -278,9 +282,17 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
         Case{1, 3, 256, 128, false, true}, Case{1, 2, 1000, 128, false, true},
         Case{2, 1, 700, 128, true, true}, Case{1, 2, 1000, 64, true, true},
         Case{2, 1, 512, 64, false, true},
-        Case{1, 2, 384, 128, false, true, 128},
-        Case{1, 1, 0, 128, false, true}}) {
+        Case{1, 2, 384, 128, false, true, 128}, Case{1, 1, 0, 128, false, true},
+        // Persistent: the producer walks the tiles too, the ring's
+        // counters go from one tile to the next.
+        Case{2, 3, 1000, 128, false, true, 64, 5},
+        Case{2, 3, 1000, 128, true, true, 64, 7},
+        Case{1, 2, 333, 64, true, true, 64, 2},
+        Case{2, 1, 700, 64, false, true, 64, 3},
+        Case{1, 2, 1000, 128, true, false, 64, 3},
+        Case{1, 1, 200, 128, false, true, 64, 4}}) {
     CompileOptions o;
+    o.kernel = c.programs ? "attn_fwd_persist" : "attn_fwd";
     o.constants = {
         {"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1}, {"BLOCK_N", c.blockN}};
     o.warpSpecialize = c.specialize;
@@ -308,10 +320,16 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
     ASSERT_TRUE(descK && descV);
     float scale = 1.f / std::sqrt(float(c.D));
     int sz = c.H * c.N * c.D, sh = c.N * c.D, sm = c.D;
-    auto run = k->launch(
-        Grid(uint32_t(std::max(1, (c.N + 127) / 128)), uint32_t(c.Z * c.H)),
-        {Arg(dq), *descK, *descV, Arg(dout), Arg(dm), scale, sz, sh, sm, sz, sh,
-         sm, c.H, c.N});
+    std::vector<Arg> args = {Arg(dq), *descK, *descV, Arg(dout), Arg(dm),
+                             scale,   sz,     sh,     sm,        sz,
+                             sh,      sm,     c.H,    c.N};
+    if (c.programs)
+      args.insert(args.end() - 2, Arg(c.Z));
+    auto run =
+        k->launch(c.programs ? Grid(uint32_t(c.programs))
+                             : Grid(uint32_t(std::max(1, (c.N + 127) / 128)),
+                                    uint32_t(c.Z * c.H)),
+                  args);
     ASSERT_TRUE(run) << run.error().str();
     auto out = dout.toHost().value();
     auto m = dm.toHost().value();
@@ -319,7 +337,10 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
         "Z=" + std::to_string(c.Z) + " H=" + std::to_string(c.H) +
         " N_CTX=" + std::to_string(c.N) + " HEAD_DIM=" + std::to_string(c.D) +
         " BLOCK_N=" + std::to_string(c.blockN) + (c.causal ? " causal" : "") +
-        (c.specialize ? " warp-specialized" : "");
+        (c.specialize ? " warp-specialized" : "") +
+        (c.programs
+             ? " persistent on " + std::to_string(c.programs) + " programs"
+             : "");
     ASSERT_NO_FATAL_FAILURE(expectAttentionMatches(
         q, kk, v, out, m, c.Z * c.H, c.N, c.D, c.causal, scale, what));
     // Nothing written past Out and M.
