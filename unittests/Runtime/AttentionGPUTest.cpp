@@ -290,7 +290,9 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
         Case{1, 2, 333, 64, true, true, 64, 2},
         Case{2, 1, 700, 64, false, true, 64, 3},
         Case{1, 2, 1000, 128, true, false, 64, 3},
-        Case{1, 1, 200, 128, false, true, 64, 4}}) {
+        Case{1, 1, 200, 128, false, true, 64, 4},
+        Case{1, 1, 0, 128, true, true, 64, 3},
+        Case{2, 2, 640, 128, true, true, 64, 3}}) {
     CompileOptions o;
     o.kernel = c.programs ? "attn_fwd_persist" : "attn_fwd";
     o.constants = {
