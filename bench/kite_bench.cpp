@@ -23,7 +23,8 @@
 //   - the attention forward (tutorial 06), f16, 4 x 32 heads, head dims 64
 //     and 128, causal and not; on 8 warps also its form with K and V
 //     through tensor descriptors (bench/kernels/attention_tma.kite: TMA,
-//     and a producer warpgroup; KITE_BENCH_ATTN_TMA=0 leaves them out).
+//     a producer warpgroup, and its persistent form on #SMs programs;
+//     KITE_BENCH_ATTN_TMA=0 leaves them out).
 // The parts are in BenchElementwise.cpp, BenchAttention.cpp and
 // BenchMatmul.cpp (Bench.h: what they share).
 // KITE_BENCH_SOURCES=DIR2: a kernel file that DIR2 also has (at the same
