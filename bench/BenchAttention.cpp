@@ -172,13 +172,13 @@ int runAttention() {
             !(t && std::string(t) == "0") && !dropout && cfg.warps == 8) {
           CompileOptions to = o;
           to.constants.erase("DROPOUT");
-          tmaKernel = load("bench/attention_tma.kite", "attn_fwd", to);
+          tmaKernel = load("dsl-examples/attention_tma.kite", "attn_fwd", to);
           // The copies by a producer warpgroup; and its persistent form
           // (one program an SM walking the tiles).
           to.warpSpecialize = true;
-          wsKernel = load("bench/attention_tma.kite", "attn_fwd", to);
+          wsKernel = load("dsl-examples/attention_tma.kite", "attn_fwd", to);
           persistKernel =
-              load("bench/attention_tma.kite", "attn_fwd_persist", to);
+              load("dsl-examples/attention_tma.kite", "attn_fwd_persist", to);
         }
         const int sms = deviceMultiprocessors().value();
         for (int N : lengths) {
@@ -195,7 +195,7 @@ int runAttention() {
           double ms = timeMs([&] { attn.launch(grid, in.args).value(); }, 10,
                              /*settle=*/true);
           printAttnRow(cfg.row(), "", Z, H, N, D, causal, dropout, ms);
-          // Also bench/kernels/attention_tma.kite (K and V through host
+          // Also dsl-examples/attention_tma.kite (K and V through host
           // tensor descriptors: TMA on sm_90a), the same blocks, as
           // "<blocks> tma", and with a producer warpgroup as "<blocks> tma
           // ws" (8-warp configurations, which the producer needs;

@@ -22,7 +22,7 @@
 //   - a perceptron layer, sigmoid(X W + b) in f16, autotuned;
 //   - the attention forward (tutorial 06), f16, 4 x 32 heads, head dims 64
 //     and 128, causal and not; on 8 warps also its form with K and V
-//     through tensor descriptors (bench/kernels/attention_tma.kite: TMA,
+//     through tensor descriptors (dsl-examples/attention_tma.kite: TMA,
 //     a producer warpgroup, and its persistent form on #SMs programs;
 //     KITE_BENCH_ATTN_TMA=0 leaves them out).
 // The parts are in BenchElementwise.cpp, BenchAttention.cpp and

@@ -258,7 +258,7 @@ TEST(GPU, AttentionAgreesWithFloat64) {
 }
 
 // Tutorial 06's forward with K and V read through host tensor descriptors
-// (bench/kernels/attention_tma.kite): on sm_90a TMA stages both products'
+// (dsl-examples/attention_tma.kite): on sm_90a TMA stages both products'
 // Bs, and with warp specialization a producer warpgroup issues the copies
 // of both of the kernel's loops; its persistent form (attn_fwd_persist)
 // on fewer programs than tiles. Against float64 at lengths that are not
@@ -266,7 +266,7 @@ TEST(GPU, AttentionAgreesWithFloat64) {
 // head's: masked), causal and not, head dims 64 and 128.
 TEST(GPU, AttentionWithDescriptorsOnTma) {
   REQUIRE_GPU();
-  std::string src = source("attention_tma.kite", /*bench=*/true);
+  std::string src = source("attention_tma.kite");
   ASSERT_FALSE(src.empty());
   struct Case {
     int Z, H, N, D;
