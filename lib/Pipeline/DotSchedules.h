@@ -87,7 +87,7 @@ Value tripCount(IRRewriter &rewriter, Location loc, scf::ForOp loop);
 /// `loop`): pure ops of the kernel's entry block (`entry`, in block order)
 /// and, when `loop` sits in a tile loop `outer` of the entry block, pure
 /// ops of the tile loop's body before `loop` (`tile`), which may use the
-/// tile loop's induction variable (TmaSchedules.cpp). None when a value
+/// tile loop's induction variable (TmaProducers.cpp). None when a value
 /// depends on anything else, or the loop is nested deeper.
 struct ProducerDependencies {
   SmallVector<Operation *> entry, tile;
@@ -95,6 +95,19 @@ struct ProducerDependencies {
 std::optional<ProducerDependencies>
 producerDependencies(func::FuncOp func, scf::ForOp loop, scf::ForOp outer,
                      ArrayRef<Value> values);
+
+/// A producer's loop over `loop`'s iterations at the insertion point, its
+/// slot and phase from (slot0, phase0): each iteration waits until its
+/// slot's previous use is released, repeats `slices` at its induction
+/// variable (over `map`, the producer's copies of values from outside the
+/// loop), calls `issue` (the copies into the slot) and goes on to the next
+/// slot, flipping the phase where the ring wraps; its results are the slot
+/// and phase after the last iteration (TmaProducers.cpp).
+scf::ForOp
+producerLoop(IRRewriter &rewriter, Location loc, scf::ForOp loop,
+             const LoadSlices &slices, const IRMapping &map, Value slot0,
+             Value phase0, int64_t slots,
+             llvm::function_ref<void(IRMapping &inner, Value slot)> issue);
 
 /// Whether `load`'s masked-off elements are 0 (no `other`, or a zero
 /// constant): a copy zero-fills them.
