@@ -91,13 +91,26 @@ kd::LoadOp stageableSharedLoad(Value v, Block *body, Type element,
                                                           : kd::LoadOp();
 }
 
-} // namespace
+/// What staging a loop's register dots takes (planRegisterDots): the dots
+/// and their places in a slot, the copies' slices, the ring (stages, slots:
+/// one more where a product's slot is read after the next refill), which
+/// products are issued early, chained or waited for in the next iteration.
+struct RegisterDotPlan {
+  SmallVector<RegisterDot, 2> staged;
+  int64_t slotBytes = 0;
+  std::optional<LoadSlices> slices;
+  bool byTma = false; ///< Bs by TMA (descriptor loads), else cp.async
+  bool issueEarly = false;
+  SmallVector<int64_t> chained; ///< per dot, its iteration argument or -1
+  int64_t deferred = -1;        ///< the last dot's iteration argument or -1
+  int64_t stages = 0, slots = 0;
+};
 
-bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
-                       ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,
-                       int64_t stages, TmaSchedules &tma, bool specialize) {
-  if (chip != "sm_90a" || stages < 2 || dots.empty())
-    return false;
+/// The plan for `loop`'s `dots` (A in registers, B loaded in the loop), or
+/// none where they cannot be staged so.
+std::optional<RegisterDotPlan>
+planRegisterDots(func::FuncOp func, scf::ForOp loop, ArrayRef<kd::DotOp> dots,
+                 StringRef chip, int64_t warps, int64_t stages) {
   // Bs read through tensor descriptors: TMA copies them (every dot's, or
   // none: tmaRegisterDotLoads).
   SmallVector<kd::DescriptorLoadOp> tmaLoads =
@@ -117,16 +130,16 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
             N = dot.getType().getDimSize(1);
     std::optional<kd::WgmmaTile> tile = registerDotTile(dot, warps);
     if (!tile)
-      return false;
+      return std::nullopt;
     std::optional<kd::BlockedLayout> aLayout = tile->aLayout(K);
     if (!aLayout)
-      return false;
+      return std::nullopt;
     // A: made outside the loop (it takes aLayout), or in the class of a
     // dot's result whose accumulator layout is aLayout (p from s).
     Value a = dot.getA();
     if (a.getDefiningOp<kd::LoadOp>() &&
         a.getDefiningOp()->getBlock() == body)
-      return false; // a K loop's A: the two-operand schedule's
+      return std::nullopt; // a K loop's A: the two-operand schedule's
     Operation *aDef = a.getDefiningOp();
     bool aOk = !loop->isAncestor(
         aDef ? aDef : cast<BlockArgument>(a).getOwner()->getParentOp());
@@ -138,24 +151,24 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
       aOk = otherTile && otherTile->layout().placesLike(*aLayout);
     }
     if (!aOk)
-      return false;
+      return std::nullopt;
     RegisterDot r{dot,   {},      {}, ::kite::detail::transposedB(dot),
                   *tile, *aLayout};
     Value bLoaded = r.trans ? r.trans.getSrc() : dot.getB();
     if (byTma) {
       r.desc = bLoaded.getDefiningOp<kd::DescriptorLoadOp>();
       if (!r.desc || !llvm::is_contained(tmaLoads, r.desc))
-        return false;
+        return std::nullopt;
     } else {
       r.load = stageableSharedLoad(bLoaded, body, element, dots);
       if (!r.load)
-        return false;
+        return std::nullopt;
       auto ptrType = cast<RankedTensorType>(r.load.getPtr().getType());
       if (!kd::swizzledCopyWidth(axisInfo, conv.getLayout(r.load.getPtr()),
                                  r.load.getPtr(), r.load.getMask(),
                                  ptrType.getDimSize(1),
                                  element.getIntOrFloatBitWidth() / 8))
-        return false;
+        return std::nullopt;
     }
     kd::SwizzledStaging st = kd::SwizzledStaging::get(
         M, N, K, element.getIntOrFloatBitWidth() / 8, bool(r.trans));
@@ -183,20 +196,20 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   for (RegisterDot &r : staged)
     for (RegisterDot &o : staged)
       if (&r != &o && r.loaded() == o.loaded() && !r.shared && !o.shared)
-        return false;
+        return std::nullopt;
   // Dots whose As share a layout class must want the same layout.
   for (RegisterDot &r : staged)
     for (RegisterDot &o : staged)
       if (conv.shareLayout(r.dot.getA(), o.dot.getA()) &&
           !r.aLayout.placesLike(o.aLayout))
-        return false;
+        return std::nullopt;
   SmallVector<Operation *> loads;
   for (RegisterDot &r : staged)
     if (!r.shared)
       loads.push_back(r.loaded());
   auto slices = LoadSlices::get(loop, ArrayRef<Operation *>(loads));
   if (!slices)
-    return false;
+    return std::nullopt;
 
   // The registers a thread holds through the loop: the blocks carried
   // around it and the As made before it (f16 pairs). Issuing a product
@@ -286,28 +299,44 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   while (stages > 2 && stages * slotBytes > budget)
     --stages;
   if (stages * slotBytes > budget)
-    return false;
+    return std::nullopt;
+  RegisterDotPlan plan;
+  plan.staged = std::move(staged);
+  plan.slotBytes = slotBytes;
+  plan.slices = std::move(slices);
+  plan.byTma = byTma;
+  plan.issueEarly = issueEarly;
+  plan.chained = std::move(chained);
+  plan.deferred = deferred;
+  plan.stages = stages;
+  plan.slots = extraSlot() ? stages + 1 : stages;
+  return plan;
+}
 
-  IRRewriter rewriter(loop.getContext());
-  Location loc = loop.getLoc();
-  const int64_t S = stages, D = S - 1, slots = extraSlot() ? S + 1 : S;
-  // A producer warpgroup issues the TMA copies (`specialize`, 8 warps):
-  // where the last product's wait is deferred (its slot is then released
-  // in the next iteration) and the copies' offsets follow from the
-  // induction variable and ops of the kernel's entry the producer can
-  // repeat. Every loop of the kernel with dots must be one of the entry
-  // block's whose Bs TMA stages (the causal kernel's two, or whole blocks
-  // and a partial last one): the producer runs their copies one loop after
-  // the other through one ring, which the consumers' loops continue.
-  TmaSchedules::ProducerRing *ring = nullptr;
-  if (auto it = tma.producerRings.find(func); it != tma.producerRings.end())
-    ring = &it->second;
-  std::optional<ProducerDependencies> deps;
+/// A producer warpgroup issues the TMA copies (`specialize`, 8 warps):
+/// where the last product's wait is deferred (its slot is then released
+/// in the next iteration) and the copies' offsets follow from the
+/// induction variable and ops of the kernel's entry the producer can
+/// repeat. Every loop of the kernel with dots must be one of the entry
+/// block's whose Bs TMA stages (the causal kernel's two, or whole blocks
+/// and a partial last one): the producer runs their copies one loop after
+/// the other through one ring, which the consumers' loops continue.
+/// `ring`: the kernel's producer ring so far, if any. None where the
+/// copies stay with the consumers.
+std::optional<ProducerDependencies>
+producerFor(func::FuncOp func, scf::ForOp loop, const RegisterDotPlan &plan,
+            const TmaSchedules::ProducerRing *ring, StringRef chip,
+            int64_t warps, bool specialize) {
+  const RegisterDotPlan &p = plan;
+  if (!p.byTma || !specialize || warps != 8 || p.deferred < 0 ||
+      !p.slices->usedArgs.empty() ||
+      !llvm::all_of(p.chained, [](int64_t c) { return c < 0; }))
+    return std::nullopt;
   bool allLoopsTake =
       !func.walk([&](scf::ForOp other) {
              if (other == loop || other.getOps<kd::DotOp>().empty())
                return WalkResult::advance();
-             return tmaRegisterDotLoads(other, chip, warps, stages).empty()
+             return tmaRegisterDotLoads(other, chip, warps, p.stages).empty()
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            })
@@ -330,25 +359,123 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   bool sameTiles =
       !ring ||
       (ring->tiles ? outer.getOperation() == ring->consumerTiles : !outer);
-  if (byTma && specialize && warps == 8 && deferred >= 0 &&
-      slices->usedArgs.empty() &&
-      llvm::all_of(chained, [](int64_t c) { return c < 0; }) && allLoopsTake &&
-      sameTiles &&
-      (ring ? ring->slots == slots && ring->slotBytes == slotBytes
-            : firstLoop)) {
-    SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
-                                 loop.getStep()};
-    if (outer)
-      llvm::append_range(needed,
-                         ValueRange{outer.getLowerBound(),
-                                    outer.getUpperBound(), outer.getStep()});
-    for (Operation *op : slices->slice)
-      llvm::append_range(needed, op->getOperands());
-    for (RegisterDot &r : staged)
-      if (!r.shared)
-        llvm::append_range(needed, r.desc.getOffsets());
-    deps = producerDependencies(func, loop, outer, needed);
+  if (!allLoopsTake || !sameTiles ||
+      !(ring ? ring->slots == p.slots && ring->slotBytes == p.slotBytes
+             : firstLoop))
+    return std::nullopt;
+  SmallVector<Value> needed = {loop.getLowerBound(), loop.getUpperBound(),
+                               loop.getStep()};
+  if (outer)
+    llvm::append_range(needed,
+                       ValueRange{outer.getLowerBound(), outer.getUpperBound(),
+                                  outer.getStep()});
+  for (Operation *op : p.slices->slice)
+    llvm::append_range(needed, op->getOperands());
+  for (const RegisterDot &r : p.staged)
+    if (kd::DescriptorLoadOp desc = r.desc; !r.shared)
+      llvm::append_range(needed, desc.getOffsets());
+  return producerDependencies(func, loop, outer, needed);
+}
+
+/// Where the loop's products (`issued`, in the body's order; the copies'
+/// last op `commit`) are issued and waited for: each as early as its
+/// operands allow where the plan says so, each wait before the first op
+/// that reads the product (the last product's, where deferred, in the next
+/// iteration). Returns that deferred wait (null if none).
+Operation *placeProducts(IRRewriter &rewriter, scf::ForOp loop,
+                         const RegisterDotPlan &plan,
+                         ArrayRef<kd::DotStagedOp> issued, Operation *commit) {
+  Block *body = loop.getBody();
+  // Each product is issued as early as its operands allow (after this
+  // iteration's copies are started): the backward's v @ do.T, which reads
+  // only the staging, goes right after k @ q.T, and runs while exp2 makes
+  // P from the first. Products issued at one place keep their order.
+  llvm::SmallPtrSet<Operation *, 4> hoisted;
+  for (kd::DotStagedOp dot :
+       plan.issueEarly ? issued : ArrayRef<kd::DotStagedOp>()) {
+    Operation *at = commit;
+    for (Value v : dot->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        if (Operation *anc = body->findAncestorOpInBlock(*def);
+            anc && at->isBeforeInBlock(anc))
+          at = anc;
+    while (at->getNextNode() && hoisted.count(at->getNextNode()))
+      at = at->getNextNode();
+    if (at != dot && at->isBeforeInBlock(dot))
+      dot->moveAfter(at);
+    hoisted.insert(dot);
   }
+  // The products issued in the body after `from` (the loop's start if
+  // null) and before `to`.
+  auto issuedBetween = [&](Operation *from, Operation *to) {
+    int64_t n = 0;
+    for (kd::DotStagedOp dot : issued)
+      n += (!from || from->isBeforeInBlock(dot)) && dot->isBeforeInBlock(to);
+    return n;
+  };
+  // Before the first op that reads `value` in the body: a wait for it,
+  // which the ops from there on read. What the body computes in between
+  // (the backward's exp2 beside v @ do.T, attention's dropout decisions)
+  // runs while the tensor cores work. wgmmas complete in order: with the
+  // products issued after it (`pending`) still allowed to run, it is
+  // complete.
+  auto waitBeforeFirstUse = [&](Value value,
+                                Operation *issuedAt) -> Operation * {
+    Operation *first = nullptr;
+    for (Operation *user : value.getUsers()) {
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (at && (!first || at->isBeforeInBlock(first)))
+        first = at;
+    }
+    if (!first)
+      return nullptr;
+    rewriter.setInsertionPoint(first);
+    int64_t pending = issuedBetween(issuedAt, first);
+    auto wait = kd::DotWaitOp::create(rewriter, value.getLoc(),
+                                      cast<RankedTensorType>(value.getType()),
+                                      value, pending);
+    value.replaceAllUsesExcept(wait.getResult(), wait);
+    return wait;
+  };
+  for (auto [n, issuedDot] : llvm::enumerate(issued)) {
+    if (plan.chained[n] >= 0 || (plan.deferred >= 0 && n + 1 == issued.size()))
+      continue;
+    kd::DotStagedOp dot = issuedDot;
+    waitBeforeFirstUse(dot.getResult(), dot);
+  }
+  // The previous iteration's last product: every product of this
+  // iteration was issued after it.
+  if (plan.deferred < 0)
+    return nullptr;
+  return waitBeforeFirstUse(loop.getRegionIterArgs()[plan.deferred], nullptr);
+}
+
+} // namespace
+
+bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
+                       ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,
+                       int64_t stages, TmaSchedules &tma, bool specialize) {
+  if (chip != "sm_90a" || stages < 2 || dots.empty())
+    return false;
+  std::optional<RegisterDotPlan> plan =
+      planRegisterDots(func, loop, dots, chip, warps, stages);
+  if (!plan)
+    return false;
+  SmallVector<RegisterDot, 2> &staged = plan->staged;
+  std::optional<LoadSlices> &slices = plan->slices;
+  const int64_t slotBytes = plan->slotBytes;
+  const bool byTma = plan->byTma;
+  ArrayRef<int64_t> chained = plan->chained;
+  const int64_t deferred = plan->deferred;
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  const int64_t S = plan->stages, D = S - 1, slots = plan->slots;
+  TmaSchedules::ProducerRing *ring = nullptr;
+  if (auto it = tma.producerRings.find(func); it != tma.producerRings.end())
+    ring = &it->second;
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  std::optional<ProducerDependencies> deps =
+      producerFor(func, loop, *plan, ring, chip, warps, specialize);
   const bool byProducer = deps.has_value();
   if (ring && !byProducer) {
     // An earlier loop's copies are the producer's: this one cannot take
@@ -496,78 +623,21 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   for (RegisterDot &r : staged)
     if (!r.shared)
       rewriter.eraseOp(r.loaded());
-  // Each product is issued as early as its operands allow (after this
-  // iteration's copies are started): the backward's v @ do.T, which reads
-  // only the staging, goes right after k @ q.T, and runs while exp2 makes
-  // P from the first. Products issued at one place keep their order.
-  llvm::SmallPtrSet<Operation *, 4> hoisted;
-  for (kd::DotStagedOp dot : issueEarly ? issued : ArrayRef<kd::DotStagedOp>()) {
-    Operation *at = commit;
-    for (Value v : dot->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        if (Operation *anc = body->findAncestorOpInBlock(*def);
-            anc && at->isBeforeInBlock(anc))
-          at = anc;
-    while (at->getNextNode() && hoisted.count(at->getNextNode()))
-      at = at->getNextNode();
-    if (at != dot && at->isBeforeInBlock(dot))
-      dot->moveAfter(at);
-    hoisted.insert(dot);
-  }
-  // The products issued in the body after `from` (the loop's start if
-  // null) and before `to`.
-  auto issuedBetween = [&](Operation *from, Operation *to) {
-    int64_t n = 0;
-    for (kd::DotStagedOp dot : issued)
-      n += (!from || from->isBeforeInBlock(dot)) && dot->isBeforeInBlock(to);
-    return n;
-  };
-  // Before the first op that reads `value` in the body: a wait for it,
-  // which the ops from there on read. What the body computes in between
-  // (the backward's exp2 beside v @ do.T, attention's dropout decisions)
-  // runs while the tensor cores work. wgmmas complete in order: with the
-  // products issued after it (`pending`) still allowed to run, it is
-  // complete.
-  auto waitBeforeFirstUse = [&](Value value,
-                                Operation *issuedAt) -> Operation * {
-    Operation *first = nullptr;
-    for (Operation *user : value.getUsers()) {
-      Operation *at = body->findAncestorOpInBlock(*user);
-      if (at && (!first || at->isBeforeInBlock(first)))
-        first = at;
-    }
-    if (!first)
-      return nullptr;
-    rewriter.setInsertionPoint(first);
-    int64_t pending = issuedBetween(issuedAt, first);
-    auto wait = kd::DotWaitOp::create(rewriter, value.getLoc(),
-                                      cast<RankedTensorType>(value.getType()),
-                                      value, pending);
-    value.replaceAllUsesExcept(wait.getResult(), wait);
-    return wait;
-  };
-  for (auto [n, dot] : llvm::enumerate(issued)) {
-    if (chained[n] >= 0 || (deferred >= 0 && n + 1 == issued.size()))
-      continue;
-    waitBeforeFirstUse(dot.getResult(), dot);
-  }
-  // The previous iteration's last product: every product of this
-  // iteration was issued after it.
-  if (deferred >= 0) {
-    Operation *wait =
-        waitBeforeFirstUse(loop.getRegionIterArgs()[deferred], nullptr);
-    // With a producer warp: that product was the last to read the previous
-    // iteration's slot, which goes back to the producer (each warp's lane
-    // 0 arrives on its empty barrier; not in the first iteration).
-    if (byProducer && wait) {
-      rewriter.setInsertionPointAfter(wait);
-      Value prev = previousSlot(rewriter, loc, slot, slots);
-      Value notFirst =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                                loop.getInductionVar(), loop.getLowerBound());
-      kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst,
-                               /*cluster_size=*/1);
-    }
+  // The previous iteration's last product, waited for in this iteration
+  // (placeProducts): with a producer warp, that product was the last to
+  // read the previous iteration's slot, which goes back to the producer
+  // (each warp's lane 0 arrives on its empty barrier; not in the first
+  // iteration).
+  Operation *deferredWait =
+      placeProducts(rewriter, loop, *plan, issued, commit);
+  if (byProducer && deferredWait) {
+    rewriter.setInsertionPointAfter(deferredWait);
+    Value prev = previousSlot(rewriter, loc, slot, slots);
+    Value notFirst =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              loop.getInductionVar(), loop.getLowerBound());
+    kd::TmaReleaseOp::create(rewriter, loc, prev, notFirst,
+                             /*cluster_size=*/1);
   }
   SmallVector<unsigned> waits;
   for (int64_t i : chained)
