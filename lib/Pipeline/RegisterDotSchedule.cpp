@@ -480,9 +480,17 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   if (ring && !byProducer) {
     // An earlier loop's copies are the producer's: this one cannot take
     // another schedule (its barriers are the ring's).
+    bool inOtherTiles =
+        ring->tiles ? outer.getOperation() != ring->consumerTiles : bool(outer);
     loop.emitError() << "warp specialization: this loop cannot share the "
-                        "producer warpgroup of the kernel's earlier loop "
-                        "(its products' staging differs)";
+                        "producer warpgroup of the kernel's earlier loop ("
+                     << (inOtherTiles
+                             ? "the producer walks the tile loop of the "
+                               "earlier loop, and this loop is not in it"
+                             : "its products' staging differs, or its "
+                               "copies' offsets need values the producer "
+                               "cannot compute")
+                     << ")";
     tma.failed = true;
     return true;
   }
