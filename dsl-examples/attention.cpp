@@ -123,36 +123,17 @@ int main(int argc, char **argv) {
       break;
     bool causal = mode == 1 || mode == 2, dropout = mode == 2,
          tuned = mode == 3;
-    // The reference, one (batch, head) at a time.
-    std::vector<double> ref(n), s(N);
-    for (int zh = 0; zh < Z * H; ++zh) {
-      size_t base = size_t(zh) * N * D;
-      for (int i = 0; i < N; ++i) {
-        double mx = -INFINITY;
-        int last = causal ? i : N - 1;
-        for (int j = 0; j <= last; ++j) {
-          double d = 0;
-          for (int c = 0; c < D; ++c)
-            d += double(examples::fromHalf(q[base + size_t(i) * D + c])) *
-                 examples::fromHalf(k[base + size_t(j) * D + c]);
-          s[j] = d * scale;
-          mx = std::max(mx, s[j]);
-        }
-        double sum = 0;
-        for (int j = 0; j <= last; ++j)
-          sum += (s[j] = std::exp(s[j] - mx));
-        // Dropout: the weights of the softmax dropped or scaled.
-        double keepScale = dropout ? 256.0 / (256 - threshold) : 1.0;
-        for (int j = 0; dropout && j <= last; ++j)
-          s[j] = kept(seed, zh, N, i, j, threshold) ? s[j] * keepScale : 0.0;
-        for (int c = 0; c < D; ++c) {
-          double o = 0;
-          for (int j = 0; j <= last; ++j)
-            o += s[j] * examples::fromHalf(v[base + size_t(j) * D + c]);
-          ref[base + size_t(i) * D + c] = o / sum;
-        }
-      }
-    }
+    // The reference; dropout: the softmax's weights dropped or scaled.
+    std::vector<double> ref;
+    double keepScale = dropout ? 256.0 / (256 - threshold) : 1.0;
+    examples::attentionReference(q, k, v, Z * H, N, D, causal, scale, ref,
+                                 nullptr, [&](int zh, int i, int j, double w) {
+                                   if (!dropout)
+                                     return w;
+                                   return kept(seed, zh, N, i, j, threshold)
+                                              ? w * keepScale
+                                              : 0.0;
+                                 });
     kite::CompileOptions o;
     o.constants = {{"HEAD_DIM", D}, {"BLOCK_M", bm}, {"BLOCK_N", dropout ? std::max(bn, 64) : bn},
                    {"STAGE", causal ? 3 : 1}, {"DROPOUT", dropout ? 1 : 0}};

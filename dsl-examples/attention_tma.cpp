@@ -52,35 +52,12 @@ int main(int argc, char **argv) {
               gpu ? "TFLOP/s" : "");
   bool ok = true;
   for (bool causal : {false, true}) {
-    // The reference, one (batch, head) at a time: Out and M (log2 of the
-    // row's softmax denominator plus its maximum, in base-2 units).
-    std::vector<double> ref(n), refM(size_t(Z) * H * N), s(N);
-    const double log2e = 1.4426950408889634;
-    for (int zh = 0; zh < Z * H; ++zh) {
-      size_t base = size_t(zh) * N * D;
-      for (int i = 0; i < N; ++i) {
-        double mx = -INFINITY;
-        int last = causal ? i : N - 1;
-        for (int j = 0; j <= last; ++j) {
-          double d = 0;
-          for (int c = 0; c < D; ++c)
-            d += double(examples::fromHalf(q[base + size_t(i) * D + c])) *
-                 examples::fromHalf(k[base + size_t(j) * D + c]);
-          s[j] = d * scale;
-          mx = std::max(mx, s[j]);
-        }
-        double sum = 0;
-        for (int j = 0; j <= last; ++j)
-          sum += (s[j] = std::exp(s[j] - mx));
-        for (int c = 0; c < D; ++c) {
-          double o = 0;
-          for (int j = 0; j <= last; ++j)
-            o += s[j] * examples::fromHalf(v[base + size_t(j) * D + c]);
-          ref[base + size_t(i) * D + c] = o / sum;
-        }
-        refM[size_t(zh) * N + i] = (mx + std::log(sum)) * log2e;
-      }
-    }
+    // The reference: Out and M (log2 of the row's softmax denominator
+    // plus its maximum, in base-2 units).
+    std::vector<double> ref, refM;
+    examples::attentionReference(q, k, v, Z * H, N, D, causal, scale, ref,
+                                 &refM,
+                                 [](int, int, int, double w) { return w; });
     for (bool persistent : {false, true}) {
       kite::CompileOptions o;
       o.kernel = persistent ? "attn_fwd_persist" : "attn_fwd";

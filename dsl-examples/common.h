@@ -5,6 +5,7 @@
 
 #include "kite/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -123,6 +124,53 @@ inline float rand(int32_t seed, uint32_t offset) {
   if (x < 0)
     x = ~x;
   return float(x) * 4.6566127342e-10f;
+}
+
+/// The float64 attention forward of f16 tensors [heads, N, D] (Q, K, V of
+/// the tutorials' layout, heads = Z * H): out = softmax(Q K^T * scale) V,
+/// row i seeing columns 0..i when `causal`. `weight(head, i, j, w)` may
+/// change each softmax weight after the denominator is summed (dropout);
+/// `lse`, if given, gets each row's log2 of its denominator plus its
+/// maximum (the tutorial's M, in base-2 units).
+template <typename Weight>
+inline void attentionReference(const std::vector<uint16_t> &q,
+                               const std::vector<uint16_t> &k,
+                               const std::vector<uint16_t> &v, int heads, int N,
+                               int D, bool causal, double scale,
+                               std::vector<double> &out,
+                               std::vector<double> *lse, Weight weight) {
+  out.assign(size_t(heads) * N * D, 0.0);
+  if (lse)
+    lse->assign(size_t(heads) * N, 0.0);
+  std::vector<double> s(N);
+  for (int zh = 0; zh < heads; ++zh) {
+    size_t base = size_t(zh) * N * D;
+    for (int i = 0; i < N; ++i) {
+      double mx = -INFINITY;
+      int last = causal ? i : N - 1;
+      for (int j = 0; j <= last; ++j) {
+        double d = 0;
+        for (int c = 0; c < D; ++c)
+          d += double(fromHalf(q[base + size_t(i) * D + c])) *
+               fromHalf(k[base + size_t(j) * D + c]);
+        s[j] = d * scale;
+        mx = std::max(mx, s[j]);
+      }
+      double sum = 0;
+      for (int j = 0; j <= last; ++j)
+        sum += (s[j] = std::exp(s[j] - mx));
+      for (int j = 0; j <= last; ++j)
+        s[j] = weight(zh, i, j, s[j]);
+      for (int c = 0; c < D; ++c) {
+        double o = 0;
+        for (int j = 0; j <= last; ++j)
+          o += s[j] * fromHalf(v[base + size_t(j) * D + c]);
+        out[base + size_t(i) * D + c] = o / sum;
+      }
+      if (lse)
+        (*lse)[size_t(zh) * N + i] = (mx + std::log(sum)) / std::log(2.0);
+    }
+  }
 }
 
 } // namespace examples
