@@ -128,8 +128,9 @@ kd::LoadOp stageableLoad(Value v, Block *body, Type element);
 /// `stages` slots, when every dot qualifies (RegisterDotSchedule.cpp):
 /// with cp.async from pointer loads, or by TMA from the descriptor loads
 /// tmaRegisterDotLoads keeps (their tensor maps from `tma`), with
-/// `specialize` by a producer warp where the loop is the kernel's only one
-/// with dots; false (nothing changed) otherwise. The
+/// `specialize` by a producer warpgroup that the kernel's loops with dots
+/// share (TmaSchedules::produceRegisterDots); false (nothing changed)
+/// otherwise. The
 /// caller has checked the loop: a positive constant step, no atomics.
 bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
                        ArrayRef<kd::DotOp> dots, StringRef chip, int64_t warps,

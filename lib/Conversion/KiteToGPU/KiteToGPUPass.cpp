@@ -199,20 +199,20 @@ struct ConvertKiteToGPUPass
   static std::optional<int64_t> tmaRegisterLimit(func::FuncOp func,
                                                  int64_t numThreads,
                                                  int64_t smemBytes, bool tma,
-                                                 bool producerWarp) {
+                                                 int64_t producerThreads) {
     if (!tma || func->hasAttr(KiteDialect::getMaxRegistersAttrName()))
       return std::nullopt;
     int64_t programs = std::max<int64_t>(
         1, std::min(kSharedMemoryPerSM /
                         (smemBytes + kReservedSharedMemoryPerProgram),
                     2048 / numThreads));
-    if (producerWarp) {
+    if (producerThreads) {
       // A producer warpgroup that gives its registers to the consumers
       // (kite.set_max_registers): the entry's count fixed, as setmaxnreg
       // needs, at what the program's threads can all have (168 for 384).
-      if (!hasProducerWarpgroup(func))
+      if (producerThreads != 128)
         return std::nullopt;
-      return 65536 / (numThreads + 128) / 8 * 8;
+      return 65536 / (numThreads + producerThreads) / 8 * 8;
     }
     // Only where it binds nothing: a lower limit could leave a wgmma tile
     // too few registers to compile (ptxas refused 128x128x32 on 8 warps,
@@ -296,18 +296,22 @@ struct ConvertKiteToGPUPass
     state.groupScratchBytes = kernelGroupScratchBytes(func, &converter);
     const int64_t consumerThreads = state.consumerGroups * numThreads;
     func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
-    // A warp-specialized K loop: one producer warp beyond the num_warps.
+    // A warp-specialized K loop: one producer warp beyond the num_warps;
+    // attention's producer: a warpgroup (it gives its registers away).
     bool producerWarp = false;
     func.walk([&](WarpIsProducerOp) { producerWarp = true; });
+    const bool producerWarpgroup = hasProducerWarpgroup(func);
+    const int64_t producerThreads =
+        producerWarp ? (producerWarpgroup ? 128 : 32) : 0;
     bool tensorCores = kernelUsesTensorCores(func);
     // (Not for a producer warpgroup: its registers are set by setmaxnreg
     // for one program an SM.)
-    if (occupancyHint && !hasProducerWarpgroup(func))
+    if (occupancyHint && !producerWarpgroup)
       recordOccupancyRegisters(func, consumerThreads, smemBytes);
     std::optional<int64_t> tmaLimit =
         occupancyHint
             ? tmaRegisterLimit(func, consumerThreads, smemBytes,
-                               /*tma=*/state.barrierSlots > 0, producerWarp)
+                               /*tma=*/state.barrierSlots > 0, producerThreads)
             : std::nullopt;
     if (smemBytes > 0) {
       OpBuilder gb(context);
@@ -398,9 +402,7 @@ struct ConvertKiteToGPUPass
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      builder.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-        {int32_t(consumerThreads +
-                 (producerWarp ? (hasProducerWarpgroup(func) ? 128 : 32) : 0)),
-         1, 1}));
+        {int32_t(consumerThreads + producerThreads), 1, 1}));
     // @kernel(maxnreg=N): `.maxnreg N` on the entry; a TMA-staged kernel
     // without one gets the registers its occupancy allows.
     if (auto limit = func->getAttrOfType<IntegerAttr>(
