@@ -15,19 +15,31 @@
 # and the autotuned persistent kernel), beside Triton's tutorial 09 with
 # descriptors and cuBLAS, one line per Kite form:
 #   run(command="bash scripts/gpu/ab_tuned.sh 3 persistent", carry=[".gpu"])
+# With "attention": the attention forward's forms (kite-bench's attention
+# rows: pointers, TMA, TMA + producer warpgroup, persistent) beside
+# Triton's tutorial 06 and torch's scaled_dot_product_attention, one line
+# per Kite form and shape; KITE_BENCH_HEAD_DIMS, KITE_BENCH_BLOCKS,
+# KITE_BENCH_LENGTHS and KITE_BENCH_CAUSAL narrow it as for bench.sh
+# (default: head dim 128 on 128x64 blocks of 8 warps):
+#   run(command="bash scripts/gpu/ab_tuned.sh 3 attention", carry=[".gpu"])
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 rounds="${1:-3}"
 mode="${2:-tuned}"
-case "$mode" in tuned|persistent) ;; *) echo "ab_tuned.sh: mode is tuned or persistent, got '$mode'" >&2; exit 2 ;; esac
+case "$mode" in tuned|persistent|attention) ;; *) echo "ab_tuned.sh: mode is tuned, persistent or attention, got '$mode'" >&2; exit 2 ;; esac
 rt=.gpu/rt
 [ -f $rt/lib/libkite.so.xz ] && xz -d -f $rt/lib/libkite.so.xz
 out="${OUT:-/tmp/kite-ab-tuned}"
 mkdir -p "$out"
 : > "$out/tuned.jsonl"
 export KITE_BENCH_ONLY=$mode PYTHONUNBUFFERED=1
+if [ "$mode" = attention ]; then
+  export KITE_BENCH_HEAD_DIMS="${KITE_BENCH_HEAD_DIMS:-128}"
+  export KITE_BENCH_BLOCKS="${KITE_BENCH_BLOCKS:-128x64w8}"
+  export KITE_BENCH_TUNED=0 KITE_BENCH_DROPOUT=0
+fi
 # KITE_AB_SECONDS (default 420): no new round after that long (the
 # device tool's 600 s a command).
 for r in $(seq "$rounds"); do
@@ -41,6 +53,37 @@ for r in $(seq "$rounds"); do
 done
 python3 - "$out/tuned.jsonl" "$mode" <<'PY'
 import json, statistics, sys
+if sys.argv[2] == "attention":
+    # One line per Kite form and shape: medians, Kite/Triton and
+    # Kite/torch of the medians with the per-round range.
+    kite, others = {}, {}
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        if r.get("kernel") != "attention" or r.get("dropout"):
+            continue
+        shape = (r["HEAD_DIM"], r["causal"], r["Z"], r["H"], r["N_CTX"])
+        if r["impl"] == "kite":
+            kite.setdefault(shape + (r.get("blocks", ""),), {})[r["round"]] = r["tflops"]
+        elif r["impl"] in ("triton", "torch"):
+            others.setdefault(shape, {}).setdefault(r["impl"], {})[r["round"]] = r["tflops"]
+    print(f"{'attention':40s} {'size':>12s} {'Kite':>9s} {'Triton':>9s} {'torch':>9s} "
+          f"{'Kite/Triton':>12s} {'per round':>12s} {'Kite/torch':>11s} {'per round':>12s}")
+    for (D, causal, Z, H, N, form), k in sorted(kite.items()):
+        sides = others.get((D, causal, Z, H, N), {})
+        mk = statistics.median(k.values())
+        name = f"d{D}{' causal' if causal else ''} {form}"
+        line = f"{name:40s} {f'{Z}x{H}x{N}':>12s} {mk:8.1f}T "
+        for impl in ("triton", "torch"):
+            v = sides.get(impl, {})
+            line += f"{statistics.median(v.values()):8.1f}T " if v else f"{'-':>9s} "
+        for impl in ("triton", "torch"):
+            v = sides.get(impl, {})
+            ratios = [k[r] / v[r] for r in k if r in v]
+            if ratios:
+                line += f"{mk / statistics.median(v.values()):11.2f}x " \
+                        f"{min(ratios):5.2f}-{max(ratios):.2f}x "
+        print(line)
+    sys.exit(0)
 persistent = sys.argv[2] == "persistent"
 anchor = "triton_persistent_tma" if persistent else "triton"
 runs, others = {}, {}
