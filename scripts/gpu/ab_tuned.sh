@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#===- scripts/gpu/ab_tuned.sh - Kite's tuned matmul beside Triton's, interleaved -===#
+#===- scripts/gpu/ab_tuned.sh - Kite beside Triton, cuBLAS and torch, interleaved -===#
 #
 # The autotuned matmul rows (f32 exact, tf32, f16, bf16 at 1024^3, 4096^3,
 # 8192^3 and 4096x4096x512) of Kite (kite-bench, bench/kernels/matmul_*_tuned.kite)
