@@ -107,10 +107,12 @@ struct RegisterDotPlan {
 };
 
 /// The plan for `loop`'s `dots` (A in registers, B loaded in the loop), or
-/// none where they cannot be staged so.
+/// none where they cannot be staged so; `specialize`: warp specialization
+/// is asked for.
 std::optional<RegisterDotPlan>
 planRegisterDots(func::FuncOp func, scf::ForOp loop, ArrayRef<kd::DotOp> dots,
-                 StringRef chip, int64_t warps, int64_t stages) {
+                 StringRef chip, int64_t warps, int64_t stages,
+                 bool specialize) {
   // Bs read through tensor descriptors: TMA copies them (every dot's, or
   // none: tmaRegisterDotLoads).
   SmallVector<kd::DescriptorLoadOp> tmaLoads =
@@ -283,6 +285,13 @@ planRegisterDots(func::FuncOp func, scf::ForOp loop, ArrayRef<kd::DotOp> dots,
     return deferred >= 0 || llvm::any_of(chained, [](int64_t c) { return c >= 0; });
   };
   const int64_t budget = kd::kMaxSharedMemory - 16 * 1024;
+  // With warp specialization the deferred wait is what lets a producer
+  // warpgroup take the copies (producerFor): there stages go first
+  // (attention's 128x128 blocks at head dim 128: 64 KB a slot, 2 stages
+  // and the extra slot).
+  if (specialize && byTma && warps == 8 && deferred >= 0)
+    while (stages > 2 && (stages + 1) * slotBytes > budget)
+      --stages;
   if (extraSlot() && (stages + 1) * slotBytes > budget)
     dropExtraSlot();
   // Nor where the extra slot would leave one program on an SM instead of
@@ -458,7 +467,7 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
   if (chip != "sm_90a" || stages < 2 || dots.empty())
     return false;
   std::optional<RegisterDotPlan> plan =
-      planRegisterDots(func, loop, dots, chip, warps, stages);
+      planRegisterDots(func, loop, dots, chip, warps, stages, specialize);
   if (!plan)
     return false;
   SmallVector<RegisterDot, 2> &staged = plan->staged;
