@@ -292,7 +292,12 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
         Case{1, 2, 1000, 128, true, false, 64, 3},
         Case{1, 1, 200, 128, false, true, 64, 4},
         Case{1, 1, 0, 128, true, true, 64, 3},
-        Case{2, 2, 640, 128, true, true, 64, 3}}) {
+        Case{2, 2, 640, 128, true, true, 64, 3},
+        // 128x128 blocks with the producer: at head dim 128 a ring of 2
+        // stages and the extra slot (64 KB a slot).
+        Case{1, 2, 1000, 128, true, true, 128, 3},
+        Case{2, 1, 700, 128, false, true, 128, 2},
+        Case{1, 2, 700, 64, true, true, 128, 3}}) {
     CompileOptions o;
     o.kernel = c.programs ? "attn_fwd_persist" : "attn_fwd";
     o.constants = {
