@@ -106,6 +106,13 @@ struct RegisterDotPlan {
   int64_t stages = 0, slots = 0;
 };
 
+/// Whether a producer warpgroup may take a loop's copies at all: Bs by TMA,
+/// warp specialization asked for, two consumer warpgroups (producerFor
+/// then needs the last product's wait deferred, and more).
+bool producerMayTake(bool byTma, bool specialize, int64_t warps) {
+  return byTma && specialize && warps == 8;
+}
+
 /// The plan for `loop`'s `dots` (A in registers, B loaded in the loop), or
 /// none where they cannot be staged so; `specialize`: warp specialization
 /// is asked for.
@@ -289,7 +296,7 @@ planRegisterDots(func::FuncOp func, scf::ForOp loop, ArrayRef<kd::DotOp> dots,
   // warpgroup take the copies (producerFor): there stages go first
   // (attention's 128x128 blocks at head dim 128: 64 KB a slot, 2 stages
   // and the extra slot).
-  if (specialize && byTma && warps == 8 && deferred >= 0)
+  if (producerMayTake(byTma, specialize, warps) && deferred >= 0)
     while (stages > 2 && (stages + 1) * slotBytes > budget)
       --stages;
   if (extraSlot() && (stages + 1) * slotBytes > budget)
@@ -337,7 +344,7 @@ producerFor(func::FuncOp func, scf::ForOp loop, const RegisterDotPlan &plan,
             const TmaSchedules::ProducerRing *ring, StringRef chip,
             int64_t warps, bool specialize) {
   const RegisterDotPlan &p = plan;
-  if (!p.byTma || !specialize || warps != 8 || p.deferred < 0 ||
+  if (!producerMayTake(p.byTma, specialize, warps) || p.deferred < 0 ||
       !p.slices->usedArgs.empty() ||
       !llvm::all_of(p.chained, [](int64_t c) { return c < 0; }))
     return std::nullopt;
