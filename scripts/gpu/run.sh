@@ -62,7 +62,7 @@ if [ -d .gpu/rt ]; then
     for spec in "vector_add" "dropout" "seeded_dropout" "matmul 256 256 128" \
                 "softmax 64 781" "layer_norm 64 1024" "layer_norm_bwd 64 1024" \
                 "matmul_autotune 256 256 128" "tensor-core forms" "cluster forms" \
-                "ping-pong forms"; do
+                "ping-pong forms" "attention forms"; do
       row="$(printf '%-34s' "$spec")"
       for tool in memcheck racecheck synccheck initcheck; do
         log="${OUT:-/tmp}/${tool}.log"
@@ -81,6 +81,15 @@ if [ -d .gpu/rt ]; then
           # scratch), alone and in clusters (the GPU test, small shapes).
           (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
              ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.PersistentMatmulPingPong \
+             > "$log" 2>&1)
+        elif [ "$spec" = "attention forms" ]; then
+          # The attention forward's forms: the cp.async ring (wgmma and
+          # mma.sync, with dropout), TMA with and without the producer
+          # warpgroup, persistent, 128x128 with the extra slot (the GPU
+          # tests, short lengths).
+          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
+             ./unittests/KiteRuntimeGPUTests \
+             --gtest_filter='GPU.AttentionAgreesWithFloat64:GPU.AttentionWithDescriptorsOnTma' \
              > "$log" 2>&1)
         else
           (cd $rt && $cs --tool $tool --error-exitcode 1 ./examples/$spec > "$log" 2>&1)

@@ -203,13 +203,21 @@ TEST(GPU, AttentionAgreesWithFloat64) {
     const char *chip; // "": the device's (wgmma); sm_80: mma.sync
     bool dropout = false; // p = 0.2, the host's own mask in the reference
   };
-  for (Case c : {Case{1, 2, 1000, 64, false, ""}, Case{1, 2, 1000, 64, true, ""},
-                 Case{2, 1, 129, 128, false, ""}, Case{2, 1, 129, 128, true, ""},
-                 Case{1, 1, 256, 64, true, ""}, Case{1, 2, 1000, 64, true, "sm_80"},
-                 Case{2, 1, 129, 128, false, "sm_80"},
-                 Case{1, 2, 1000, 64, true, "", true},
-                 Case{2, 1, 129, 128, false, "", true},
-                 Case{1, 2, 1000, 64, false, "sm_80", true}}) {
+  std::vector<Case> cases = {Case{1, 2, 1000, 64, false, ""},
+                             Case{1, 2, 1000, 64, true, ""},
+                             Case{2, 1, 129, 128, false, ""},
+                             Case{2, 1, 129, 128, true, ""},
+                             Case{1, 1, 256, 64, true, ""},
+                             Case{1, 2, 1000, 64, true, "sm_80"},
+                             Case{2, 1, 129, 128, false, "sm_80"},
+                             Case{1, 2, 1000, 64, true, "", true},
+                             Case{2, 1, 129, 128, false, "", true},
+                             Case{1, 2, 1000, 64, false, "sm_80", true}};
+  if (quickRun()) // compute-sanitizer: each form once, short lengths
+    cases = {Case{1, 1, 256, 64, true, ""}, Case{2, 1, 129, 128, false, ""},
+             Case{1, 1, 200, 64, false, "", true},
+             Case{1, 1, 200, 64, true, "sm_80"}};
+  for (Case c : cases) {
     CompileOptions o;
     o.constants = {{"HEAD_DIM", c.D}, {"STAGE", c.causal ? 3 : 1},
                    {"DROPOUT", c.dropout ? 1 : 0}};
@@ -276,28 +284,35 @@ TEST(GPU, AttentionWithDescriptorsOnTma) {
     // some one more than others); 0: attn_fwd, a program a tile.
     int programs = 0;
   };
-  for (Case c :
-       {Case{1, 2, 1000, 64, false, false}, Case{1, 2, 1000, 64, true, false},
-        Case{2, 1, 129, 128, false, false}, Case{2, 1, 200, 128, true, false},
-        Case{1, 3, 256, 128, false, true}, Case{1, 2, 1000, 128, false, true},
-        Case{2, 1, 700, 128, true, true}, Case{1, 2, 1000, 64, true, true},
-        Case{2, 1, 512, 64, false, true},
-        Case{1, 2, 384, 128, false, true, 128}, Case{1, 1, 0, 128, false, true},
-        // Persistent: the producer walks the tiles too, the ring's
-        // counters go from one tile to the next.
-        Case{2, 3, 1000, 128, false, true, 64, 5},
-        Case{2, 3, 1000, 128, true, true, 64, 7},
-        Case{1, 2, 333, 64, true, true, 64, 2},
-        Case{2, 1, 700, 64, false, true, 64, 3},
-        Case{1, 2, 1000, 128, true, false, 64, 3},
-        Case{1, 1, 200, 128, false, true, 64, 4},
-        Case{1, 1, 0, 128, true, true, 64, 3},
-        Case{2, 2, 640, 128, true, true, 64, 3},
-        // 128x128 blocks with the producer: at head dim 128 a ring of 2
-        // stages and the extra slot (64 KB a slot).
-        Case{1, 2, 1000, 128, true, true, 128, 3},
-        Case{2, 1, 700, 128, false, true, 128, 2},
-        Case{1, 2, 700, 64, true, true, 128, 3}}) {
+  std::vector<Case> cases = {
+      Case{1, 2, 1000, 64, false, false}, Case{1, 2, 1000, 64, true, false},
+      Case{2, 1, 129, 128, false, false}, Case{2, 1, 200, 128, true, false},
+      Case{1, 3, 256, 128, false, true}, Case{1, 2, 1000, 128, false, true},
+      Case{2, 1, 700, 128, true, true}, Case{1, 2, 1000, 64, true, true},
+      Case{2, 1, 512, 64, false, true}, Case{1, 2, 384, 128, false, true, 128},
+      Case{1, 1, 0, 128, false, true},
+      // Persistent: the producer walks the tiles too, the ring's
+      // counters go from one tile to the next.
+      Case{2, 3, 1000, 128, false, true, 64, 5},
+      Case{2, 3, 1000, 128, true, true, 64, 7},
+      Case{1, 2, 333, 64, true, true, 64, 2},
+      Case{2, 1, 700, 64, false, true, 64, 3},
+      Case{1, 2, 1000, 128, true, false, 64, 3},
+      Case{1, 1, 200, 128, false, true, 64, 4},
+      Case{1, 1, 0, 128, true, true, 64, 3},
+      Case{2, 2, 640, 128, true, true, 64, 3},
+      // 128x128 blocks with the producer: at head dim 128 a ring of 2
+      // stages and the extra slot (64 KB a slot).
+      Case{1, 2, 1000, 128, true, true, 128, 3},
+      Case{2, 1, 700, 128, false, true, 128, 2},
+      Case{1, 2, 700, 64, true, true, 128, 3}};
+  if (quickRun()) // compute-sanitizer: each form once, short lengths
+    cases = {Case{1, 1, 200, 128, true, false},
+             Case{1, 2, 333, 64, false, true},
+             Case{1, 2, 333, 64, true, true, 64, 2},
+             Case{1, 1, 300, 128, true, true, 64, 2},
+             Case{1, 1, 300, 128, false, true, 128, 2}};
+  for (Case c : cases) {
     CompileOptions o;
     o.kernel = c.programs ? "attn_fwd_persist" : "attn_fwd";
     o.constants = {

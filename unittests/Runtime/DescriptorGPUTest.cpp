@@ -158,14 +158,12 @@ TEST(GPU, DescriptorMatmulWithTma) {
       // that are not multiples of 8 (no TMA: the generic path).
       // KITE_TEST_QUICK=1 (the compute-sanitizer runs of scripts/gpu/run.sh):
       // two small shapes, one with a ragged K.
-      const char *quick = std::getenv("KITE_TEST_QUICK");
       std::vector<Shape> shapes =
-          quick && *quick == '1'
-              ? std::vector<Shape>{{128, 128, 64}, {256, 256, 144}}
-              : std::vector<Shape>{{128, 128, 64},
-                                   {1040, 528, 272},
-                                   {256, 256, 1024},
-                                   {100, 60, 36}};
+          quickRun() ? std::vector<Shape>{{128, 128, 64}, {256, 256, 144}}
+                     : std::vector<Shape>{{128, 128, 64},
+                                          {1040, 528, 272},
+                                          {256, 256, 1024},
+                                          {100, 60, 36}};
       for (Shape sh : shapes) {
         const int M = sh.M, N = sh.N, K = sh.K;
         auto a = randomValues(size_t(M) * K, 11), b = randomValues(size_t(K) * N, 12);
@@ -309,10 +307,9 @@ TEST(GPU, PersistentMatmulInClusters) {
   ASSERT_TRUE(cluster) << cluster.error().str();
   // KITE_TEST_QUICK=1 (compute-sanitizer in scripts/gpu/run.sh): two
   // shapes.
-  const char *quick = std::getenv("KITE_TEST_QUICK");
   std::vector<std::pair<int, int>> shapes = {
       {1000, 40}, {1000, 72}, {1100, 320}, {1100, 1024}, {130, 64}};
-  if (quick && std::string(quick) == "1")
+  if (quickRun())
     shapes = {{130, 64}, {1100, 320}};
   for (auto [M, K] : shapes) {
     const int N = 520;
@@ -404,13 +401,12 @@ def pp(a_ptr: *f16, b_ptr: *f16, c_ptr: *f16, s_ptr: *f32, M: i32, N: i32, K: i3
                                compileKite(src, CompileOptions{}, "pp.kite")};
   for (auto &f : forms)
     ASSERT_TRUE(f) << f.error().str();
-  const char *quick = std::getenv("KITE_TEST_QUICK");
   std::vector<std::array<int, 3>> shapes = {{1000, 520, 40},
                                             {1100, 520, 1024},
                                             {130, 520, 64},
                                             {300, 250, 320},
                                             {128, 128, 128}};
-  if (quick && std::string(quick) == "1")
+  if (quickRun())
     shapes = {{130, 520, 64}, {300, 250, 320}};
   for (auto [M, N, K] : shapes) {
     std::string what =

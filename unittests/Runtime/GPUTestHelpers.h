@@ -42,6 +42,13 @@
 
 namespace kite::test {
 
+/// KITE_TEST_QUICK=1: the compute-sanitizer runs of scripts/gpu/run.sh,
+/// where a test takes a few small cases of each kernel form.
+inline bool quickRun() {
+  const char *quick = std::getenv("KITE_TEST_QUICK");
+  return quick && std::string(quick) == "1";
+}
+
 /// The text of dsl-examples/<name>, or with `bench` of bench/kernels/<name>
 /// (bench/<name> beside the GPU machine's copy of the tests); empty when
 /// not found.
