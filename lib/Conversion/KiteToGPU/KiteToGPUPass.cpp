@@ -294,6 +294,16 @@ struct ConvertKiteToGPUPass
     state.numThreads = numThreads;
     state.consumerGroups = kernelConsumerGroups(func);
     state.groupScratchBytes = kernelGroupScratchBytes(func, &converter);
+    state.deferTmaStoreReads = defersTmaStoreReads(func, &converter);
+    if (state.deferTmaStoreReads) {
+      // The last TMA stores' reads of shared memory complete before the
+      // program ends (its shared memory goes with it).
+      func.walk([&](func::ReturnOp ret) {
+        OpBuilder b(ret);
+        NVVM::CpAsyncBulkWaitGroupOp::create(b, ret.getLoc(), 0,
+                                             b.getUnitAttr());
+      });
+    }
     const int64_t consumerThreads = state.consumerGroups * numThreads;
     func.walk([&](TmaInitOp op) { state.barrierSlots = op.getSlots(); });
     // A warp-specialized K loop: one producer warp beyond the num_warps;

@@ -20,6 +20,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cstdlib>
+#include <string_view>
+
 using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
@@ -131,6 +134,23 @@ TmaStorePanels mlir::kite::tmaStorePanels(TmaStoreOp op) {
   int64_t atOnce =
       reusesStagingMemory(op) ? count : std::min<int64_t>(count, 2);
   return {count, atOnce, rows * swizzle};
+}
+
+bool mlir::kite::defersTmaStoreReads(Operation *kernel,
+                                     const KiteTypeConverter *conv) {
+  if (const char *env = std::getenv("KITE_DEFER_TMA_STORE_READS");
+      env && std::string_view(env) == "0")
+    return false;
+  bool stores = false, other = false;
+  kernel->walk([&](Operation *op) {
+    if (auto t = dyn_cast<TmaStoreOp>(op)) {
+      stores = true;
+      other |= reusesStagingMemory(t);
+    } else {
+      other |= sharedMemoryBytes(op, conv) > 0;
+    }
+  });
+  return stores && !other;
 }
 
 int64_t mlir::kite::tmaStoreBytes(TmaStoreOp op) {

@@ -243,6 +243,10 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     // ones included, are complete first).
     Scratch s(rewriter, loc, state);
     waitForStagedCopies(rewriter, loc, op);
+    // Deferred: the previous store's copies may still read the buffer.
+    if (state.deferTmaStoreReads)
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                           rewriter.getUnitAttr());
     s.barrier(); // the buffer's previous users are done
     LinearLayout addresses = linear->compose(panels.operandLayout(0));
     Value first = firstThread(rewriter, loc);
@@ -308,9 +312,11 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
         storePanel(p, panelAt(s.base, slot * ring.bytes));
       }
     }
-    // Every thread waits for its groups' reads of shared memory.
-    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
-                                         rewriter.getUnitAttr());
+    // Every thread waits for its groups' reads of shared memory (deferred:
+    // at the next store, or the kernel's return).
+    if (!state.deferTmaStoreReads)
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                           rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

@@ -402,7 +402,19 @@ struct KiteLoweringState {
   /// of its own (docs/lowering.md, "Ping-pong consumer groups").
   int64_t consumerGroups = 1;
   int64_t groupScratchBytes = 0;
+  /// kite.tma_store leaves its bulk copies reading its panels when it ends
+  /// and waits for them at its next start (and the kernel at its return),
+  /// so that the tile loop goes on while the TMA drains the stores
+  /// (deferTmaStoreReads: the stores are the kernel's only scratch users,
+  /// in scratch of their own).
+  bool deferTmaStoreReads = false;
 };
+
+/// Whether `kernel`'s TMA stores may leave their panels' reads pending
+/// (KiteLoweringState::deferTmaStoreReads): each has scratch of its own
+/// (no staging slot reused) and no other op uses the scratch between them.
+/// KITE_DEFER_TMA_STORE_READS=0: never (an A/B switch).
+bool defersTmaStoreReads(Operation *kernel, const KiteTypeConverter *conv);
 
 /// Named barriers (bar.sync ids) of a warp-specialized kernel: group g's
 /// threads synchronize on 1 + g; group g waits for its turn on
