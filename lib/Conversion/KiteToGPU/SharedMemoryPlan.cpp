@@ -147,7 +147,9 @@ bool mlir::kite::defersTmaStoreReads(Operation *kernel,
       stores = true;
       other |= reusesStagingMemory(t);
     } else {
-      other |= sharedMemoryBytes(op, conv) > 0;
+      // (A layout conversion may write the start of shared memory without
+      // scratch bytes of its own: reusesStagingMemory.)
+      other |= isa<ConvertLayoutOp>(op) || sharedMemoryBytes(op, conv) > 0;
     }
   });
   return stores && !other;
