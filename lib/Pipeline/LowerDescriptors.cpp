@@ -168,11 +168,19 @@ struct LowerDescriptors
           keep.insert(load);
       });
     // One tensor map per descriptor the kept loads read (a descriptor read
-    // by several loops, or as A and B, may take two; counted once here).
-    llvm::SmallPtrSet<Value, 4> keptDescs;
+    // by several loops, or as A and B, may take two; counted once here),
+    // at most 4 a kernel: each kernel of the module counts its own.
+    llvm::DenseMap<Operation *, llvm::SmallPtrSet<Value, 4>> keptDescs;
     for (Operation *op : keep)
-      keptDescs.insert(op->getOperand(0));
-    int64_t mapsLeft = 4 - int64_t(keptDescs.size());
+      keptDescs[op->getParentOfType<func::FuncOp>()].insert(op->getOperand(0));
+    llvm::DenseMap<Operation *, int64_t> left;
+    auto mapsLeft = [&](Operation *op) -> int64_t & {
+      Operation *func = op->getParentOfType<func::FuncOp>();
+      auto [it, fresh] = left.try_emplace(func, 0);
+      if (fresh)
+        it->second = 4 - int64_t(keptDescs.lookup(func).size());
+      return it->second;
+    };
     IRRewriter rewriter(&getContext());
     for (Operation *op : accesses) {
       if (keep.contains(op))
@@ -205,8 +213,9 @@ struct LowerDescriptors
       auto store = cast<kd::DescriptorStoreOp>(op);
       // A TMA store while the runtime's tensor maps last (4 a kernel, the
       // dots' operands first).
-      if (keepTma && mapsLeft > 0 && ::kite::detail::tmaStore(store, chip)) {
-        --mapsLeft;
+      if (keepTma && mapsLeft(store) > 0 &&
+          ::kite::detail::tmaStore(store, chip)) {
+        --mapsLeft(store);
         RankedTensorType block = store.getValue().getType();
         int64_t rowBytes =
             block.getDimSize(1) * block.getElementTypeBitWidth() / 8;
