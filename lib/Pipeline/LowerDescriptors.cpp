@@ -173,14 +173,10 @@ struct LowerDescriptors
     llvm::DenseMap<Operation *, llvm::SmallPtrSet<Value, 4>> keptDescs;
     for (Operation *op : keep)
       keptDescs[op->getParentOfType<func::FuncOp>()].insert(op->getOperand(0));
-    llvm::DenseMap<Operation *, int64_t> left;
-    auto mapsLeft = [&](Operation *op) -> int64_t & {
-      Operation *func = op->getParentOfType<func::FuncOp>();
-      auto [it, fresh] = left.try_emplace(func, 0);
-      if (fresh)
-        it->second = 4 - int64_t(keptDescs.lookup(func).size());
-      return it->second;
-    };
+    llvm::DenseMap<Operation *, int64_t> mapsLeft;
+    getOperation().walk([&](func::FuncOp func) {
+      mapsLeft[func] = 4 - int64_t(keptDescs.lookup(func).size());
+    });
     IRRewriter rewriter(&getContext());
     for (Operation *op : accesses) {
       if (keep.contains(op))
@@ -213,9 +209,9 @@ struct LowerDescriptors
       auto store = cast<kd::DescriptorStoreOp>(op);
       // A TMA store while the runtime's tensor maps last (4 a kernel, the
       // dots' operands first).
-      if (keepTma && mapsLeft(store) > 0 &&
-          ::kite::detail::tmaStore(store, chip)) {
-        --mapsLeft(store);
+      int64_t &left = mapsLeft[store->getParentOfType<func::FuncOp>()];
+      if (keepTma && left > 0 && ::kite::detail::tmaStore(store, chip)) {
+        --left;
         RankedTensorType block = store.getValue().getType();
         int64_t rowBytes =
             block.getDimSize(1) * block.getElementTypeBitWidth() / 8;
