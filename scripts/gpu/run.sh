@@ -66,31 +66,25 @@ if [ -d .gpu/rt ]; then
       row="$(printf '%-34s' "$spec")"
       for tool in memcheck racecheck synccheck initcheck; do
         log="${OUT:-/tmp}/${tool}.log"
-        if [ "$spec" = "tensor-core forms" ]; then
-          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
-             ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.DescriptorMatmulWithTma \
-             > "$log" 2>&1)
-        elif [ "$spec" = "cluster forms" ]; then
+        # The kernel forms: a GPU test at small sizes (KITE_TEST_QUICK=1).
+        case "$spec" in
+          "tensor-core forms") filter=GPU.DescriptorMatmulWithTma ;;
           # 2-program clusters: TMA multicast, slots released across the
-          # cluster (the GPU test on two small shapes).
-          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
-             ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.PersistentMatmulInClusters \
-             > "$log" 2>&1)
-        elif [ "$spec" = "ping-pong forms" ]; then
+          # cluster.
+          "cluster forms") filter=GPU.PersistentMatmulInClusters ;;
           # Two consumer groups taking turns (named barriers, each group's
-          # scratch), alone and in clusters (the GPU test, small shapes).
-          (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
-             ./unittests/KiteRuntimeGPUTests --gtest_filter=GPU.PersistentMatmulPingPong \
-             > "$log" 2>&1)
-        elif [ "$spec" = "attention forms" ]; then
+          # scratch), alone and in clusters.
+          "ping-pong forms") filter=GPU.PersistentMatmulPingPong ;;
           # The attention forward's forms: the cp.async ring (wgmma and
           # mma.sync, with dropout), TMA with and without the producer
-          # warpgroup, persistent, 128x128 with the extra slot (the GPU
-          # tests, short lengths).
+          # warpgroup, persistent, 128x128 with the extra slot.
+          "attention forms")
+            filter='GPU.AttentionAgreesWithFloat64:GPU.AttentionWithDescriptorsOnTma' ;;
+          *) filter="" ;;
+        esac
+        if [ -n "$filter" ]; then
           (cd $rt && KITE_TEST_QUICK=1 $cs --tool $tool --error-exitcode 1 \
-             ./unittests/KiteRuntimeGPUTests \
-             --gtest_filter='GPU.AttentionAgreesWithFloat64:GPU.AttentionWithDescriptorsOnTma' \
-             > "$log" 2>&1)
+             ./unittests/KiteRuntimeGPUTests --gtest_filter="$filter" > "$log" 2>&1)
         else
           (cd $rt && $cs --tool $tool --error-exitcode 1 ./examples/$spec > "$log" 2>&1)
         fi
