@@ -31,6 +31,13 @@ namespace kd = mlir::kite;
 struct LoadSlices;
 class TmaSchedules;
 
+/// The Bs of `dots` (in `loop`'s body) loaded there as K x N blocks
+/// contiguous along K: each is loaded as its N x K transpose and read
+/// through a kite.trans (transposedB), where AxisInfo says the transposed
+/// pointers move wider vectors (OrientOperandLoads.cpp). Whether any was.
+bool orientOperandLoads(func::FuncOp func, scf::ForOp loop,
+                        ArrayRef<kd::DotOp> dots);
+
 /// [M, N, K] of `dot`.
 SmallVector<int64_t> dotShapeOf(kd::DotOp dot);
 

@@ -413,6 +413,11 @@ bool onlyMaskedStores(kd::DotOp dot, scf::ForOp loop,
   return true;
 }
 
+/// Whether dimension `d` of `r`'s tensor has a stride of one element.
+bool unitStride(const Raisable &r, int d) {
+  return r.strides[d] ? constantInt(r.strides[d]) == 1 : r.strideConst[d] == 1;
+}
+
 struct RaiseToDescriptors
     : ::kite::impl::RaiseToDescriptorsBase<RaiseToDescriptors> {
   using Base::Base;
@@ -502,15 +507,36 @@ struct RaiseToDescriptors
         }
       }
       auto blockType = cast<RankedTensorType>(r.load.getType());
+      SmallVector<Value> offsets(r.offsets.begin(), r.offsets.end());
+      // The tensor's unit stride decides its orientation (TMA reads rows of
+      // the innermost dimension): a B whose K rows are contiguous (an
+      // nn.Linear weight, stride_bk = 1) is the N x K tensor it is the
+      // transpose of, loaded N x K and read through a kite.trans, the form
+      // the staging takes K-major.
+      bool transposed = i == 1 && !trans && unitStride(r, 0) &&
+                        !unitStride(r, 1);
+      if (transposed) {
+        std::swap(shape[0], shape[1]);
+        std::swap(strides[0], strides[1]);
+        std::swap(offsets[0], offsets[1]);
+        blockType = RankedTensorType::get(
+            {blockType.getDimSize(1), blockType.getDimSize(0)},
+            blockType.getElementType());
+      }
       auto make = kd::MakeTensorDescOp::create(
           b, loc, kd::TensorDescType::get(&getContext(), blockType),
           r.base, shape, strides);
       make->setAttr(kd::KiteDialect::getRaisedAttrName(), b.getUnitAttr());
       made.push_back(make);
       b.setInsertionPoint(r.load);
-      auto load =
-          kd::DescriptorLoadOp::create(b, loc, blockType, make, r.offsets);
-      made.push_back(load);
+      Value load =
+          kd::DescriptorLoadOp::create(b, loc, blockType, make, offsets);
+      made.push_back(load.getDefiningOp());
+      if (transposed) {
+        load = kd::TransOp::create(b, loc, r.load.getType(), load,
+                                   b.getDenseI32ArrayAttr({1, 0}));
+        made.push_back(load.getDefiningOp());
+      }
       uses[i]->set(load);
     }
     auto revert = [&] {

@@ -223,6 +223,10 @@ struct StageDotOperands
       return; // num_stages = 1: no copies in flight
     bool specialize =
         ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
+    // wgmma reads B K-major: a B whose memory runs along K is loaded in
+    // that order (its transpose, read through a kite.trans).
+    if (chip == "sm_90a")
+      ::kite::detail::orientOperandLoads(func, loop, dots);
     // Dots with A in registers and B loaded in the loop (attention).
     if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps, stages,
                                           tmaSchedules, specialize))

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The tutorial matmul in every operand orientation, beside Triton and cuBLAS.
+
+Usage: python3 bench_orient.py DIR   (DIR from scripts/gpu/orient_variants.sh)
+Each DIR/mm_<dtype>_<orient>_<div>_<BM>x<BN>x<BK>w<W>s<S>.c is Kite's export
+of bench/kernels/matmul_tutorial.kite (C only, the driver through dlopen);
+it is built here into a shared library and launched through ctypes. For
+each dtype, orientation (NN; NT: B an nn.Linear weight, N x K; TN: A given
+K x M; TT) and shape, Kite's best configuration (autotuned over the same
+configurations) is timed beside Triton's tutorial kernel autotuned over the
+tutorial's Hopper configurations and cuBLAS (torch.matmul on the same
+views), with Triton's do_bench (medians), in one process; the outputs are
+checked against cuBLAS. Prints one table; writes DIR/orient.json.
+"""
+import ctypes
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import torch
+import triton
+import triton.language as tl
+import triton.testing
+
+DIR = sys.argv[1]
+DT = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def tutorial_configs():
+    c = triton.Config
+    return [c({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+            c({"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+            c({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+            c({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+            c({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+            c({"BLOCK_M": 128, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+            c({"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=5, num_warps=2),
+            c({"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=5, num_warps=2),
+            c({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8)]
+
+
+@triton.autotune(configs=tutorial_configs(), key=["M", "N", "K", "sam", "sak", "sbk", "sbn"])
+@triton.jit
+def tutorial_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                    GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * sam + offs_k[None, :] * sak)
+    b_ptrs = b_ptr + (offs_k[:, None] * sbk + offs_bn[None, :] * sbn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * sak
+        b_ptrs += BLOCK_K * sbk
+    c = acc.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + scm * offs_cm[:, None] + scn * offs_cn[None, :], c,
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def operands(orient, M, N, K, dt):
+    torch.manual_seed(0)
+    a = (torch.randn(M, K, device="cuda", dtype=dt) if orient[0] == "N"
+         else torch.randn(K, M, device="cuda", dtype=dt).T)
+    b = (torch.randn(K, N, device="cuda", dtype=dt) if orient[1] == "N"
+         else torch.randn(N, K, device="cuda", dtype=dt).T)
+    return a, b
+
+
+# The exports, built into shared libraries.
+variants = {}  # (dt, orient, div) -> [(name, lib, bm, bn, warps)]
+for c in sorted(glob.glob(os.path.join(DIR, "mm_*.c"))):
+    name = os.path.basename(c)[:-2]
+    m = re.match(r"mm_(\w+?)_(\w\w)_(div16|odd)_(\d+)x(\d+)x(\d+)w(\d+)s(\d+)$", name)
+    if not m:
+        continue
+    so = os.path.join(DIR, name + ".so")
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", c, "-o", so, "-ldl"], check=True)
+    lib = ctypes.CDLL(so)
+    if getattr(lib, name + "_load")() != 0:
+        err = getattr(lib, name + "_error")
+        err.restype = ctypes.c_char_p
+        print(f"{name}: load failed: {err().decode()}")
+        continue
+    launch = getattr(lib, name + "_launch")
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 3 + [ctypes.c_uint64] * 3 + [ctypes.c_int32] * 9
+    dt, orient, div, bm, bn, bk, w, s = m.groups()
+    variants.setdefault((dt, orient, div), []).append((name, launch, int(bm), int(bn)))
+
+shapes = [("div16", 4096, 4096, 4096), ("div16", 8192, 8192, 8192), ("div16", 1024, 1024, 1024),
+          ("div16", 16, 8192, 8192), ("div16", 64, 8192, 8192), ("odd", 4095, 4095, 4095)]
+if os.environ.get("KITE_ORIENT_QUICK") == "1":
+    shapes = [s for s in shapes if s[1] in (4096, 4095)]
+rows = []
+for (dt, orient, div), vs in sorted(variants.items()):
+    for sdiv, M, N, K in shapes:
+        if sdiv != div:
+            continue
+        a, b = operands(orient, M, N, K, DT[dt])
+        ref = torch.matmul(a, b)
+        c = torch.empty(M, N, device="cuda", dtype=DT[dt])
+        stream = torch.cuda.current_stream().cuda_stream
+        best = None
+        for name, launch, bm, bn in vs:
+            grid = ((M + bm - 1) // bm) * ((N + bn - 1) // bn)
+            args = (stream, grid, 1, 1, a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K,
+                    a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+            c.fill_(float("nan"))
+            if launch(*args) != 0:
+                print(f"{name}: launch failed")
+                continue
+            torch.cuda.synchronize()
+            err = ((c.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+            ok = err < 2e-2
+            ms = bench(lambda: launch(*args))
+            if not ok:
+                print(f"{name} {M}x{N}x{K}: WRONG (max rel error {err:.2e})")
+                continue
+            if best is None or ms < best[0]:
+                best = (ms, name)
+        ct = torch.empty(M, N, device="cuda", dtype=DT[dt])
+        tgrid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+        trun = lambda: tutorial_matmul[tgrid](a, b, ct, M, N, K, a.stride(0), a.stride(1),
+                                              b.stride(0), b.stride(1), ct.stride(0), ct.stride(1))
+        trun()
+        t_ms = bench(trun)
+        cb_ms = bench(lambda: torch.matmul(a, b))
+        fl = 2.0 * M * N * K / 1e9
+        row = {"dtype": dt, "orient": orient, "shape": f"{M}x{N}x{K}",
+               "kite": fl / best[0] if best else 0.0, "kite_config": best[1].split("_")[-1] if best else "-",
+               "triton": fl / t_ms, "cublas": fl / cb_ms}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+json.dump(rows, open(os.path.join(DIR, "orient.json"), "w"), indent=1)
+print()
+print(f"{'dtype':5} {'orient':6} {'shape':16} {'Kite':>7} {'Triton':>7} {'cuBLAS':>7} {'K/T':>6} {'K/cB':>6}  Kite config")
+for r in rows:
+    print(f"{r['dtype']:5} {r['orient']:6} {r['shape']:16} {r['kite']:7.1f} {r['triton']:7.1f} {r['cublas']:7.1f}"
+          f" {r['kite'] / r['triton']:6.2f} {r['kite'] / r['cublas']:6.2f}  {r['kite_config']}")
