@@ -166,7 +166,7 @@ struct StageDotOperands
   std::optional<kd::DotEngine>
   chooseEngine(func::FuncOp func, kd::DotOp dot, ArrayRef<kd::LoadOp> loads,
                const kd::KiteTypeConverter &conv, int64_t warps,
-               bool transposedB) {
+               bool transposedB, bool transposedA) {
     RankedTensorType aType = dot.getA().getType(), bType = dot.getB().getType();
     Type element = aType.getElementType();
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
@@ -184,8 +184,10 @@ struct StageDotOperands
         if (copyable(func, dot, loads, conv, tile->layout(), eb,
                      /*kMajorB=*/tf32 && !transposedB))
           return kd::DotEngine::WGMMA;
-    if (transposedB)
-      return std::nullopt; // mma.sync reads B N-major (ldmatrix.trans)
+    // mma.sync reads transposed f16/bf16 operands through the other kind
+    // of ldmatrix; tf32 only A K-major, B N-major.
+    if ((transposedB || transposedA) && !half)
+      return std::nullopt;
     if (version >= 80 && (half || tf32) && K % (tf32 ? 8 : 16) == 0)
       if (auto tile = kd::MmaTile::choose(M, N, warps))
         if (copyable(func, dot, loads, conv, tile->layout(), tf32 ? 4 : 2))
@@ -223,9 +225,11 @@ struct StageDotOperands
       return; // num_stages = 1: no copies in flight
     bool specialize =
         ::kite::detail::loopWarpSpecialize(loop).value_or(warpSpecialize);
-    // wgmma reads B K-major: a B whose memory runs along K is loaded in
-    // that order (its transpose, read through a kite.trans).
-    if (chip == "sm_90a")
+    // The tensor cores read an operand in either orientation (wgmma's
+    // transpose bits, ldmatrix and ldmatrix.trans): an operand whose memory
+    // runs along M (A) or K (B) is loaded in that order (its transpose,
+    // read through a kite.trans).
+    if (::kite::detail::chipVersion(chip) >= 80)
       ::kite::detail::orientOperandLoads(func, loop, dots);
     // Dots with A in registers and B loaded in the loop (attention).
     if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps, stages,
@@ -259,8 +263,14 @@ struct StageDotOperands
     kd::TransOp trans = ::kite::detail::transposedB(dot);
     if (trans)
       bLoaded = trans.getSrc();
+    // Likewise an f16/bf16 A through a transposition of a K x M block:
+    // staged M-major.
+    Value aLoaded = dot.getA();
+    kd::TransOp transA = ::kite::detail::transposedA(dot);
+    if (transA)
+      aLoaded = transA.getSrc();
     kd::LoadOp loads[2] = {
-        ::kite::detail::stageableLoad(dot.getA(), body, element),
+        ::kite::detail::stageableLoad(aLoaded, body, element),
         ::kite::detail::stageableLoad(bLoaded, body, element)};
     if (!loads[0] || !loads[1] || loads[0] == loads[1]) {
       // An operand computed from loads (dot_scaled): those loads ahead.
@@ -269,7 +279,7 @@ struct StageDotOperands
       return;
     }
     std::optional<kd::DotEngine> chosen =
-        chooseEngine(func, dot, loads, conv, warps, bool(trans));
+        chooseEngine(func, dot, loads, conv, warps, bool(trans), bool(transA));
     if (!chosen)
       return;
     const bool wgmma = *chosen == kd::DotEngine::WGMMA;
@@ -296,7 +306,8 @@ struct StageDotOperands
         Value guarded = guardMask(rewriter, loc, mask, more, ptr.getType());
         kd::AsyncStageOp::create(rewriter, load.getLoc(), ptr, guarded, slot,
                                  int32_t(operand), dotShape, engine,
-                                 /*transposed=*/operand == 1 && trans,
+                                 /*transposed=*/operand == 1 ? bool(trans)
+                                                             : bool(transA),
                                  /*b_place=*/nullptr);
       }
     };
@@ -335,8 +346,9 @@ struct StageDotOperands
         rewriter, dot.getLoc(), dot.getType(), dot.getAcc(), slot,
         aType.getDimSize(1), slots, engine,
         engine != kd::DotEngine::FMA ? TypeAttr::get(element) : TypeAttr(),
-        /*b_k_major=*/wgmma && (element.isF32() || trans), /*a=*/Value(),
-        /*b_place=*/nullptr, /*a_place=*/nullptr, /*b_slot=*/Value());
+        /*b_k_major=*/(wgmma && element.isF32()) || trans, /*a=*/Value(),
+        /*b_place=*/nullptr, /*a_place=*/nullptr, /*b_slot=*/Value(),
+        /*a_m_major=*/bool(transA));
     // (fp8 reaches wgmma only with a transposed B: b_k_major.)
     Value result = staged.getResult();
     if (wgmma) {
@@ -347,6 +359,8 @@ struct StageDotOperands
     rewriter.replaceOp(dot, result);
     if (trans)
       rewriter.eraseOp(trans);
+    if (transA)
+      rewriter.eraseOp(transA);
     for (kd::LoadOp load : loads)
       rewriter.eraseOp(load);
     // Nothing may still be writing the slots after the loop.

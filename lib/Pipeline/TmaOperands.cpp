@@ -92,12 +92,25 @@ static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
 }
 
 namespace kite::detail {
-kd::TransOp transposedB(kd::DotOp dot) {
-  auto trans = dot.getB().getDefiningOp<kd::TransOp>();
+/// The kite.trans [1, 0] of `dot`'s block through which `operand` is read,
+/// in the dot's block and read by the dot alone.
+static kd::TransOp transposedOperand(kd::DotOp dot, Value operand) {
+  auto trans = operand.getDefiningOp<kd::TransOp>();
   if (!trans || trans->getBlock() != dot->getBlock() || !trans->hasOneUse() ||
       trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
   return trans;
+}
+
+kd::TransOp transposedB(kd::DotOp dot) {
+  return transposedOperand(dot, dot.getB());
+}
+
+kd::TransOp transposedA(kd::DotOp dot) {
+  Type element = dot.getA().getType().getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return {}; // wgmma transposes f16/bf16 only
+  return transposedOperand(dot, dot.getA());
 }
 
 std::optional<std::array<kd::DescriptorLoadOp, 2>>

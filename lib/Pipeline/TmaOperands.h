@@ -30,6 +30,13 @@ bool isLaunchValue(mlir::Value v, mlir::func::FuncOp func);
 /// read by the dot alone: such a B is staged K-major, row for row.
 mlir::kite::TransOp transposedB(mlir::kite::DotOp dot);
 
+/// The kite.trans [1, 0] through which `dot` reads its A, when A is f16 or
+/// bf16 loaded as its K x M transpose (`dot(trans(a), b)`, or a load whose
+/// memory runs along M: OrientOperandLoads.cpp) in the dot's block and read
+/// by the dot alone: such an A is staged M-major, row for row (wgmma
+/// transposes f16/bf16 operands only).
+mlir::kite::TransOp transposedA(mlir::kite::DotOp dot);
+
 /// The two descriptor loads (A, B) of `dot` when the dot runs on wgmma with
 /// TMA-staged operands: `chip` is sm_90a; the dot is the only one of an
 /// scf.for body (a loop of the kernel's entry block, not nested) and reads

@@ -9,7 +9,8 @@
 # pointers and the other integers divisible by 16 where they are.
 #   usage: scripts/gpu/orient_variants.sh OUTDIR
 # KITE_ORIENT_DTYPES (default "f16 bf16"), KITE_ORIENT_CONFIGS (default the
-# tutorial's Hopper configurations, BMxBNxBKwWARPSsSTAGES).
+# tutorial's Hopper configurations, BMxBNxBKwWARPSsSTAGES), KITE_ORIENT_CHIP
+# (default sm_90a; sm_80: mma.sync, named mm80_...).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
@@ -18,6 +19,9 @@ kitec=${KITEC:-$root/build/bin/kitec}
 out=$1
 mkdir -p "$out"
 dtypes=${KITE_ORIENT_DTYPES:-"f16 bf16"}
+chip=${KITE_ORIENT_CHIP:-sm_90a}
+prefix=mm
+[ "$chip" = sm_90a ] || prefix="mm${chip#sm_}"
 configs=${KITE_ORIENT_CONFIGS:-"128x256x64w8s3 64x256x32w4s4 128x128x32w4s4 128x64x32w4s4 64x128x32w4s4 128x128x64w8s3"}
 for dt in $dtypes; do
   sed -e "s/\*f16/*$dt/g; s/to(f16)/to($dt)/" "$root/bench/kernels/matmul_tutorial.kite" > "$out/mm_$dt.kite"
@@ -35,8 +39,8 @@ for dt in $dtypes; do
       fi
       for cfg in $configs; do
         [[ $cfg =~ ^([0-9]+)x([0-9]+)x([0-9]+)w([0-9]+)s([0-9]+)$ ]]
-        name="mm_${dt}_${orient}_${div}_${cfg}"
-        "$kitec" "$out/mm_$dt.kite" --chip=sm_90a -D BLOCK_M="${BASH_REMATCH[1]}" \
+        name="${prefix}_${dt}_${orient}_${div}_${cfg}"
+        "$kitec" "$out/mm_$dt.kite" --chip="$chip" -D BLOCK_M="${BASH_REMATCH[1]}" \
           -D BLOCK_N="${BASH_REMATCH[2]}" -D BLOCK_K="${BASH_REMATCH[3]}" \
           --num-warps="${BASH_REMATCH[4]}" --num-stages="${BASH_REMATCH[5]}" \
           --specialize="$spec" --emit=c -o "$out/$name" \

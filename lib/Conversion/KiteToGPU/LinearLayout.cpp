@@ -155,12 +155,13 @@ LinearLayout SwizzledStaging::operandLayout(int operand,
   // The operand block as it is held in registers: A is M x K, B is K x N,
   // or N x K when it is read through its transposition; its element
   // (row, col) lies at aByte / bByte (relative to the operand's start).
-  int64_t rows = operand == 0 ? M : transposed ? N : K;
-  int64_t cols = operand == 0 ? K : transposed ? K : N;
+  int64_t rows = operand == 0 ? (transposed ? K : M) : transposed ? N : K;
+  int64_t cols = operand == 0 ? (transposed ? M : K) : transposed ? K : N;
   int64_t start = operand == 0 ? 0 : bOffset();
   return LinearLayout::probe(rows * cols, [&](int64_t lin) {
     int64_t row = lin / cols, col = lin % cols;
-    int64_t byte = operand == 0  ? aByte(row, col)
+    int64_t byte = operand == 0  ? (transposed ? aByte(col, row)
+                                               : aByte(row, col))
                    : transposed ? bByte(col, row)
                                 : bByte(row, col);
     return byte - start;
@@ -191,6 +192,22 @@ LinearLayout MmaTile::aLoads(int64_t K, int64_t elemBytes) const {
       concatBases({bitsOf(16, K), {16 / elemBytes},
                    bitsOf(warpsM, warpRows() * K),
                    SmallVector<int64_t>(llvm::Log2_64(warpsN), 0)}));
+}
+
+LinearLayout MmaTile::aLoadsMMajor(int64_t K) const {
+  return LinearLayout(
+      concatBases({bitsOf(mRep, 16 * K), bitsOf(K / 16, 16)}),
+      concatBases({bitsOf(8, 1), {8 * K}, {8},
+                   bitsOf(warpsM, warpRows() * K),
+                   SmallVector<int64_t>(llvm::Log2_64(warpsN), 0)}));
+}
+
+LinearLayout MmaTile::bLoadsKMajor(int64_t K) const {
+  return LinearLayout(
+      concatBases({bitsOf(nRep / 2, 16), bitsOf(K / 16, 16 * N)}),
+      concatBases({bitsOf(8, 1), {8 * N}, {8},
+                   SmallVector<int64_t>(llvm::Log2_64(warpsM), 0),
+                   bitsOf(warpsN, warpCols())}));
 }
 
 LinearLayout MmaTile::bLoads(int64_t K, int64_t elemBytes) const {

@@ -65,21 +65,26 @@ Value issueMmas(ConversionPatternRewriter &rewriter, Location loc,
     // of thread t is the thread's part XOR r's (SharedAddresses), the
     // thread's part computed once.
     const int64_t kSteps = K / kStep;
+    // Operands staged in the other orientation (f16/bf16 from transposed
+    // loads: an M-major A, a K-major B) take the other kind of ldmatrix.
+    const bool mMajorA = st.aMMajor, kMajorB = st.bKMajor && !tf32;
     SharedAddresses aAt(rewriter, loc,
-                        tile.aLoads(K, eb).compose(st.operandLayout(0)), 0,
-                        slot);
+                        (mMajorA ? tile.aLoadsMMajor(K) : tile.aLoads(K, eb))
+                            .compose(st.operandLayout(0)),
+                        0, slot);
     SharedAddresses bAt(rewriter, loc,
-                        tile.bLoads(K, eb).compose(st.operandLayout(1)),
+                        (kMajorB ? tile.bLoadsKMajor(K) : tile.bLoads(K, eb))
+                            .compose(st.operandLayout(1)),
                         st.bOffset(), slot);
 
     // A's fragments for k-step `ks` and instruction row `mr`.
     auto loadA = [&](int64_t ks, int64_t mr) {
-      return ldmatrix(aAt.at(mr + tile.mRep * ks), /*trans=*/false);
+      return ldmatrix(aAt.at(mr + tile.mRep * ks), /*trans=*/mMajorA);
     };
     // f16/bf16 B's fragments for k-step `ks` and the 16 columns `np` (two
     // instructions: registers 0-1 and 2-3).
     auto loadB16 = [&](int64_t ks, int64_t np) {
-      return ldmatrix(bAt.at(np + tile.nRep / 2 * ks), /*trans=*/true);
+      return ldmatrix(bAt.at(np + tile.nRep / 2 * ks), /*trans=*/!kMajorB);
     };
     // tf32 B's fragment for k-step `ks` and the 8 columns `nr`.
     auto loadB32 = [&](int64_t ks, int64_t nr) {

@@ -188,7 +188,8 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
   int64_t bytes = operand ? operand->getIntOrFloatBitWidth() / 8 : 2;
   SwizzledStaging st =
       placed(SwizzledStaging::get(type.getDimSize(0), type.getDimSize(1),
-                                  op.getK(), bytes, op.getBKMajor()),
+                                  op.getK(), bytes, op.getBKMajor(),
+                                  op.getAMMajor()),
              op.getBPlace());
   if (std::optional<ArrayRef<int64_t>> aPlace = op.getAPlace())
     st.aPlace = (*aPlace)[0];
@@ -236,12 +237,15 @@ SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {
   Type element = cast<PointerType>(op.getPtr().getType().getElementType())
                      .getPointeeType();
   // wgmma transposes f16/bf16 operands only: its tf32 B is staged K-major,
-  // and so is a B staged from its transpose.
+  // and so is a B staged from its transpose; an A staged from its
+  // transpose is M-major.
+  bool b = op.getOperand() == 1;
   return placed(SwizzledStaging::get(shape[0], shape[1], shape[2],
                                      element.getIntOrFloatBitWidth() / 8,
-                                     op.getTransposed() ||
+                                     (b && op.getTransposed()) ||
                                          (op.getEngine() == DotEngine::WGMMA &&
-                                          element.isF32())),
+                                          element.isF32()),
+                                     !b && op.getTransposed()),
                 op.getBPlace());
 }
 

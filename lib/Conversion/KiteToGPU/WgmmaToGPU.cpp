@@ -139,11 +139,15 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     const bool kMajorB = staging.bKMajor;
     // A: this warpgroup's first row. B: its first column's panel (N-major)
     // or row (K-major).
+    // An M-major A: the warpgroup's first panel of rows.
+    const bool mMajorA = staging.aMMajor;
+    int64_t aWarpgroupBytes = mMajorA ? tile.wgRows() / (aW / eb) * K * aW
+                                      : tile.wgRows() * aW;
     Value aAddr = arith::AddIOp::create(
         rewriter, loc, slotAddr,
         arith::AddIOp::create(rewriter, loc, c64(staging.aPlace),
                               arith::MulIOp::create(rewriter, loc, wgMIdx,
-                                                    c64(tile.wgRows() * aW))));
+                                                    c64(aWarpgroupBytes))));
     int64_t bWarpgroupBytes = kMajorB
                                   ? tile.wgCols() * bW
                                   : tile.wgCols() / (bW / eb) * K * bW;
@@ -155,7 +159,9 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     // K-major A (and B for tf32): the leading offset is unused with
     // swizzling (1); the stride is 8 rows. N-major B: leading = the next
     // panel of columns, stride = 8 rows of K.
-    Value aDesc = descriptor(rewriter, loc, aAddr, 16, 8 * aW, aW);
+    // M-major A: as an N-major B (leading = the next panel of rows).
+    Value aDesc = mMajorA ? descriptor(rewriter, loc, aAddr, K * aW, 8 * aW, aW)
+                          : descriptor(rewriter, loc, aAddr, 16, 8 * aW, aW);
     Value bDesc = kMajorB ? descriptor(rewriter, loc, bAddr, 16, 8 * bW, bW)
                           : descriptor(rewriter, loc, bAddr, K * bW, 8 * bW, bW);
 
@@ -245,7 +251,8 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
               zeroAcc && k == 0 ? NVVM::WGMMAScaleOut::zero
                                 : NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              NVVM::MMALayout::row, bLayout, NVVM::MMAIntOverflowAttr());
+              mMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row, bLayout,
+              NVVM::MMAIntOverflowAttr());
         }
       }
     }

@@ -459,16 +459,48 @@ func.func @dot_staged_wgmma_tf32_n_major(%acc: tensor<64x64xf32>, %s: i32) {
 // -----
 
 func.func @dot_staged_mma_b_k_major(%acc: tensor<64x64xf32>, %s: i32) {
-  // expected-error @+1 {{b_k_major needs engine = wgmma}}
-  %r = kite.dot_staged %acc slot %s of 3 k 32 engine = mma b_k_major {operand_type = f16} : tensor<64x64xf32>
+  // expected-error @+1 {{b_k_major and a_m_major need engine = wgmma, or engine = mma with f16 or bf16 operands}}
+  %r = kite.dot_staged %acc slot %s of 3 k 32 engine = mma b_k_major {operand_type = f32} : tensor<64x64xf32>
   return
 }
 
 // -----
 
-func.func @stage_transposed_a(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
-  // expected-error @+1 {{stages a transposed block only as B of the wgmma engine}}
+func.func @stage_transposed_a_shape(%p: tensor<64x32x!kite.ptr<f16>>, %m: tensor<64x32xi1>, %s: i32) {
+  // expected-error @+1 {{block shape [64, 32] is not the dot's operand 0 shape (transposed)}}
   kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma transposed : tensor<64x32x!kite.ptr<f16>>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @stage_transposed_mma(%p: tensor<32x64x!kite.ptr<f32>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{stages a transposed block for the mma engine only of f16 or bf16 (ldmatrix), got 'f32'}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = mma transposed : tensor<32x64x!kite.ptr<f32>>, tensor<32x64xi1>
+  return
+}
+
+// -----
+
+func.func @stage_transposed_fma(%p: tensor<32x64x!kite.ptr<f32>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{stages a transposed block only for the wgmma and mma engines}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] transposed : tensor<32x64x!kite.ptr<f32>>, tensor<32x64xi1>
+  return
+}
+
+// -----
+
+func.func @stage_transposed_a_tf32(%p: tensor<32x64x!kite.ptr<f32>>, %m: tensor<32x64xi1>, %s: i32) {
+  // expected-error @+1 {{stages a transposed A (M-major) only of f16 or bf16}}
+  kite.async_stage %p, %m slot %s operand 0 dot [64, 64, 32] engine = wgmma transposed : tensor<32x64x!kite.ptr<f32>>, tensor<32x64xi1>
+  return
+}
+
+// -----
+
+func.func @dot_staged_a_m_major_tf32(%acc: tensor<64x64xf32>, %s: i32) {
+  // expected-error @+1 {{a_m_major needs f16 or bf16 operands}}
+  %r = kite.dot_staged %acc slot %s of 4 k 32 engine = wgmma b_k_major a_m_major {operand_type = f32} : tensor<64x64xf32>
   return
 }
 

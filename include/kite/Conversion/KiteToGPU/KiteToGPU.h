@@ -188,6 +188,9 @@ struct WgmmaTile {
 ///     or, with `bKMajor` (wgmma on tf32, which cannot transpose: its B
 ///     must be K-major), like A: panels of `bSwizzle / elemBytes` columns
 ///     of K, each N rows of bSwizzle bytes;
+///   - with `aMMajor` (wgmma, f16/bf16: A staged from its K x M transpose),
+///     A like an N-major B: panels of `aSwizzle / elemBytes` columns of M,
+///     each K rows of aSwizzle bytes;
 /// each panel swizzled in atoms of 8 rows: the 16-byte chunk c of row r is
 /// stored at chunk c ^ ((r * width / 128) mod (width / 16)), i.e. byte
 /// offset o within the panel becomes o ^ (((o >> 7) & (width/16 - 1)) << 4)
@@ -200,6 +203,7 @@ struct SwizzledStaging {
   int64_t aSwizzle = 128, bSwizzle = 128;
   int64_t elemBytes = 2;
   bool bKMajor = false;
+  bool aMMajor = false;
   /// A slot without A (the dot reads A from registers): B's byte offset in
   /// the slot and the slot's bytes (kite.async_stage's b_place); -1 and 0
   /// for the slot of A then B.
@@ -210,7 +214,8 @@ struct SwizzledStaging {
   /// The staging of an M x N x K dot (rows of K and N a multiple of 32
   /// bytes).
   static SwizzledStaging get(int64_t M, int64_t N, int64_t K,
-                             int64_t elemBytes = 2, bool bKMajor = false) {
+                             int64_t elemBytes = 2, bool bKMajor = false,
+                             bool aMMajor = false) {
     auto width = [](int64_t rowBytes) -> int64_t {
       for (int64_t w : {128, 64, 32})
         if (rowBytes % w == 0)
@@ -220,10 +225,11 @@ struct SwizzledStaging {
     return SwizzledStaging{M,
                            N,
                            K,
-                           width(K * elemBytes),
+                           width((aMMajor ? M : K) * elemBytes),
                            width((bKMajor ? K : N) * elemBytes),
                            elemBytes,
-                           bKMajor};
+                           bKMajor,
+                           aMMajor};
   }
   static int64_t swizzle(int64_t offset, int64_t width) {
     return offset ^ (((offset >> 7) & (width / 16 - 1)) << 4);
@@ -234,6 +240,9 @@ struct SwizzledStaging {
   /// Byte offset of A's (m, k) and B's (k, n) in the slot.
   int64_t aByte(int64_t m, int64_t k) const {
     int64_t pe = aPanelElems();
+    if (aMMajor)
+      return (m / pe) * K * aSwizzle +
+             swizzle(k * aSwizzle + (m % pe) * elemBytes, aSwizzle);
     return (k / pe) * M * aSwizzle +
            swizzle(m * aSwizzle + (k % pe) * elemBytes, aSwizzle);
   }
@@ -313,6 +322,15 @@ struct MmaTile {
   /// columns (nr) and k-step, load h + 2 * (nr + nRep * ks), lane l at k-row
   /// l % 4 + 4h of column l / 4. Warps along N start warpCols() apart.
   LinearLayout bLoads(int64_t K, int64_t elemBytes) const;
+  /// The same fragments of f16/bf16 operands staged in the other
+  /// orientation (SwizzledStaging::aMMajor / bKMajor), as the lanes of an
+  /// ldmatrix.x4 of the other kind give them: an M-major A by
+  /// ldmatrix.x4.trans (lane l at k-row l % 8 + 8 * (l / 16) of the 8
+  /// columns 8 * ((l / 8) % 2)), a K-major B by ldmatrix.x4 (lane l at
+  /// column l % 8 + 8 * (l / 16), k 8 * ((l / 8) % 2)); loads numbered as
+  /// aLoads' and bLoads'.
+  LinearLayout aLoadsMMajor(int64_t K) const;
+  LinearLayout bLoadsKMajor(int64_t K) const;
 };
 
 /// Maps kite types to their per-thread representation for one kernel.

@@ -39,7 +39,8 @@ static LogicalResult verifyDotOperandShape(Operation *op,
                                            ArrayRef<int64_t> shape,
                                            int64_t operand, bool transposed) {
   SmallVector<int64_t> expected =
-      operand == 0 ? SmallVector<int64_t>{shape[0], shape[2]}
+      operand == 0 ? (transposed ? SmallVector<int64_t>{shape[2], shape[0]}
+                                 : SmallVector<int64_t>{shape[0], shape[2]})
       : transposed ? SmallVector<int64_t>{shape[1], shape[2]}
                    : SmallVector<int64_t>{shape[2], shape[1]};
   if (block.getShape() != ArrayRef<int64_t>(expected))
@@ -70,9 +71,18 @@ LogicalResult AsyncStageOp::verify() {
     return emitOpError() << "stages fp8, f16, bf16 or f32 blocks only for the "
                             "wgmma engine, got "
                          << pointee;
-  if (getTransposed() && (operand != 1 || getEngine() != DotEngine::WGMMA))
-    return emitOpError() << "stages a transposed block only as B of the "
-                            "wgmma engine";
+  if (getTransposed() && getEngine() == DotEngine::FMA)
+    return emitOpError() << "stages a transposed block only for the wgmma "
+                            "and mma engines";
+  if (getTransposed() && getEngine() == DotEngine::MMA && !pointee.isF16() &&
+      !pointee.isBF16())
+    return emitOpError() << "stages a transposed block for the mma engine "
+                            "only of f16 or bf16 (ldmatrix), got "
+                         << pointee;
+  if (getTransposed() && operand == 0 && !pointee.isF16() && !pointee.isBF16())
+    return emitOpError() << "stages a transposed A (M-major) only of f16 or "
+                            "bf16 (wgmma transposes those only), got "
+                         << pointee;
   if (std::optional<ArrayRef<int64_t>> place = getBPlace()) {
     if (operand != 1 || getEngine() != DotEngine::WGMMA)
       return emitOpError() << "places a block with b_place only as B of the "
@@ -149,8 +159,17 @@ LogicalResult DotStagedOp::verify() {
       return emitOpError() << "with engine = wgmma and " << *operand
                            << " operands needs b_k_major (wgmma transposes "
                               "f16 and bf16 only)";
-  } else if (getBKMajor()) {
-    return emitOpError() << "b_k_major needs engine = wgmma";
+    if (getAMMajor() && !(operand->isF16() || operand->isBF16()))
+      return emitOpError() << "a_m_major needs f16 or bf16 operands (wgmma "
+                              "transposes those only)";
+    if (getAMMajor() && getA())
+      return emitOpError() << "a_m_major describes a staged A, not one read "
+                              "from registers";
+  } else if ((getBKMajor() || getAMMajor()) &&
+             (getEngine() != DotEngine::MMA || !operand ||
+              !(operand->isF16() || operand->isBF16()))) {
+    return emitOpError() << "b_k_major and a_m_major need engine = wgmma, or "
+                            "engine = mma with f16 or bf16 operands";
   } else if (getEngine() == DotEngine::MMA) {
     if (!operand || !(operand->isF16() || operand->isBF16() ||
                       operand->isF32()))

@@ -227,9 +227,11 @@ def Kite_AsyncStageOp : Kite_Op<"async_stage",
     bf16 blocks in the swizzled layouts wgmma reads, SwizzledStaging; f32
     blocks multiplied as tf32 likewise, but B K-major, as wgmma cannot
     transpose tf32), or `mma` (the same swizzled layouts, B N-major).
-    With `transposed` (B, wgmma only) the block is B's transpose, N x K
-    with K contiguous (`dot(a, trans(b))`): it is staged K-major, each row
-    of the block a row of the staging.
+    With `transposed` (wgmma only) the block is the operand's transpose,
+    each row of the block a row of the staging: B's N x K with K
+    contiguous (`dot(a, trans(b))`, an nn.Linear weight), staged K-major;
+    A's K x M with M contiguous (f16/bf16: `dot(trans(a), b)`, A given
+    K x M), staged M-major.
     With `b_place = [offset, bytes]` (B, wgmma only) the slot holds no A
     (the dot reads A from registers): B lies at `offset` bytes into slots
     of `bytes` each, which may hold the Bs of several dots of a loop.
@@ -367,7 +369,9 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
     B) into the fragments of warp-synchronous mma.sync instructions; the
     result is complete when the op returns. `b_k_major` (wgmma only): the
     slot's B is K-major (tf32, which wgmma cannot transpose, and a B staged
-    from its transpose); otherwise N-major.
+    from its transpose); otherwise N-major. `a_m_major` (wgmma, f16/bf16):
+    the slot's A is M-major (staged from its K x M transpose); otherwise
+    K-major.
     With `a` (wgmma, f16 or bf16) A is that block, read from registers
     (wgmma's register layout for A; attention's q and p), and the slot
     holds only B, placed as `b_place = [offset, bytes]` says (see
@@ -388,11 +392,13 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
                        Optional<RankedTensorOf<[F16, BF16]>>:$a,
                        OptionalAttr<DenseI64ArrayAttr>:$b_place,
                        OptionalAttr<DenseI64ArrayAttr>:$a_place,
-                       Optional<I32>:$b_slot);
+                       Optional<I32>:$b_slot,
+                       UnitAttr:$a_m_major);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = "$acc (`a` $a^ `:` type($a))? `slot` $slot "
                        "(`b_slot` $b_slot^)? `of` $stages `k` $k "
                        "(`engine` `=` $engine^)? (`b_k_major` $b_k_major^)? "
+                       "(`a_m_major` $a_m_major^)? "
                        "(`a_place` $a_place^)? (`b_place` $b_place^)? "
                        "attr-dict `:` type($acc)";
   let hasVerifier = 1;
