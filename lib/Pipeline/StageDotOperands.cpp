@@ -201,6 +201,10 @@ struct StageDotOperands
   void stage(func::FuncOp func, scf::ForOp loop,
              const kd::KiteTypeConverter &conv, int64_t warps,
              int64_t stages) {
+    // Every schedule copies with cp.async (or TMA), sm_80's and later's:
+    // older chips keep their loads (LLVM cannot select cp.async there).
+    if (::kite::detail::chipVersion(chip) < 80)
+      return;
     Block *body = loop.getBody();
     APInt step;
     if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||

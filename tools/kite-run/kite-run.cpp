@@ -10,7 +10,8 @@
 //   scalars   n=1000  p=0.5  seed=123
 //   pointers  zeros:N  ones:N  arange:N  rand:N[:SEED]  randn:N[:SEED]
 //             values:1,2,3  file:PATH (raw elements of the pointee type)
-// Exit codes: 0 success, 1 the kernel or its inputs failed, 2 bad usage.
+// Exit codes: 0 success, 1 the kernel or its inputs failed, 2 bad usage,
+// 3 an output (--save) could not be written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -458,9 +459,11 @@ int main(int argc, char **argv) {
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char *>(it->second.data()),
               std::streamsize(it->second.size()));
+    out.flush(); // a full disk shows at the flush
     if (!out) {
-      std::fprintf(stderr, "kite-run: error: cannot write '%s'\n", path.c_str());
-      return 1;
+      std::fprintf(stderr, "kite-run: error: cannot write '%s': %s\n",
+                   path.c_str(), std::strerror(errno));
+      return 3;
     }
   }
   return 0;

@@ -166,6 +166,15 @@ static int writeOutput(StringRef path, StringRef text) {
     return IOError;
   }
   output->os() << text;
+  output->os().flush();
+  // A full disk (or a device that takes nothing): say so and fail, rather
+  // than let LLVM's stream abort at its destruction.
+  if (std::error_code ec = output->os().error()) {
+    errs() << "kitec: error: cannot write '" << path << "': " << ec.message()
+           << "\n";
+    output->os().clear_error();
+    return IOError;
+  }
   output->keep();
   return Success;
 }
@@ -294,6 +303,19 @@ static int exportOne(mlir::ModuleOp generic, mlir::ModuleOp specialized,
                      const std::vector<std::string> &chips,
                      const kite::TargetOptions &options, StringRef base) {
   std::string stem = sys::path::filename(base).str();
+  // NAME becomes NAME.h / NAME.c, an #include "NAME.h" and C identifiers:
+  // a plain file name, not a directory.
+  bool plain = !stem.empty() && stem[0] != '.' && !base.ends_with("/") &&
+               llvm::all_of(stem, [](char c) {
+                 return llvm::isAlnum(c) || c == '_' || c == '-' || c == '.';
+               });
+  if (!plain || sys::fs::is_directory(base)) {
+    errs() << "kitec: error: --emit=c -o takes DIR/NAME (it writes NAME.h "
+              "and NAME.c), NAME of letters, digits, '_', '-' and '.', not "
+              "starting with '.'; got '"
+           << base << "'\n";
+    return BadUsage;
+  }
   auto kernel = kite::aot::exportKernel(
       generic, specialized, facts, chips, options, ptxasPath,
       inputFile == "-" ? "<stdin>" : sys::path::filename(inputFile.getValue()),
