@@ -294,8 +294,55 @@ LogicalResult InlineAsmOp::verify() {
                               "(pack x bits must be a multiple of 32)";
     (isResult ? wantOutputs : wantInputs) += size_t(regs);
   }
-  // "=..." outputs, then the inputs, one a register.
+  // "=..." outputs, then the inputs, one a register, each in the grammar
+  // Triton accepts (LLVM's NVPTX backend crashes or aborts on others: an
+  // empty one, a tied operand "1", an explicit register "{r1}").
   StringRef c = getConstraints();
+  SmallVector<StringRef> items;
+  c.split(items, ',', -1, /*KeepEmpty=*/true);
+  bool sawInput = false;
+  for (StringRef item : items) {
+    StringRef t = item.trim();
+    bool output = t.consume_front("=");
+    if (!llvm::is_contained({"r", "f", "h", "l", "d", "n"}, t) ||
+        (output && t == "n"))
+      return emitOpError()
+             << "constraints \"" << c << "\": '" << item.trim()
+             << "' is not one of =r, =f, =h, =l, =d (outputs) or r, f, h, "
+                "l, d, n (inputs), comma-separated";
+    if (output && sawInput)
+      return emitOpError() << "constraints \"" << c
+                           << "\": the outputs (=...) come before the inputs";
+    sawInput |= !output;
+  }
+  // $N names operand N (outputs first); $$ is a '$'.
+  size_t operands = items.size();
+  StringRef text = getAsmString();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$')
+      continue;
+    if (i + 1 < text.size() && text[i + 1] == '$') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    bool braced = j < text.size() && text[j] == '{';
+    j += braced;
+    size_t start = j;
+    while (j < text.size() && llvm::isDigit(text[j]))
+      ++j;
+    unsigned index = 0;
+    if (j == start || text.substr(start, j - start).getAsInteger(10, index) ||
+        (braced && (j >= text.size() || text[j] != '}')))
+      return emitOpError() << "asm string: '$' at offset " << i
+                           << " must be followed by an operand number ($0, "
+                              "${1}) or another '$'";
+    if (index >= operands)
+      return emitOpError() << "asm string names $" << index << ", but the "
+                           << "constraints have " << operands
+                           << " operands ($0 .. $" << operands - 1 << ")";
+    i = j - !braced;
+  }
   auto [outputs, inputs] = countConstraints(c);
   if (outputs != wantOutputs || inputs != wantInputs)
     return emitOpError() << "constraints \"" << c << "\" name " << outputs
