@@ -1,6 +1,7 @@
 //===- DiskCache.cpp - Compiled kernels on disk ----------------------------===//
 
 #include "DiskCache.h"
+#include "Compile.h"
 
 
 #include "llvm/ADT/StringRef.h"
@@ -123,16 +124,44 @@ parseEntry(const std::string &data) {
   return std::make_pair(std::move(key), std::move(payload));
 }
 
+/// The largest entry read (a cubin or PTX is far smaller): anything larger is
+/// not one of ours.
+static constexpr off_t kMaxEntryBytes = off_t(1) << 30;
+
+/// The bytes of the entry at `path`, or none (a miss) for anything but a
+/// regular file of at most kMaxEntryBytes: a FIFO or device put in the
+/// cache's place must not block or exhaust memory (opened without
+/// blocking, checked with fstat, read to the size it had then); a link is
+/// not followed (entries are written by rename, never as links).
 static std::optional<std::string> slurp(const std::string &path) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
     return std::nullopt;
-  std::string data;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    data.append(buf, n);
-  std::fclose(f);
+  auto miss = [&](const char *why) -> std::optional<std::string> {
+    if (::kite::detail::tracing())
+      std::fprintf(stderr, "kite: cache: ignoring '%s': %s\n", path.c_str(),
+                   why);
+    ::close(fd);
+    return std::nullopt;
+  };
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return miss("cannot stat it");
+  if (!S_ISREG(st.st_mode))
+    return miss("not a regular file");
+  if (st.st_size > kMaxEntryBytes)
+    return miss("larger than any entry");
+  std::string data(size_t(st.st_size), '\0');
+  size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return miss("read failed");
+    got += size_t(n);
+  }
+  ::close(fd);
   return data;
 }
 

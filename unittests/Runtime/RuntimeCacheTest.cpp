@@ -8,6 +8,8 @@
 
 #include "RuntimeTestFixture.h"
 
+#include <sys/stat.h>
+
 TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {
   std::string src = example("vector_add.mlir");
   auto k = compileMLIR(src).value();
@@ -55,6 +57,20 @@ TEST_F(RuntimeTest, DiskCacheHitsAndCorruptEntries) {
   otherKey[otherKey.find("compiler=") + 9] ^= 1; // an entry for another key
   EXPECT_TRUE(damaged(otherKey));
   EXPECT_TRUE(damaged(std::string(4096, '\0')));
+  // Not a regular file in the entry's place: a link to /dev/zero (endless
+  // bytes), a FIFO without a writer (a blocking open or read never
+  // returns): a miss, compiled again and rewritten as a regular file.
+  auto replaced = [&](const char *what, auto make) {
+    ::unlink(entry.c_str());
+    ASSERT_EQ(make(), 0) << what;
+    clearMemoryCache();
+    auto fresh = compileMLIR(src).value();
+    EXPECT_EQ(fresh.lastOutcome(), CacheOutcome::Compiled) << what;
+    EXPECT_EQ(*fresh.ptx(), *ptx) << what;
+    EXPECT_EQ(readFile(entry), good) << what;
+  };
+  replaced("link", [&] { return ::symlink("/dev/zero", entry.c_str()); });
+  replaced("fifo", [&] { return ::mkfifo(entry.c_str(), 0644); });
 
   // The analysis entry: a kernel from it has the same signature and runs in
   // the interpreter; a damaged one (empty, truncated, garbage) is analyzed
