@@ -17,6 +17,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
@@ -34,20 +36,83 @@ std::string kite::aot::cIdentifier(StringRef name) {
 
 namespace {
 
-/// A parameter's name in C: a C identifier that is no C keyword and does
-/// not start with "kite_" (the generated code's own names).
-std::string paramIdentifier(StringRef name) {
-  static const char *keywords[] = {
+/// C identifiers for the kernel's parameters: each name made an identifier
+/// (cIdentifier), with '_' appended while it could mean something else in
+/// the C (a keyword; a type or macro of the headers the export includes:
+/// names ending in "_t", macros such as EOF, SIZE_MAX or
+/// RTLD_NOW, stdin/stdout/stderr/errno/offsetof; names C reserves, starting
+/// with '_'; the generated code's own "kite_" names; C++'s keywords, for
+/// the header) or would repeat an
+/// earlier parameter's (`int` and `int_`).
+std::vector<std::string> paramIdentifiers(ArrayRef<std::string> names) {
+  static const char *reservedWords[] = {
       "auto", "break", "case", "char", "const", "continue", "default", "do",
       "double", "else", "enum", "extern", "float", "for", "goto", "if",
       "inline", "int", "long", "register", "restrict", "return", "short",
       "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-      "unsigned", "void", "volatile", "while", "_Bool", "bool", "true",
-      "false", "NULL"};
-  std::string id = kite::aot::cIdentifier(name);
-  bool reserved = StringRef(id).starts_with("kite_") ||
-                  llvm::is_contained(keywords, StringRef(id));
-  return reserved ? id + "_" : id;
+      "unsigned", "void", "volatile", "while", "bool", "true", "false",
+      "alignas", "alignof", "constexpr", "nullptr", "static_assert",
+      "thread_local", "typeof", "typeof_unqual", "asm", "fortran",
+      "stdin", "stdout", "stderr", "errno", "offsetof", "unreachable",
+      "assert", "complex", "imaginary", "noreturn",
+      // C++'s, for the header's C++ consumers.
+      "class", "new", "delete", "template", "this", "namespace", "operator",
+      "private", "public", "protected", "virtual", "friend", "typename",
+      "using", "try", "catch", "throw", "explicit", "mutable", "export",
+      "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq",
+      "or_eq", "xor_eq", "not_eq", "wchar_t", "decltype", "noexcept",
+      "consteval", "constinit", "co_await", "co_return", "co_yield",
+      "concept", "requires", "dynamic_cast", "static_cast", "const_cast",
+      "reinterpret_cast", "typeid"};
+  auto reserved = [](StringRef id) {
+    // Macros: SIZE_MAX, RTLD_NOW, INT32_MIN, SEEK_SET... (capitals with an
+    // underscore; M, N or K stay as they are), and a few without one.
+    bool macro = (llvm::is_contained(id, '_') &&
+                  llvm::any_of(id, [](char c) { return std::isupper(c); }) &&
+                  llvm::none_of(id, [](char c) { return std::islower(c); })) ||
+                 llvm::is_contained({"EOF", "BUFSIZ", "NULL", "linux", "unix",
+                                     "i386"},
+                                    id);
+    return macro || id.ends_with("_t") || id.starts_with("_") ||
+           id.starts_with("kite_") || llvm::is_contained(reservedWords, id);
+  };
+  std::vector<std::string> ids;
+  llvm::StringSet<> used;
+  for (const std::string &name : names) {
+    std::string id = kite::aot::cIdentifier(name);
+    if (reserved(id))
+      id += "_";
+    while (used.contains(id))
+      id += "_";
+    used.insert(id);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+/// `text` inside a C string literal: quotes, backslashes and anything not
+/// printable as escapes.
+std::string cString(StringRef text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\')
+      out += {'\\', char(c)};
+    else if (c >= 0x20 && c < 0x7f && c != '?') // '?': no trigraphs
+      out += char(c);
+    else
+      out += llvm::formatv("\\{0:o3}", unsigned(c)).str();
+  }
+  return out;
+}
+
+/// `text` inside a C comment: no "*/", one line, printable.
+std::string cComment(StringRef text) {
+  std::string out;
+  for (unsigned char c : text)
+    out += c >= 0x20 && c < 0x7f ? char(c) : '?';
+  for (size_t at; (at = out.find("*/")) != std::string::npos;)
+    out.replace(at, 2, "* /");
+  return out;
 }
 
 /// The C type of a scalar parameter, or "" when C cannot take it.
@@ -114,20 +179,21 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
   std::string guard = "KITE_AOT_" + P + "_H";
   for (char &c : guard)
     c = char(std::toupper(static_cast<unsigned char>(c)));
+  const std::vector<std::string> ids = paramIdentifiers(k.paramNames);
   std::string params;
   for (size_t i = 0; i < k.params.size(); ++i)
-    params += ", " + types[i] + " " + paramIdentifier(k.paramNames[i]);
+    params += ", " + types[i] + " " + ids[i];
 
   // The prototype's own parameter names, unless a kernel parameter has one.
   std::string launchHead = "void *stream, unsigned gx, unsigned gy, unsigned gz";
-  for (const std::string &n : k.paramNames)
-    if (llvm::is_contained({"stream", "gx", "gy", "gz"}, paramIdentifier(n)))
+  for (const std::string &id : ids)
+    if (llvm::is_contained({"stream", "gx", "gy", "gz"}, id))
       launchHead = "void *kite_stream, unsigned kite_gx, unsigned kite_gy, "
                    "unsigned kite_gz";
   std::string header;
   raw_string_ostream h(header);
-  h << "/* Generated by kitec --emit=c from " << k.sourceName
-    << ": kernel '" << k.entry << "'. Do not edit.\n"
+  h << "/* Generated by kitec --emit=c from " << cComment(k.sourceName)
+    << ": kernel '" << cComment(k.entry) << "'. Do not edit.\n"
     << " * Needs only the CUDA driver (libcuda.so.1, loaded at run time). "
        "Functions return 0\n"
     << " * on success, else a nonzero code (a CUresult, or -1 for Kite's own "
@@ -158,9 +224,9 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
 
   std::string source;
   raw_string_ostream c(source);
-  c << "/* Generated by kitec --emit=c from " << k.sourceName << ": kernel '"
-    << k.entry << "'. Do not edit. */\n"
-    << "#include \"" << headerName << "\"\n\n"
+  c << "/* Generated by kitec --emit=c from " << cComment(k.sourceName)
+    << ": kernel '" << cComment(k.entry) << "'. Do not edit. */\n"
+    << "#include \"" << cString(headerName) << "\"\n\n"
     << "#include <dlfcn.h>\n#include <stddef.h>\n#include <stdio.h>\n"
        "#include <string.h>\n\n"
     << "typedef int kite_CUresult;\ntypedef void *kite_handle;\n\n"
@@ -304,7 +370,7 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
       << "    if ((rc = kite_drv.cuModuleLoadData(&kite_modules[" << vi << "], m->data)))\n"
       << "      return kite_fail(rc, \"cuModuleLoadData\");\n"
       << "    if ((rc = kite_drv.cuModuleGetFunction(&kite_functions[" << vi
-      << "], kite_modules[" << vi << "], \"" << k.entry << "\")))\n"
+      << "], kite_modules[" << vi << "], \"" << cString(k.entry) << "\")))\n"
       << "      return kite_fail(rc, \"cuModuleGetFunction\");\n";
     c << "    kite_shared[" << vi << "] = m->shared;\n"
       << "    /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */\n"
@@ -330,7 +396,7 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
        "unsigned kite_gy, unsigned kite_gz" << params << ") {\n"
     << "  void *kite_args[] = {";
   for (size_t i = 0; i < k.params.size(); ++i)
-    c << (i ? ", " : "") << "&" << paramIdentifier(k.paramNames[i]);
+    c << (i ? ", " : "") << "&" << ids[i];
   if (k.params.empty())
     c << "NULL";
   c << "};\n  int kite_v = " << nv - 1 << ";\n  kite_CUresult kite_rc;\n";
@@ -339,7 +405,7 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
       continue;
     c << "  if (kite_v == " << nv - 1;
     for (auto [index, fact] : v.facts) {
-      std::string name = paramIdentifier(k.paramNames[index]);
+      const std::string &name = ids[index];
       c << " &&\n      "
         << (fact == ParamFact::EqualToOne
                 ? name + " == 1"
@@ -349,8 +415,8 @@ kite::aot::emitC(const ExportedKernel &k, StringRef headerName) {
   }
   for (auto [i, p] : llvm::enumerate(k.params))
     if (p.kind == KernelParam::Kind::Pointer)
-      c << "  if (!" << paramIdentifier(k.paramNames[i]) << ")\n"
-        << "    return kite_fail(-1, \"argument '" << k.paramNames[i]
+      c << "  if (!" << ids[i] << ")\n"
+        << "    return kite_fail(-1, \"argument '" << cString(k.paramNames[i])
         << "' is a null pointer\");\n";
   c << "  if (!kite_functions[kite_v])\n"
     << "    return kite_fail(-1, \"not loaded (call " << P
