@@ -245,3 +245,25 @@ func.func @extended(%x: f80) attributes {kite.kernel} {
 func.func @idx(%n: index) attributes {kite.kernel} {
   return
 }
+
+// -----
+
+// A kernel's name becomes a PTX .entry: LLVM's NVPTX backend aborts on a
+// space, ptxas rejects a leading digit.
+// expected-error @+1 {{kernel name 'a b' is not a PTX identifier (a letter or '_', then letters, digits, '_' or '$')}}
+func.func @"a b"() attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel name '9lives' is not a PTX identifier}}
+func.func @"9lives"() attributes {kite.kernel} {
+  return
+}
+
+// -----
+
+func.func @ok_$name_1() attributes {kite.kernel} {
+  return
+}

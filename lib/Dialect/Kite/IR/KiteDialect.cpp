@@ -117,6 +117,17 @@ LogicalResult KiteDialect::verifyOperationAttribute(Operation *op,
     if (!func)
       return op->emitError() << "'" << name
                              << "' may only be attached to a func.func";
+    // The symbol becomes a PTX .entry name (LLVM's NVPTX backend aborts on
+    // a space; ptxas rejects a leading digit).
+    StringRef sym = func.getSymName();
+    if (sym.empty() || !(llvm::isAlpha(sym[0]) || sym[0] == '_') ||
+        !llvm::all_of(sym, [](char c) {
+          return llvm::isAlnum(c) || c == '_' || c == '$';
+        }))
+      return op->emitError()
+             << "kernel name '" << sym
+             << "' is not a PTX identifier (a letter or '_', then letters, "
+                "digits, '_' or '$')";
     if (func.getFunctionType().getNumResults() != 0)
       return op->emitError() << "kernel '" << func.getSymName()
                              << "' must not return values";
