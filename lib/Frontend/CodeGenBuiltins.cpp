@@ -675,6 +675,15 @@ Val CodeGen::minOrMax(bool isMin, const Val &p, const Val &q, Loc l,
     return Val::runtime(isMin ? arith::MinUIOp::create(b, lc, x, y).getResult()
                               : arith::MaxUIOp::create(b, lc, x, y).getResult(),
                         true);
+  Type elem = elemOf(x.getType());
+  if (isFp8(elem)) {
+    // fp8 is a storage type: compared in f32, the chosen operand converted
+    // back (exactly: it is an fp8 value).
+    Val r = minOrMax(isMin, Val::runtime(cast(x, b.getF32Type(), l)),
+                     Val::runtime(cast(y, b.getF32Type(), l)), l,
+                     propagateNan);
+    return Val::runtime(cast(r.v, elem, l));
+  }
   if (isFloat(x.getType()) && propagateNan)
     return Val::runtime(isMin ? arith::MinimumFOp::create(b, lc, x, y).getResult()
                               : arith::MaximumFOp::create(b, lc, x, y).getResult());

@@ -249,8 +249,11 @@ Val CodeGen::unary(const std::string &op, const Val &a, Loc l) {
   if (op == "+")
     return a;
   if (op == "-") {
-    if (isFloat(t))
+    // fp8 is a storage type: negated in f32, as its other arithmetic.
+    if (isFloat(t) && !isFp8(elemOf(t)))
       return Val::runtime(arith::NegFOp::create(b, lc, a.v));
+    if (isFloat(t))
+      return binary("-", Val::floating(0.0), a, l);
     return binary("-", Val::integer(0), a, l);
   }
   if (op == "not" || op == "~") {

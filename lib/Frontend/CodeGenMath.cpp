@@ -184,9 +184,21 @@ Val CodeGen::math(const std::string &n, const Expr &e, bool libdevice) {
     auto [x, y, z] = unify3(a.values[0], a.values[1], a.values[2], e.loc);
     xs = {x, y, z};
   }
-  if (n == "abs" && isInt(xs[0].getType()))
-    return u ? Val::runtime(xs[0], true) // |x| of an unsigned x is x
-             : Val::runtime(math::AbsIOp::create(b, lc, xs[0]));
+  if (n == "abs" && isInt(xs[0].getType())) {
+    if (u)
+      return Val::runtime(xs[0], true); // |x| of an unsigned x is x
+    if (elemOf(xs[0].getType()).isInteger(32))
+      return Val::runtime(math::AbsIOp::create(b, lc, xs[0]));
+    // Other widths: x < 0 ? 0 - x : x (the GPU lowering takes math.absi of
+    // i32 only; LLVM makes this an abs again).
+    mlir::Value zero = splatTo(
+        materialize(Val::integer(0), elemOf(xs[0].getType()), e.loc),
+        xs[0].getType(), e.loc);
+    mlir::Value negative = arith::CmpIOp::create(
+        b, lc, arith::CmpIPredicate::slt, xs[0], zero);
+    return Val::runtime(arith::SelectOp::create(
+        b, lc, negative, arith::SubIOp::create(b, lc, zero, xs[0]), xs[0]));
+  }
   Type elem = elemOf(xs[0].getType());
   if (!isa<FloatType>(elem) || isFp8(elem))
     for (mlir::Value &x : xs)

@@ -149,6 +149,26 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
       if (found.wasInterrupted())
         return signalPassFailure();
     }
+    // bf16 atomics (atom.add.noftz.bf16) are sm_90's: ptxas rejects them
+    // for older chips.
+    unsigned version = 0;
+    (void)llvm::StringRef(options.chip).drop_front(3).take_while(
+        [](char c) { return llvm::isDigit(c); }).getAsInteger(10, version);
+    if (version < 90) {
+      mlir::WalkResult found =
+          getOperation()->walk([&](mlir::kite::AtomicRMWOp op) {
+            mlir::Type e = mlir::getElementTypeOrSelf(op.getValue().getType());
+            if (!e.isBF16())
+              return mlir::WalkResult::advance();
+            op->emitError() << "atomic " << mlir::kite::stringifyAtomicKind(
+                                                op.getKind())
+                            << " of bf16 needs sm_90 or later; the target is "
+                            << chip << " (use f32 or f16 there)";
+            return mlir::WalkResult::interrupt();
+          });
+      if (found.wasInterrupted())
+        return signalPassFailure();
+    }
     if (!parseStage(stage)) {
       getOperation().emitError()
           << "kite-to-ptx: unknown stage '" << stage

@@ -252,8 +252,16 @@ static int countConfigs() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "kitec: compile Kite kernels to PTX\n");
+  // Bad options, values and extra inputs are usage errors (exit 2): with an
+  // error stream, the parser reports and returns instead of exiting 1.
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "kitec: compile Kite kernels to PTX\n",
+                                   &errs()))
+    return BadUsage;
+  if (kernelName.getNumOccurrences() && kernelName.empty()) {
+    errs() << "kitec: error: --kernel= needs a kernel name\n";
+    return BadUsage;
+  }
   if (!allConfigs)
     return compile();
   if (autotuneConfig >= 0) {
@@ -454,7 +462,8 @@ static int compile() {
   frontend.inputPrecision = inputPrecision;
   frontend.autotuneConfig = autotuneConfig;
   frontend.kernel = kernelName;
-  if (autotuneConfig < -1) {
+  if (autotuneConfig < -1 ||
+      (autotuneConfig.getNumOccurrences() && autotuneConfig < 0)) {
     errs() << "kitec: error: --config=" << autotuneConfig
            << ": expected a configuration index (0, 1, ...)\n";
     return BadUsage;
