@@ -203,6 +203,66 @@ int64_t integer(const std::string &name, const std::string &text, int64_t lo,
   return int64_t(d);
 }
 
+/// `v` in %g's short form.
+std::string shortNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+/// Stores item `text` of a `values:` list into element `i` of a buffer of
+/// type `t`, exactly: integers parsed as integers (not through a double) and
+/// range-checked for the width, signed or unsigned spelling (-1 or
+/// 4294967295 for 32 bits); floats checked against the type's largest
+/// finite value (no silent inf).
+void putItem(std::vector<uint8_t> &buf, ScalarType t, size_t i,
+             const std::string &name, const std::string &text) {
+  std::string what = name + "[" + std::to_string(i) + "]";
+  uint8_t *p = buf.data() + i * elemBytes(t);
+  switch (t) {
+  case ScalarType::I1:
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::I32: {
+    int bits = t == ScalarType::I1 ? 1 : 8 * int(elemBytes(t));
+    int64_t lo = t == ScalarType::I1 ? 0 : -(int64_t(1) << (bits - 1));
+    int64_t hi = (int64_t(1) << bits) - 1;
+    uint64_t x = uint64_t(
+        integer(what, text, lo, hi, scalarTypeName(t)));
+    std::memcpy(p, &x, elemBytes(t)); // little-endian: the low bytes
+    return;
+  }
+  case ScalarType::I64:
+  case ScalarType::Any: {
+    // Beyond INT64_MAX: the unsigned spelling of the bits.
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long u = std::strtoull(text.c_str(), &end, 0);
+    if (!text.empty() && text[0] != '-' && !*end && errno != ERANGE &&
+        u > uint64_t(INT64_MAX)) {
+      std::memcpy(p, &u, 8);
+      return;
+    }
+    int64_t x = integer(what, text, INT64_MIN, INT64_MAX, "i64");
+    std::memcpy(p, &x, 8);
+    return;
+  }
+  default:
+    break;
+  }
+  double v = number(what, text);
+  double largest = t == ScalarType::F16      ? 65504.0
+                   : t == ScalarType::BF16   ? 3.3895313892515355e38
+                   : t == ScalarType::F32    ? double(FLT_MAX)
+                   : t == ScalarType::F8E4M3 ? 448.0
+                   : t == ScalarType::F8E5M2 ? 57344.0
+                                             : DBL_MAX;
+  if (std::isfinite(v) && std::fabs(v) > largest)
+    usage("'" + what + "=" + text + "' overflows " + scalarTypeName(t) +
+          " (its largest finite value is " + shortNumber(largest) + ")");
+  put(buf, t, i, v);
+}
+
 std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
                                 const std::string &spec) {
   size_t colon = spec.find(':');
@@ -223,14 +283,15 @@ std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
     return std::vector<uint8_t>(data.begin(), data.end());
   }
   if (kind == "values") {
-    std::vector<double> vals;
+    std::vector<std::string> items;
     std::stringstream ss(rest);
-    std::string item;
-    while (std::getline(ss, item, ','))
-      vals.push_back(number(name, item));
-    buf.assign(vals.size() * elemBytes(t), 0);
-    for (size_t i = 0; i < vals.size(); ++i)
-      put(buf, t, i, vals[i]);
+    for (std::string item; std::getline(ss, item, ',');)
+      items.push_back(item);
+    if (items.empty() || rest.back() == ',')
+      usage("'" + name + "=" + spec + "': expected values:V1,V2,...");
+    buf.assign(items.size() * elemBytes(t), 0);
+    for (size_t i = 0; i < items.size(); ++i)
+      putItem(buf, t, i, name, items[i]);
     return buf;
   }
   std::string count = rest.substr(0, rest.find(':'));
@@ -240,7 +301,8 @@ std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
     usage("'" + name + "=" + spec + "': expected a size N in 1..2^31");
   uint32_t seed = 0;
   if (rest.find(':') != std::string::npos)
-    seed = uint32_t(std::strtoul(rest.substr(rest.find(':') + 1).c_str(), nullptr, 10));
+    seed = uint32_t(integer(name + " seed", rest.substr(rest.find(':') + 1),
+                            0, UINT32_MAX, "a seed"));
   buf.assign(n * elemBytes(t), 0);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uni(0, 1);
@@ -446,8 +508,14 @@ int main(int argc, char **argv) {
         uint64_t bits = 0;
         std::memcpy(&bits, it->second.data() + i * elemBytes(t), elemBytes(t));
         std::printf(" %llu", (unsigned long long)bits);
-      } else {
-        std::printf(" %lld", (long long)v);
+      } else { // the element's bits, sign-extended (exact, not a double)
+        size_t bytes = elemBytes(t);
+        uint64_t bits = 0;
+        std::memcpy(&bits, it->second.data() + i * bytes, bytes);
+        int64_t x = int64_t(bits);
+        if (bytes < 8 && t != ScalarType::I1)
+          x = int64_t(bits << (64 - 8 * bytes)) >> (64 - 8 * bytes);
+        std::printf(" %lld", (long long)x);
       }
     }
     std::printf(n > count ? " ... (%zu elements)\n" : "\n", n);
