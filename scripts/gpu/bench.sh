@@ -8,8 +8,8 @@
 # device copy (bench_triton.py), the runtime's launch and compile figures
 # (kite-bench-runtime); then one table, bench.json and bandwidth.png in
 # $OUT. KITE_BENCH_QUICK=1 runs a small subset; KITE_BENCH_ONLY picks parts
-# (any of 1d, rows, math, perceptron, attention, attnbwd, matmul, fp8, runtime; default
-# all; matmul includes fp8). KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 runs those
+# (any of 1d, rows, math, perceptron, attention, attnbwd, matmul, fp8, runtime,
+# orient; default all; matmul includes fp8). KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 runs those
 # attention configurations (BMxBNwWARPS[sSTAGES]; forward and backward)
 # instead of the built-in lists, KITE_BENCH_DROPOUT=0
 # leaves out the attention rows with dropout; KITE_BENCH_HEAD_DIMS=128,
@@ -60,3 +60,11 @@ done
 fi
 echo
 python3 .gpu/bench_report.py "$results" "$out"
+# The tutorial matmul in every operand orientation (NN, NT, TN, TT) beside
+# Triton and cuBLAS: its own table, last.
+if [[ "${KITE_BENCH_ONLY:-orient}" == *orient* ]] && [ -f .gpu/orient.tar.xz ]; then
+  echo "== operand orientations"
+  tar -C .gpu -xJf .gpu/orient.tar.xz
+  python3 .gpu/bench_orient.py .gpu/orient | grep -v '^{'
+  cp .gpu/orient/orient.json "$out/" 2>/dev/null || true
+fi

@@ -10,7 +10,8 @@
 #   usage: scripts/gpu/orient_variants.sh OUTDIR
 # KITE_ORIENT_DTYPES (default "f16 bf16"), KITE_ORIENT_CONFIGS (default the
 # tutorial's Hopper configurations, BMxBNxBKwWARPSsSTAGES), KITE_ORIENT_CHIP
-# (default sm_90a; sm_80: mma.sync, named mm80_...).
+# (default sm_90a; sm_80: mma.sync, named mm80_...), KITE_ORIENT_DIVS (default
+# "div16 odd": sizes and strides divisible by 16, and not).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
@@ -26,7 +27,7 @@ configs=${KITE_ORIENT_CONFIGS:-"128x256x64w8s3 64x256x32w4s4 128x128x32w4s4 128x
 for dt in $dtypes; do
   sed -e "s/\*f16/*$dt/g; s/to(f16)/to($dt)/" "$root/bench/kernels/matmul_tutorial.kite" > "$out/mm_$dt.kite"
   for orient in NN NT TN TT; do
-    for div in div16 odd; do
+    for div in ${KITE_ORIENT_DIVS:-div16 odd}; do
       unit=(stride_cn=1)
       other=(stride_cm)
       [[ $orient == N? ]] && { unit+=(stride_ak=1); other+=(stride_am); }

@@ -69,5 +69,15 @@ mkdir -p "$out/aot"
 "$kitec" "$root/dsl-examples/vector_add.kite" --emit=c --chip=sm_80,sm_90a \
   --specialize=x_ptr=div16,y_ptr=div16,output_ptr=div16,n=div16 -o "$out/aot/vector_add"
 cp "$root/dsl-examples/vector_add_aot.c" "$out/aot/"
+# The tutorial matmul in every operand orientation (bench.sh's "orient"
+# part: scripts/gpu/bench_orient.py), exported to C, carried compressed.
+if [ "${KITE_SKIP_ORIENT:-0}" != 1 ]; then
+  tmp="$(mktemp -d)"
+  KITEC="$kitec" KITE_ORIENT_DTYPES="${KITE_ORIENT_DTYPES:-f16 bf16}" \
+    bash "$root/scripts/gpu/orient_variants.sh" "$tmp/orient" >/dev/null
+  rm -f "$tmp"/orient/*.log
+  tar -C "$tmp" -cJf "$out/orient.tar.xz" orient
+  rm -rf "$tmp"
+fi
 du -sh "$out"
 ls "$out"
