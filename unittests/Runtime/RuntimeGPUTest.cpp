@@ -488,11 +488,14 @@ def r(out: *i32, seed: i32, n: i32):
 // Matmul (Triton tutorial 03)
 //===----------------------------------------------------------------------===//
 
-/// C = A x B in double on the host (threads over rows); B may be transposed
-/// (stored N x K).
+/// C = A x B in double on the host (threads over rows); A and B may be
+/// transposed (stored K x M, N x K: strides sam, sak and sbk, sbn).
 static std::vector<double> hostMatmul(const std::vector<float> &a,
                                       const std::vector<float> &b, int M,
-                                      int N, int K, int sbk, int sbn) {
+                                      int N, int K, int sbk, int sbn,
+                                      int sam = -1, int sak = 1) {
+  if (sam < 0)
+    sam = K;
   std::vector<double> c(size_t(M) * N, 0);
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
@@ -502,7 +505,7 @@ static std::vector<double> hostMatmul(const std::vector<float> &a,
       for (int i = int(t); i < M; i += int(threads)) {
         std::fill(row.begin(), row.end(), 0.0);
         for (int k = 0; k < K; ++k) {
-          double av = a[size_t(i) * K + k];
+          double av = a[size_t(i) * sam + size_t(k) * sak];
           for (int j = 0; j < N; ++j)
             row[j] += av * b[size_t(k) * sbk + size_t(j) * sbn];
         }
@@ -533,7 +536,7 @@ TEST(GPU, MatmulAllShapes) {
   REQUIRE_GPU();
   struct Shape {
     int M, N, K;
-    bool transposedB;
+    bool transposedB, transposedA = false;
   };
   struct Config {
     int bm, bn, bk, group, warps;
@@ -574,7 +577,15 @@ TEST(GPU, MatmulAllShapes) {
                        Shape{1000, 1000, 1000, false},
                        Shape{4097, 33, 129, false}, Shape{4096, 4096, 512, false},
                        Shape{4095, 4097, 1023, false},
-                       Shape{333, 257, 100, true}}) {
+                       Shape{333, 257, 100, true},
+                       // Every orientation with strides whose rows are
+                       // 16-byte aligned (the operand loads taken in their
+                       // memory's order: docs/lowering.md, "Operand
+                       // orientation"), masked edges; and unaligned.
+                       Shape{528, 400, 208, true, false},
+                       Shape{528, 400, 208, false, true},
+                       Shape{528, 400, 208, true, true},
+                       Shape{333, 257, 100, true, true}}) {
         if (sh.M >= 4095 && (std::string(in) != "f32") != (sh.K == 1023))
           continue; // one big shape each: f32 the even one, the others odd
         int M = sh.M, N = sh.N, K = sh.K;
@@ -586,22 +597,24 @@ TEST(GPU, MatmulAllShapes) {
         // tf32: the reference is exact; the bound allows for the
         // truncated operands (10 mantissa bits, like f16).
         int sbk = sh.transposedB ? 1 : N, sbn = sh.transposedB ? K : 1;
+        int sam = sh.transposedA ? 1 : K, sak = sh.transposedA ? M : 1;
         // The reference of these inputs, computed once (tf32 and f32 read
         // the same inputs).
         static std::map<std::string, std::vector<double>> refs;
         std::string refKey = std::string(half ? in : "f32") + " " +
                              std::to_string(M) + "x" + std::to_string(N) + "x" +
-                             std::to_string(K) + (sh.transposedB ? "T" : "");
+                             std::to_string(K) + (sh.transposedB ? "T" : "") +
+                             (sh.transposedA ? "A" : "");
         if (!refs.count(refKey))
-          refs[refKey] = hostMatmul(a, b, M, N, K, sbk, sbn);
+          refs[refKey] = hostMatmul(a, b, M, N, K, sbk, sbn, sam, sak);
         const std::vector<double> &ref = refs[refKey];
         auto dc = DeviceBuffer<float>::fromHost(
                       std::vector<float>(size_t(M) * N + kGuard, std::nanf("")))
                       .value();
         Expected<void> ran = Success{};
         int grid = cdiv(M, cfg.bm) * cdiv(N, cfg.bn);
-        std::vector<Arg> rest = {int32_t(M), int32_t(N), int32_t(K), int32_t(K),
-                                 int32_t(1), int32_t(sbk), int32_t(sbn),
+        std::vector<Arg> rest = {int32_t(M), int32_t(N), int32_t(K), int32_t(sam),
+                                 int32_t(sak), int32_t(sbk), int32_t(sbn),
                                  int32_t(N), int32_t(1)};
         if (half) {
           std::vector<uint16_t> ha(a.size()), hb(b.size());
@@ -627,11 +640,13 @@ TEST(GPU, MatmulAllShapes) {
         EXPECT_LE(err, half || tf32 ? 1e-2 : 1e-5)
             << in << " " << (*chip ? chip : "device chip") << " " << M << "x"
             << N << "x" << K
-            << (sh.transposedB ? " (B transposed)" : "") << " blocks " << cfg.bm
+            << (sh.transposedB ? " (B transposed)" : "")
+            << (sh.transposedA ? " (A transposed)" : "") << " blocks " << cfg.bm
             << "x" << cfg.bn << "x" << cfg.bk;
-        std::printf("matmul %s %s %dx%dx%d%s blocks %dx%dx%d: error %.2e\n",
+        std::printf("matmul %s %s %dx%dx%d%s%s blocks %dx%dx%d: error %.2e\n",
                     in, *chip ? chip : "device", M, N, K,
-                    sh.transposedB ? "T" : "", cfg.bm, cfg.bn, cfg.bk, err);
+                    sh.transposedB ? "T" : "", sh.transposedA ? "A" : "",
+                    cfg.bm, cfg.bn, cfg.bk, err);
       }
     }
   }
