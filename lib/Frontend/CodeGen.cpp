@@ -480,7 +480,14 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
   if (errors)
     return nullptr;
   ::kite::ast::normalizeTritonSpellings(module);
-  ::kite::ast::normalizeReturns(module);
+  if (std::optional<::kite::ast::Loc> at = ::kite::ast::normalizeReturns(module)) {
+    emitError(FileLineColLoc::get(context, file, at->line, at->col))
+        << "control flow nested more than " << ::kite::ast::kMaxReturnNesting
+        << " levels deep: each `if` after an early `return` nests the rest "
+           "of the function in its other branch; merge the conditions "
+           "(`if a or b: return`)";
+    return nullptr;
+  }
   // Unknown -D names.
   for (auto &[name, value] : options.defines) {
     bool known = false;

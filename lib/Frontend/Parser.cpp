@@ -56,6 +56,7 @@ private:
   static constexpr unsigned kMaxDepth = 200;
   static constexpr unsigned kMaxHeight = 1000;
   static constexpr unsigned kMaxBlocks = 100;
+  static constexpr unsigned kMaxElifs = 200;
 
   const Token &peek(size_t k = 0) const {
     return toks[std::min(i + k, toks.size() - 1)];
@@ -414,14 +415,20 @@ private:
     return s;
   }
 
-  StmtPtr ifStatement() {
+  StmtPtr ifStatement(unsigned elifs = 0) {
     Loc l = next().loc; // if / elif
+    // An elif is an if in the else branch of the one before: each nests
+    // one level deeper for every pass after this one.
+    if (elifs > kMaxElifs)
+      fail(l, "an if with more than " + std::to_string(kMaxElifs) +
+                  " elif branches (each nests one level deeper): use a "
+                  "lookup (a loaded table, where()) instead");
     auto s = std::make_unique<Stmt>(Stmt::If, l);
     s->value = expr();
     expectOp(":", "after the if condition");
     s->body = block();
     if (atName("elif")) {
-      s->orelse.push_back(ifStatement());
+      s->orelse.push_back(ifStatement(elifs + 1));
     } else if (atName("else")) {
       next();
       expectOp(":", "after 'else'");

@@ -42,14 +42,21 @@ bool endsInReturn(const Block &block) {
          endsInReturn(last.orelse);
 }
 
-/// Step 1 on `block` and the branches within it.
-void moveTails(Block &block) {
-  for (size_t i = 0; i < block.size(); ++i) {
+/// Step 1 on `block` and the branches within it, `depth` levels of `if`
+/// deep; past kMaxReturnNesting, `tooDeep` is the `if` it stopped at.
+void moveTails(Block &block, unsigned depth, std::optional<Loc> &tooDeep) {
+  for (size_t i = 0; i < block.size() && !tooDeep; ++i) {
     Stmt &s = *block[i];
     if (s.kind != Stmt::If)
       continue;
-    moveTails(s.body);
-    moveTails(s.orelse);
+    if (depth >= kMaxReturnNesting) {
+      tooDeep = s.loc;
+      return;
+    }
+    moveTails(s.body, depth + 1, tooDeep);
+    moveTails(s.orelse, depth + 1, tooDeep);
+    if (tooDeep)
+      return;
     bool thenReturns = endsInReturn(s.body),
          elseReturns = endsInReturn(s.orelse);
     if (i + 1 == block.size() || thenReturns == elseReturns)
@@ -58,7 +65,7 @@ void moveTails(Block &block) {
     for (size_t k = i + 1; k < block.size(); ++k)
       into.push_back(std::move(block[k]));
     block.resize(i + 1);
-    moveTails(into);
+    moveTails(into, depth + 1, tooDeep);
   }
 }
 
@@ -76,8 +83,10 @@ void tailReturns(Block &block, std::vector<Stmt *> &out) {
   }
 }
 
-void normalize(Function &f) {
-  moveTails(f.body);
+void normalize(Function &f, std::optional<Loc> &tooDeep) {
+  moveTails(f.body, 0, tooDeep);
+  if (tooDeep)
+    return;
   // Only where some path returns from inside an `if`.
   if (f.body.empty() || f.body.back()->kind != Stmt::If)
     return;
@@ -110,7 +119,10 @@ void normalize(Function &f) {
 
 } // namespace
 
-void kite::ast::normalizeReturns(Module &module) {
+std::optional<Loc> kite::ast::normalizeReturns(Module &module) {
+  std::optional<Loc> tooDeep;
   for (auto &f : module.functions)
-    normalize(*f);
+    if (normalize(*f, tooDeep); tooDeep)
+      break;
+  return tooDeep;
 }
