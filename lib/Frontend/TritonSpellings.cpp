@@ -44,7 +44,10 @@ bool isMemberBuiltin(const std::string &n) {
       "log2",         "sin",    "cos",     "sqrt",        "rsqrt",
       "sigmoid",      "erf",    "floor",   "ceil",        "cdiv",
       "fdiv",         "div_rn", "sqrt_rn", "umulhi",      "gather",
-      "histogram",    "topk",   "softmax", "reduce_or",   "broadcast"};
+      "histogram",    "topk",   "softmax", "reduce_or",   "broadcast",
+      // More of Triton's tensor member functions (x.cast(tl.float32),
+      // x.fma(y, z), x.clamp(lo, hi), ...).
+      "cast",         "fma",    "clamp",   "join",        "interleave"};
   for (const char *m : names)
     if (n == m)
       return true;
