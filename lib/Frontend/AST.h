@@ -101,6 +101,11 @@ struct Function {
 
 struct Module {
   std::vector<std::unique_ptr<Function>> functions;
+  /// Module-level constants, `NAME = value` or `NAME: tl.constexpr =
+  /// tl.constexpr(value)` (Assign statements of one name), in order: the
+  /// functions read them as compile-time values (evaluated when first
+  /// used).
+  std::vector<std::unique_ptr<Stmt>> constants;
 };
 
 } // namespace kite::ast

@@ -142,6 +142,8 @@ public:
       : ctx(ctx), b(ctx), file(file), module(module), options(options) {
     for (auto &f : module.functions)
       functions[f->name] = f.get();
+    for (auto &s : module.constants)
+      constantDefs[s->names[0].first] = s.get();
   }
 
   OwningOpRef<ModuleOp> run(unsigned &errors);
@@ -462,6 +464,14 @@ private:
   const Module &module;
   const ::kite::FrontendOptions &options;
   std::map<std::string, const Function *> functions;
+  /// Module-level constants: their statements, and the values of those
+  /// evaluated so far (moduleConstant).
+  std::map<std::string, const Stmt *> constantDefs;
+  std::map<std::string, Val> constantValues;
+  std::set<std::string> evaluating;
+  /// The value of module-level constant `name` (a compile-time value),
+  /// evaluated on first use; a located error where it is not one.
+  Val moduleConstant(const std::string &name, Loc use);
   Scope *scope = nullptr;
   Scope *kernelScope = nullptr;
   std::set<std::string> constexprNames;

@@ -133,6 +133,15 @@ Val CodeGen::call(const Expr &e) {
       n == "rand4x" || n == "randn4x" || n == "uint_to_uniform_float" ||
       n == "pair_uniform_to_normal")
     return randomBuiltin(n, e);
+  if (n == "constexpr") {
+    // Triton's tl.constexpr(value): the value, which must be known at
+    // compile time (module-level constants are written so).
+    Args a = bindArgs(e, n, {"value"}, 1);
+    if (!a.values[0].isConst() && a.values[0].kind != Val::DType)
+      fail(a.locs[0], "constexpr() needs a compile-time value (a number, a "
+                      "bool or a dtype)");
+    return a.values[0];
+  }
   if (n == "cast") {
     // Triton's cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     // input.to(...).

@@ -268,10 +268,41 @@ Val CodeGen::unary(const std::string &op, const Val &a, Loc l) {
   fail(l, "unknown operator '" + op + "'");
 }
 
+Val CodeGen::moduleConstant(const std::string &name, Loc use) {
+  if (auto it = constantValues.find(name); it != constantValues.end())
+    return it->second;
+  const Stmt &s = *constantDefs.at(name);
+  if (!evaluating.insert(name).second)
+    fail(s.loc, "module-level '" + name + "' is defined in terms of itself");
+  // Evaluated at the module's level: no function's names are visible.
+  Scope global;
+  Scope *saved = scope;
+  scope = &global;
+  Val v;
+  try {
+    v = expr(*s.value);
+  } catch (CodeGenError &) {
+    scope = saved;
+    evaluating.erase(name);
+    fail(use, "'" + name + "' (a module-level constant, defined at line " +
+                  std::to_string(s.loc.line) + ") cannot be evaluated");
+  }
+  scope = saved;
+  evaluating.erase(name);
+  if (!v.isConst() && v.kind != Val::DType)
+    fail(s.loc, "module-level '" + name + "' must be a compile-time value (a "
+                "number, a bool or a dtype), used at line " +
+                    std::to_string(use.line));
+  constantValues[name] = v;
+  return v;
+}
+
 Val CodeGen::lookup(const std::string &name, Loc l) {
   auto it = scope->find(name);
   if (it != scope->end())
     return it->second;
+  if (constantDefs.count(name))
+    return moduleConstant(name, l);
   bool uns = false;
   if (auto t = dtypeNamed(name, &uns)) {
     Val v;
@@ -301,6 +332,7 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
 
 bool CodeGen::isBuiltin(StringRef n) {
   static const char *names[] = {"program_id",
+                                "constexpr",
                                 "num_programs",
                                 "arange",
                                 "load",

@@ -43,6 +43,16 @@ public:
           importLine();
           continue;
         }
+        // A module-level constant: NAME [: annotation] = value.
+        if (at(Tok::Name) && !atName("def")) {
+          StmtPtr s = statement();
+          if (s->kind != Stmt::Assign || s->names.size() != 1 || !s->op.empty())
+            fail(s->loc, "at the top level Kite reads imports, functions and "
+                         "constants (NAME = value, NAME: tl.constexpr = "
+                         "value)");
+          m.constants.push_back(std::move(s));
+          continue;
+        }
         m.functions.push_back(function());
       } catch (SyntaxError &) {
         recoverTopLevel();

@@ -160,4 +160,5 @@ void kite::ast::normalizeTritonSpellings(Module &module) {
     }
     normalizeBlock(f->body);
   }
+  normalizeBlock(module.constants);
 }
