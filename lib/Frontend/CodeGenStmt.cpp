@@ -62,8 +62,9 @@ Val CodeGen::inlineHelperWith(const Function &f, const std::vector<Val> &values,
 }
 
 void CodeGen::assign(const std::string &name, Loc l, Val v) {
-  if (isBuiltin(name) || dtypeNamed(name))
-    fail(l, "cannot assign to '" + name + "': it names a builtin");
+  // A builtin's or a dtype's name is an ordinary name to assign, as in
+  // Python (Triton's are tl.-qualified: `program_id = tl.program_id(0)`);
+  // from here on it means the local (a call of it is then an error).
   auto it = scope->find(name);
   if (it != scope->end() && constexprNames.count(name) &&
       scope == kernelScope)
