@@ -4,6 +4,7 @@
 #define KITE_LIB_FRONTEND_AST_H
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -106,6 +107,13 @@ struct Module {
   /// functions read them as compile-time values (evaluated when first
   /// used).
   std::vector<std::unique_ptr<Stmt>> constants;
+  /// Functions imported one by one from Triton's modules (`from
+  /// triton.language.extra.libdevice import rsqrt`): local name ->
+  /// "libdevice.rsqrt" or "tl.NAME".
+  std::map<std::string, std::string> importedFunctions;
+  /// Names imported from other modules (torch, the library's own): local
+  /// name -> module. A kernel using one is an error that says so.
+  std::map<std::string, std::string> foreignNames;
 };
 
 } // namespace kite::ast

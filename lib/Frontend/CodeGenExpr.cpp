@@ -327,6 +327,11 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
   }
   if (isBuiltin(name))
     fail(l, "'" + name + "' is a builtin function; call it");
+  if (auto it = module.foreignNames.find(name); it != module.foreignNames.end())
+    fail(l, "'" + name + "' comes from module '" + it->second +
+                "', which Kite does not read: a kernel may use only "
+                "Triton's modules (triton, triton.language, libdevice) and "
+                "the file's own functions and constants");
   fail(l, "unknown name '" + name + "'");
 }
 
@@ -485,6 +490,11 @@ Val CodeGen::expr(const Expr &e) {
     if (e.name == "shape" || e.name == "dtype" || e.name == "numel" ||
         e.name == "element_ty")
       return typeAttribute(expr(*e.args[0]), e.name, e.loc);
+    // An attribute of an imported module's name (np.pi, torch.float32):
+    // the name says where it comes from.
+    if (e.args[0]->kind == Expr::Name && !scope->count(e.args[0]->name) &&
+        module.foreignNames.count(e.args[0]->name))
+      (void)lookup(e.args[0]->name, e.args[0]->loc);
     fail(e.loc, "unknown attribute '" + e.name +
                     "' (blocks have .to(dtype), .T, .shape, .dtype, .numel, "
                     ".reshape(shape), .trans(*dims), .permute(dims))");

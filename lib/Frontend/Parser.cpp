@@ -39,8 +39,9 @@ public:
       try {
         if (at(Tok::Indent))
           fail(peek().loc, "unexpected indentation");
-        if (atName("import") || atName("from")) {
-          importLine();
+        if (atName("import") || atName("from") || atName("try") ||
+            atName("if")) {
+          importStatement(m);
           continue;
         }
         // A module-level constant: NAME [: annotation] = value.
@@ -148,31 +149,22 @@ private:
     return name;
   }
 
-  /// A top-level import of a Triton module, as a port of a Triton kernel
-  /// begins: `import triton`, `import triton.language as tl`,
-  /// `from triton.language.extra[.cuda] import libdevice`. Kite has these
-  /// names built in (TritonSpellings.cpp), so the line binds nothing; an
-  /// import of anything else is an error.
-  void importLine() {
+  /// A top-level import, as a library of Triton kernels writes it:
+  ///   - Triton's modules under their Kite names (`import triton`, `import
+  ///     triton.language as tl`, `from triton.language.extra[.cuda] import
+  ///     libdevice`), which Kite has built in (TritonSpellings.cpp);
+  ///   - single functions of Triton's math modules (`from
+  ///     triton.language.extra.libdevice import rsqrt`, also
+  ///     `.extra.cuda.libdevice`, `triton.language.math`, and
+  ///     `triton.language`), bound in `m.importedFunctions`;
+  ///   - anything else (torch, the library's own modules): bound in
+  ///     `m.foreignNames`, an error only where a kernel uses the name.
+  /// The first binding of a name wins (the branches of a top-level `try` or
+  /// `if` that pick between Triton's module paths bind the same function).
+  void importLine(Module &m) {
     Loc l = peek().loc;
     bool from = next().text == "from";
     std::string module = dottedName("a module name");
-    std::string bound, as;
-    if (from) {
-      if (!atName("import"))
-        fail(peek().loc, "expected 'import' after 'from " + module +
-                             "', found " + describe(peek()));
-      next();
-      bound = expectName("a name to import");
-      module += "." + bound;
-    } else {
-      bound = module;
-    }
-    if (atName("as")) {
-      next();
-      as = expectName("a name after 'as'");
-    }
-    expectNewline();
     // What each module may be bound as: its Kite reading.
     static const struct {
       const char *module, *name;
@@ -180,19 +172,130 @@ private:
                  {"triton.language", "tl"},
                  {"triton.language.extra.libdevice", "libdevice"},
                  {"triton.language.extra.cuda.libdevice", "libdevice"}};
-    for (auto k : known) {
-      if (module != k.module)
-        continue;
-      std::string name = as.empty() ? bound : as;
-      if (name == k.name)
+    auto knownName = [&](const std::string &mod) -> const char * {
+      for (auto k : known)
+        if (mod == k.module)
+          return k.name;
+      return nullptr;
+    };
+    auto bindModule = [&](const std::string &mod, const std::string &name,
+                          Loc at) {
+      const char *kite = knownName(mod);
+      if (!kite) {
+        m.foreignNames.emplace(name, mod);
         return;
-      fail(l, "import " + module + " as '" + name +
-                  "': Kite reads this module only under the name '" +
-                  k.name + "'");
+      }
+      if (name != kite)
+        fail(at, "import " + mod + " as '" + name +
+                     "': Kite reads this module only under the name '" +
+                     kite + "'");
+    };
+    if (!from) {
+      std::string as;
+      if (atName("as")) {
+        next();
+        as = expectName("a name after 'as'");
+      }
+      expectNewline();
+      // `import a.b.c` binds `a`.
+      bindModule(module, as.empty() ? (knownName(module) ? module
+                                       : module.substr(0, module.find('.')))
+                                    : as,
+                 l);
+      return;
     }
-    fail(l, "Kite kernels import only Triton's modules (triton, "
-            "triton.language as tl, triton.language.extra.libdevice); "
-            "'" + module + "' is not one of them");
+    if (!atName("import"))
+      fail(peek().loc, "expected 'import' after 'from " + module +
+                           "', found " + describe(peek()));
+    next();
+    bool paren = acceptOp("(");
+    // The Triton modules whose functions may be imported one by one.
+    std::string prefix = module == "triton.language.extra.libdevice" ||
+                                 module == "triton.language.extra.cuda.libdevice" ||
+                                 module == "triton.language.math" ||
+                                 module == "triton.language.extra.cuda"
+                             ? "libdevice"
+                         : module == "triton.language" ? "tl"
+                                                       : "";
+    do {
+      if (paren && atOp(")"))
+        break;
+      Loc nl = peek().loc;
+      std::string name = expectName("a name to import");
+      std::string as = name;
+      if (atName("as")) {
+        next();
+        as = expectName("a name after 'as'");
+      }
+      std::string full = module + "." + name;
+      if (knownName(full))
+        bindModule(full, as, nl);
+      else if (!prefix.empty())
+        m.importedFunctions.emplace(as, prefix + "." + name);
+      else
+        m.foreignNames.emplace(as, module);
+    } while (acceptOp(","));
+    if (paren)
+      expectOp(")", "to close the imported names");
+    expectNewline();
+  }
+
+  /// A block of a top-level `try`/`except`/`if`/`else` that only imports
+  /// (or passes), as libraries pick between Triton's module paths.
+  void importBlock(Module &m) {
+    expectNewline();
+    if (!accept(Tok::Indent))
+      fail(peek().loc, "expected an indented block");
+    while (!at(Tok::Dedent) && !at(Tok::End)) {
+      if (accept(Tok::Newline))
+        continue;
+      importStatement(m);
+    }
+    accept(Tok::Dedent);
+  }
+
+  /// `import`/`from` lines, `pass`, and `try`/`except`/`else`/`finally` or
+  /// `if`/`elif`/`else` around them (the conditions are not evaluated: each
+  /// branch binds what it imports, the first binding of a name winning).
+  void importStatement(Module &m) {
+    Loc l = peek().loc;
+    if (atName("import") || atName("from"))
+      return importLine(m);
+    if (atName("pass")) {
+      next();
+      return expectNewline();
+    }
+    if (atName("try")) {
+      next();
+      expectOp(":", "after 'try'");
+      importBlock(m);
+      bool handler = false;
+      while (atName("except") || atName("else") || atName("finally")) {
+        handler |= peek().text != "else";
+        next();
+        while (!atOp(":") && !at(Tok::Newline) && !at(Tok::End))
+          next(); // the exception's name, `as e`: not evaluated
+        expectOp(":", "after the except clause");
+        importBlock(m);
+      }
+      if (!handler)
+        fail(l, "'try' without 'except' or 'finally'");
+      return;
+    }
+    if (atName("if")) {
+      next();
+      (void)expr(); // a host condition (a version check): not evaluated
+      expectOp(":", "after the if condition");
+      importBlock(m);
+      while (atName("elif") || atName("else")) {
+        if (next().text == "elif")
+          (void)expr();
+        expectOp(":", "after 'elif'/'else'");
+        importBlock(m);
+      }
+      return;
+    }
+    fail(l, "at the top level, a try or if block may hold only imports");
   }
 
   /// Skips to the next top-level `def` or `@`.

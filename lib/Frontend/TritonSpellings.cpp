@@ -80,9 +80,35 @@ bool isLibdevice(const Expr &e) {
          isTritonExtra(*e.args[0]);
 }
 
+/// The module's functions imported one by one (Module::importedFunctions),
+/// while its spellings are normalized.
+const std::map<std::string, std::string> *imported = nullptr;
+
 void normalize(ExprPtr &e) {
   if (!e)
     return;
+  // rsqrt(x) after `from triton.language.extra.libdevice import rsqrt`:
+  // libdevice.rsqrt(x) (or, from triton.language, Triton's builtin).
+  if (imported && e->kind == Expr::Call && e->args[0]->kind == Expr::Name &&
+      !e->args[0]->fromTriton) {
+    auto it = imported->find(e->args[0]->name);
+    if (it != imported->end()) {
+      std::string mod = it->second.substr(0, it->second.find('.'));
+      std::string fn = it->second.substr(it->second.find('.') + 1);
+      Loc l = e->args[0]->loc;
+      if (mod == "tl") {
+        e->args[0]->name = fn;
+        e->args[0]->fromTriton = true;
+      } else {
+        auto ns = std::make_unique<Expr>(Expr::Name, l);
+        ns->name = "libdevice";
+        auto attr = std::make_unique<Expr>(Expr::Attribute, l);
+        attr->name = fn;
+        attr->args.push_back(std::move(ns));
+        e->args[0] = std::move(attr);
+      }
+    }
+  }
   // tl.extra.libdevice / tl.extra.cuda.libdevice -> libdevice
   if (e->kind == Expr::Attribute && e->name == "libdevice" &&
       isTritonExtra(*e->args[0])) {
@@ -151,6 +177,7 @@ void normalizeBlock(Block &block) {
 } // namespace
 
 void kite::ast::normalizeTritonSpellings(Module &module) {
+  imported = &module.importedFunctions;
   for (auto &f : module.functions) {
     for (auto &arg : f->decoratorArgs)
       normalize(arg.second);
@@ -161,4 +188,5 @@ void kite::ast::normalizeTritonSpellings(Module &module) {
     normalizeBlock(f->body);
   }
   normalizeBlock(module.constants);
+  imported = nullptr;
 }
