@@ -91,6 +91,9 @@ struct Function {
   std::string name;
   Loc loc;
   bool isKernel = false;
+  /// Marked `@triton.jit` / `@jit` (Triton's spelling, which marks kernels
+  /// and helpers alike), not `@kernel`.
+  bool jit = false;
   std::vector<std::pair<std::string, ExprPtr>> decoratorArgs;
   /// `@autotune(configs=[config(...), ...], key=[...])` above `@kernel`.
   bool autotune = false;

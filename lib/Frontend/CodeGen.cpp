@@ -480,6 +480,7 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
   if (errors)
     return nullptr;
   ::kite::ast::normalizeTritonSpellings(module);
+  ::kite::ast::markJitHelpers(module);
   if (std::optional<::kite::ast::Loc> at = ::kite::ast::normalizeReturns(module)) {
     emitError(FileLineColLoc::get(context, file, at->line, at->col))
         << "control flow nested more than " << ::kite::ast::kMaxReturnNesting

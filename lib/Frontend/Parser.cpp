@@ -319,8 +319,10 @@ private:
       // Triton's spellings: @triton.jit, @triton.autotune.
       if (d == "triton" && acceptOp("."))
         d = expectName("a decorator name");
-      if (d == "jit")
+      if (d == "jit") {
         d = "kernel";
+        f->jit = true;
+      }
       if (d != "kernel" && d != "autotune")
         fail(l, "unknown decorator '@" + d +
                     "'; Kite knows '@kernel' and '@autotune'");

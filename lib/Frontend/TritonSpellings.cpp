@@ -19,6 +19,8 @@
 
 #include "TritonSpellings.h"
 
+#include <set>
+
 using namespace kite::ast;
 
 namespace {
@@ -175,6 +177,46 @@ void normalizeBlock(Block &block) {
 }
 
 } // namespace
+
+namespace {
+/// Adds to `out` the names of the functions `e` calls by their bare name.
+void calledNames(const Expr *e, std::set<std::string> &out) {
+  if (!e)
+    return;
+  if (e->kind == Expr::Call && e->args[0]->kind == Expr::Name &&
+      !e->args[0]->fromTriton)
+    out.insert(e->args[0]->name);
+  for (const ExprPtr &a : e->args)
+    calledNames(a.get(), out);
+  for (const auto &kw : e->kwargs)
+    calledNames(kw.second.get(), out);
+}
+void calledNames(const Block &block, std::set<std::string> &out) {
+  for (const StmtPtr &s : block) {
+    calledNames(s->value.get(), out);
+    calledNames(s->body, out);
+    calledNames(s->orelse, out);
+  }
+}
+} // namespace
+
+void kite::ast::markJitHelpers(Module &module) {
+  // Triton marks kernels and helpers alike with @triton.jit: one that
+  // another function of the file calls, with a parameter without a type,
+  // is a helper (inlined where called), as `@triton.jit def silu(x)`.
+  std::set<std::string> called;
+  for (auto &f : module.functions)
+    calledNames(f->body, called);
+  for (auto &f : module.functions) {
+    if (!f->jit || !f->isKernel || f->autotune || !called.count(f->name))
+      continue;
+    bool untyped = false;
+    for (const Param &p : f->params)
+      untyped |= !p.type;
+    if (untyped)
+      f->isKernel = false;
+  }
+}
 
 void kite::ast::normalizeTritonSpellings(Module &module) {
   imported = &module.importedFunctions;
