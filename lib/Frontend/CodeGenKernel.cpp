@@ -25,7 +25,18 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
     return Val::floating(dv);
   if (text == "True" || text == "False")
     return Val::boolean(text == "True");
-  fail(l, "-D " + name + "=" + text + ": not a number");
+  // A dtype (Triton libraries pass tl.bfloat16 for `X_dtype: tl.constexpr`).
+  std::string dtype = text.rfind("tl.", 0) == 0 ? text.substr(3) : text;
+  bool uns = false;
+  if (auto t = dtypeNamed(dtype, &uns)) {
+    Val v;
+    v.kind = Val::DType;
+    v.dtype = *t;
+    v.uns = uns;
+    return v;
+  }
+  fail(l, "-D " + name + "=" + text +
+              ": not a number, True/False or a dtype (bf16, tl.float32, ...)");
 }
 
 namespace {
@@ -216,9 +227,9 @@ void CodeGen::kernel(const Function &f) {
         fail(p.loc, "constexpr parameter '" + p.name + "' of kernel '" +
                         f.name + "' has no value: give it a default or "
                         "pass -D " + p.name + "=VALUE");
-      if (!top[p.name].isConst())
+      if (!top[p.name].isConst() && top[p.name].kind != Val::DType)
         fail(p.loc, "constexpr parameter '" + p.name +
-                        "' must be a number or a bool");
+                        "' must be a number, a bool or a dtype");
       continue;
     }
     if (p.deflt)
