@@ -457,8 +457,19 @@ Val CodeGen::expr(const Expr &e) {
     return compare(e.name, expr(*e.args[0]), expr(*e.args[1]), e.loc);
   case Expr::Ternary: {
     Val cond = expr(*e.args[0]);
+    if (cond.kind == Val::Runtime && !isa<RankedTensorType>(cond.v.getType())) {
+      // A runtime scalar condition (`1.0 if a == b else 0.0`): both values,
+      // then a select, as Triton does.
+      mlir::Value c = asBool(cond, e.args[0]->loc, "the condition");
+      bool u = false;
+      auto [x, y] = unify(expr(*e.args[1]), expr(*e.args[2]), e.loc,
+                          /*allowPtr=*/true, &u);
+      if (isa<RankedTensorType>(x.getType()))
+        fail(e.loc, "'x if c else y' of blocks: use where(c, x, y)");
+      return Val::runtime(arith::SelectOp::create(b, loc(e.loc), c, x, y), u);
+    }
     if (!cond.isConst())
-      fail(e.loc, "'x if c else y' needs a compile-time condition; use "
+      fail(e.loc, "'x if c else y' needs a scalar condition; use "
                   "where(c, x, y) for blocks");
     return expr(*e.args[(cond.kind == Val::Float ? cond.f != 0 : cond.i != 0)
                             ? 1
