@@ -182,6 +182,16 @@ Val CodeGen::binary(const std::string &op, const Val &a, const Val &c, Loc l) {
 }
 
 Val CodeGen::compare(const std::string &op, const Val &a, const Val &c, Loc l) {
+  if (a.kind == Val::Str || c.kind == Val::Str || a.kind == Val::None ||
+      c.kind == Val::None) {
+    // Strings and None (constexprs: `if reduction == "mean":`, `if weight
+    // is None:`): compile-time equality.
+    if (op != "==" && op != "!=")
+      fail(l, "strings and None compare with ==, !=, is and is not, not " +
+                  op);
+    bool same = a.kind == c.kind && (a.kind != Val::Str || a.s == c.s);
+    return Val::boolean(op == "==" ? same : !same);
+  }
   if (a.kind == Val::DType || c.kind == Val::DType) {
     // x.dtype == tl.float16: compile-time, on the dtypes (signedness
     // included).

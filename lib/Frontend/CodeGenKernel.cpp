@@ -25,6 +25,16 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
     return Val::floating(dv);
   if (text == "True" || text == "False")
     return Val::boolean(text == "True");
+  if (text == "None")
+    return Val();
+  // A string: quoted as Python writes it ('mean', "sum").
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
+      text.back() == text[0]) {
+    Val v;
+    v.kind = Val::Str;
+    v.s = text.substr(1, text.size() - 2);
+    return v;
+  }
   // A dtype (Triton libraries pass tl.bfloat16 for `X_dtype: tl.constexpr`).
   std::string dtype = text.rfind("tl.", 0) == 0 ? text.substr(3) : text;
   bool uns = false;
@@ -36,7 +46,8 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
     return v;
   }
   fail(l, "-D " + name + "=" + text +
-              ": not a number, True/False or a dtype (bf16, tl.float32, ...)");
+              ": not a number, True/False, None, a quoted string ('mean') "
+              "or a dtype (bf16, tl.float32, ...)");
 }
 
 namespace {
@@ -227,9 +238,12 @@ void CodeGen::kernel(const Function &f) {
         fail(p.loc, "constexpr parameter '" + p.name + "' of kernel '" +
                         f.name + "' has no value: give it a default or "
                         "pass -D " + p.name + "=VALUE");
-      if (!top[p.name].isConst() && top[p.name].kind != Val::DType)
+      Val::Kind k = top[p.name].kind;
+      if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
+          k != Val::None)
         fail(p.loc, "constexpr parameter '" + p.name +
-                        "' must be a number, a bool or a dtype");
+                        "' must be a number, a bool, a string, None or a "
+                        "dtype");
       continue;
     }
     if (p.deflt)

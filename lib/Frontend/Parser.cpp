@@ -661,6 +661,18 @@ private:
       for (const char *op : ops)
         if (atOp(op))
           found = op;
+      // `is` / `is not` (x is None, a constexpr's test): == / != on
+      // compile-time values.
+      if (!found && atName("is")) {
+        Loc l = next().loc;
+        bool negated = atName("not");
+        if (negated)
+          next();
+        ExprPtr rhs = bitOr();
+        e = binary(std::move(e), negated ? "!=" : "==", std::move(rhs), l,
+                   Expr::Compare);
+        continue;
+      }
       if (!found)
         return e;
       Loc l = next().loc;
