@@ -16,6 +16,12 @@
 namespace kite::interp::detail {
 
 void Interpreter::runKernel(func::FuncOp kernel) {
+  // Branches between blocks (cf.br / cf.cond_br) are not run: refuse them
+  // rather than stop at the first branch and compute something else.
+  if (!llvm::hasSingleElement(kernel.getBody()))
+    fail(&kernel.getBody().front().back(),
+         "the interpreter runs structured control flow only (scf.for, scf.if, "
+         "scf.while); this kernel branches between blocks");
   Block &entry = kernel.getBody().front();
   unsigned gpuArg = 0;
   for (BlockArgument arg : entry.getArguments()) {
@@ -48,6 +54,9 @@ void Interpreter::runKernel(func::FuncOp kernel) {
         !err.empty())
       throw Failure{err};
   }
+  countSteps(kernel, uint64_t(launch.grid[0]) * launch.grid[1] *
+                        launch.grid[2],
+             "programs (the grid)");
   for (uint32_t z = 0; z < launch.grid[2]; ++z)
     for (uint32_t y = 0; y < launch.grid[1]; ++y)
       for (uint32_t x = 0; x < launch.grid[0]; ++x) {
@@ -116,6 +125,10 @@ unsigned Interpreter::bytesOf(Type pointee) {
 SmallVector<ArrayRef_> Interpreter::runBlock(Block &block) {
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (!isa<func::ReturnOp, scf::YieldOp, scf::ConditionOp>(op))
+        fail(&op, "the interpreter runs structured control flow only "
+                  "(scf.for, scf.if, scf.while); this op branches between "
+                  "blocks");
       SmallVector<ArrayRef_> out;
       for (mlir::Value v : op.getOperands())
         out.push_back(get(v));
@@ -152,12 +165,24 @@ void Interpreter::execute(Operation *op) {
   fail(op, "the interpreter does not support this operation");
 }
 
+void Interpreter::countSteps(Operation *op, uint64_t n, const char *what) {
+  if (n > kMaxSteps || steps + n > kMaxSteps)
+    fail(op, "the interpreter stops at 2^30 programs and loop iterations a "
+             "launch; this asks for " +
+                 std::to_string(n) + " more " + what +
+                 " (run it on the GPU, or on a smaller problem)");
+  steps += n;
+}
+
 void Interpreter::forOp(scf::ForOp loop) {
   int64_t lo = get(loop.getLowerBound())->iv[0];
   int64_t hi = get(loop.getUpperBound())->iv[0];
   int64_t step = get(loop.getStep())->iv[0];
   if (step <= 0)
     fail(loop, "scf.for with a non-positive step");
+  if (hi > lo) // the trip count, without overflow
+    countSteps(loop, (uint64_t(hi) - uint64_t(lo) - 1) / uint64_t(step) + 1,
+               "loop iterations");
   SmallVector<ArrayRef_> carried;
   for (mlir::Value v : loop.getInitArgs())
     carried.push_back(get(v));

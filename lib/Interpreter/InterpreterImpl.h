@@ -126,6 +126,14 @@ class Interpreter {
 public:
   Interpreter(const ::kite::interp::Launch &launch) : launch(launch) {}
   uint64_t work = 0; ///< element operations so far (Launch::maxWork)
+  /// Programs run and loop iterations so far, against kMaxSteps: a launch
+  /// of 2^31 programs or a loop of 2^62 iterations stops with an error
+  /// instead of running for days.
+  uint64_t steps = 0;
+  static constexpr uint64_t kMaxSteps = uint64_t(1) << 30;
+  /// Counts `n` more steps (programs or iterations) of `op`; past kMaxSteps
+  /// an error on `op` saying what.
+  void countSteps(Operation *op, uint64_t n, const char *what);
 
   void runKernel(func::FuncOp kernel);
 

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -263,6 +264,15 @@ void putItem(std::vector<uint8_t> &buf, ScalarType t, size_t i,
   put(buf, t, i, v);
 }
 
+/// The most bytes of buffers kite-run allocates: KITE_RUN_MAX_BYTES, else
+/// 4 GiB.
+uint64_t maxBufferBytes() {
+  if (const char *env = std::getenv("KITE_RUN_MAX_BYTES"))
+    if (uint64_t v = std::strtoull(env, nullptr, 10))
+      return v;
+  return uint64_t(4) << 30;
+}
+
 std::vector<uint8_t> makeBuffer(const std::string &name, ScalarType t,
                                 const std::string &spec) {
   size_t colon = spec.find(':');
@@ -405,6 +415,7 @@ int main(int argc, char **argv) {
   }
   // Buffers and scalars by parameter name.
   std::map<std::string, std::vector<uint8_t>> buffers;
+  uint64_t bufferBytes = 0;
   std::vector<Arg> args;
   for (const Param &p : kernel->params()) {
     auto it = values.find(p.name);
@@ -414,7 +425,26 @@ int main(int argc, char **argv) {
                        : std::string(scalarTypeName(p.type))) +
             ")");
     if (p.pointer) {
-      buffers[p.name] = makeBuffer(p.name, p.type, it->second);
+      // The interpreter holds every buffer in memory: at most 4 GiB of them
+      // (KITE_RUN_MAX_BYTES), an error rather than an abort of the host.
+      try {
+        buffers[p.name] = makeBuffer(p.name, p.type, it->second);
+      } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "kite-run: error: '%s=%s': out of memory\n",
+                     p.name.c_str(), it->second.c_str());
+        return 1;
+      }
+      bufferBytes += buffers[p.name].size();
+      if (bufferBytes > maxBufferBytes()) {
+        std::fprintf(stderr,
+                     "kite-run: error: '%s=%s': the buffers take %llu bytes, "
+                     "more than the %llu kite-run allows "
+                     "(KITE_RUN_MAX_BYTES)\n",
+                     p.name.c_str(), it->second.c_str(),
+                     (unsigned long long)bufferBytes,
+                     (unsigned long long)maxBufferBytes());
+        return 1;
+      }
     } else {
       switch (p.type) {
       case ScalarType::I32:
