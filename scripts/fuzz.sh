@@ -8,7 +8,8 @@
 #   frontend: unittests/Frontend/FrontendFuzzer.cpp over .kite sources
 #             (import and verify; a quarter of what verifies also through
 #             the pipeline up to the LLVM dialect, parameters specialized
-#             as divisible by 16; seeds: dsl-examples, test/Frontend, bench/kernels);
+#             as divisible by 16; seeds: dsl-examples, test/Frontend, bench/kernels;
+#             dictionary: unittests/Frontend/frontend.dict);
 #             lib/Frontend instrumented;
 #   dialect:  unittests/Fuzz/DialectFuzzer.cpp over kite-dialect IR (parse,
 #             verify, interpret, lower to PTX; seeds: the dialect's tests and
@@ -50,12 +51,12 @@ status=0
 # code (a new kite type's storage can start a slab) and the uninstrumented
 # libMLIR.so (whose allocations then land in poisoned memory): a false
 # use-after-poison in RankedTensorType::get. Heap errors are still caught.
-run() { # name, binary, corpus dir
+run() { # name, binary, corpus dir, [libFuzzer options...]
   echo "-- $1 (libFuzzer + ASan, $secs s)"
   (cd "$(dirname "$2")" &&
    ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
    "$2" -max_total_time="$secs" -max_len=8192 -rss_limit_mb=4096 \
-        -print_final_stats=1 "$3" 2>&1 | tail -25) || status=1
+        -print_final_stats=1 "${@:4}" "$3" 2>&1 | tail -25) || status=1
 }
 if [ "$which" != dialect ]; then
   out="$build/fuzz"
@@ -65,7 +66,8 @@ if [ "$which" != dialect ]; then
   clang++-22 "${flags[@]}" "$root"/lib/Frontend/*.cpp \
     "$root/unittests/Frontend/FrontendFuzzer.cpp" "${libs[@]}" \
     -o "$out/kite-frontend-libfuzzer"
-  run frontend "$out/kite-frontend-libfuzzer" corpus
+  run frontend "$out/kite-frontend-libfuzzer" corpus \
+    -dict="$root/unittests/Frontend/frontend.dict"
 fi
 if [ "$which" != frontend ]; then
   out="$build/fuzz/dialect"

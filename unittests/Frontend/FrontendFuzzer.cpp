@@ -100,6 +100,15 @@ int main(int argc, char **argv) {
       "store(", "where(", "dot(", "sum(", "for i in range(", "if ", "else:",
       "def ", "@kernel\n", "return ", ".to(f16)", "\t", std::string("\0", 1), "\xff",
       "BLOCK", "constexpr", "*f32", "zeros((16, 16), f32)", "rand(",
+      // inline asm's constraints and operand references, unrolling,
+      // chains of branches and early returns, Triton library forms.
+      "inline_asm_elementwise(\"mov.b32 $0, $1;\", \"=r,r\", [x], i32, True)",
+      "\"=r,r,\"", "\"=r,1\"", "\"{r1}\"", "\"=f,f,f\"", "$7", "$",
+      "${0}", "$$", "static_range(", "static_range(0, 64)", "elif ",
+      "if n == 0:\n        return\n    ", "tl.", "tl.constexpr(1)",
+      "import triton.language as tl\n", "from triton.language.math import rsqrt\n",
+      "try:\n", "except ImportError:\n", " is None", " is not None",
+      "'mean'", ".cast(", " if x else ",
   };
   return kite::fuzz::runMutations(argc, argv, tokens, "crash-input.kite");
 }
