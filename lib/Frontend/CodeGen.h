@@ -476,6 +476,13 @@ private:
   Scope *kernelScope = nullptr;
   std::set<std::string> constexprNames;
   int inlineDepth = 0;
+  /// Unrolled static_range bodies and inlined helper calls of the kernel
+  /// being generated, against kMaxExpansions (nested static_range, helpers
+  /// fanning out: the code would grow exponentially).
+  uint64_t expansions = 0;
+  static constexpr uint64_t kMaxExpansions = uint64_t(1) << 16;
+  /// Counts one more expansion at `l`; past kMaxExpansions a located error.
+  void countExpansion(Loc l);
 };
 
 } // namespace kite::frontend

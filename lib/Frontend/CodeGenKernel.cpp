@@ -74,7 +74,17 @@ static std::optional<Val> literal(const Expr &e) {
   return std::nullopt;
 }
 
+void CodeGen::countExpansion(Loc l) {
+  if (++expansions > kMaxExpansions)
+    fail(l, "the kernel expands to more than " +
+                std::to_string(kMaxExpansions) +
+                " unrolled static_range bodies and inlined helper calls "
+                "(nested static_range, or helpers calling helpers many "
+                "times); use range() or fewer calls");
+}
+
 void CodeGen::kernel(const Function &f) {
+  expansions = 0;
   // @autotune(configs=[config(NAME=value, ..., num_warps=W, num_stages=S),
   // ...], key=["M", ...]): read as written here; checked against the
   // parameters below; kept on the kernel as kite.autotune/kite.autotune_key

@@ -33,6 +33,7 @@ Val CodeGen::inlineHelperWith(const Function &f, const std::vector<Val> &values,
                               Loc callLoc) {
   if (++inlineDepth > 64)
     fail(callLoc, "helper calls nested more than 64 deep (recursion?)");
+  countExpansion(callLoc);
   Scope inner;
   for (size_t k = 0; k < f.params.size() && k < values.size(); ++k)
     inner[f.params[k].name] = values[k];
@@ -285,6 +286,7 @@ void CodeGen::staticLoop(const Stmt &s) {
     fail(r.loc, "static_range() of " + std::to_string(count) +
                     " iterations; at most 4096 are unrolled (use range())");
   for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    countExpansion(r.loc);
     (*scope)[s.names[0].first] = Val::integer(i);
     for (auto &st : s.body)
       statement(*st);

@@ -125,7 +125,7 @@ unsigned Interpreter::bytesOf(Type pointee) {
 SmallVector<ArrayRef_> Interpreter::runBlock(Block &block) {
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      if (!isa<func::ReturnOp, scf::YieldOp, scf::ConditionOp>(op))
+      if (op.getNumSuccessors() > 0) // cf.br, cf.cond_br: not run here
         fail(&op, "the interpreter runs structured control flow only "
                   "(scf.for, scf.if, scf.while); this op branches between "
                   "blocks");
