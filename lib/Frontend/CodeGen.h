@@ -118,6 +118,13 @@ struct Val {
     x.f = f;
     return x;
   }
+  static Val dtypeOf(mlir::Type t, bool isUnsigned = false) {
+    Val x;
+    x.kind = DType;
+    x.dtype = t;
+    x.uns = isUnsigned;
+    return x;
+  }
   static Val boolean(bool b) {
     Val x;
     x.kind = Bool;

@@ -314,13 +314,8 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
   if (constantDefs.count(name))
     return moduleConstant(name, l);
   bool uns = false;
-  if (auto t = dtypeNamed(name, &uns)) {
-    Val v;
-    v.kind = Val::DType;
-    v.dtype = *t;
-    v.uns = uns;
-    return v;
-  }
+  if (auto t = dtypeNamed(name, &uns))
+    return Val::dtypeOf(*t, uns);
   // Triton's tl.TRITON_MAX_TENSOR_NUMEL: the most elements a block holds
   // (arange's limit, Kite's too).
   if (name == "TRITON_MAX_TENSOR_NUMEL")
@@ -534,11 +529,8 @@ Val CodeGen::typeAttribute(const Val &x, const std::string &name, Loc l) {
       fail(l, ".element_ty is the pointee of a pointer dtype (p.dtype), not "
               "of " +
                   describe(x));
-    Val d;
-    d.kind = Val::DType;
-    d.dtype = llvm::cast<kd::PointerType>(x.dtype).getPointeeType();
-    d.uns = x.uns;
-    return d;
+    return Val::dtypeOf(llvm::cast<kd::PointerType>(x.dtype).getPointeeType(),
+                        x.uns);
   }
   if (x.kind != Val::Runtime)
     fail(l, "." + name +
@@ -546,13 +538,8 @@ Val CodeGen::typeAttribute(const Val &x, const std::string &name, Loc l) {
                 "not of " +
                 describe(x));
   ArrayRef<int64_t> shape = shapeOf(x.v.getType());
-  if (name == "dtype") {
-    Val d;
-    d.kind = Val::DType;
-    d.dtype = elemOf(x.v.getType());
-    d.uns = x.uns;
-    return d;
-  }
+  if (name == "dtype")
+    return Val::dtypeOf(elemOf(x.v.getType()), x.uns);
   if (name == "numel") {
     int64_t n = 1;
     for (int64_t dim : shape)

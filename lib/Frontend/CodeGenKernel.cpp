@@ -38,13 +38,8 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
   // A dtype (Triton libraries pass tl.bfloat16 for `X_dtype: tl.constexpr`).
   std::string dtype = text.rfind("tl.", 0) == 0 ? text.substr(3) : text;
   bool uns = false;
-  if (auto t = dtypeNamed(dtype, &uns)) {
-    Val v;
-    v.kind = Val::DType;
-    v.dtype = *t;
-    v.uns = uns;
-    return v;
-  }
+  if (auto t = dtypeNamed(dtype, &uns))
+    return Val::dtypeOf(*t, uns);
   fail(l, "-D " + name + "=" + text +
               ": not a number, True/False, None, a quoted string ('mean') "
               "or a dtype (bf16, tl.float32, ...)");
