@@ -31,12 +31,14 @@ namespace kd = mlir::kite;
 struct LoadSlices;
 class TmaSchedules;
 
-/// The Bs of `dots` (in `loop`'s body) loaded there as K x N blocks
-/// contiguous along K: each is loaded as its N x K transpose and read
-/// through a kite.trans (transposedB), where AxisInfo says the transposed
-/// pointers move wider vectors (OrientOperandLoads.cpp). Whether any was.
+/// The operands of `dots` loaded in `loop`'s body whose memory runs along
+/// M (A) or K (B): each is loaded as its transpose and read through a
+/// kite.trans (transposedA / transposedB), where AxisInfo says the
+/// transposed pointers move wider vectors and the staging reads that
+/// orientation (f16/bf16; tf32 and fp8 Bs when `wgmma`)
+/// (OrientOperandLoads.cpp). Whether any was.
 bool orientOperandLoads(func::FuncOp func, scf::ForOp loop,
-                        ArrayRef<kd::DotOp> dots);
+                        ArrayRef<kd::DotOp> dots, bool wgmma);
 
 /// [M, N, K] of `dot`.
 SmallVector<int64_t> dotShapeOf(kd::DotOp dot);

@@ -142,49 +142,62 @@ int64_t pointeeBytes(Value ptrs) {
       1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
 }
 
+/// Loads `operand` of a dot in `loop`'s body in the order of its memory,
+/// where AxisInfo says that moves wider vectors.
+bool orientLoad(func::FuncOp func, scf::ForOp loop, Value operand) {
+  auto load = operand.getDefiningOp<kd::LoadOp>();
+  if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2)
+    return false;
+  int64_t bytes = pointeeBytes(load.getPtr());
+  Transposer transposer(func.getContext());
+  Value ptrs = transposer.get(load.getPtr());
+  Value mask = load.getMask() ? transposer.get(load.getMask()) : Value();
+  Value other = load.getOther();
+  if (other && isa<RankedTensorType>(other.getType()))
+    other = transposer.get(other);
+  if (!ptrs || (load.getMask() && !mask) || (load.getOther() && !other)) {
+    transposer.undo();
+    return false;
+  }
+  // The data decides: the transposed block's accesses must move wider
+  // vectors than the block's own.
+  kd::AxisInfoAnalysis axisInfo(func);
+  if (axisInfo.vectorElements(ptrs, bytes) <=
+      axisInfo.vectorElements(load.getPtr(), bytes)) {
+    transposer.undo();
+    return false;
+  }
+  transposer.keep();
+  OpBuilder b(load);
+  auto loaded = kd::LoadOp::create(b, load.getLoc(), ptrs, mask, other);
+  loaded->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+  auto trans = kd::TransOp::create(b, load.getLoc(), type, loaded,
+                                   b.getDenseI32ArrayAttr({1, 0}));
+  load.replaceAllUsesWith(trans.getResult());
+  load.erase();
+  return true;
+}
+
 } // namespace
 
 namespace kite::detail {
 bool orientOperandLoads(func::FuncOp func, scf::ForOp loop,
-                        ArrayRef<kd::DotOp> dots) {
+                        ArrayRef<kd::DotOp> dots, bool wgmma) {
   bool changed = false;
-  for (kd::DotOp dot : dots)
-    for (Value operand : {dot.getA(), dot.getB()}) {
-    auto load = operand.getDefiningOp<kd::LoadOp>();
-    if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse())
-      continue;
-    auto type = dyn_cast<RankedTensorType>(load.getType());
-    if (!type || type.getRank() != 2)
-      continue;
-    int64_t bytes = pointeeBytes(load.getPtr());
-    Transposer transposer(func.getContext());
-    Value ptrs = transposer.get(load.getPtr());
-    Value mask = load.getMask() ? transposer.get(load.getMask()) : Value();
-    Value other = load.getOther();
-    if (other && isa<RankedTensorType>(other.getType()))
-      other = transposer.get(other);
-    if (!ptrs || (load.getMask() && !mask) || (load.getOther() && !other)) {
-      transposer.undo();
-      continue;
-    }
-    // The data decides: the transposed block's accesses must move wider
-    // vectors than the block's own.
-    kd::AxisInfoAnalysis axisInfo(func);
-    if (axisInfo.vectorElements(ptrs, bytes) <=
-        axisInfo.vectorElements(load.getPtr(), bytes)) {
-      transposer.undo();
-      continue;
-    }
-    transposer.keep();
-    OpBuilder b(load);
-    auto loaded = kd::LoadOp::create(b, load.getLoc(), ptrs, mask, other);
-    loaded->setDiscardableAttrs(load->getDiscardableAttrDictionary());
-    auto trans = kd::TransOp::create(b, load.getLoc(), type, loaded,
-                                     b.getDenseI32ArrayAttr({1, 0}));
-    load.replaceAllUsesWith(trans.getResult());
-    load.erase();
-    changed = true;
-    }
+  for (kd::DotOp dot : dots) {
+    // Only where the staging reads the other orientation: f16/bf16 on both
+    // engines (wgmma's transpose bits, ldmatrix.trans); tf32 and fp8 only
+    // as a K-major B on wgmma.
+    Type element = dot.getA().getType().getElementType();
+    bool half = element.isF16() || element.isBF16();
+    if (half)
+      changed |= orientLoad(func, loop, dot.getA());
+    if (half || (wgmma && (element.isF32() || kd::isFp8(element))))
+      changed |= orientLoad(func, loop, dot.getB());
+  }
   return changed;
 }
 } // namespace kite::detail

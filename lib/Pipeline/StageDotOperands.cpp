@@ -234,7 +234,7 @@ struct StageDotOperands
     // runs along M (A) or K (B) is loaded in that order (its transpose,
     // read through a kite.trans).
     if (::kite::detail::chipVersion(chip) >= 80)
-      ::kite::detail::orientOperandLoads(func, loop, dots);
+      ::kite::detail::orientOperandLoads(func, loop, dots, chip == "sm_90a");
     // Dots with A in registers and B loaded in the loop (attention).
     if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps, stages,
                                           tmaSchedules, specialize))
