@@ -262,6 +262,28 @@ int main(int argc, char **argv) {
     errs() << "kitec: error: --kernel= needs a kernel name\n";
     return BadUsage;
   }
+  if (!inputPrecision.empty() && inputPrecision != "ieee" &&
+      inputPrecision != "tf32" && inputPrecision != "tf32x3") {
+    errs() << "kitec: error: --input-precision=" << inputPrecision
+           << ": expected ieee, tf32 or tf32x3\n";
+    return BadUsage;
+  }
+  // --specialize: one fact a parameter (NAME=1 and NAME=div16 contradict:
+  // 1 is not a multiple of 16).
+  {
+    std::map<std::string, std::string> facts;
+    for (const std::string &item : specializations) {
+      size_t eq = item.find('=');
+      if (eq == std::string::npos)
+        continue; // reported with the facts' other checks
+      auto [it, fresh] = facts.emplace(item.substr(0, eq), item.substr(eq + 1));
+      if (!fresh && it->second != item.substr(eq + 1)) {
+        errs() << "kitec: error: --specialize " << it->first << "="
+               << it->second << " and " << item << " contradict\n";
+        return BadUsage;
+      }
+    }
+  }
   if (!allConfigs)
     return compile();
   if (autotuneConfig >= 0) {
