@@ -98,6 +98,9 @@ struct Val {
   /// pointers and blocks of pointers: an unsigned pointee; DType: an
   /// unsigned dtype.
   bool uns = false;
+  /// A local declared `NAME: constexpr = value`: bound once (assign()
+  /// refuses another value for the name).
+  bool constexprBound = false;
 
   static Val runtime(mlir::Value v, bool isUnsigned = false) {
     Val x;

@@ -70,6 +70,10 @@ void CodeGen::assign(const std::string &name, Loc l, Val v) {
   if (it != scope->end() && constexprNames.count(name) &&
       scope == kernelScope)
     fail(l, "cannot assign to constexpr parameter '" + name + "'");
+  if (it != scope->end() && it->second.constexprBound)
+    fail(l, "cannot assign to constexpr '" + name +
+                "': a constexpr is bound once");
+  v.constexprBound = false; // a copy of a constexpr is an ordinary name
   (*scope)[name] = std::move(v);
 }
 
@@ -108,7 +112,11 @@ void CodeGen::statement(const Stmt &s) {
       v = binary(s.op, old, v, s.loc);
     }
     if (s.names.size() == 1) {
+      bool declared = s.annotation && s.annotation->kind == Expr::Name &&
+                      s.annotation->name == "constexpr";
       assign(s.names[0].first, s.names[0].second, std::move(v));
+      if (declared)
+        (*scope)[s.names[0].first].constexprBound = true;
       return;
     }
     if (v.kind != Val::Tuple || v.elems.size() != s.names.size())
