@@ -83,9 +83,16 @@ void Interpreter::runKernel(func::FuncOp kernel) {
 
 ArrayRef_ Interpreter::get(mlir::Value v) {
   auto it = values.find(v);
-  if (it == values.end())
-    throw Failure{"internal error: value used before definition"};
-  return it->second;
+  if (it != values.end())
+    return it->second;
+  // A block constant is made at its first use (the canonicalizer hoists
+  // them all to the start of the kernel; made there, 300 of 1M elements
+  // would all be alive at once), then lives to its last use (deadAfter).
+  if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
+    constant(c);
+    return values.at(v);
+  }
+  throw Failure{"internal error: value used before definition"};
 }
 
 ArrayRef_ Interpreter::make(Type type) {
@@ -122,7 +129,37 @@ unsigned Interpreter::bytesOf(Type pointee) {
   return pointee.isInteger(1) ? 1 : std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
 }
 
+const std::vector<SmallVector<mlir::Value, 2>> &
+Interpreter::deadAfter(Block &block) {
+  auto it = deadValues.find(&block);
+  if (it != deadValues.end())
+    return it->second;
+  llvm::DenseMap<Operation *, unsigned> index;
+  unsigned n = 0;
+  for (Operation &op : block)
+    index[&op] = n++;
+  std::vector<SmallVector<mlir::Value, 2>> dead(n);
+  // The op at which `v` dies: its last user in this block (the op of the
+  // block a nested use is inside); `from` if it has none.
+  auto place = [&](mlir::Value v, unsigned from) {
+    unsigned last = from;
+    for (Operation *user : v.getUsers())
+      if (Operation *at = block.findAncestorOpInBlock(*user))
+        last = std::max(last, index.lookup(at));
+    if (n)
+      dead[last].push_back(v);
+  };
+  for (BlockArgument arg : block.getArguments())
+    place(arg, 0);
+  for (Operation &op : block)
+    for (mlir::Value r : op.getResults())
+      place(r, index[&op]);
+  return deadValues[&block] = std::move(dead);
+}
+
 SmallVector<ArrayRef_> Interpreter::runBlock(Block &block) {
+  const std::vector<SmallVector<mlir::Value, 2>> &dead = deadAfter(block);
+  unsigned at = 0;
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       if (op.getNumSuccessors() > 0) // cf.br, cf.cond_br: not run here
@@ -135,6 +172,10 @@ SmallVector<ArrayRef_> Interpreter::runBlock(Block &block) {
       return out;
     }
     execute(&op);
+    // What died with this op: freed now, not when the program ends.
+    for (mlir::Value v : dead[at])
+      values.erase(v);
+    ++at;
   }
   return {};
 }
@@ -158,8 +199,11 @@ void Interpreter::execute(Operation *op) {
     return whileOp(w);
   if (isa<kd::KiteDialect>(op->getDialect()))
     return kiteOp(op);
-  if (auto c = dyn_cast<arith::ConstantOp>(op))
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    if (isa<RankedTensorType>(c.getType()))
+      return; // made at its first use (get)
     return constant(c);
+  }
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return elementwise(op);
   fail(op, "the interpreter does not support this operation");

@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 
 namespace kite::interp::detail {
@@ -251,6 +252,13 @@ private:
   const ::kite::interp::Launch &launch;
   std::vector<ArrayRef_> params;
   llvm::DenseMap<mlir::Value, ArrayRef_> values;
+  /// Per block: for each of its ops, the values of the block (its arguments
+  /// and results of its ops) whose last use is that op (or a use nested in
+  /// it), dropped once it has run, so that an unrolled kernel's
+  /// intermediate blocks are freed as they die (deadAfter).
+  /// (A std::map: runBlock holds a reference while nested blocks add theirs.)
+  std::map<Block *, std::vector<SmallVector<mlir::Value, 2>>> deadValues;
+  const std::vector<SmallVector<mlir::Value, 2>> &deadAfter(Block &block);
   uint32_t pid[3] = {0, 0, 0};
   const ::kite::interp::Buffer *lastBuffer = nullptr;
 };
