@@ -233,8 +233,7 @@ struct StageDotOperands
     // transpose bits, ldmatrix and ldmatrix.trans): an operand whose memory
     // runs along M (A) or K (B) is loaded in that order (its transpose,
     // read through a kite.trans).
-    if (::kite::detail::chipVersion(chip) >= 80)
-      ::kite::detail::orientOperandLoads(func, loop, dots, chip == "sm_90a");
+    ::kite::detail::orientOperandLoads(func, loop, dots, chip == "sm_90a");
     // Dots with A in registers and B loaded in the loop (attention).
     if (::kite::detail::stageRegisterDots(func, loop, dots, chip, warps, stages,
                                           tmaSchedules, specialize))
