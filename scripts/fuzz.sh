@@ -14,12 +14,15 @@
 #   dialect:  unittests/Fuzz/DialectFuzzer.cpp over kite-dialect IR (parse,
 #             verify, interpret, lower to PTX; seeds: the dialect's tests and
 #             the examples' .mlir); the dialect and the interpreter
-#             instrumented.
+#             instrumented;
+#   argspec:  unittests/Fuzz/ArgSpecFuzzer.cpp over kite-run's argument
+#             specs (seeds: unittests/Fuzz/argspecs.seeds, one a line);
+#             tools/kite-run/ArgSpecs.cpp instrumented.
 #
-#   bash scripts/fuzz.sh [SECONDS] [frontend|dialect|all]   (default all)
+#   bash scripts/fuzz.sh [SECONDS] [frontend|dialect|argspec|all]   (default all)
 #
-# ctest runs both targets briefly with their own mutation driver
-# (FrontendFuzzShort, DialectFuzzShort); this script is the deeper,
+# ctest runs each target briefly with their own mutation driver
+# (FrontendFuzzShort, DialectFuzzShort, ArgSpecFuzzShort); this script is the deeper,
 # coverage-guided run.
 #
 #===-----------------------------------------------------------------------===#
@@ -28,11 +31,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${KITE_BUILD_DIR:-$root/build}"
 secs="${1:-60}"
 which="${2:-all}"
-case "$which" in frontend|dialect|all) ;; *)
-  echo "fuzz.sh: unknown target '$which' (frontend, dialect or all)" >&2; exit 2;;
+case "$which" in frontend|dialect|argspec|all) ;; *)
+  echo "fuzz.sh: unknown target '$which' (frontend, dialect, argspec or all)" >&2; exit 2;;
 esac
 bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev >/dev/null
-bash "$root/scripts/build.sh" KiteRegistration KiteInterpreter KiteSupport >/dev/null
+bash "$root/scripts/build.sh" KiteRegistration KiteInterpreter KiteSupport kite_runtime >/dev/null
 # Definitions as the project build uses them (LLVM's -D flags).
 defs="$(llvm-config-22 --cppflags 2>/dev/null | tr ' ' '\n' | grep '^-D' | tr '\n' ' ')"
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs
@@ -58,7 +61,7 @@ run() { # name, binary, corpus dir, [libFuzzer options...]
    "$2" -max_total_time="$secs" -max_len=8192 -rss_limit_mb=4096 \
         -print_final_stats=1 "${@:4}" "$3" 2>&1 | tail -25) || status=1
 }
-if [ "$which" != dialect ]; then
+if [ "$which" = all ] || [ "$which" = frontend ]; then
   out="$build/fuzz"
   mkdir -p "$out/corpus"
   cp "$root"/dsl-examples/*.kite "$root"/test/Frontend/*.kite \
@@ -69,7 +72,7 @@ if [ "$which" != dialect ]; then
   run frontend "$out/kite-frontend-libfuzzer" corpus \
     -dict="$root/unittests/Frontend/frontend.dict"
 fi
-if [ "$which" != frontend ]; then
+if [ "$which" = all ] || [ "$which" = dialect ]; then
   out="$build/fuzz/dialect"
   mkdir -p "$out/corpus"
   cp "$root"/dsl-examples/*.mlir "$root"/test/Dialect/Kite/*.mlir \
@@ -79,5 +82,20 @@ if [ "$which" != frontend ]; then
     "$build/lib/Frontend/libKiteFrontend.a" "${libs[@]}" \
     -o "$out/kite-dialect-libfuzzer"
   run dialect "$out/kite-dialect-libfuzzer" corpus
+fi
+if [ "$which" = all ] || [ "$which" = argspec ]; then
+  out="$build/fuzz/argspec"
+  mkdir -p "$out/corpus"
+  # One seed a file (libFuzzer's corpus is a directory of inputs).
+  n=0
+  while IFS= read -r line; do
+    printf '%s' "$line" > "$out/corpus/seed$n"; n=$((n + 1))
+  done < "$root/unittests/Fuzz/argspecs.seeds"
+  clang++-22 -std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER \
+    -I"$root/include" -I"$root/tools/kite-run" \
+    "$root/tools/kite-run/ArgSpecs.cpp" "$root/unittests/Fuzz/ArgSpecFuzzer.cpp" \
+    "$build/lib/Support/libKiteSupport.a" -L"$build/lib" -lkite \
+    -Wl,-rpath,"$build/lib" -o "$out/kite-argspec-libfuzzer"
+  run argspec "$out/kite-argspec-libfuzzer" corpus
 fi
 exit $status

@@ -20,7 +20,7 @@ echo "== lit =="
 /usr/lib/llvm-22/bin/lit -sv "$build/test" || status=1
 echo "== unit tests =="
 ctest --test-dir "$build" --output-on-failure --no-tests=error || status=1
-echo "== fuzzing (libFuzzer + ASan: the frontend and the kite dialect, 20 s each) =="
+echo "== fuzzing (libFuzzer + ASan: the frontend, the kite dialect and kite-run's argument specs, 20 s each) =="
 bash "$root/scripts/fuzz.sh" "${KITE_FUZZ_SECONDS:-20}" || status=1
 
 if [ $status -ne 0 ]; then

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Pipeline/Pipeline.h"
+#include "kite/Pipeline/CrashRecovery.h"
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
 #include "kite/Conversion/Passes.h"
@@ -36,6 +37,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 namespace kite {
@@ -431,11 +433,34 @@ std::string CompiledModule::metadataJSON() const {
   return s;
 }
 
+namespace {
+llvm::Expected<::kite::CompiledModule>
+compileToPTXUnguarded(ModuleOp module, ::kite::TargetOptions options,
+                      const ::kite::StageCallback &onStage, bool timing);
+} // namespace
+
 namespace kite {
 llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
                                             TargetOptions options,
                                             const StageCallback &onStage,
                                             bool timing) {
+  // An LLVM fatal error or crash none of the checks before LLVM caught
+  // becomes an error here instead of ending the host process.
+  std::optional<llvm::Expected<CompiledModule>> result;
+  if (llvm::Error crash = runRecoverable("kite-to-ptx", [&] {
+        result.emplace(compileToPTXUnguarded(module, options, onStage, timing));
+      }))
+    return std::move(crash);
+  return std::move(*result);
+}
+} // namespace kite
+
+namespace {
+using namespace ::kite;
+llvm::Expected<CompiledModule> compileToPTXUnguarded(ModuleOp module,
+                                                     TargetOptions options,
+                                                     const StageCallback &onStage,
+                                                     bool timing) {
   if (llvm::Error err = validateTargetOptions(options))
     return std::move(err);
   CompiledModule result;
@@ -567,7 +592,7 @@ llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
   result.warnings = warnings;
   return result;
 }
-} // namespace kite
+} // namespace
 
 void ::kite::specializeArgument(Operation *kernel, unsigned index,
                                 ParamFact fact) {
