@@ -461,6 +461,66 @@ auto ::kite::defaultInputPrecision() -> std::string {
   return "tf32";
 }
 
+auto ::kite::normalizeSignatureType(const std::string &type) -> std::string {
+  std::string t = type;
+  while (!t.empty() && t.front() == ' ')
+    t.erase(t.begin());
+  while (!t.empty() && t.back() == ' ')
+    t.pop_back();
+  std::string star;
+  if (!t.empty() && t[0] == '*') {
+    star = "*";
+    t = t.substr(1);
+  }
+  if (t.rfind("tl.", 0) == 0)
+    t = t.substr(3);
+  static const std::pair<const char *, const char *> triton[] = {
+      {"fp16", "f16"},        {"fp32", "f32"},     {"fp64", "f64"},
+      {"fp8e4nv", "f8e4m3"},  {"fp8e5", "f8e5m2"}, {"u1", "i1"},
+  };
+  for (auto &[from, to] : triton)
+    if (t == from)
+      t = to;
+  return star + t;
+}
+
+auto ::kite::declaredKernels(llvm::SourceMgr &sourceMgr, MLIRContext *context)
+    -> std::optional<std::vector<DeclaredKernel>> {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  StringRef file = buffer->getBufferIdentifier();
+  unsigned errors = 0;
+  ::kite::ast::Module module = ::kite::ast::parse(
+      buffer->getBuffer(),
+      [&](::kite::ast::Loc l, const std::string &msg) {
+        emitError(FileLineColLoc::get(context, file, l.line, l.col)) << msg;
+      },
+      errors);
+  if (errors)
+    return std::nullopt;
+  ::kite::ast::normalizeTritonSpellings(module);
+  ::kite::ast::markJitHelpers(module);
+  std::vector<DeclaredKernel> kernels;
+  for (auto &f : module.functions) {
+    if (!f->isKernel)
+      continue;
+    DeclaredKernel k;
+    k.name = f->name;
+    for (const ::kite::ast::Param &p : f->params) {
+      DeclaredParam d;
+      d.name = p.name;
+      d.hasDefault = p.deflt != nullptr;
+      d.kind = !p.type ? DeclaredParam::Untyped
+               : p.type->kind == Expr::Name && p.type->name == "constexpr"
+                   ? DeclaredParam::Constexpr
+                   : DeclaredParam::Typed;
+      k.params.push_back(d);
+    }
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
 auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
                               MLIRContext *context,
                               const FrontendOptions &options)
@@ -489,17 +549,41 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
            "(`if a or b: return`)";
     return nullptr;
   }
-  // Unknown -D names.
+  // Unknown -D names (constexpr or unannotated parameters of kernels) and
+  // --signature names (unannotated parameters).
   for (auto &[name, value] : options.defines) {
     bool known = false;
     for (auto &f : module.functions)
       for (auto &p : f->params)
-        known |= p.name == name && p.type && p.type->kind == Expr::Name &&
-                 p.type->name == "constexpr";
+        known |= p.name == name &&
+                 (!p.type || (p.type->kind == Expr::Name &&
+                              p.type->name == "constexpr"));
     if (!known) {
       emitError(FileLineColLoc::get(context, file, 1, 1))
           << "-D " << name << ": no kernel has a constexpr parameter '"
           << name << "'";
+      ++errors;
+    }
+  }
+  for (auto &[name, type] : options.signature) {
+    bool known = false, annotated = false;
+    for (auto &f : module.functions) {
+      if (!f->isKernel ||
+          (!options.kernel.empty() && f->name != options.kernel))
+        continue;
+      for (auto &p : f->params)
+        if (p.name == name) {
+          known |= !p.type;
+          annotated |= p.type != nullptr;
+        }
+    }
+    if (!known) {
+      emitError(FileLineColLoc::get(context, file, 1, 1))
+          << "--signature " << name << "=" << type << ": "
+          << (annotated ? "the parameter '" + name +
+                              "' has a type annotation already (the "
+                              "signature types unannotated parameters)"
+                        : "no kernel has a parameter '" + name + "'");
       ++errors;
     }
   }

@@ -225,9 +225,54 @@ void CodeGen::kernel(const Function &f) {
   for (const Param &p : f.params) {
     if (!seen.insert(p.name).second)
       fail(p.loc, "duplicate parameter '" + p.name + "'");
-    if (!p.type)
-      fail(p.loc, "kernel parameter '" + p.name + "' needs a type: *f32, "
-                  "i32, f32, ... or constexpr");
+    if (!p.type) {
+      // Unannotated (Triton's form): typed at launch (the signature), or a
+      // constexpr given by -D (a None argument) or by its default.
+      auto sig = options.signature.find(p.name);
+      auto d = options.defines.find(p.name);
+      if (sig != options.signature.end() && d != options.defines.end())
+        fail(p.loc, "parameter '" + p.name + "' has both a type in the "
+                    "signature and a constexpr value (-D)");
+      if (sig == options.signature.end()) {
+        if (d == options.defines.end() && !p.deflt)
+          fail(p.loc, "kernel parameter '" + p.name + "' has no type: "
+                      "annotate it (" + p.name + ": *f32, i32, f32, ... or "
+                      "constexpr), or type the kernel where it is launched "
+                      "(kitec --signature=" + p.name + "=*f32,...; the "
+                      "runtime types it from the launch's argument)");
+        constexprNames.insert(p.name);
+        top[p.name] = d != options.defines.end()
+                          ? parseDefine(d->second, p.loc, p.name)
+                          : expr(*p.deflt);
+        Val::Kind k = top[p.name].kind;
+        if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
+            k != Val::None)
+          fail(p.loc, "constexpr parameter '" + p.name +
+                          "' must be a number, a bool, a string, None or a "
+                          "dtype");
+        continue;
+      }
+      std::string spelled = ::kite::normalizeSignatureType(sig->second);
+      bool pointer = !spelled.empty() && spelled[0] == '*';
+      bool uns = false;
+      std::optional<Type> elem =
+          dtypeNamed(pointer ? StringRef(spelled).drop_front() : spelled, &uns);
+      if (!elem)
+        fail(p.loc, "signature type '" + sig->second + "' of parameter '" +
+                        p.name + "': expected *T or T, T one of i8, i16, "
+                        "i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, "
+                        "f8e4m3, f8e5m2 (or Triton's fp16, fp32, ...)");
+      if (!pointer && elem->isInteger(1))
+        fail(p.loc, "parameter '" + p.name + "': i1 scalars are not "
+                    "supported; type it i32 (the runtime passes a bool "
+                    "argument as an i32)");
+      argTypes.push_back(pointer ? Type(kd::PointerType::get(ctx, *elem))
+                                 : *elem);
+      runtimeParams.push_back(&p);
+      unsignedParams.push_back(uns);
+      argNames.push_back(p.name);
+      continue;
+    }
     const Expr &t = *p.type;
     if (t.kind == Expr::Name && t.name == "constexpr") {
       constexprNames.insert(p.name);

@@ -35,6 +35,10 @@ std::string kite::detail::analysisKeyText(std::string_view text,
     std::snprintf(buf, sizeof buf, "%.17g", value);
     os << "\nconst " << name << "=" << buf;
   }
+  for (auto &[name, value] : o.defines)
+    os << "\ndefine " << name << "=" << value;
+  for (auto &[name, type] : o.signature)
+    os << "\nsignature " << name << "=" << type;
   for (const TuningConfig &c : o.autotuneConfigs)
     os << "\nhost_config " << c.str();
   for (const std::string &k : o.autotuneKey)

@@ -126,6 +126,38 @@ std::string argName(func::FuncOp f, unsigned i) {
 }
 } // namespace
 
+auto ::kite::detail::declareKernels(std::string_view text,
+                                    std::string_view sourceName)
+    -> Expected<std::vector<DeclaredKernel>> {
+  MLIRContext &ctx = threadContext();
+  DiagnosticCollector diags(ctx);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(text.data(), text.size()),
+          llvm::StringRef(sourceName.data(), sourceName.size())),
+      llvm::SMLoc());
+  auto declared = ::kite::declaredKernels(sourceMgr, &ctx);
+  if (!declared)
+    return Error(ErrorCode::ParseError, diags.text.empty()
+                                            ? "the kernel source does not parse"
+                                            : diags.text);
+  std::vector<DeclaredKernel> kernels;
+  for (const ::kite::DeclaredKernel &k : *declared) {
+    DeclaredKernel d;
+    d.name = k.name;
+    for (const ::kite::DeclaredParam &p : k.params)
+      d.params.push_back(
+          {p.name,
+           p.kind == ::kite::DeclaredParam::Untyped     ? DeclaredParam::Untyped
+           : p.kind == ::kite::DeclaredParam::Constexpr ? DeclaredParam::Constexpr
+                                                        : DeclaredParam::Typed,
+           p.hasDefault});
+    kernels.push_back(std::move(d));
+  }
+  return kernels;
+}
+
 auto ::kite::detail::analyzeSource(std::string_view text,
                                    std::string_view sourceName,
                                    const CompileOptions &options, bool isKite)
@@ -150,6 +182,9 @@ auto ::kite::detail::analyzeSource(std::string_view text,
         std::snprintf(buf, sizeof buf, "%.17g", value);
       frontend.defines[name] = buf;
     }
+    for (auto &[name, value] : options.defines)
+      frontend.defines[name] = value;
+    frontend.signature = options.signature;
     frontend.inputPrecision = options.inputPrecision;
     frontend.autotuneConfig = options.autotuneConfig;
     frontend.kernel = options.kernel;

@@ -34,6 +34,22 @@ struct Analyzed {
   std::vector<int> key;
 };
 
+/// A `.kite` kernel's parameters as declared (Frontend.h's DeclaredParam,
+/// without MLIR types): which are annotated, constexpr or unannotated.
+struct DeclaredParam {
+  std::string name;
+  enum Kind { Typed, Constexpr, Untyped } kind = Typed;
+  bool hasDefault = false;
+};
+struct DeclaredKernel {
+  std::string name;
+  std::vector<DeclaredParam> params;
+};
+/// The kernels of Kite language source, parsed only (no MLIR is made);
+/// a ParseError with the diagnostics when the source does not parse.
+Expected<std::vector<DeclaredKernel>>
+declareKernels(std::string_view text, std::string_view sourceName);
+
 /// Parses (kite dialect, or the Kite language when `isKite`), verifies,
 /// selects the kernel and binds the constants.
 Expected<Analyzed> analyzeSource(std::string_view text,

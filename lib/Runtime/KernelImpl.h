@@ -22,6 +22,7 @@
 
 #include "Autotune.h"
 #include "Compile.h"
+#include "LaunchTyping.h"
 #include "CudaDriver.h"
 #include "TensorMaps.h"
 #include "TierUp.h"
@@ -45,6 +46,9 @@ public:
   CompileOptions options;
   /// Set when the kernel has autotuning configurations (Autotune.h).
   std::shared_ptr<detail::Tuning> tuning;
+  /// Set when the kernel is typed at launch (LaunchTyping.h): every call
+  /// with arguments goes to the kernel of their signature.
+  std::shared_ptr<detail::Generic> generic;
   std::atomic<int> lastOutcome{int(CacheOutcome::Compiled)};
   std::atomic<double> toPtxMs{0}, machineCodeMs{0}, loadMs{0};
   /// Variants this kernel already resolved, by (spec, chip): the launch

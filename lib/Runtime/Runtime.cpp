@@ -115,14 +115,50 @@ static Expected<ChosenConfig> chooseFor(const KernelImpl &impl,
   return ChosenConfig{*gpu, *index};
 }
 
+/// A kernel typed at launch (LaunchTyping.h): the typed kernel of `args`,
+/// and in `forwarded` what it takes.
+#define KITE_TYPED_AT_LAUNCH(args, forwarded, typed)                           \
+  std::vector<Arg> forwarded;                                                  \
+  auto typed = detail::typedKernel(*impl_->generic, args, forwarded);          \
+  if (!typed)                                                                  \
+    return typed.error();
+
+/// The most recent typed kernel of a generic one, if any.
+static std::optional<Kernel> lastTyped(const KernelImpl &impl) {
+  std::lock_guard<std::mutex> lock(impl.generic->mutex);
+  return impl.generic->last;
+}
+
+static Error typedAtLaunch(const KernelImpl &impl, const char *what) {
+  std::string names;
+  for (size_t i : impl.generic->argParams) {
+    const detail::DeclaredParam &p = impl.generic->kernel.params[i];
+    if (p.kind == detail::DeclaredParam::Untyped)
+      names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return Error(ErrorCode::InvalidArgument,
+               std::string("kernel '") + impl.generic->kernel.name +
+                   "' is typed at launch (unannotated parameters: " + names +
+                   "): its " + what +
+                   " exists per signature; give the types with "
+                   "CompileOptions::signature (kitec --signature)");
+}
+
 const std::string &Kernel::name() const { return impl_->source.signature.name; }
 const std::vector<TuningConfig> &Kernel::configs() const {
+  if (impl_->generic)
+    if (auto k = lastTyped(*impl_))
+      return k->configs(); // kept alive by the generic kernel's map
   return impl_->source.configs;
 }
 
 Expected<TuningConfig> Kernel::tune(const GridFn &grid,
                                     const std::vector<Arg> &args,
                                     const LaunchOptions &options) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(args, forwarded, typed)
+    return typed->tune(grid, forwarded, options);
+  }
   if (!impl_->tuning)
     return TuningConfig{};
   std::vector<Arg> storage;
@@ -133,6 +169,16 @@ Expected<TuningConfig> Kernel::tune(const GridFn &grid,
 }
 
 Expected<void> Kernel::pruneConfigs(ConfigFilter keep) const {
+  if (impl_->generic) {
+    // Every typed kernel with configurations, now and later.
+    std::lock_guard<std::mutex> lock(impl_->generic->mutex);
+    impl_->generic->keep = keep;
+    for (auto &[key, k] : impl_->generic->typed)
+      if (!k.configs().empty())
+        if (auto ok = k.pruneConfigs(keep); !ok)
+          return ok.error();
+    return Success{};
+  }
   if (!impl_->tuning)
     return Error(ErrorCode::InvalidArgument,
                  "pruneConfigs: the kernel has no autotune configurations");
@@ -144,6 +190,10 @@ Expected<void> Kernel::pruneConfigs(ConfigFilter keep) const {
 
 Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
                               const LaunchOptions &options) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(args, forwarded, typed)
+    return typed->launch(grid, forwarded, options);
+  }
   if (!impl_->tuning)
     return launch(grid(TuningConfig{}), args, options);
   std::vector<Arg> storage;
@@ -158,6 +208,18 @@ Expected<void> Kernel::launch(const GridFn &grid, const std::vector<Arg> &args,
 }
 
 Expected<void> Kernel::finishCompiles() const {
+  if (impl_->generic) {
+    std::vector<Kernel> typed;
+    {
+      std::lock_guard<std::mutex> lock(impl_->generic->mutex);
+      for (auto &[key, k] : impl_->generic->typed)
+        typed.push_back(k);
+    }
+    for (const Kernel &k : typed)
+      if (auto ok = k.finishCompiles(); !ok)
+        return ok.error();
+    return Success{};
+  }
   std::vector<std::shared_ptr<TierUp>> pending;
   {
     std::shared_lock<std::shared_mutex> lock(impl_->mutex);
@@ -179,11 +241,17 @@ const std::vector<Param> &Kernel::params() const {
 }
 int Kernel::threadsPerProgram() const { return impl_->source.signature.threads; }
 CompileTimes Kernel::lastCompileTimes() const {
+  if (impl_->generic)
+    if (auto k = lastTyped(*impl_))
+      return k->lastCompileTimes();
   return {impl_->toPtxMs.load(), impl_->machineCodeMs.load(),
           impl_->loadMs.load()};
 }
 
 CacheOutcome Kernel::lastOutcome() const {
+  if (impl_->generic)
+    if (auto k = lastTyped(*impl_))
+      return k->lastOutcome();
   return CacheOutcome(impl_->lastOutcome.load());
 }
 
@@ -250,6 +318,10 @@ static Expected<const std::vector<Arg> *> gpuArgs(const KernelImpl &impl,
 }
 
 Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(args, forwarded, typed)
+    return typed->checkArgs(forwarded);
+  }
   std::vector<Arg> storage;
   auto ok = gpuArgs(*impl_, args, storage);
   if (!ok)
@@ -258,6 +330,11 @@ Expected<void> Kernel::checkArgs(const std::vector<Arg> &args) const {
 }
 
 Specialization Kernel::specializationFor(const std::vector<Arg> &args) const {
+  if (impl_->generic) {
+    std::vector<Arg> forwarded;
+    auto typed = detail::typedKernel(*impl_->generic, args, forwarded);
+    return typed ? typed->specializationFor(forwarded) : Specialization{};
+  }
   Specialization spec;
   const auto &params = impl_->source.signature.params;
   for (size_t i = 0; i < args.size() && i < params.size() && i < 64; ++i) {
@@ -286,6 +363,8 @@ static std::string defaultChip(KernelImpl &impl) {
 }
 
 Expected<std::string> Kernel::ptx(Specialization spec) const {
+  if (impl_->generic)
+    return typedAtLaunch(*impl_, "PTX");
   auto v = impl_->variant(spec, defaultChip(*impl_));
   if (!v)
     return v.error();
@@ -293,6 +372,8 @@ Expected<std::string> Kernel::ptx(Specialization spec) const {
 }
 
 Expected<std::string> Kernel::ir(IRStage stage, Specialization spec) const {
+  if (impl_->generic)
+    return typedAtLaunch(*impl_, "IR");
   std::string result;
   auto ptx = detail::lowerToPTX(
       impl_->source.canonical, impl_->source.signature, spec, impl_->options,
@@ -306,11 +387,17 @@ Expected<std::string> Kernel::ir(IRStage stage, Specialization spec) const {
 }
 
 std::string Kernel::cacheKey(Specialization spec) const {
+  if (impl_->generic)
+    return ""; // per signature
   return cache::hashHex(impl_->keyText(spec, defaultChip(*impl_)));
 }
 
 Expected<void> Kernel::interpret(Grid grid,
                                  const std::vector<Arg> &userArgs) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(userArgs, forwarded, typed)
+    return typed->interpret(grid, forwarded);
+  }
   std::vector<Arg> storage;
   auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
@@ -365,6 +452,10 @@ launchableFor(KernelImpl &impl, Specialization spec,
 
 Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
                                         const LaunchOptions &options) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(userArgs, forwarded, typed)
+    return typed->maxActivePrograms(forwarded, options);
+  }
   std::vector<Arg> storage;
   auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
@@ -418,6 +509,10 @@ Expected<int> Kernel::maxActivePrograms(const std::vector<Arg> &userArgs,
 
 Expected<void> Kernel::launch(Grid grid, const std::vector<Arg> &userArgs,
                               const LaunchOptions &options) const {
+  if (impl_->generic) {
+    KITE_TYPED_AT_LAUNCH(userArgs, forwarded, typed)
+    return typed->launch(grid, forwarded, options);
+  }
   std::vector<Arg> storage;
   auto gpu = gpuArgs(*impl_, userArgs, storage);
   if (!gpu)
@@ -582,6 +677,26 @@ static Expected<Kernel> compileSource(std::string_view text,
   std::optional<detail::Analyzed> analyzed;
   if (auto bytes = cache::read(analysisKey, "src"))
     analyzed = detail::deserializeAnalysis(*bytes);
+  if (!analyzed && isKite) {
+    // Unannotated parameters the options do not type: typed at launch.
+    auto generic = detail::genericKernel(text, sourceName, given);
+    if (!generic)
+      return generic.error();
+    if (*generic) {
+      auto impl = std::make_shared<KernelImpl>();
+      impl->options = options;
+      impl->generic = *generic;
+      impl->source.signature.name = (*generic)->kernel.name;
+      impl->source.signature.threads = 0;
+      for (size_t i : (*generic)->argParams) {
+        Param p;
+        p.name = (*generic)->kernel.params[i].name;
+        p.type = ScalarType::Any;
+        impl->source.signature.params.push_back(p);
+      }
+      return Kernel(impl);
+    }
+  }
   if (!analyzed) {
     auto fresh = detail::analyzeSource(text, sourceName, options, isKite);
     if (!fresh)
@@ -629,7 +744,12 @@ Expected<Kernel> kite::compileFile(const std::string &path,
   std::string text, error;
   if (!readInputFile(path, text, error))
     return Error(ErrorCode::IOError, error);
-  bool isKite = path.size() >= 5 && path.compare(path.size() - 5, 5, ".kite") == 0;
+  auto endsWith = [&](const char *ext) {
+    size_t n = std::strlen(ext);
+    return path.size() >= n && path.compare(path.size() - n, n, ext) == 0;
+  };
+  // .kite, and Python files of Triton kernels (.py), are the language.
+  bool isKite = endsWith(".kite") || endsWith(".py");
   return compileSource(text, options, path, isKite);
 }
 

@@ -1,6 +1,7 @@
 //===- kite-run.cpp - Run a kernel from the command line -------------------===//
 //
-//   kite-run KERNEL.kite|.mlir [--kernel NAME] [-D NAME=VALUE]...
+//   kite-run KERNEL.kite|.py|.mlir [--kernel NAME] [-D NAME=VALUE]...
+//            [--signature NAME=TYPE,...]
 //            --grid X[,Y[,Z]] NAME=VALUE... [--print NAME[:COUNT]]...
 //            [--save NAME=FILE]... [--gpu]
 //
@@ -49,7 +50,8 @@ namespace {
 
 void help() {
   std::printf(
-      "usage: kite-run KERNEL.kite|.mlir [--kernel NAME] [-D NAME=VALUE]...\n"
+      "usage: kite-run KERNEL.kite|.py|.mlir [--kernel NAME] [-D NAME=VALUE]...\n"
+      "                [--signature NAME=TYPE,...] (an unannotated kernel's types)\n"
       "                --grid X[,Y[,Z]] NAME=VALUE... [--print NAME[:COUNT]]...\n"
       "                [--save NAME=FILE]... [--gpu]\n\n"
       "Runs a kernel in the Kite interpreter (--gpu: on GPU 0).\n"
@@ -98,7 +100,25 @@ int run(int argc, char **argv) {
       size_t eq = d.find('=');
       if (eq == std::string::npos || eq == 0)
         usage("-D" + d + ": expected -D NAME=VALUE");
-      options.constants[d.substr(0, eq)] = number(d.substr(0, eq), d.substr(eq + 1));
+      // A number, else any Python literal the frontend reads (None, True,
+      // 'mean', tl.bfloat16).
+      std::string name = d.substr(0, eq), value = d.substr(eq + 1);
+      char *end = nullptr;
+      std::strtod(value.c_str(), &end);
+      if (!value.empty() && !*end)
+        options.constants[name] = number(name, value);
+      else
+        options.defines[name] = value;
+    } else if (a == "--signature" || a.rfind("--signature=", 0) == 0) {
+      // Types of an unannotated (Triton-style) kernel's parameters.
+      std::string list = a == "--signature" ? next() : a.substr(12);
+      std::stringstream ss(list);
+      for (std::string item; std::getline(ss, item, ',');) {
+        size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+          usage("--signature item '" + item + "': expected NAME=TYPE");
+        options.signature[item.substr(0, eq)] = item.substr(eq + 1);
+      }
     } else if (a == "--grid") {
       std::stringstream ss(next());
       std::string item;
@@ -150,6 +170,11 @@ int run(int argc, char **argv) {
   uint64_t bufferBytes = 0;
   std::vector<Arg> args;
   for (const Param &p : kernel->params()) {
+    if (!p.pointer && p.type == ScalarType::Any)
+      usage("parameter '" + p.name + "' of kernel '" + kernel->name() +
+            "' has no type (the kernel is typed at launch): give the types "
+            "of its unannotated parameters with --signature " + p.name +
+            "=*f32,... (or annotate them)");
     auto it = values.find(p.name);
     if (it == values.end())
       usage("no value for parameter '" + p.name + "' (" +

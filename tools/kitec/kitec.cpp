@@ -67,6 +67,15 @@ cl::list<std::string> specializations(
              "integer parameter that is 1) or NAME=div16 (an integer or "
              "pointer divisible by 16)"),
     cl::value_desc("NAME=1|NAME=div16"), cl::cat(category));
+cl::opt<std::string> signatureOpt(
+    "signature",
+    cl::desc("Types of the kernel's unannotated parameters (Triton's "
+             "kernels, typed at launch): NAME=TYPE,... (TYPE *bf16, i32, "
+             "f32, ...; TYPE:16 also says divisible by 16, i32:1 equal to "
+             "1), or Triton compile.py's positional list \"*fp16:16, i32, "
+             "fp32, 64\" of every parameter in order (a constexpr's item "
+             "is its value)"),
+    cl::value_desc("NAME=TYPE,..."), cl::init(""), cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::init(""),
@@ -291,7 +300,7 @@ int main(int argc, char **argv) {
     return BadUsage;
   }
   StringRef path = inputFile;
-  if (path == "-" || !path.ends_with(".kite")) {
+  if (path == "-" || !(path.ends_with(".kite") || path.ends_with(".py"))) {
     errs() << "kitec: error: --all-configs needs a .kite file (not stdin)\n";
     return BadUsage;
   }
@@ -408,6 +417,130 @@ static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
 }
 
 /// One compile of the input with the options as set.
+/// Splits `text` at commas, each item trimmed of spaces.
+static std::vector<std::string> splitItems(const std::string &text) {
+  std::vector<std::string> items;
+  size_t from = 0;
+  while (true) {
+    size_t comma = text.find(',', from);
+    std::string item = text.substr(from, comma == std::string::npos
+                                             ? std::string::npos
+                                             : comma - from);
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    items.push_back(b == std::string::npos ? "" : item.substr(b, e - b + 1));
+    if (comma == std::string::npos)
+      return items;
+    from = comma + 1;
+  }
+}
+
+/// One signature item TYPE[:16|:1]: the type into `type`, a fact into
+/// `facts` (as --specialize spells it). False when TYPE is not a type.
+static bool signatureItem(const std::string &name, const std::string &item,
+                          std::string &type, std::vector<std::string> &facts) {
+  std::string t = item, fact;
+  if (size_t colon = item.rfind(':'); colon != std::string::npos) {
+    t = item.substr(0, colon);
+    fact = item.substr(colon + 1);
+  }
+  std::string k = kite::normalizeSignatureType(t);
+  std::string elem = !k.empty() && k[0] == '*' ? k.substr(1) : k;
+  static const char *known[] = {"i1",  "i8",   "i16",  "i32",    "i64",
+                                "u8",  "u16",  "u32",  "u64",    "f16",
+                                "bf16", "f32", "f64",  "f8e4m3", "f8e5m2"};
+  bool isType = false;
+  for (const char *n : known)
+    isType |= elem == n;
+  if (!isType)
+    return false;
+  type = t;
+  if (fact == "16")
+    facts.push_back(name + "=div16");
+  else if (fact == "1")
+    facts.push_back(name + "=1");
+  else if (!fact.empty())
+    facts.push_back(name + "=" + fact); // reported as a bad --specialize
+  return true;
+}
+
+/// Fills `frontend.signature` (and defines, for the positional form's
+/// constexpr items) from --signature; facts go to `facts`.
+static int applySignature(SourceMgr &sourceMgr, mlir::MLIRContext &context,
+                          kite::FrontendOptions &frontend,
+                          std::vector<std::string> &facts) {
+  std::vector<std::string> items = splitItems(signatureOpt);
+  bool named = signatureOpt.find('=') != std::string::npos;
+  if (named) {
+    for (const std::string &item : items) {
+      size_t eq = item.find('=');
+      std::string name = eq == std::string::npos ? "" : item.substr(0, eq);
+      std::string type;
+      if (name.empty() ||
+          !signatureItem(name, item.substr(eq + 1), type, facts)) {
+        errs() << "kitec: error: --signature item '" << item
+               << "': expected NAME=TYPE (TYPE *bf16, i32, f32, ..., "
+                  "optionally :16 or :1)\n";
+        return BadUsage;
+      }
+      if (!frontend.signature.emplace(name, type).second) {
+        errs() << "kitec: error: --signature types '" << name
+               << "' twice\n";
+        return BadUsage;
+      }
+    }
+    return 0;
+  }
+  // Positional (Triton compile.py): one item a parameter of the kernel.
+  auto kernels = kite::declaredKernels(sourceMgr, &context);
+  if (!kernels)
+    return InvalidInput;
+  const kite::DeclaredKernel *kernel = nullptr;
+  std::string names;
+  for (const kite::DeclaredKernel &k : *kernels) {
+    names += (names.empty() ? "" : ", ") + k.name;
+    if (k.name == kernelName || (kernelName.empty() && kernels->size() == 1))
+      kernel = &k;
+  }
+  if (!kernel) {
+    errs() << "kitec: error: --signature in the positional form needs the "
+              "kernel: --kernel=NAME (kernels: "
+           << names << ")\n";
+    return BadUsage;
+  }
+  if (items.size() != kernel->params.size()) {
+    errs() << "kitec: error: --signature lists " << items.size()
+           << " item(s); kernel '" << kernel->name << "' has "
+           << kernel->params.size() << " parameter(s)\n";
+    return BadUsage;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const kite::DeclaredParam &p = kernel->params[i];
+    std::string type;
+    bool isType = signatureItem(p.name, items[i], type, facts);
+    if (p.kind == kite::DeclaredParam::Constexpr ||
+        (p.kind == kite::DeclaredParam::Untyped && !isType)) {
+      if (isType || items[i].empty()) {
+        errs() << "kitec: error: --signature item " << i << " ('"
+               << items[i] << "') is for constexpr '" << p.name
+               << "': give its value\n";
+        return BadUsage;
+      }
+      frontend.defines[p.name] = items[i];
+      continue;
+    }
+    if (!isType) {
+      errs() << "kitec: error: --signature item " << i << " ('" << items[i]
+             << "') for parameter '" << p.name
+             << "' is not a type (*bf16, i32, f32, ...)\n";
+      return BadUsage;
+    }
+    if (p.kind == kite::DeclaredParam::Untyped)
+      frontend.signature[p.name] = type;
+    // An annotated parameter keeps its annotation (its facts apply).
+  }
+  return 0;
+}
+
 static int compile() {
 
   kite::TargetOptions options;
@@ -465,7 +598,8 @@ static int compile() {
     return BadUsage;
   }
   bool isKite = language.empty()
-                    ? StringRef(inputFile).ends_with(".kite")
+                    ? StringRef(inputFile).ends_with(".kite") ||
+                          StringRef(inputFile).ends_with(".py")
                     : language == "kite";
   if (!language.empty() && language != "kite" && language != "mlir") {
     errs() << "kitec: error: unknown -x " << language
@@ -534,6 +668,19 @@ static int compile() {
           text, inputFile == "-" ? StringRef("<stdin>") : StringRef(inputFile)),
       SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  // --signature: types of unannotated parameters (and, from facts such as
+  // *fp16:16, specializations; from the positional form's items of
+  // constexprs, their values).
+  std::vector<std::string> signatureFacts;
+  if (!signatureOpt.empty()) {
+    if (!isKite) {
+      errs() << "kitec: error: --signature applies to .kite/.py sources "
+                "(kite-dialect kernels have typed parameters)\n";
+      return BadUsage;
+    }
+    if (int rc = applySignature(sourceMgr, context, frontend, signatureFacts))
+      return rc;
+  }
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       isKite ? kite::importKiteSource(sourceMgr, &context, frontend)
@@ -627,7 +774,11 @@ static int compile() {
   if (emit == "c")
     generic = module->clone();
   // --specialize: the facts the runtime derives from launch arguments.
-  for (const std::string &item : specializations) {
+  std::vector<std::string> allFacts(specializations.begin(),
+                                    specializations.end());
+  allFacts.insert(allFacts.end(), signatureFacts.begin(),
+                  signatureFacts.end());
+  for (const std::string &item : allFacts) {
     size_t eq = item.find('=');
     std::string name = item.substr(0, eq);
     std::string fact = eq == std::string::npos ? "" : item.substr(eq + 1);

@@ -16,13 +16,22 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 namespace kite {
 
 struct FrontendOptions {
-  /// Values of constexpr parameters (-D NAME=VALUE), overriding defaults.
+  /// Values of constexpr parameters (-D NAME=VALUE), overriding defaults;
+  /// also of unannotated parameters (Triton's untyped ones), which a value
+  /// here makes constexprs (as Triton makes a None argument one).
   std::map<std::string, std::string> defines;
+  /// Types of unannotated kernel parameters (Triton's kernels type them at
+  /// launch): NAME -> "*bf16", "i32", "f32", ... (Triton's spellings too:
+  /// "*fp16", "fp32"). kitec --signature, the runtime from the launch's
+  /// arguments.
+  std::map<std::string, std::string> signature;
   /// How f32 dots without `input_precision=` multiply: "tf32" (Triton's
   /// default), "ieee" or "tf32x3"; empty: defaultInputPrecision().
   std::string inputPrecision;
@@ -37,6 +46,27 @@ struct FrontendOptions {
   /// Triton compiles only the kernel launched); else every kernel is.
   std::string kernel;
 };
+
+/// A kernel's parameters as declared (parsed, not generated): annotated
+/// with a type, constexpr, or unannotated (typed at launch, Triton's form).
+struct DeclaredParam {
+  enum Kind { Typed, Constexpr, Untyped };
+  std::string name;
+  Kind kind = Typed;
+  bool hasDefault = false;
+};
+struct DeclaredKernel {
+  std::string name;
+  std::vector<DeclaredParam> params;
+};
+/// The kernels of the main buffer of `sourceMgr` (helpers excluded), in
+/// order, or nullopt after diagnostics (syntax errors).
+std::optional<std::vector<DeclaredKernel>>
+declaredKernels(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
+
+/// A signature type as kitec --signature and Triton spell it ("*fp16",
+/// "tl.float32", "bf16") in Kite's spelling ("*f16", "f32", "bf16").
+std::string normalizeSignatureType(const std::string &type);
 
 /// The default input precision of f32 dots: $KITE_F32_DEFAULT when set
 /// (like Triton's TRITON_F32_DEFAULT), else "tf32". The value is not

@@ -51,6 +51,17 @@ struct CompileOptions {
   std::string kernel;
   /// Values of `kite.constexpr` parameters, by their `kite.name`.
   std::map<std::string, double> constants;
+  /// Constexpr values of any kind for `.kite`/`.py` sources, as Python
+  /// writes them (kitec -D): "None", "True", "'mean'", "tl.bfloat16",
+  /// "0.5"; they also make unannotated parameters constexprs. A name in
+  /// both this and `constants` takes this value.
+  std::map<std::string, std::string> defines;
+  /// Types of a `.kite`/`.py` kernel's unannotated parameters (Triton's
+  /// untyped kernels), by name: "*bf16", "i32", "f32", ... (kitec
+  /// --signature). Left empty, such a kernel is typed at each launch from
+  /// its arguments, one compiled kernel per signature (docs/runtime.md,
+  /// "Kernels typed at launch").
+  std::map<std::string, std::string> signature;
   /// Warps per program for kernels without kite.num_warps (1..32).
   int numWarps = 4;
   /// Replace the kernel's own warps per program and dot pipeline stages
@@ -133,9 +144,33 @@ struct Param {
 
 template <typename T> class DeviceBuffer;
 
+/// Element types without a C++ arithmetic type, as storage (their bits):
+/// DeviceBuffer<kite::bfloat16> and bfloat16* arguments are pointers to
+/// bf16, which is what types an unannotated parameter at launch.
+struct half {
+  uint16_t bits;
+};
+struct bfloat16 {
+  uint16_t bits;
+};
+struct float8e4m3 {
+  uint8_t bits;
+};
+struct float8e5m2 {
+  uint8_t bits;
+};
+
 namespace detail {
 template <typename T> constexpr ScalarType scalarTypeOf() {
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, half>)
+    return ScalarType::F16;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return ScalarType::BF16;
+  else if constexpr (std::is_same_v<T, float8e4m3>)
+    return ScalarType::F8E4M3;
+  else if constexpr (std::is_same_v<T, float8e5m2>)
+    return ScalarType::F8E5M2;
+  else if constexpr (std::is_same_v<T, float>)
     return ScalarType::F32;
   else if constexpr (std::is_same_v<T, double>)
     return ScalarType::F64;
@@ -200,6 +235,23 @@ public:
     a.type_ = ScalarType::Any;
     return a;
   }
+  /// A device address of elements of `type` (what types an unannotated
+  /// parameter, as a torch tensor's dtype does in Triton).
+  static Arg pointer(uint64_t address, ScalarType type) {
+    Arg a = pointer(address);
+    a.type_ = type;
+    return a;
+  }
+  /// Python's None for an unannotated parameter of a kernel typed at
+  /// launch: the parameter becomes a constexpr None (Triton's rule), and
+  /// the compiled kernel does not take it.
+  static Arg none() {
+    Arg a(int32_t(0));
+    a.type_ = ScalarType::Any;
+    a.none_ = true;
+    return a;
+  }
+  bool isNone() const { return none_; }
   /// An f16/bf16 scalar from its bits.
   static Arg f16Bits(uint16_t bits) { return Arg(ScalarType::F16, bits); }
   static Arg bf16Bits(uint16_t bits) { return Arg(ScalarType::BF16, bits); }
@@ -221,6 +273,7 @@ private:
     __builtin_memcpy(&bits_, &v, sizeof(V));
   }
   bool pointer_ = false;
+  bool none_ = false;
   ScalarType type_;
   uint64_t bits_ = 0;
   uint64_t extent_ = 0;

@@ -1,0 +1,178 @@
+//===- LaunchTypingTest.cpp - Kernels typed at launch (CI, no GPU) ---------===//
+//
+// Triton-style kernels with unannotated parameters, compiled by the runtime
+// per signature from the launch's arguments (docs/runtime.md, "Kernels
+// typed at launch"), run in the interpreter: two signatures of one kernel
+// kept apart, None arguments, bools, a string constexpr, the errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kite/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+using namespace kite;
+
+namespace {
+
+// In the style of library code: untyped pointers and scalars, an optional
+// weight (None), a flag and a string constexpr.
+const char *kSource = R"(
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale_rows(Y_ptr, X_ptr, W_ptr, n_cols, alpha, add_one,
+                mode: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_cols
+    x = tl.load(X_ptr + row * n_cols + offs, mask=mask, other=0.0)
+    y = x * alpha
+    if W_ptr is not None:
+        y = y * tl.load(W_ptr + offs, mask=mask, other=0.0)
+    if add_one:
+        y = y + 1
+    if mode == "square":
+        y = y * y
+    tl.store(Y_ptr + row * n_cols + offs, y, mask=mask)
+)";
+
+CompileOptions options(const char *mode = "'plain'") {
+  CompileOptions o;
+  o.defines["mode"] = mode;
+  o.constants["BLOCK_SIZE"] = 64;
+  return o;
+}
+
+template <typename T> std::vector<T> iota(size_t n, T scale) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = T(i) * scale;
+  return v;
+}
+
+TEST(LaunchTyping, TwoSignaturesOfOneKernel) {
+  auto k = compileKite(kSource, options(), "scale.py");
+  ASSERT_TRUE(k) << k.error().str();
+  ASSERT_EQ(k->name(), "_scale_rows");
+  // The parameters launches pass, untyped until a launch types them.
+  ASSERT_EQ(k->params().size(), 6u);
+  EXPECT_EQ(k->params()[0].name, "Y_ptr");
+  EXPECT_EQ(k->params()[0].type, ScalarType::Any);
+  const int rows = 3, cols = 50;
+  for (int round = 0; round < 2; ++round) {
+    // f32 buffers, an f32 alpha, an i32 n.
+    auto x = iota<float>(rows * cols, 0.5f);
+    std::vector<float> y(rows * cols, NAN);
+    auto ok = k->interpret(rows, {y, x, Arg::none(), int32_t(cols), 2.0f,
+                                  false});
+    ASSERT_TRUE(ok) << ok.error().str();
+    for (int i = 0; i < rows * cols; ++i)
+      ASSERT_EQ(y[i], x[i] * 2.0f) << i;
+    // f64 buffers and alpha, an i64 n: another kernel (f64 data read as
+    // f32 would give other values).
+    auto xd = iota<double>(rows * cols, 0.25);
+    std::vector<double> yd(rows * cols, NAN);
+    ok = k->interpret(rows, {yd, xd, Arg::none(), int64_t(cols), 3.0, false});
+    ASSERT_TRUE(ok) << ok.error().str();
+    for (int i = 0; i < rows * cols; ++i)
+      ASSERT_EQ(yd[i], xd[i] * 3.0) << i;
+  }
+}
+
+TEST(LaunchTyping, NoneAndBoolArguments) {
+  auto k = compileKite(kSource, options(), "scale.py").value();
+  const int cols = 40;
+  auto x = iota<float>(cols, 1.0f);
+  auto w = iota<float>(cols, 0.5f);
+  std::vector<float> y(cols, NAN);
+  // A weight and add_one = true.
+  auto ok = k.interpret(1, {y, x, w, int32_t(cols), 1.0f, true});
+  ASSERT_TRUE(ok) << ok.error().str();
+  for (int i = 0; i < cols; ++i)
+    ASSERT_EQ(y[i], x[i] * w[i] + 1) << i;
+  // None for the weight: the kernel does not read it.
+  ok = k.interpret(1, {y, x, Arg::none(), int32_t(cols), 1.0f, true});
+  ASSERT_TRUE(ok) << ok.error().str();
+  for (int i = 0; i < cols; ++i)
+    ASSERT_EQ(y[i], x[i] + 1) << i;
+}
+
+TEST(LaunchTyping, StringConstexpr) {
+  auto k = compileKite(kSource, options("'square'"), "scale.py").value();
+  const int cols = 10;
+  auto x = iota<float>(cols, 1.0f);
+  std::vector<float> y(cols, NAN);
+  auto ok = k.interpret(1, {y, x, Arg::none(), int32_t(cols), 2.0f, false});
+  ASSERT_TRUE(ok) << ok.error().str();
+  for (int i = 0; i < cols; ++i)
+    ASSERT_EQ(y[i], 4 * x[i] * x[i]) << i;
+}
+
+TEST(LaunchTyping, Errors) {
+  auto k = compileKite(kSource, options(), "scale.py").value();
+  std::vector<float> x(8), y(8);
+  // A raw pointer cannot type a parameter.
+  auto ok = k.interpret(1, {y, Arg::hostBytes(x.data(), 32), Arg::none(),
+                            int32_t(8), 1.0f, false});
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(ok.error().message().find("argument 1 ('X_ptr')"),
+            std::string::npos)
+      << ok.error().message();
+  EXPECT_NE(ok.error().message().find("untyped pointer"), std::string::npos);
+  // Too few arguments.
+  ok = k.interpret(1, {y, x});
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message().find("takes 6 argument(s), got 2"),
+            std::string::npos)
+      << ok.error().message();
+  // A scalar where the kernel adds offsets to a pointer: the signature's
+  // kernel does not compile, and says where.
+  ok = k.interpret(1, {y, 1.0f, Arg::none(), int32_t(8), 1.0f, false});
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message().find("scale.py:"), std::string::npos)
+      << ok.error().message();
+  // PTX exists per signature.
+  auto ptx = k.ptx();
+  ASSERT_FALSE(ptx);
+  EXPECT_NE(ptx.error().message().find("typed at launch"), std::string::npos);
+}
+
+TEST(LaunchTyping, SignatureInTheOptions) {
+  // Typed by the options, the kernel is an ordinary one: PTX without a
+  // launch, and each signature its own cache key.
+  CompileOptions o = options();
+  o.chip = "sm_90";
+  o.defines["W_ptr"] = "None";
+  o.signature = {{"Y_ptr", "*fp32"}, {"X_ptr", "*fp32"},
+                 {"n_cols", "i32"},  {"alpha", "fp32"},
+                 {"add_one", "i32"}};
+  auto f32 = compileKite(kSource, o, "scale.py");
+  ASSERT_TRUE(f32) << f32.error().str();
+  EXPECT_EQ(f32->params().size(), 5u);
+  EXPECT_EQ(f32->params()[0].type, ScalarType::F32);
+  EXPECT_TRUE(f32->params()[0].pointer);
+  auto ptx = f32->ptx();
+  ASSERT_TRUE(ptx) << ptx.error().str();
+  EXPECT_NE(ptx->find(".entry _scale_rows"), std::string::npos);
+  o.signature["Y_ptr"] = "*bf16";
+  o.signature["X_ptr"] = "*bf16";
+  auto bf16 = compileKite(kSource, o, "scale.py").value();
+  EXPECT_NE(f32->cacheKey(), bf16.cacheKey());
+  EXPECT_EQ(bf16.params()[0].type, ScalarType::BF16);
+  // A type the signature cannot name.
+  o.signature["X_ptr"] = "*float7";
+  auto bad = compileKite(kSource, o, "scale.py");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("signature type '*float7'"),
+            std::string::npos)
+      << bad.error().message();
+}
+
+} // namespace
