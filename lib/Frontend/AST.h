@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "HostCode.h"
+
 namespace kite::ast {
 
 /// A position in the source: 1-based line and column.
@@ -117,6 +119,9 @@ struct Module {
   /// Names imported from other modules (torch, the library's own): local
   /// name -> module. A kernel using one is an error that says so.
   std::map<std::string, std::string> foreignNames;
+  /// Top-level host code of a file of Triton kernels, left out
+  /// (HostCode.h): a kernel naming what one defines is told so.
+  std::vector<HostStatement> hostStatements;
 };
 
 } // namespace kite::ast

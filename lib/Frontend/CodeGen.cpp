@@ -539,6 +539,11 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
       errors);
   if (errors)
     return nullptr;
+  if (options.verbose)
+    for (const ::kite::ast::HostStatement &h : module.hostStatements)
+      emitRemark(FileLineColLoc::get(context, file, h.line, 1))
+          << "left out as host code: " << h.what
+          << (h.name.empty() ? std::string() : " ('" + h.name + "')");
   ::kite::ast::normalizeTritonSpellings(module);
   ::kite::ast::markJitHelpers(module);
   if (std::optional<::kite::ast::Loc> at = ::kite::ast::normalizeReturns(module)) {

@@ -337,6 +337,12 @@ Val CodeGen::lookup(const std::string &name, Loc l) {
                 "', which Kite does not read: a kernel may use only "
                 "Triton's modules (triton, triton.language, libdevice) and "
                 "the file's own functions and constants");
+  for (const HostStatement &h : module.hostStatements)
+    if (h.name == name)
+      fail(l, "'" + name + "' is host code (line " + std::to_string(h.line) +
+                  ": " + h.what + "), which Kite leaves out of a file of "
+                  "Triton kernels: a kernel may call only @triton.jit "
+                  "functions and use module constants");
   fail(l, "unknown name '" + name + "'");
 }
 

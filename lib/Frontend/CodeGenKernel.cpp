@@ -234,12 +234,22 @@ void CodeGen::kernel(const Function &f) {
         fail(p.loc, "parameter '" + p.name + "' has both a type in the "
                     "signature and a constexpr value (-D)");
       if (sig == options.signature.end()) {
-        if (d == options.defines.end() && !p.deflt)
-          fail(p.loc, "kernel parameter '" + p.name + "' has no type: "
-                      "annotate it (" + p.name + ": *f32, i32, f32, ... or "
-                      "constexpr), or type the kernel where it is launched "
-                      "(kitec --signature=" + p.name + "=*f32,...; the "
-                      "runtime types it from the launch's argument)");
+        if (d == options.defines.end() && !p.deflt) {
+          // Every such parameter of the kernel, in one error.
+          std::string names, example;
+          for (const Param &q : f.params)
+            if (!q.type && !q.deflt && !options.signature.count(q.name) &&
+                !options.defines.count(q.name)) {
+              names += (names.empty() ? "" : ", ") + q.name;
+              example += (example.empty() ? "" : ",") + q.name + "=TYPE";
+            }
+          fail(p.loc, "kernel '" + f.name + "' has parameters without a "
+                      "type: " + names + ": annotate them (" + p.name +
+                      ": *f32, i32, f32, ... or constexpr), or type the "
+                      "kernel where it is launched (kitec --signature=" +
+                      example + "; the runtime types them from the launch's "
+                      "arguments)");
+        }
         constexprNames.insert(p.name);
         top[p.name] = d != options.defines.end()
                           ? parseDefine(d->second, p.loc, p.name)

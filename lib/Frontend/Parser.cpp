@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Parser.h"
+#include "HostCode.h"
 #include "Lexer.h"
 
 #include <algorithm>
@@ -869,7 +870,7 @@ private:
 
 } // namespace
 
-Module kite::ast::parse(llvm::StringRef source, const ErrorFn &error,
+static Module parseText(llvm::StringRef source, const ErrorFn &error,
                         unsigned &errors) {
   Lexer lexer(source, error, errors);
   std::vector<Token> toks = lexer.run();
@@ -879,4 +880,22 @@ Module kite::ast::parse(llvm::StringRef source, const ErrorFn &error,
   } catch (SyntaxError &) {
     return Module();
   }
+}
+
+/// Whether one module-level statement parses as Kite (silently).
+static bool parsesAsKite(llvm::StringRef statement) {
+  unsigned errors = 0;
+  ErrorFn quiet = [](Loc, const std::string &) {};
+  (void)parseText(statement, quiet, errors);
+  return errors == 0;
+}
+
+Module kite::ast::parse(llvm::StringRef source, const ErrorFn &error,
+                        unsigned &errors) {
+  // A file of Triton kernels: its host code blanked (HostCode.h).
+  std::vector<HostStatement> host;
+  std::string masked = maskHostCode(source, parsesAsKite, host);
+  Module m = parseText(masked, error, errors);
+  m.hostStatements = std::move(host);
+  return m;
 }

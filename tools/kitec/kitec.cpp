@@ -76,6 +76,10 @@ cl::opt<std::string> signatureOpt(
              "fp32, 64\" of every parameter in order (a constexpr's item "
              "is its value)"),
     cl::value_desc("NAME=TYPE,..."), cl::init(""), cl::cat(category));
+cl::opt<bool> verbose("verbose",
+                      cl::desc("Say what a file of Triton kernels leaves out "
+                               "as host code"),
+                      cl::init(false), cl::cat(category));
 cl::opt<std::string> kernelName("kernel",
                                 cl::desc("Compile only this kernel"),
                                 cl::value_desc("name"), cl::init(""),
@@ -616,6 +620,7 @@ static int compile() {
     frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
   }
   frontend.inputPrecision = inputPrecision;
+  frontend.verbose = verbose;
   frontend.autotuneConfig = autotuneConfig;
   frontend.kernel = kernelName;
   if (autotuneConfig < -1 ||

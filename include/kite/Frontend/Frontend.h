@@ -32,6 +32,8 @@ struct FrontendOptions {
   /// "*fp16", "fp32"). kitec --signature, the runtime from the launch's
   /// arguments.
   std::map<std::string, std::string> signature;
+  /// Remarks for what a file of Triton kernels leaves out as host code.
+  bool verbose = false;
   /// How f32 dots without `input_precision=` multiply: "tf32" (Triton's
   /// default), "ieee" or "tf32x3"; empty: defaultInputPrecision().
   std::string inputPrecision;
