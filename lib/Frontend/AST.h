@@ -39,6 +39,9 @@ struct Expr {
     Subscript, ///< args[0][args[1..]]
     Tuple,     ///< (args...)
     Ternary,   ///< args[1] if args[0] else args[2]
+    Dict,      ///< {args[0]: args[1], args[2]: args[3], ...}
+    /// [args[0] for args[1] in args[2] for args[3] in args[4] ...]
+    ListComp,
   };
   Kind kind;
   Loc loc;
@@ -101,6 +104,9 @@ struct Function {
   bool autotune = false;
   Loc autotuneLoc;
   std::vector<std::pair<std::string, ExprPtr>> autotuneArgs;
+  /// `@triton.heuristics({"NAME": lambda args: ...})`: the constexprs it
+  /// sets (host code Kite does not evaluate: they need values).
+  std::vector<std::string> heuristicNames;
   std::vector<Param> params;
   Block body;
 };

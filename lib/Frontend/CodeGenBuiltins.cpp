@@ -227,6 +227,21 @@ Val CodeGen::call(const Expr &e) {
                                one, e.loc),
                   a.values[1], e.loc);
   }
+  if (n == "next_power_of_2") {
+    // Triton's triton.next_power_of_2 on a compile-time integer.
+    Args a = bindArgs(e, n, {"n"}, 1);
+    const Val &v = a.values[0];
+    if (v.kind != Val::Int)
+      fail(a.locs[0], "next_power_of_2() takes a compile-time integer, got " +
+                          describe(v));
+    if (v.i > (int64_t(1) << 62))
+      fail(a.locs[0], "next_power_of_2() of " + std::to_string(v.i) +
+                          " does not fit in 64 bits");
+    int64_t p = 1;
+    while (p < v.i)
+      p <<= 1;
+    return Val::integer(p);
+  }
   if (n == "swizzle2d") {
     // Triton's swizzle2d(i, j, size_i, size_j, size_g): (i, j) of a
     // size_i x size_j grid renumbered so that consecutive indices walk
@@ -492,6 +507,19 @@ Val CodeGen::call(const Expr &e) {
   }
   if (n == "range")
     fail(e.loc, "range() is only allowed in 'for ... in range(...)'");
+  // A dtype called on a value (Triton's tl.float32(x)): the value as that
+  // type, a constant made in it, a block or scalar cast.
+  {
+    bool uns = false;
+    if (auto t = dtypeNamed(n, &uns)) {
+      if (e.args.size() != 2 || !e.kwargs.empty())
+        fail(e.loc, n + "(x) takes one value");
+      Val v = expr(*e.args[1]);
+      if (v.kind != Val::Runtime)
+        return Val::runtime(materialize(v, *t, e.args[1]->loc, uns), uns);
+      return Val::runtime(cast(v.v, *t, e.loc, v.uns, uns), uns);
+    }
+  }
   lookup(n, callee.loc); // unknown name
   fail(e.loc, "cannot call '" + n + "'");
 }

@@ -360,6 +360,7 @@ bool CodeGen::isBuiltin(StringRef n) {
                                 "zeros",
                                 "full",
                                 "cdiv",
+                                "next_power_of_2",
                                 "min",
                                 "max",
                                 "minimum",
@@ -522,6 +523,10 @@ Val CodeGen::expr(const Expr &e) {
                     ".reshape(shape), .trans(*dims), .permute(dims))");
   case Expr::Call:
     return call(e);
+  case Expr::Dict:
+    fail(e.loc, "dictionaries are host code: a kernel cannot use one");
+  case Expr::ListComp:
+    fail(e.loc, "comprehensions are read only in @triton.autotune's configs");
   }
   fail(e.loc, "unsupported expression");
 }

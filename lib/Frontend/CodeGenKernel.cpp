@@ -88,29 +88,107 @@ void CodeGen::kernel(const Function &f) {
   std::vector<std::pair<std::string, Loc>> tuneKey;
   std::vector<Loc> configLocs;
   bool sawConfigs = false;
+  // Set when @triton.autotune's configs are host code (a call): not read.
+  std::optional<Loc> unreadConfigs;
   for (auto &[key, value] : f.autotuneArgs) {
     if (key == "configs") {
       sawConfigs = true;
-      if (value->kind != Expr::Tuple || value->args.empty())
+      if (f.jit && value->kind != Expr::Tuple &&
+          value->kind != Expr::ListComp) {
+        unreadConfigs = value->loc;
+        continue;
+      }
+      // The configurations, a comprehension's loop variables bound.
+      using Bindings = std::map<std::string, Val>;
+      std::vector<std::pair<const Expr *, Bindings>> items;
+      std::function<void(const Expr &, size_t, Bindings &)> expand =
+          [&](const Expr &comp, size_t clause, Bindings &bound) {
+            if (clause + 1 >= comp.args.size()) {
+              items.emplace_back(comp.args[0].get(), bound);
+              return;
+            }
+            const Expr &iter = *comp.args[clause + 1];
+            if (iter.kind != Expr::Tuple)
+              fail(iter.loc, "a configs comprehension loops over lists of "
+                             "numbers, e.g. for BM in [64, 128]");
+            for (const ExprPtr &item : iter.args) {
+              auto lit = literal(*item);
+              if (!lit)
+                fail(item->loc, "a configs comprehension loops over lists "
+                                "of numbers");
+              bound[comp.args[clause]->name] = *lit;
+              expand(comp, clause + 2, bound);
+            }
+            bound.erase(comp.args[clause]->name);
+          };
+      if (value->kind == Expr::ListComp) {
+        Bindings none;
+        expand(*value, 1, none);
+      } else if (value->kind == Expr::Tuple) {
+        for (const ExprPtr &c : value->args)
+          items.emplace_back(c.get(), Bindings());
+      }
+      if (items.empty())
         fail(value->loc, "configs must be a non-empty list of config(...)");
-      for (const ExprPtr &c : value->args) {
+      if (items.size() > 4096)
+        fail(value->loc, "configs lists " + std::to_string(items.size()) +
+                             " configurations; at most 4096");
+      for (auto &[c, bound] : items) {
+        auto valueOf = [&](const Expr &v) -> std::optional<Val> {
+          if (v.kind == Expr::Name) {
+            auto it = bound.find(v.name);
+            if (it != bound.end())
+              return it->second;
+          }
+          return literal(v);
+        };
         const Expr *callee = c->kind == Expr::Call ? c->args[0].get() : nullptr;
         bool isConfig =
             callee && ((callee->kind == Expr::Name && callee->name == "config") ||
                        (callee->kind == Expr::Attribute &&
                         (callee->name == "config" || callee->name == "Config")));
-        if (!isConfig || c->args.size() != 1)
+        // Kite's config(NAME=v, ..., num_warps=W) or Triton's
+        // triton.Config({"NAME": v, ...}, num_warps=W, num_stages=S).
+        bool triton = isConfig && c->args.size() >= 2 &&
+                      c->args[1]->kind == Expr::Dict;
+        if (!isConfig || (c->args.size() != 1 && !triton) ||
+            c->args.size() > 4)
           fail(c->loc, "each config is config(NAME=value, ..., num_warps=W, "
-                       "num_stages=S) with keyword arguments only");
+                       "num_stages=S) or triton.Config({\"NAME\": value, "
+                       "...}, num_warps=W, num_stages=S)");
         ConfigValues values;
         std::set<std::string> names;
-        for (auto &[name, v] : c->kwargs) {
-          auto lit = literal(*v);
+        auto add = [&](const std::string &name, const Expr &v) {
+          auto lit = valueOf(v);
           if (!lit)
-            fail(v->loc, "config value of '" + name + "' must be a number");
+            fail(v.loc, "config value of '" + name + "' must be a number");
           if (!names.insert(name).second)
-            fail(v->loc, "config sets '" + name + "' twice");
+            fail(v.loc, "config sets '" + name + "' twice");
           values.emplace_back(name, *lit);
+        };
+        if (triton) {
+          const Expr &dict = *c->args[1];
+          for (size_t i = 0; i + 1 < dict.args.size(); i += 2) {
+            if (dict.args[i]->kind != Expr::Str)
+              fail(dict.args[i]->loc, "a config's keys are parameter names "
+                                      "(strings)");
+            add(dict.args[i]->name, *dict.args[i + 1]);
+          }
+          // Config(kwargs, num_warps, num_stages) positionally too.
+          if (c->args.size() > 2)
+            add("num_warps", *c->args[2]);
+          if (c->args.size() > 3)
+            add("num_stages", *c->args[3]);
+        }
+        for (auto &[name, v] : c->kwargs) {
+          // Host-side hooks and options Kite has no use for.
+          if (triton && (name == "pre_hook" || name == "post_hook" ||
+                         name == "num_ctas" || name == "num_buffers_warp_spec" ||
+                         name == "num_consumer_groups" ||
+                         name == "reg_dec_producer" ||
+                         name == "reg_inc_consumer"))
+            continue;
+          add(name, *v);
         }
         configs.push_back(std::move(values));
         configLocs.push_back(c->loc);
@@ -124,6 +202,14 @@ void CodeGen::kernel(const Function &f) {
           fail(k->loc, "key names a parameter with a string, e.g. \"M\"");
         tuneKey.emplace_back(k->name, k->loc);
       }
+    } else if (f.jit && (key == "prune_configs_by" || key == "reset_to_zero" ||
+                         key == "restore_value" || key == "pre_hook" ||
+                         key == "post_hook" || key == "warmup" ||
+                         key == "rep" || key == "use_cuda_graph" ||
+                         key == "do_bench" || key == "cache_results")) {
+      // Triton's host-side autotuning options: Kite's runtime restores
+      // outputs after its trials itself (docs/runtime.md, "Autotuning").
+      continue;
     } else {
       fail(value->loc, "unknown @autotune argument '" + key +
                            "' (known: configs, key)");
@@ -131,6 +217,11 @@ void CodeGen::kernel(const Function &f) {
   }
   if (f.autotune && !sawConfigs)
     fail(f.autotuneLoc, "@autotune needs configs=[config(...), ...]");
+  if (unreadConfigs) {
+    configs.clear();
+    configLocs.clear();
+    tuneKey.clear();
+  }
   if (options.ignoreAutotune) {
     configs.clear();
     configLocs.clear();
@@ -297,7 +388,16 @@ void CodeGen::kernel(const Function &f) {
       else
         fail(p.loc, "constexpr parameter '" + p.name + "' of kernel '" +
                         f.name + "' has no value: give it a default or "
-                        "pass -D " + p.name + "=VALUE");
+                        "pass -D " + p.name + "=VALUE" +
+                        (std::count(f.heuristicNames.begin(),
+                                    f.heuristicNames.end(), p.name)
+                             ? " (@triton.heuristics sets it in host code, "
+                               "which Kite does not evaluate)"
+                         : unreadConfigs
+                             ? " (@triton.autotune's configs are host code "
+                               "here, which Kite does not evaluate: write "
+                               "them as a list of triton.Config)"
+                             : ""));
       Val::Kind k = top[p.name].kind;
       if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
           k != Val::None)

@@ -324,9 +324,31 @@ private:
         d = "kernel";
         f->jit = true;
       }
+      if (d == "heuristics") {
+        // Host lambdas, not evaluated: the names they set are recorded
+        // (string keys of the dict at the top level of the call).
+        if (acceptOp("(")) {
+          int nest = 1;
+          while (!at(Tok::End) && nest > 0) {
+            if (atOp("(") || atOp("[") || atOp("{"))
+              ++nest;
+            else if (atOp(")") || atOp("]") || atOp("}"))
+              --nest;
+            else if (nest == 2 && at(Tok::Str) && peek(1).kind == Tok::Op &&
+                     peek(1).text == ":")
+              f->heuristicNames.push_back(peek().text);
+            next();
+          }
+        }
+        expectNewline();
+        while (accept(Tok::Newline)) {
+        }
+        continue;
+      }
       if (d != "kernel" && d != "autotune")
         fail(l, "unknown decorator '@" + d +
-                    "'; Kite knows '@kernel' and '@autotune'");
+                    "'; Kite knows '@kernel', '@autotune', and Triton's "
+                    "'@triton.jit', '@triton.autotune', '@triton.heuristics'");
       if (d == "autotune" && (f->autotune || f->isKernel))
         fail(l, "@autotune goes once, above @kernel");
       if (d == "kernel" && f->isKernel)
@@ -364,8 +386,15 @@ private:
       Param p;
       p.loc = peek().loc;
       p.name = expectName("a parameter name");
-      if (acceptOp(":"))
+      if (acceptOp(":")) {
         p.type = typeExpr();
+        // Python's own annotations (`n: int`, `eps: float`) say nothing a
+        // launch does not: the parameter is typed at launch, as in Triton.
+        if (p.type->kind == Expr::Name &&
+            (p.type->name == "int" || p.type->name == "float" ||
+             p.type->name == "bool"))
+          p.type = nullptr;
+      }
       if (acceptOp("="))
         p.deflt = ternary();
       // As Python: a default is for the parameters from there on.
@@ -847,11 +876,41 @@ private:
         auto list = std::make_unique<Expr>(Expr::Tuple, t.loc);
         while (!atOp("]")) {
           list->args.push_back(ternary());
+          if (list->args.size() == 1 && atName("for")) {
+            // A comprehension over compile-time lists (autotune configs).
+            list->kind = Expr::ListComp;
+            while (atName("for")) {
+              next();
+              auto target = std::make_unique<Expr>(Expr::Name, peek().loc);
+              target->name = expectName("a loop variable after 'for'");
+              if (!atName("in"))
+                fail(peek().loc, "expected 'in' in the comprehension");
+              next();
+              list->args.push_back(std::move(target));
+              list->args.push_back(bitOr());
+            }
+            if (atName("if"))
+              fail(peek().loc, "'if' in a comprehension is not supported");
+            break;
+          }
           if (!acceptOp(","))
             break;
         }
         expectOp("]", "to close the list");
         return list;
+      }
+      if (t.text == "{") {
+        next();
+        auto dict = std::make_unique<Expr>(Expr::Dict, t.loc);
+        while (!atOp("}")) {
+          dict->args.push_back(ternary());
+          expectOp(":", "after a dictionary key");
+          dict->args.push_back(ternary());
+          if (!acceptOp(","))
+            break;
+        }
+        expectOp("}", "to close the dictionary");
+        return dict;
       }
       break;
     default:

@@ -119,6 +119,17 @@ void normalize(ExprPtr &e) {
     e = std::move(name);
     return;
   }
+  // triton.cdiv / triton.next_power_of_2 (Triton's host helpers, which
+  // kernels call on constexprs) -> the builtin
+  if (e->kind == Expr::Attribute && e->args[0]->kind == Expr::Name &&
+      e->args[0]->name == "triton" &&
+      (e->name == "cdiv" || e->name == "next_power_of_2")) {
+    auto name = std::make_unique<Expr>(Expr::Name, e->loc);
+    name->name = e->name;
+    name->fromTriton = true;
+    e = std::move(name);
+    return;
+  }
   // tl.NAME -> NAME
   if (e->kind == Expr::Attribute && isTritonNamespace(*e->args[0])) {
     auto name = std::make_unique<Expr>(Expr::Name, e->loc);
@@ -132,6 +143,8 @@ void normalize(ExprPtr &e) {
   if (e->kind == Expr::Call && e->args[0]->kind == Expr::Attribute &&
       isMemberBuiltin(e->args[0]->name) &&
       !isTritonNamespace(*e->args[0]->args[0]) &&
+      !(e->args[0]->args[0]->kind == Expr::Name &&
+        e->args[0]->args[0]->name == "triton") &&
       !isLibdevice(*e->args[0]->args[0])) {
     ExprPtr method = std::move(e->args[0]);
     auto name = std::make_unique<Expr>(Expr::Name, method->loc);
