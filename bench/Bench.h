@@ -2,7 +2,8 @@
 //
 // kite-bench (kite_bench.cpp) runs its parts (BenchElementwise.cpp: the
 // 1-D, row, math and perceptron kernels; BenchAttention.cpp: the attention
-// forward and backward; BenchMatmul.cpp: the matmuls and fp8) through
+// forward and backward; BenchMatmul.cpp: the matmuls and fp8;
+// BenchLibrary.cpp: kernels in a Triton library's style) through
 // these helpers, and prints one JSON line per measurement.
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +43,8 @@ void runElementwise();
 /// Returns non-zero on a bad KITE_BENCH_BLOCKS.
 int runAttention();
 void runMatmul();
+/// bench/kernels/library_style.py typed at launch ("library").
+void runLibrary();
 
 } // namespace kitebench
 

@@ -64,7 +64,8 @@ bool part(const char *name) {
     const char *env = std::getenv("KITE_BENCH_ONLY");
     return "," +
            std::string(
-               env ? env : "1d,rows,math,perceptron,attention,attnbwd,matmul") +
+               env ? env
+                   : "1d,rows,math,perceptron,attention,attnbwd,matmul,library") +
            ",";
   }();
   return only.find("," + std::string(name) + ",") != std::string::npos;
@@ -150,5 +151,6 @@ int main(int argc, char **argv) {
   if (int status = runAttention())
     return status;
   runMatmul();
+  runLibrary();
   return 0;
 }

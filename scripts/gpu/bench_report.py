@@ -129,6 +129,21 @@ for kernel, elem in (("softmax", 4), ("layer_norm", 2), ("layer_norm_bwd", 2)):
         table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv, kite_over_copy=r["GBps"] / copy))
+# Kernels in a Triton library's style (bench/kernels/library_style.py, one
+# source for Kite and Triton): ref = torch.
+for kernel in ("rms_norm (library)", "swiglu (library)", "cross_entropy (library)"):
+    for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == kernel]:
+        t = find(impl="triton", kernel=kernel, rows=r["rows"], cols=r["cols"])
+        c = find(impl="torch", kernel=kernel, rows=r["rows"], cols=r["cols"])
+        tv = t["GBps"] if t else float("nan")
+        cv = c["GBps"] if c else float("nan")
+        name = kernel.replace(" (library)", "") + " (lib, bf16)"
+        shape = f"{r['rows']}x{r['cols']}"
+        print(f"{name:24} {shape:>16} {r['GBps']:8.0f}GB {tv:8.0f}GB {cv:8.0f}GB  "
+              f"{r['GBps'] / tv:10.2f}x {r['GBps'] / cv:8.2f}x")
+        table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
+                          torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
+                          kite_over_torch=r["GBps"] / cv))
 for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"

@@ -24,7 +24,7 @@ quick = "--quick" in sys.argv
 # KITE_BENCH_ONLY=1d,rows,math,perceptron,attention,matmul,fp8 (any of them):
 # only those parts ("matmul" includes the fp8 rows).
 only = __import__("os").environ.get("KITE_BENCH_ONLY",
-                                    "1d,rows,math,perceptron,attention,attnbwd,matmul")
+                                    "1d,rows,math,perceptron,attention,attnbwd,matmul,library")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -983,6 +983,82 @@ def emit(**kw):
     print(json.dumps(kw), flush=True)
 
 
+def library_rows():
+    """bench/kernels/library_style.py (the file Kite's "library" rows
+    compile) run by Triton with the library's launch settings, beside
+    torch; the outputs checked against torch in float32."""
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rt", "bench"))
+    import library_style as lib
+
+    def settings(cols):
+        block = triton.next_power_of_2(cols)
+        warps = 32 if block >= 32768 else 16 if block >= 8192 else 8 if block >= 2048 else 4
+        return block, warps
+
+    rows = 4096
+    for cols in ([4096] if quick else [2048, 4096, 8192]):
+        block, warps = settings(cols)
+        x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(cols, device="cuda", dtype=torch.bfloat16)
+        y = torch.empty_like(x)
+        rstd = torch.empty(rows, device="cuda", dtype=torch.float32)
+        fn = lambda: lib._rms_norm_fwd[(rows,)](y, y.stride(0), x, x.stride(0), w, rstd, cols,
+                                                 1e-6, 0.0, casting_mode=0, BLOCK_SIZE=block,
+                                                 num_warps=warps)
+        fn()
+        xf = x.float()
+        ref = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(torch.bfloat16) * w
+        assert torch.allclose(y.float(), ref.float(), atol=5e-2, rtol=2e-2)
+        ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+        emit(impl="triton", kernel="rms_norm (library)", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=4 * rows * cols / ms / 1e6)
+        tfn = lambda: (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)).to(torch.bfloat16) * w
+        ms = do_bench(tfn, warmup=25, rep=200, return_mode="median")
+        emit(impl="torch", kernel="rms_norm (library)", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=4 * rows * cols / ms / 1e6)
+    for cols in ([4096] if quick else [4096, 11008, 14336]):
+        block, warps = settings(cols)
+        a = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty_like(a)
+        fn = lambda: lib._swiglu_fwd[(rows,)](a, b, c, c.stride(0), cols, BLOCK_SIZE=block,
+                                               num_warps=warps)
+        fn()
+        ref = torch.nn.functional.silu(a.float()).to(torch.bfloat16) * b
+        assert torch.allclose(c.float(), ref.float(), atol=5e-2, rtol=2e-2)
+        ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
+        emit(impl="triton", kernel="swiglu (library)", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=6 * rows * cols / ms / 1e6)
+        tfn = lambda: torch.nn.functional.silu(a) * b
+        ms = do_bench(tfn, warmup=25, rep=200, return_mode="median")
+        emit(impl="torch", kernel="swiglu (library)", rows=rows, cols=cols, us=ms * 1e3,
+             GBps=6 * rows * cols / ms / 1e6)
+    for tokens, classes in ([(4096, 32000)] if quick else [(4096, 32000), (2048, 128256)]):
+        x = torch.randn(tokens, classes, device="cuda", dtype=torch.bfloat16)
+        x0 = x.clone()
+        y = torch.randint(0, classes, (tokens,), device="cuda", dtype=torch.int64)
+        loss = torch.empty(tokens, device="cuda", dtype=torch.float32)
+        block = min(32768, triton.next_power_of_2(classes))
+        fn = lambda: lib._cross_entropy_fwd[(tokens,)](x, x.stride(0), y, loss, classes, tokens,
+                                                        -100, reduction="mean",
+                                                        BLOCK_SIZE=block, num_warps=32)
+        fn()
+        ref = torch.nn.functional.cross_entropy(x0.float(), y, reduction="none") / tokens
+        assert torch.allclose(loss, ref, atol=1e-5, rtol=1e-3)
+        ms = do_bench(fn, warmup=10, rep=100, return_mode="median")
+        emit(impl="triton", kernel="cross_entropy (library)", rows=tokens, cols=classes,
+             us=ms * 1e3, GBps=4 * tokens * classes / ms / 1e6)
+        # torch: the loss and its gradient (what the kernel computes).
+        xg = x0.float().requires_grad_(True)
+        def tfn():
+            l = torch.nn.functional.cross_entropy(xg, y)
+            l.backward()
+        ms = do_bench(tfn, warmup=10, rep=100, return_mode="median")
+        emit(impl="torch", kernel="cross_entropy (library)", rows=tokens, cols=classes,
+             us=ms * 1e3, GBps=4 * tokens * classes / ms / 1e6)
+
+
 def softmax_programs(y, x, block, num_warps, num_stages):
     """The tutorial's persistent grid: SMs x occupancy (registers, shared
     memory) of the compiled kernel; None where this Triton cannot say."""
@@ -1123,6 +1199,8 @@ def main():
                  GBps=bpe * n / ms / 1e6)
     if "rows" in only:
         rows_reductions()
+    if "library" in only:
+        library_rows()
     if "math" in only:
         elementwise_math()
         histograms()

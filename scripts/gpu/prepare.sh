@@ -60,7 +60,8 @@ if [ "${KITE_SKIP_RUNTIME:-0}" != 1 ]; then
   strip -o "$rt/bin/kite-bench-runtime" "$static/bin/kite-bench-runtime"
   strip -o "$rt/bin/kite-bench" "$static/bin/kite-bench"
   cp "$root"/dsl-examples/*.mlir "$root"/dsl-examples/*.kite "$rt/dsl-examples/"
-  cp "$root"/bench/kernels/*.mlir "$root"/bench/kernels/*.kite "$rt/bench/"
+  cp "$root"/bench/kernels/*.mlir "$root"/bench/kernels/*.kite \
+     "$root"/bench/kernels/*.py "$rt/bench/"
   xz -T0 -3 -f "$rt/lib/libkite.so" # carried compressed; run.sh unpacks
 fi
 # Ahead-of-time export (kitec --emit=c) and a C consumer, built and run

@@ -637,3 +637,80 @@ def p(X: *f32, Y: *f32, n: i32, BLOCK: constexpr = 1024):
     }
   }
 }
+
+// A kernel in a Triton library's style (bench/kernels/library_style.py:
+// unannotated parameters) typed at launch on the GPU: its RMSNorm with f32
+// buffers, then with bf16 buffers (a second signature of the same handle),
+// against a host reference.
+TEST(GPU, LibraryKernelTypedAtLaunch) {
+  REQUIRE_GPU();
+  std::string text = source("library_style.py", /*bench=*/true);
+  ASSERT_FALSE(text.empty()) << "bench/kernels/library_style.py not found";
+  CompileOptions o;
+  o.kernel = "_rms_norm_fwd";
+  o.constants = {{"BLOCK_SIZE", 1024}};
+  o.defines = {{"casting_mode", "0"}};
+  auto k = compileKite(text, o, "library_style.py");
+  ASSERT_TRUE(k) << k.error().str();
+  const int rows = 64, cols = 1000;
+  const float eps = 1e-6f;
+  std::vector<float> x = randomValues(size_t(rows) * cols, 21),
+                     w = randomValues(cols, 22);
+  auto reference = [&](const std::vector<float> &xs,
+                       const std::vector<float> &ws, bool bf16) {
+    std::vector<float> y(xs.size());
+    for (int r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (int c = 0; c < cols; ++c)
+        ss += double(xs[r * cols + c]) * xs[r * cols + c];
+      float rstd = float(1.0 / std::sqrt(ss / cols + eps));
+      for (int c = 0; c < cols; ++c) {
+        float v = xs[r * cols + c] * rstd;
+        if (bf16)
+          v = fromHalfBits(toHalfBits(v, true), true); // casting_mode llama
+        y[r * cols + c] = v * ws[c];
+      }
+    }
+    return y;
+  };
+  // f32.
+  {
+    auto dx = DeviceBuffer<float>::fromHost(x).value();
+    auto dw = DeviceBuffer<float>::fromHost(w).value();
+    auto dy = DeviceBuffer<float>::allocate(x.size()).value();
+    auto drstd = DeviceBuffer<float>::allocate(rows).value();
+    auto ok = k->launch(rows, {dy, int32_t(cols), dx, int32_t(cols), dw, drstd,
+                               int32_t(cols), eps, 0.0f});
+    ASSERT_TRUE(ok) << ok.error().str();
+    std::vector<float> y = dy.toHost().value(), ref = reference(x, w, false);
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y[i], ref[i], 1e-5f * std::max(1.f, std::fabs(ref[i])))
+          << i;
+  }
+  // bf16 (kite::bfloat16 buffers type the pointers *bf16).
+  {
+    std::vector<bfloat16> xb(x.size()), wb(w.size());
+    std::vector<float> xr(x.size()), wr(w.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      xb[i].bits = toHalfBits(x[i], true);
+      xr[i] = fromHalfBits(xb[i].bits, true);
+    }
+    for (size_t i = 0; i < w.size(); ++i) {
+      wb[i].bits = toHalfBits(w[i], true);
+      wr[i] = fromHalfBits(wb[i].bits, true);
+    }
+    auto dx = DeviceBuffer<bfloat16>::fromHost(xb).value();
+    auto dw = DeviceBuffer<bfloat16>::fromHost(wb).value();
+    auto dy = DeviceBuffer<bfloat16>::allocate(x.size()).value();
+    auto drstd = DeviceBuffer<float>::allocate(rows).value();
+    auto ok = k->launch(rows, {dy, int32_t(cols), dx, int32_t(cols), dw, drstd,
+                               int32_t(cols), eps, 0.0f});
+    ASSERT_TRUE(ok) << ok.error().str();
+    std::vector<bfloat16> y = dy.toHost().value();
+    std::vector<float> ref = reference(xr, wr, true);
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(fromHalfBits(y[i].bits, true), ref[i],
+                  1e-2f * std::max(1.f, std::fabs(ref[i])))
+          << i;
+  }
+}
