@@ -9,6 +9,7 @@
 #include "kite/AOT/ExportC.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
+#include "kite/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -35,8 +36,7 @@ Expected<mlir::func::FuncOp> onlyKernel(mlir::ModuleOp module) {
 } // namespace
 
 Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
-    mlir::ModuleOp generic, mlir::ModuleOp specialized,
-    const std::vector<std::pair<unsigned, ParamFact>> &facts,
+    mlir::ModuleOp generic, const std::vector<FactSet> &specializations,
     const std::vector<std::string> &chips, TargetOptions options,
     StringRef ptxas, StringRef sourceName, StringRef prefix) {
   auto kernel = onlyKernel(generic);
@@ -54,19 +54,20 @@ Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
     out.paramNames.push_back(name ? name.getValue().str()
                                   : "arg" + std::to_string(i));
   }
-  struct Source {
-    std::string name;
-    mlir::ModuleOp module;
-    std::vector<std::pair<unsigned, ParamFact>> facts;
-  };
-  std::vector<Source> sources;
-  if (!facts.empty())
-    sources.push_back({"spec", specialized, facts});
-  sources.push_back({"generic", generic, {}});
-  for (Source &src : sources) {
+  std::vector<FactSet> sources;
+  for (const FactSet &set : specializations)
+    if (!set.facts.empty())
+      sources.push_back(set);
+  sources.push_back({"generic", {}});
+  for (FactSet &src : sources) {
     Variant v;
-    v.name = src.name;
+    v.name = cIdentifier(src.name);
     v.facts = src.facts;
+    // The generic module with this variant's facts.
+    mlir::OwningOpRef<mlir::ModuleOp> variantModule = generic.clone();
+    if (auto f = onlyKernel(*variantModule))
+      for (auto &[index, fact] : src.facts)
+        specializeArgument(*f, index, fact);
     for (const std::string &chip : chips) {
       TargetOptions o = options;
       o.chip = chip;
@@ -76,7 +77,7 @@ Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
       o.tma = false;
       if (Error err = validateTargetOptions(o))
         return std::move(err);
-      mlir::OwningOpRef<mlir::ModuleOp> copy = src.module.clone();
+      mlir::OwningOpRef<mlir::ModuleOp> copy = variantModule->clone();
       auto compiled = compileToPTX(*copy, o);
       if (!compiled)
         return compiled.takeError();

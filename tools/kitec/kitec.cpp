@@ -65,8 +65,10 @@ cl::list<std::string> specializations(
     "specialize", cl::CommaSeparated,
     cl::desc("Compile as the runtime would for such arguments: NAME=1 (an "
              "integer parameter that is 1) or NAME=div16 (an integer or "
-             "pointer divisible by 16)"),
-    cl::value_desc("NAME=1|NAME=div16"), cl::cat(category));
+             "pointer divisible by 16); auto: every pointer and integer "
+             "divisible by 16 (with --emit=c: that variant, one with the "
+             "pointers' facts alone, and the generic one)"),
+    cl::value_desc("NAME=1|NAME=div16|auto"), cl::cat(category));
 cl::opt<std::string> signatureOpt(
     "signature",
     cl::desc("Types of the kernel's unannotated parameters (Triton's "
@@ -341,8 +343,8 @@ using KernelFacts =
 
 /// --emit=c of one kernel: BASE.h and BASE.c, functions named after BASE's
 /// file name (made a C identifier: --all-configs' NAME.3 gives NAME_3_load).
-static int exportOne(mlir::ModuleOp generic, mlir::ModuleOp specialized,
-                     const std::vector<std::pair<unsigned, kite::ParamFact>> &facts,
+static int exportOne(mlir::ModuleOp generic,
+                     const std::vector<kite::aot::FactSet> &sets,
                      const std::vector<std::string> &chips,
                      const kite::TargetOptions &options, StringRef base) {
   std::string stem = sys::path::filename(base).str();
@@ -360,7 +362,7 @@ static int exportOne(mlir::ModuleOp generic, mlir::ModuleOp specialized,
     return BadUsage;
   }
   auto kernel = kite::aot::exportKernel(
-      generic, specialized, facts, chips, options, ptxasPath,
+      generic, sets, chips, options, ptxasPath,
       inputFile == "-" ? "<stdin>" : sys::path::filename(inputFile.getValue()),
       stem);
   if (!kernel) {
@@ -379,8 +381,8 @@ static int exportOne(mlir::ModuleOp generic, mlir::ModuleOp specialized,
 
 /// --emit=c -o OUT: OUT.h and OUT.c for a module of one kernel; for several
 /// (no --kernel), OUT_<kernel>.h and .c for each.
-static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
-                   const KernelFacts &facts,
+static int exportC(mlir::ModuleOp generic, const KernelFacts &facts,
+                   const KernelFacts &pointerFacts,
                    const std::vector<std::string> &chips,
                    const kite::TargetOptions &options) {
   std::vector<std::string> kernels;
@@ -391,15 +393,20 @@ static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
     errs() << "kitec: error: --emit=c: the input has no kernel\n";
     return InvalidInput;
   }
-  auto factsOf = [&](const std::string &k) {
-    auto it = facts.find(k);
-    return it == facts.end()
-               ? std::vector<std::pair<unsigned, kite::ParamFact>>{}
-               : it->second;
+  // The variants of kernel `k`: its facts; under --specialize=auto also
+  // its pointers' alone, when they differ.
+  auto setsOf = [&](const std::string &k) {
+    std::vector<kite::aot::FactSet> sets;
+    if (auto it = facts.find(k); it != facts.end())
+      sets.push_back({"spec", it->second});
+    if (auto it = pointerFacts.find(k);
+        it != pointerFacts.end() &&
+        (sets.empty() || it->second.size() != sets[0].facts.size()))
+      sets.push_back({"aligned", it->second});
+    return sets;
   };
   if (kernels.size() == 1)
-    return exportOne(generic, specialized, factsOf(kernels[0]), chips, options,
-                     outputFile);
+    return exportOne(generic, setsOf(kernels[0]), chips, options, outputFile);
   for (const std::string &k : kernels) {
     // The module with only kernel `k` (helpers stay for the inliner).
     auto only = [&](mlir::ModuleOp m) {
@@ -412,8 +419,8 @@ static int exportC(mlir::ModuleOp generic, mlir::ModuleOp specialized,
         f.erase();
       return copy;
     };
-    auto g = only(generic), sp = only(specialized);
-    if (int rc = exportOne(*g, *sp, factsOf(k), chips, options,
+    auto g = only(generic);
+    if (int rc = exportOne(*g, setsOf(k), chips, options,
                            outputFile + "_" + k))
       return rc;
   }
@@ -783,6 +790,37 @@ static int compile() {
                                     specializations.end());
   allFacts.insert(allFacts.end(), signatureFacts.begin(),
                   signatureFacts.end());
+  // --specialize=auto: what Triton's launcher tells apart, for every
+  // kernel: each pointer and i32/i64 parameter divisible by 16 (the
+  // variant tried first), then the pointers only (aligned tensors, sizes
+  // of any value), then the generic form.
+  KernelFacts pointerFacts;
+  bool autoFacts = false;
+  for (const std::string &item : allFacts)
+    autoFacts |= item == "auto";
+  if (autoFacts) {
+    std::vector<std::string> expanded;
+    for (const std::string &item : allFacts)
+      if (item != "auto")
+        expanded.push_back(item);
+    for (auto f : module->getOps<mlir::func::FuncOp>()) {
+      if (!mlir::kite::isKernel(f))
+        continue;
+      for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+        mlir::Type type = f.getArgument(i).getType();
+        bool pointer = isa<mlir::kite::PointerType>(type);
+        if (!pointer && !type.isInteger(32) && !type.isInteger(64))
+          continue;
+        facts[f.getSymName().str()].push_back(
+            {i, kite::ParamFact::DivisibleBy16});
+        if (pointer)
+          pointerFacts[f.getSymName().str()].push_back(
+              {i, kite::ParamFact::DivisibleBy16});
+        kite::specializeArgument(f, i, kite::ParamFact::DivisibleBy16);
+      }
+    }
+    allFacts = expanded;
+  }
   for (const std::string &item : allFacts) {
     size_t eq = item.find('=');
     std::string name = item.substr(0, eq);
@@ -790,7 +828,7 @@ static int compile() {
     if (eq == std::string::npos || name.empty() ||
         (fact != "1" && fact != "div16")) {
       errs() << "kitec: error: --specialize " << item
-             << ": expected NAME=1 or NAME=div16\n";
+             << ": expected NAME=1, NAME=div16 or auto\n";
       return BadUsage;
     }
     bool found = false;
@@ -849,7 +887,7 @@ static int compile() {
   }
 
   if (emit == "c")
-    return exportC(*generic, *module, facts, chips, options);
+    return exportC(*generic, facts, pointerFacts, chips, options);
 
   auto compiled = kite::compileToPTX(*module, options, {}, timing);
   if (!compiled) {

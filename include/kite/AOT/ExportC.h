@@ -70,14 +70,20 @@ std::string cIdentifier(llvm::StringRef name);
 llvm::Expected<std::pair<std::string, std::string>>
 emitC(const ExportedKernel &kernel, llvm::StringRef headerName);
 
-/// Compiles `kernel`'s module ahead of time: the generic variant from
-/// `generic` (no argument facts) and, when `facts` is not empty, the
-/// specialized one from `specialized` (the same kernel with `facts`
-/// applied), each for every chip of `chips` (a cubin through ptxas, and the
-/// PTX). The modules hold one kernel; they are cloned, not changed.
+/// A specialized variant to export: a C identifier and the facts it
+/// assumes of the arguments.
+struct FactSet {
+  std::string name;
+  std::vector<std::pair<unsigned, ParamFact>> facts;
+};
+
+/// Compiles `kernel`'s module ahead of time: a variant for each fact set
+/// of `specializations` (in order: the launcher tries them first to last;
+/// empty sets are skipped), then the generic variant (no argument facts),
+/// each for every chip of `chips` (a cubin through ptxas, and the PTX).
+/// The module holds one kernel; it is cloned, not changed.
 llvm::Expected<ExportedKernel>
-exportKernel(mlir::ModuleOp generic, mlir::ModuleOp specialized,
-             const std::vector<std::pair<unsigned, ParamFact>> &facts,
+exportKernel(mlir::ModuleOp generic, const std::vector<FactSet> &specializations,
              const std::vector<std::string> &chips, TargetOptions options,
              llvm::StringRef ptxas, llvm::StringRef sourceName,
              llvm::StringRef prefix);
