@@ -81,6 +81,9 @@ struct Stmt {
   /// compile-time constant; other annotations are ignored, as in Triton.
   ExprPtr annotation;
   Block body, orelse;
+  /// An `if` one of whose branches returns and the other took the rest of
+  /// its block (Returns.cpp): nothing after it in that block.
+  bool tookRest = false;
 
   Stmt(Kind kind, Loc loc) : kind(kind), loc(loc) {}
 };

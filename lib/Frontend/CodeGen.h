@@ -458,7 +458,14 @@ private:
 
   void forLoop(const Stmt &s);
 
-  void ifStatement(const Stmt &s);
+  /// `tail`: the if is the kernel's last statement (or the last of such an
+  /// if's branch): what its branches assign is read by nothing after it,
+  /// so a name may take another type there (the rest of a kernel after an
+  /// early `return` becomes such an if's other branch, Returns.cpp).
+  void ifStatement(const Stmt &s, bool tail);
+  /// Set for the statement() call of a kernel's last statement (read and
+  /// cleared by statement()).
+  bool atTail = false;
 
   //===--------------------------------------------------------------------===//
   // Kernels

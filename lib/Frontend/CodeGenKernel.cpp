@@ -583,8 +583,11 @@ void CodeGen::kernel(const Function &f) {
                       b.getDenseI64ArrayAttr(dims));
       top[d.param->name] = desc;
     }
-    for (auto &s : f.body)
-      statement(*s);
+    for (size_t i = 0; i < f.body.size(); ++i) {
+      // The kernel's last statement: nothing reads what it assigns.
+      atTail = i + 1 == f.body.size();
+      statement(*f.body[i]);
+    }
   } catch (CodeGenError &) {
     func.erase();
     throw;

@@ -78,6 +78,8 @@ void CodeGen::assign(const std::string &name, Loc l, Val v) {
 }
 
 void CodeGen::statement(const Stmt &s) {
+  bool tail = atTail;
+  atTail = false;
   switch (s.kind) {
   case Stmt::Pass:
     return;
@@ -129,7 +131,7 @@ void CodeGen::statement(const Stmt &s) {
   case Stmt::For:
     return forLoop(s);
   case Stmt::If:
-    return ifStatement(s);
+    return ifStatement(s, tail);
   case Stmt::While:
     return whileLoop(s);
   }
@@ -406,12 +408,15 @@ void CodeGen::forLoop(const Stmt &s) {
     carriedSlot(carried[k], s.loc) = Val::runtime(loop.getResult(k), uns[k]);
 }
 
-void CodeGen::ifStatement(const Stmt &s) {
+void CodeGen::ifStatement(const Stmt &s, bool tail) {
   Val cond = expr(*s.value);
   if (cond.isConst()) { // resolved at compile time
     bool taken = cond.kind == Val::Float ? cond.f != 0 : cond.i != 0;
-    for (auto &st : taken ? s.body : s.orelse)
-      statement(*st);
+    const ::kite::ast::Block &body = taken ? s.body : s.orelse;
+    for (size_t i = 0; i < body.size(); ++i) {
+      atTail = tail && i + 1 == body.size();
+      statement(*body[i]);
+    }
     return;
   }
   if (cond.kind != Val::Runtime || isa<RankedTensorType>(cond.v.getType()))
@@ -428,6 +433,10 @@ void CodeGen::ifStatement(const Stmt &s) {
   for (const std::string &n : assigned) {
     auto found = scope->find(n);
     if (found == scope->end())
+      continue;
+    // The rest of a kernel after an early return (an if that took the
+    // rest, at the kernel's tail): nothing after it reads what it assigns.
+    if (tail && s.tookRest && n != ::kite::ast::kReturnName)
       continue;
     Val &v = found->second;
     if (v.isConst())
@@ -453,8 +462,10 @@ void CodeGen::ifStatement(const Stmt &s) {
   Scope before = *scope;
   auto emitBranch = [&](const ::kite::ast::Block &body, Scope &out) {
     *scope = before;
-    for (auto &st : body)
-      statement(*st);
+    for (size_t i = 0; i < body.size(); ++i) {
+      atTail = tail && i + 1 == body.size();
+      statement(*body[i]);
+    }
     out = *scope;
   };
   SmallVector<Type> types;

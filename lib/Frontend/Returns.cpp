@@ -65,6 +65,7 @@ void moveTails(Block &block, unsigned depth, std::optional<Loc> &tooDeep) {
     for (size_t k = i + 1; k < block.size(); ++k)
       into.push_back(std::move(block[k]));
     block.resize(i + 1);
+    s.tookRest = true;
     moveTails(into, depth + 1, tooDeep);
   }
 }
