@@ -45,6 +45,7 @@ namespace kite {
 #define GEN_PASS_DECL_PIPELINELOADS
 #define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
 #define GEN_PASS_DECL_CARRYPOINTEROFFSETS
+#define GEN_PASS_DECL_REBASENARROWPOINTERS
 #define GEN_PASS_DECL_VERSIONFULLBLOCKS
 #define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
@@ -142,6 +143,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       stage.storeComputedA = !computedA || std::string_view(computedA) != "0";
       pm.addPass(createStageDotOperands(stage));
     }
+    pm.addPass(createRebaseNarrowPointers());
     // What the staging did not take after all (none expected).
     pm.addPass(createLowerDescriptors());
     pm.addPass(createPipelineLoads());

@@ -185,6 +185,25 @@ def CarryPointerOffsets
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def RebaseNarrowPointers
+    : Pass<"kite-rebase-narrow-pointers", "::mlir::ModuleOp"> {
+  let summary = "Keep narrow pointer blocks in loops as a base plus i32 offsets";
+  let description = [{
+    After kite-carry-pointer-offsets a loop reads
+    `addptr(start, splat(offset))` with `start = addptr(splat(base),
+    offsets)` loop-invariant: a block of 64-bit pointers (two registers an
+    element) live through the loop. Where `offsets` are i32 and the
+    accesses are narrower than 16 bytes (sizes and strides without
+    divisibility facts: an address for every element or two), the block
+    becomes `addptr(splat(addptr(base, offset)), offsets)`: the scalar base
+    advances, the i32 offsets (one register an element) are what stays
+    live, and each address is formed where an access uses it. 16-byte
+    accesses (few addresses, read by cp.async or TMA) keep the invariant
+    pointers. Runs after kite-stage-dot-operands, which may have given an
+    operand's load the transposed, wider orientation.
+  }];
+}
+
 def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
   let summary = "Copy a K loop's dot operands into shared memory with cp.async, two blocks ahead";
   let description = [{
