@@ -165,8 +165,15 @@ bool orientLoad(func::FuncOp func, scf::ForOp loop, Value operand) {
   // The data decides: the transposed block's accesses must move wider
   // vectors than the block's own.
   kd::AxisInfoAnalysis axisInfo(func);
-  if (axisInfo.vectorElements(ptrs, bytes) <=
-      axisInfo.vectorElements(load.getPtr(), bytes)) {
+  // Wider vectors; or, without the alignment for vectors (sizes and strides
+  // without divisibility facts), longer contiguous runs: the addresses of a
+  // run then come from its first (the access lowering's immediates).
+  auto runOf = [&](Value p) {
+    return std::min<int64_t>(16 / bytes, axisInfo.get(p).contiguity);
+  };
+  int64_t wide = axisInfo.vectorElements(ptrs, bytes),
+          wideNow = axisInfo.vectorElements(load.getPtr(), bytes);
+  if (wide < wideNow || (wide == wideNow && runOf(ptrs) <= runOf(load.getPtr()))) {
     transposer.undo();
     return false;
   }

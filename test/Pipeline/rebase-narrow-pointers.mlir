@@ -35,3 +35,17 @@
 // RUN: kitec %kite_src_root/bench/kernels/matmul_tutorial.kite --chip=sm_90a -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=64 --num-warps=8 --num-stages=3 --specialize=stride_ak=1,stride_bn=1,stride_cn=1,a_ptr=div16,b_ptr=div16,c_ptr=div16 -o %t.odd.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.odd.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // NOSPILL: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// B as an nn.Linear weight (N x K, K contiguous) at odd sizes: the load is
+// turned to read K-contiguous runs (kite-stage-dot-operands' orientation
+// step takes longer runs where the alignment allows no wider vectors), and
+// each run's addresses come from its first (immediate offsets): the
+// tutorial's Hopper configurations spill nothing but 128x256x64 (88 bytes;
+// 576 to 1152 before, in each of them).
+// RUN: kitec %kite_src_root/bench/kernels/matmul_tutorial.kite --chip=sm_90a -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=32 --num-warps=4 --num-stages=4 --specialize=stride_ak=1,stride_bk=1,stride_cn=1,a_ptr=div16,b_ptr=div16,c_ptr=div16 -o %t.nt.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nt.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: FileCheck %s --check-prefix=RUNS < %t.nt.ptx
+// RUNS: @%kp ld.global.b16 {{%rs[0-9]+}}, [[[FIRST:%rd[0-9]+]]];
+// RUNS: @%kp ld.global.b16 {{%rs[0-9]+}}, [[[FIRST]]+2];
+// RUN: kitec %kite_src_root/bench/kernels/matmul_tutorial.kite --chip=sm_90a -D BLOCK_M=64 -D BLOCK_N=256 -D BLOCK_K=32 --num-warps=4 --num-stages=4 --specialize=stride_ak=1,stride_bk=1,stride_cn=1,a_ptr=div16,b_ptr=div16,c_ptr=div16 -o %t.nt2.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nt2.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPILL

@@ -27,6 +27,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/bit.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::kite;
 using namespace mlir::kite::detail;
@@ -191,7 +193,8 @@ static Value predicateWord(OpBuilder &b, Location loc, Value pred) {
 /// the uses, so the load issues early and its latency overlaps other work.
 static SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value addr,
                                     Value pred, WordPlan plan,
-                                    ArrayRef<Value> others) {
+                                    ArrayRef<Value> others,
+                                    int64_t immediate = 0) {
   MLIRContext *ctx = b.getContext();
   Type regType = registerType(ctx, plan.bits);
   StringRef cls = registerClass(plan.bits);
@@ -213,7 +216,9 @@ static SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value addr,
   constraints += ",l";
   asmText += "ld.global" + (n > 1 ? ".v" + std::to_string(n) : std::string()) +
              "." + ptxType(plan.bits).str() + " " + operandList(0, n) +
-             ", [$" + std::to_string(addrIndex) + "];";
+             ", [$" + std::to_string(addrIndex) +
+             (immediate ? "+" + std::to_string(immediate) : std::string()) +
+             "];";
   if (pred) {
     // Masked-off words keep `others`.
     std::string movs;
@@ -248,7 +253,8 @@ static SmallVector<Value> loadWords(OpBuilder &b, Location loc, Value addr,
 /// One global store of `words` at `addr` (i64), executed only where `pred`
 /// (i1; null: always), as branch-free PTX (`@p st.global.v4.b32`).
 static void storeWords(OpBuilder &b, Location loc, Value addr, Value pred,
-                       WordPlan plan, ArrayRef<Value> words) {
+                       WordPlan plan, ArrayRef<Value> words,
+                       int64_t immediate = 0) {
   SmallVector<Value> operands;
   std::string constraints, asmText;
   int64_t next = 0;
@@ -268,7 +274,9 @@ static void storeWords(OpBuilder &b, Location loc, Value addr, Value pred,
   int64_t n = plan.count;
   asmText += "st.global" + (n > 1 ? ".v" + std::to_string(n) : std::string()) +
              "." + ptxType(plan.bits).str() + " [$" +
-             std::to_string(addrIndex) + "], " + operandList(next, n) + ";" +
+             std::to_string(addrIndex) +
+             (immediate ? "+" + std::to_string(immediate) : std::string()) +
+             "], " + operandList(next, n) + ";" +
              (pred ? " }" : "");
   LLVM::InlineAsmOp::create(b, loc, Type(), operands, asmText, constraints,
                             /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -284,6 +292,45 @@ static Value addressOf(OpBuilder &b, Location loc, Value addrs, int64_t e) {
   return extractRegister(b, loc, addrs, e);
 }
 
+
+/// How many consecutive registers of a thread hold one contiguous run of
+/// addresses (AxisInfo contiguity within the layout's chunk; a power of two
+/// dividing both, so runs never straddle). Accesses narrower than that
+/// (sizes and strides without divisibility facts) form one address per run
+/// and reach the others by immediate offsets: the other elements' offsets
+/// need not live in registers.
+static int64_t contiguousRun(const KiteLoweringState &state,
+                             const BlockedLayout &layout, Value ptrs) {
+  if (layout.isReplicated())
+    return 1;
+  uint64_t g = std::gcd<uint64_t>(uint64_t(std::max<int64_t>(layout.chunk, 1)),
+                                  uint64_t(std::max<int64_t>(
+                                      state.axisInfo.get(ptrs).contiguity, 1)));
+  return int64_t(g & (~g + 1)); // its largest power of two
+}
+
+/// Register `e` of a block of addresses whose runs of `run` registers are
+/// contiguous (contiguousRun), as its run's first address (i64) plus
+/// `bytes`: the PTX access takes the bytes as an immediate.
+struct RunAddress {
+  Value base;
+  int64_t bytes = 0;
+};
+static RunAddress runAddress(OpBuilder &b, Location loc, Value addrs,
+                             int64_t e, int64_t run, int64_t elementBytes) {
+  if (isa<LLVM::LLVMPointerType>(addrs.getType()) || run <= 1 ||
+      e % run == 0)
+    return {addressOf(b, loc, addrs, e), 0};
+  int64_t first = e - e % run;
+  return {addressOf(b, loc, addrs, first), (e - first) * elementBytes};
+}
+static Value fullAddress(OpBuilder &b, Location loc, RunAddress a) {
+  if (!a.bytes)
+    return a.base;
+  return arith::AddIOp::create(
+      b, loc, a.base,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), a.bytes));
+}
 
 /// Registers [offset, offset + width) of a per-thread vector (one register
 /// as a scalar when width is 1).
@@ -376,18 +423,22 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     Value other = adaptor.getOther();
     Type resultType = getTypeConverter()->convertType(op.getResult());
 
+    // Registers of one contiguous run of addresses (set below for blocks).
+    int64_t run = 1;
     // One group of `w` elements at register `g` (`g` is ignored for scalars).
     auto loadGroup = [&](int64_t g, int64_t w, Value pred,
                          Value groupOther) -> Value {
       Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
       Type group = w == 1 ? pointee : Type(VectorType::get({w}, pointee));
-      Value addr = addressOf(rewriter, loc, ptrs, g);
+      RunAddress addr = runAddress(rewriter, loc, ptrs, g, run, elementBytes);
       if (!pred) // Unmasked: a plain LLVM load, which LLVM may optimize.
-        return fromMemory(rewriter, loc,
-                          LLVM::LoadOp::create(rewriter, loc, memGroup,
-                                               toPointer(rewriter, loc, addr),
-                                               w * elementBytes),
-                          group);
+        return fromMemory(
+            rewriter, loc,
+            LLVM::LoadOp::create(
+                rewriter, loc, memGroup,
+                toPointer(rewriter, loc, fullAddress(rewriter, loc, addr)),
+                w * elementBytes),
+            group);
       WordPlan plan = wordsOf(w, elementBytes);
       SmallVector<Value> others;
       {
@@ -395,7 +446,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
                              : constantOf(rewriter, loc, memGroup, 0);
         others = toWords(rewriter, loc, o, plan);
       }
-      auto words = loadWords(rewriter, loc, addr, pred, plan, others);
+      auto words =
+          loadWords(rewriter, loc, addr.base, pred, plan, others, addr.bytes);
       return fromMemory(rewriter, loc,
                         fromWords(rewriter, loc, words, memGroup, plan), group);
     };
@@ -411,6 +463,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     AccessPlan plan =
         planAccess(state, layout, op.getPtr(), op.getMask(), elementBytes);
     int64_t w = plan.width;
+    run = contiguousRun(state, layout, op.getPtr());
     SmallVector<Value> elements;
     for (int64_t g = 0; g < layout.perThread; g += w) {
       Value groupOther = other ? slice(rewriter, loc, other, g, w) : Value();
@@ -478,6 +531,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
     Value value = adaptor.getValue();
 
+    int64_t run = 1; // registers of one contiguous run (blocks: below)
     auto storeGroup = [&](int64_t g, int64_t w, Value pred) {
       Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
       WordPlan plan = wordsOf(w, elementBytes);
@@ -485,14 +539,16 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                     ? slice(rewriter, loc, value, g, w)
                     : value;
       v = toMemory(rewriter, loc, v, memGroup);
-      Value addr = addressOf(rewriter, loc, ptrs, g);
+      RunAddress addr = runAddress(rewriter, loc, ptrs, g, run, elementBytes);
       if (!pred) { // Unmasked: a plain LLVM store.
-        LLVM::StoreOp::create(rewriter, loc, v, toPointer(rewriter, loc, addr),
-                              w * elementBytes);
+        LLVM::StoreOp::create(
+            rewriter, loc, v,
+            toPointer(rewriter, loc, fullAddress(rewriter, loc, addr)),
+            w * elementBytes);
         return;
       }
-      storeWords(rewriter, loc, addr, pred, plan,
-                 toWords(rewriter, loc, v, plan));
+      storeWords(rewriter, loc, addr.base, pred, plan,
+                 toWords(rewriter, loc, v, plan), addr.bytes);
     };
 
     if (!isa<VectorType>(ptrs.getType())) {
@@ -523,6 +579,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     if (layout.isReplicated())
       plan.uniformMask = false;
     int64_t w = plan.width;
+    run = contiguousRun(state, layout, op.getPtr());
     for (int64_t g = 0; g < layout.perThread; g += w) {
       if (!mask || plan.uniformMask || w == 1) {
         storeGroup(g, w,

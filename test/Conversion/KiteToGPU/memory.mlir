@@ -58,13 +58,20 @@ func.func @unaligned(%x: !kite.ptr<f32>, %y: !kite.ptr<f32>) attributes {kite.ke
 // CHECK: %[[NOTALL:.*]] = arith.xori %[[ALL]], %true
 // CHECK-NOT: scf.if
 // CHECK: arith.andi %{{.*}}, %[[NOTALL]]
-// CHECK-COUNT-4: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2]; }", "=r,r,l,r"
+// The group's elements share its first address (immediate offsets).
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2]; }", "=r,r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2+4]; }", "=r,r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2+8]; }", "=r,r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $1, 0; mov.b32 $0, $3; @%kp ld.global.b32 $0, [$2+12]; }", "=r,r,l,r"
 // CHECK-NOT: scf.if
 // CHECK: %[[PART:.*]] = vector.from_elements
 // CHECK: arith.select %[[ALL]], %{{.*}}, %[[PART]] : vector<4xf32>
 // CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.v4.b32 [$1], {$2, $3, $4, $5}; }", "r,l,r,r,r,r"
 // CHECK: scf.if
-// CHECK-COUNT-4: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1], $2; }", "r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1], $2; }", "r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1+4], $2; }", "r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1+8], $2; }", "r,l,r"
+// CHECK: "{ .reg .pred %kp; setp.ne.b32 %kp, $0, 0; @%kp st.global.b32 [$1+12], $2; }", "r,l,r"
 func.func @masked(%x: !kite.ptr<f32> {kite.divisibility = 16 : i32}, %n: i32, %y: !kite.ptr<f32> {kite.divisibility = 16 : i32})
     attributes {kite.kernel} {
   %r = kite.arange 0, 1024 : tensor<1024xi32>
