@@ -42,6 +42,7 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address -DKITE_LIBFUZZER $defs
        -I"$root/include" -I"$build/include" -isystem /usr/lib/llvm-22/include)
 libs=("$build/lib/Registration/libKiteRegistration.a"
       "$build/lib/Pipeline/libKitePipeline.a"
+      "$build/lib/Dialect/Kite/Transforms/libKiteTransforms.a"
       "$build/lib/Conversion/KiteToGPU/libKiteToGPU.a"
       "$build/lib/Analysis/libKiteAnalysis.a"
       "$build/lib/Dialect/Kite/IR/libKiteDialect.a"

@@ -1,18 +1,30 @@
 //===- Pipeline.cpp - The kite-to-ptx pipeline ----------------------------===//
 //
-// Builds the pass pipeline from kite IR to PTX:
-//   kite-check-target, inline, canonicalize, cse          (stage kite)
-//   convert-kite-to-gpu, canonicalize, cse                (stage gpu)
-//   nvvm-attach-target, gpu.module(scf->cf, gpu->nvvm, nvvm->llvm,
-//     reconcile-unrealized-casts)                         (stage llvm)
-//   gpu-module-to-binary{format=isa}                      (stage ptx)
-// registers it as `kite-to-ptx`, and drives it from C++ (compileToPTX),
-// returning diagnostics as errors.
+// Assembles the pass pipeline from the kite dialect to PTX, in four stages
+// (kitec --emit=kite|gpu|llvm|ptx shows the IR after each):
+//   kite  inline, symbol-dce, canonicalize, cse; kite-raise-to-descriptors
+//         (with TMA); kite-lower-descriptors (what TMA will not stage). The
+//         interpreter runs this stage's output.
+//   gpu   the kite dialect's scheduling (lib/Dialect/Kite/Transforms):
+//         kite-version-full-blocks, kite-rematerialize-broadcasts,
+//         kite-carry-pointer-offsets, canonicalize, loop-invariant-code-motion,
+//         kite-stage-dot-operands, kite-rebase-narrow-pointers,
+//         kite-lower-descriptors, kite-pipeline-loads, kite-unroll-loops,
+//         canonicalize, cse; then convert-kite-to-gpu, canonicalize, cse.
+//   llvm  nvvm-attach-target; in the gpu.module scf->cf, gpu->nvvm,
+//         nvvm->llvm, canonicalize, cse, reconcile-unrealized-casts; then
+//         kite-tensor-map-params, kite-pack-byte-selects,
+//         kite-drop-unused-device-libraries.
+//   ptx   gpu-module-to-binary{format=isa}.
+// kite-check-target runs first. Registers the whole as `kite-to-ptx` and
+// drives it from C++ (compileToPTX, under the crash guard of
+// CrashRecovery.h), returning diagnostics as errors.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kite/Pipeline/Pipeline.h"
 #include "kite/Pipeline/CrashRecovery.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 
 #include "kite/Conversion/Passes.h"
@@ -42,18 +54,9 @@
 
 namespace kite {
 #define GEN_PASS_DECL_CHECKTARGET
-#define GEN_PASS_DECL_PIPELINELOADS
-#define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
-#define GEN_PASS_DECL_CARRYPOINTEROFFSETS
-#define GEN_PASS_DECL_REBASENARROWPOINTERS
-#define GEN_PASS_DECL_VERSIONFULLBLOCKS
-#define GEN_PASS_DECL_STAGEDOTOPERANDS
 #define GEN_PASS_DECL_DROPUNUSEDDEVICELIBRARIES
-#define GEN_PASS_DECL_LOWERDESCRIPTORS
-#define GEN_PASS_DECL_RAISETODESCRIPTORS
 #define GEN_PASS_DECL_TENSORMAPPARAMS
 #define GEN_PASS_DECL_PACKBYTESELECTS
-#define GEN_PASS_DECL_UNROLLLOOPS
 #define GEN_PASS_REGISTRATION
 #include "kite/Pipeline/Passes.h.inc"
 } // namespace kite
@@ -290,6 +293,7 @@ struct KiteToPTXPipelineOptions
 
 void ::kite::registerPipelines() {
   registerKitePipelinePasses();
+  registerKiteTransformsPasses();
   PassPipelineRegistration<KiteToPTXPipelineOptions>(
       "kite-to-ptx", "Lower kite kernels to PTX (a gpu.binary)",
       [](OpPassManager &pm, const KiteToPTXPipelineOptions &o) {

@@ -33,7 +33,7 @@
 
 #include "kite/Analysis/AxisInfo.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,9 +44,8 @@
 #include "llvm/ADT/bit.h"
 
 namespace kite {
-#define GEN_PASS_DECL_VERSIONFULLBLOCKS
 #define GEN_PASS_DEF_VERSIONFULLBLOCKS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 #include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,9 +17,8 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace kite {
-#define GEN_PASS_DECL_PIPELINELOADS
 #define GEN_PASS_DEF_PIPELINELOADS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

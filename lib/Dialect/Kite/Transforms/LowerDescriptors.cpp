@@ -13,7 +13,7 @@
 #include "TmaOperands.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,9 +22,8 @@
 #include "mlir/Pass/Pass.h"
 
 namespace kite {
-#define GEN_PASS_DECL_LOWERDESCRIPTORS
 #define GEN_PASS_DEF_LOWERDESCRIPTORS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

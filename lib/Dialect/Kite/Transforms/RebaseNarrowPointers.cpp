@@ -17,7 +17,7 @@
 
 #include "kite/Analysis/AxisInfo.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,9 +27,8 @@
 #include <algorithm>
 
 namespace kite {
-#define GEN_PASS_DECL_REBASENARROWPOINTERS
 #define GEN_PASS_DEF_REBASENARROWPOINTERS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

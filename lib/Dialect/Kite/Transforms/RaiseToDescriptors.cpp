@@ -19,7 +19,7 @@
 #include "TmaOperands.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,9 +28,8 @@
 #include "mlir/Pass/Pass.h"
 
 namespace kite {
-#define GEN_PASS_DECL_RAISETODESCRIPTORS
 #define GEN_PASS_DEF_RAISETODESCRIPTORS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

@@ -24,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -33,9 +33,8 @@
 #include "mlir/Pass/Pass.h"
 
 namespace kite {
-#define GEN_PASS_DECL_CARRYPOINTEROFFSETS
 #define GEN_PASS_DEF_CARRYPOINTEROFFSETS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;

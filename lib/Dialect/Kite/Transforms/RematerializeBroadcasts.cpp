@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
-#include "kite/Pipeline/Pipeline.h"
+#include "kite/Dialect/Kite/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -28,9 +28,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace kite {
-#define GEN_PASS_DECL_REMATERIALIZEBROADCASTS
 #define GEN_PASS_DEF_REMATERIALIZEBROADCASTS
-#include "kite/Pipeline/Passes.h.inc"
+#include "kite/Dialect/Kite/Transforms/Passes.h.inc"
 } // namespace kite
 
 using namespace mlir;
