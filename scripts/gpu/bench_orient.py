@@ -2,6 +2,8 @@
 """The tutorial matmul in every operand orientation, beside Triton and cuBLAS.
 
 Usage: python3 bench_orient.py DIR   (DIR from scripts/gpu/orient_variants.sh)
+Environment: KITE_ORIENT_QUICK=1 (4096^3 and 4095^3 only), KITE_ORIENT_SHAPES=odd
+or div16, KITE_ORIENT_ONLY=f16,bf16 (dtypes).
 Each DIR/mm_<dtype>_<orient>_<div>_<BM>x<BN>x<BK>w<W>s<S>.c is Kite's export
 of bench/kernels/matmul_tutorial.kite (C only, the driver through dlopen);
 it is built here into a shared library and launched through ctypes. For
@@ -113,6 +115,13 @@ shapes = [("div16", 4096, 4096, 4096), ("div16", 8192, 8192, 8192), ("div16", 10
           ("div16", 16, 8192, 8192), ("div16", 64, 8192, 8192), ("odd", 4095, 4095, 4095)]
 if os.environ.get("KITE_ORIENT_QUICK") == "1":
     shapes = [s for s in shapes if s[1] in (4096, 4095)]
+# KITE_ORIENT_SHAPES=odd (or div16) keeps those shapes; KITE_ORIENT_ONLY=f16
+# (dtypes, comma-separated) those dtypes.
+if os.environ.get("KITE_ORIENT_SHAPES"):
+    shapes = [s for s in shapes if s[0] == os.environ["KITE_ORIENT_SHAPES"]]
+if os.environ.get("KITE_ORIENT_ONLY"):
+    keep = os.environ["KITE_ORIENT_ONLY"].split(",")
+    variants = {k: v for k, v in variants.items() if k[0] in keep}
 rows = []
 wrong = []
 for (dt, orient, div), vs in sorted(variants.items()):
