@@ -455,12 +455,6 @@ using namespace ::kite::ast;
 namespace kd = mlir::kite;
 using ::kite::frontend::CodeGen;
 
-auto ::kite::defaultInputPrecision() -> std::string {
-  if (const char *env = std::getenv("KITE_F32_DEFAULT"))
-    return env;
-  return "tf32";
-}
-
 auto ::kite::normalizeSignatureType(const std::string &type) -> std::string {
   std::string t = type;
   while (!t.empty() && t.front() == ' ')
@@ -594,13 +588,15 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
   }
   FrontendOptions resolved = options;
   if (resolved.inputPrecision.empty())
-    resolved.inputPrecision = defaultInputPrecision();
+    resolved.inputPrecision = "tf32";
   if (!mlir::kite::symbolizeInputPrecision(resolved.inputPrecision)) {
     emitError(FileLineColLoc::get(context, file, 1, 1))
         << "the default input precision of f32 dots must be ieee, tf32 or "
            "tf32x3, got '"
         << resolved.inputPrecision << "'"
-        << (options.inputPrecision.empty() ? " (from KITE_F32_DEFAULT)" : "");
+        << (options.inputPrecisionOrigin.empty()
+                ? std::string()
+                : " (from " + options.inputPrecisionOrigin + ")");
     ++errors;
   }
   if (errors)

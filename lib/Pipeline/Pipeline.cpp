@@ -103,11 +103,9 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    const char *raiseEnv = std::getenv("KITE_RAISE_TO_DESCRIPTORS");
-    if (options.tma && !(raiseEnv && std::string_view(raiseEnv) == "0")) {
+    if (options.tma) {
       // Tutorial 03's pointer loads of a K loop's dot operands as
-      // descriptor loads where TMA can take them (KITE_RAISE_TO_DESCRIPTORS=0
-      // keeps them: an A/B switch for measurements).
+      // descriptor loads where TMA can take them.
       RaiseToDescriptorsOptions raise;
       raise.chip = options.chip;
       raise.numWarps = options.numWarps;
@@ -140,10 +138,6 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
       stage.numWarps = options.numWarps;
       stage.chip = options.chip;
       stage.warpSpecialize = options.warpSpecialize;
-      // KITE_ASYNC_COMPUTED_A=0 keeps a computed A in registers (an A/B
-      // switch for measurements, like KITE_PACK_BYTE_SELECTS).
-      const char *computedA = std::getenv("KITE_ASYNC_COMPUTED_A");
-      stage.storeComputedA = !computedA || std::string_view(computedA) != "0";
       pm.addPass(createStageDotOperands(stage));
     }
     pm.addPass(createRebaseNarrowPointers());
@@ -183,11 +177,7 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     gpu.addPass(createCSEPass());
     gpu.addPass(createReconcileUnrealizedCastsPass());
     pm.addPass(createTensorMapParams());
-    // KITE_PACK_BYTE_SELECTS=0 leaves the selects per element (an A/B
-    // switch for measurements, like KITE_LLVM_LSR).
-    const char *pack = std::getenv("KITE_PACK_BYTE_SELECTS");
-    if (!pack || std::string_view(pack) != "0")
-      pm.addPass(createPackByteSelects());
+    pm.addPass(createPackByteSelects());
     pm.addPass(createDropUnusedDeviceLibraries());
     return;
   }
@@ -212,11 +202,6 @@ static void setLLVMFlag(llvm::StringRef name, bool value) {
     *static_cast<llvm::cl::opt<bool> *>(it->second) = value;
 }
 
-/// Whether loop strength reduction stays on (KITE_LLVM_LSR=1).
-static bool keepLSR() {
-  const char *env = std::getenv("KITE_LLVM_LSR");
-  return env && std::string_view(env) == "1";
-}
 
 /// LLVM's NVPTX code generation as Kite wants it, set once for the process
 /// (LLVM has these only as command-line options; Triton sets the first too):
@@ -229,19 +214,17 @@ static bool keepLSR() {
 ///     pointers) into one pointer per copy, each advanced every iteration,
 ///     which ptxas then shuffled between registers: at 4096x4096x512 f16
 ///     on wgmma 322.6 -> 338.9 TFLOP/s without it, 4096^3 474.8 -> 523.7
-///     (128x128x32, 4 warps; H100). KITE_LLVM_LSR=1 keeps it.
+///     (128x128x32, 4 warps; H100). `kitec --disable-lsr=false` keeps it
+///     (a flag given on the command line is left alone).
 static void applyLLVMCodegenSettings() {
   static std::once_flag once;
   std::call_once(once, [] {
     setLLVMFlag("nvptx-short-ptr", true);
-    if (!keepLSR())
-      setLLVMFlag("disable-lsr", true);
+    setLLVMFlag("disable-lsr", true);
   });
 }
 
-std::string(::kite::llvmCodegenSettings)() {
-  return keepLSR() ? "short-ptr" : "short-ptr,no-lsr";
-}
+std::string(::kite::llvmCodegenSettings)() { return "short-ptr,no-lsr"; }
 
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
                                   const TargetOptions &options,

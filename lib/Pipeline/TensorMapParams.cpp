@@ -24,8 +24,6 @@ using namespace mlir;
 namespace {
 struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
   void runOnOperation() override {
-    const char *env = std::getenv("KITE_PREFETCH_TENSORMAPS");
-    bool prefetch = !env || std::string_view(env) != "0";
     getOperation().walk([&](LLVM::LLVMFuncOp func) {
       if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
         return;
@@ -47,10 +45,7 @@ struct TensorMapParams : ::kite::impl::TensorMapParamsBase<TensorMapParams> {
                         UnitAttr::get(ctx));
         // The program's first thread prefetches the map at the start, so
         // that its first copies do not wait for the descriptor's fetch
-        // (as CUTLASS's producers do). KITE_PREFETCH_TENSORMAPS=0 leaves it
-        // out (an A/B switch for measurements).
-        if (!prefetch)
-          continue;
+        // (as CUTLASS's producers do).
         OpBuilder b(ctx);
         Block &entry = func.getBody().front();
         b.setInsertionPointToStart(&entry);

@@ -185,7 +185,14 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     for (auto &[name, value] : options.defines)
       frontend.defines[name] = value;
     frontend.signature = options.signature;
+    // The default from the environment (Triton's TRITON_F32_DEFAULT), read
+    // here at the runtime's boundary; AnalysisCache.cpp keys on it.
     frontend.inputPrecision = options.inputPrecision;
+    if (frontend.inputPrecision.empty())
+      if (const char *env = std::getenv("KITE_F32_DEFAULT")) {
+        frontend.inputPrecision = env;
+        frontend.inputPrecisionOrigin = "KITE_F32_DEFAULT";
+      }
     frontend.autotuneConfig = options.autotuneConfig;
     frontend.kernel = options.kernel;
     frontend.ignoreAutotune = !options.autotuneConfigs.empty();

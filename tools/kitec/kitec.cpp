@@ -225,6 +225,7 @@ static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
 }
 
 static int compile();
+static void setInputPrecision(kite::FrontendOptions &frontend);
 
 /// The number of @autotune configurations of the input's kernel (--kernel's,
 /// else the only one with any), or -1 after an error.
@@ -248,7 +249,7 @@ static int countConfigs() {
     if (eq != std::string::npos && eq > 0)
       frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
   }
-  frontend.inputPrecision = inputPrecision;
+  setInputPrecision(frontend);
   frontend.kernel = kernelName;
   auto module = kite::importKiteSource(sourceMgr, &context, frontend);
   if (!module)
@@ -428,6 +429,18 @@ static int exportC(mlir::ModuleOp generic, const KernelFacts &facts,
 }
 
 /// One compile of the input with the options as set.
+/// --input-precision, else $KITE_F32_DEFAULT (like Triton's
+/// TRITON_F32_DEFAULT; the environment is read here, at the tool's
+/// boundary, not in the frontend).
+static void setInputPrecision(kite::FrontendOptions &frontend) {
+  frontend.inputPrecision = inputPrecision;
+  if (inputPrecision.empty())
+    if (const char *env = std::getenv("KITE_F32_DEFAULT")) {
+      frontend.inputPrecision = env;
+      frontend.inputPrecisionOrigin = "KITE_F32_DEFAULT";
+    }
+}
+
 /// Splits `text` at commas, each item trimmed of spaces.
 static std::vector<std::string> splitItems(const std::string &text) {
   std::vector<std::string> items;
@@ -626,7 +639,7 @@ static int compile() {
     }
     frontend.defines[d.substr(0, eq)] = d.substr(eq + 1);
   }
-  frontend.inputPrecision = inputPrecision;
+  setInputPrecision(frontend);
   frontend.verbose = verbose;
   frontend.autotuneConfig = autotuneConfig;
   frontend.kernel = kernelName;

@@ -35,8 +35,13 @@ struct FrontendOptions {
   /// Remarks for what a file of Triton kernels leaves out as host code.
   bool verbose = false;
   /// How f32 dots without `input_precision=` multiply: "tf32" (Triton's
-  /// default), "ieee" or "tf32x3"; empty: defaultInputPrecision().
+  /// default), "ieee" or "tf32x3"; empty: tf32. The frontend reads no
+  /// environment: kitec and the runtime fill this from --input-precision,
+  /// CompileOptions or $KITE_F32_DEFAULT.
   std::string inputPrecision;
+  /// Where `inputPrecision` came from, for the error on a bad value (e.g.
+  /// "KITE_F32_DEFAULT"); empty: the caller's option.
+  std::string inputPrecisionOrigin;
   /// >= 0: compile the kernel's @autotune configuration of that index (its
   /// constexpr values, num_warps and num_stages) as a plain kernel.
   int autotuneConfig = -1;
@@ -69,11 +74,6 @@ declaredKernels(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
 /// A signature type as kitec --signature and Triton spell it ("*fp16",
 /// "tl.float32", "bf16") in Kite's spelling ("*f16", "f32", "bf16").
 std::string normalizeSignatureType(const std::string &type);
-
-/// The default input precision of f32 dots: $KITE_F32_DEFAULT when set
-/// (like Triton's TRITON_F32_DEFAULT), else "tf32". The value is not
-/// checked here: importKiteSource reports a bad one.
-std::string defaultInputPrecision();
 
 /// The kernels (and nothing else: helpers are inlined) of the main buffer
 /// of `sourceMgr`, or null after diagnostics.

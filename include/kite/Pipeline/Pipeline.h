@@ -68,7 +68,7 @@ void buildKiteToPTXPipeline(mlir::OpPassManager &pm,
 /// The process-wide settings of LLVM's NVPTX code generation that Kite
 /// makes (LLVM has them only as command-line options), applied on the first
 /// pipeline built and described here for cache keys: 32-bit shared-memory
-/// pointers, and loop strength reduction off unless KITE_LLVM_LSR=1
+/// pointers, and loop strength reduction off (kitec --disable-lsr=false keeps it)
 /// (docs/lowering.md, "LLVM's code generation").
 std::string llvmCodegenSettings();
 

@@ -138,9 +138,6 @@ TmaStorePanels mlir::kite::tmaStorePanels(TmaStoreOp op) {
 
 bool mlir::kite::defersTmaStoreReads(Operation *kernel,
                                      const KiteTypeConverter *conv) {
-  if (const char *env = std::getenv("KITE_DEFER_TMA_STORE_READS");
-      env && std::string_view(env) == "0")
-    return false;
   bool stores = false, other = false;
   kernel->walk([&](Operation *op) {
     if (auto t = dyn_cast<TmaStoreOp>(op)) {

@@ -431,7 +431,6 @@ struct KiteLoweringState {
 /// Whether `kernel`'s TMA stores may leave their panels' reads pending
 /// (KiteLoweringState::deferTmaStoreReads): each has scratch of its own
 /// (no staging slot reused) and no other op uses the scratch between them.
-/// KITE_DEFER_TMA_STORE_READS=0: never (an A/B switch).
 bool defersTmaStoreReads(Operation *kernel, const KiteTypeConverter *conv);
 
 /// Named barriers (bar.sync ids) of a warp-specialized kernel: group g's

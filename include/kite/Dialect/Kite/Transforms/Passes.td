@@ -253,7 +253,7 @@ def StageDotOperands : Pass<"kite-stage-dot-operands", "::mlir::ModuleOp"> {
     Option<"storeComputedA", "store-computed-a", "bool", /*default=*/"true",
            "The asynchronous product also takes a computed A (stored into "
            "the operands' ring beside B); off: only an A read from the "
-           "copies' ring (KITE_ASYNC_COMPUTED_A=0, for measurements)">,
+           "copies' ring (for measurements: kite-opt)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
