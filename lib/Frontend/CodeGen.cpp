@@ -478,18 +478,26 @@ auto ::kite::normalizeSignatureType(const std::string &type) -> std::string {
   return star + t;
 }
 
-auto ::kite::declaredKernels(llvm::SourceMgr &sourceMgr, MLIRContext *context)
-    -> std::optional<std::vector<DeclaredKernel>> {
+/// The main buffer of `sourceMgr` parsed, syntax errors emitted as MLIR
+/// diagnostics at their file:line:col; `errors` counts them.
+static ::kite::ast::Module parseMainBuffer(llvm::SourceMgr &sourceMgr,
+                                           MLIRContext *context,
+                                           unsigned &errors) {
   const llvm::MemoryBuffer *buffer =
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   StringRef file = buffer->getBufferIdentifier();
-  unsigned errors = 0;
-  ::kite::ast::Module module = ::kite::ast::parse(
+  return ::kite::ast::parse(
       buffer->getBuffer(),
       [&](::kite::ast::Loc l, const std::string &msg) {
         emitError(FileLineColLoc::get(context, file, l.line, l.col)) << msg;
       },
       errors);
+}
+
+auto ::kite::declaredKernels(llvm::SourceMgr &sourceMgr, MLIRContext *context)
+    -> std::optional<std::vector<DeclaredKernel>> {
+  unsigned errors = 0;
+  ::kite::ast::Module module = parseMainBuffer(sourceMgr, context, errors);
   if (errors)
     return std::nullopt;
   ::kite::ast::normalizeTritonSpellings(module);
@@ -521,16 +529,10 @@ auto ::kite::importKiteSource(llvm::SourceMgr &sourceMgr,
     -> OwningOpRef<ModuleOp> {
   context->loadDialect<kd::KiteDialect, arith::ArithDialect,
                        func::FuncDialect, math::MathDialect, scf::SCFDialect>();
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  StringRef file = buffer->getBufferIdentifier();
+  StringRef file =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier();
   unsigned errors = 0;
-  ::kite::ast::Module module = ::kite::ast::parse(
-      buffer->getBuffer(),
-      [&](::kite::ast::Loc l, const std::string &msg) {
-        emitError(FileLineColLoc::get(context, file, l.line, l.col)) << msg;
-      },
-      errors);
+  ::kite::ast::Module module = parseMainBuffer(sourceMgr, context, errors);
   if (errors)
     return nullptr;
   if (options.verbose)

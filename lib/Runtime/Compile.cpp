@@ -126,17 +126,24 @@ std::string argName(func::FuncOp f, unsigned i) {
 }
 } // namespace
 
+/// `text` as the main buffer of `sourceMgr`, named `sourceName` (the file
+/// of diagnostics).
+static void addSource(llvm::SourceMgr &sourceMgr, std::string_view text,
+                      std::string_view sourceName) {
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(text.data(), text.size()),
+          llvm::StringRef(sourceName.data(), sourceName.size())),
+      llvm::SMLoc());
+}
+
 auto ::kite::detail::declareKernels(std::string_view text,
                                     std::string_view sourceName)
     -> Expected<std::vector<DeclaredKernel>> {
   MLIRContext &ctx = threadContext();
   DiagnosticCollector diags(ctx);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(text.data(), text.size()),
-          llvm::StringRef(sourceName.data(), sourceName.size())),
-      llvm::SMLoc());
+  addSource(sourceMgr, text, sourceName);
   auto declared = ::kite::declaredKernels(sourceMgr, &ctx);
   if (!declared)
     return Error(ErrorCode::ParseError, diags.text.empty()
@@ -165,11 +172,7 @@ auto ::kite::detail::analyzeSource(std::string_view text,
   MLIRContext &ctx = threadContext();
   DiagnosticCollector diags(ctx);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(text.data(), text.size()),
-          llvm::StringRef(sourceName.data(), sourceName.size())),
-      llvm::SMLoc());
+  addSource(sourceMgr, text, sourceName);
   OwningOpRef<ModuleOp> module;
   if (isKite) {
     // Constants are the frontend's constexprs: they shape blocks.
