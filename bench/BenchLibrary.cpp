@@ -36,6 +36,13 @@ std::pair<int, int> settings(int cols) {
   return {block, warps};
 }
 Arg bf16(uint64_t p) { return Arg::pointer(p, ScalarType::BF16); }
+/// One result line: `bytes` moved in `ms`.
+void report(const char *kernel, int rows, int cols, double ms, double bytes) {
+  std::printf("{\"impl\": \"kite\", \"kernel\": \"%s\", \"rows\": %d, "
+              "\"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
+              kernel, rows, cols, ms * 1e3, bytes / ms / 1e6);
+  std::fflush(stdout);
+}
 } // namespace
 
 void runLibrary() {
@@ -66,10 +73,7 @@ void runLibrary() {
               .value();
         },
         25);
-    std::printf("{\"impl\": \"kite\", \"kernel\": \"rms_norm (library)\", "
-                "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
-                rows, cols, ms * 1e3, 4.0 * n / ms / 1e6);
-    std::fflush(stdout);
+    report("rms_norm (library)", rows, cols, ms, 4.0 * n);
     for (uint64_t p : {x, w, y, rstd})
       deviceFree(p);
   }
@@ -92,10 +96,7 @@ void runLibrary() {
               .value();
         },
         25);
-    std::printf("{\"impl\": \"kite\", \"kernel\": \"swiglu (library)\", "
-                "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
-                rows, cols, ms * 1e3, 6.0 * n / ms / 1e6);
-    std::fflush(stdout);
+    report("swiglu (library)", rows, cols, ms, 6.0 * n);
     for (uint64_t p : {a, b, c})
       deviceFree(p);
   }
@@ -126,10 +127,7 @@ void runLibrary() {
               .value();
         },
         10);
-    std::printf("{\"impl\": \"kite\", \"kernel\": \"cross_entropy (library)\", "
-                "\"rows\": %d, \"cols\": %d, \"us\": %.2f, \"GBps\": %.1f}\n",
-                tokens, classes, ms * 1e3, 4.0 * n / ms / 1e6);
-    std::fflush(stdout);
+    report("cross_entropy (library)", tokens, classes, ms, 4.0 * n);
     for (uint64_t p : {x, y, loss})
       deviceFree(p);
   }

@@ -313,6 +313,24 @@ void CodeGen::kernel(const Function &f) {
     }
   }
   std::set<std::string> seen;
+  // One GPU parameter of the kernel (a descriptor's base, sizes and strides
+  // are several).
+  auto addArg = [&](const Param &p, Type type, bool uns,
+                    const std::string &name) {
+    argTypes.push_back(type);
+    runtimeParams.push_back(&p);
+    unsignedParams.push_back(uns);
+    argNames.push_back(name);
+  };
+  // A constexpr parameter's value must be one a kernel can be specialized on.
+  auto checkConstexpr = [&](const Param &p) {
+    Val::Kind k = top[p.name].kind;
+    if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
+        k != Val::None)
+      fail(p.loc, "constexpr parameter '" + p.name +
+                      "' must be a number, a bool, a string, None or a "
+                      "dtype");
+  };
   for (const Param &p : f.params) {
     if (!seen.insert(p.name).second)
       fail(p.loc, "duplicate parameter '" + p.name + "'");
@@ -345,12 +363,7 @@ void CodeGen::kernel(const Function &f) {
         top[p.name] = d != options.defines.end()
                           ? parseDefine(d->second, p.loc, p.name)
                           : expr(*p.deflt);
-        Val::Kind k = top[p.name].kind;
-        if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
-            k != Val::None)
-          fail(p.loc, "constexpr parameter '" + p.name +
-                          "' must be a number, a bool, a string, None or a "
-                          "dtype");
+        checkConstexpr(p);
         continue;
       }
       std::string spelled = ::kite::normalizeSignatureType(sig->second);
@@ -367,11 +380,8 @@ void CodeGen::kernel(const Function &f) {
         fail(p.loc, "parameter '" + p.name + "': i1 scalars are not "
                     "supported; type it i32 (the runtime passes a bool "
                     "argument as an i32)");
-      argTypes.push_back(pointer ? Type(kd::PointerType::get(ctx, *elem))
-                                 : *elem);
-      runtimeParams.push_back(&p);
-      unsignedParams.push_back(uns);
-      argNames.push_back(p.name);
+      addArg(p, pointer ? Type(kd::PointerType::get(ctx, *elem)) : *elem, uns,
+             p.name);
       continue;
     }
     const Expr &t = *p.type;
@@ -398,12 +408,7 @@ void CodeGen::kernel(const Function &f) {
                                "here, which Kite does not evaluate: write "
                                "them as a list of triton.Config)"
                              : ""));
-      Val::Kind k = top[p.name].kind;
-      if (!top[p.name].isConst() && k != Val::DType && k != Val::Str &&
-          k != Val::None)
-        fail(p.loc, "constexpr parameter '" + p.name +
-                        "' must be a number, a bool, a string, None or a "
-                        "dtype");
+      checkConstexpr(p);
       continue;
     }
     if (p.deflt)
@@ -430,16 +435,11 @@ void CodeGen::kernel(const Function &f) {
                              "got " +
                                  std::to_string(rank));
       hostDescriptors.push_back({&p, &t, argTypes.size(), rank});
-      argTypes.push_back(kd::PointerType::get(ctx, *pointee));
-      runtimeParams.push_back(&p);
-      unsignedParams.push_back(uns);
-      argNames.push_back(p.name);
+      addArg(p, kd::PointerType::get(ctx, *pointee), uns, p.name);
       for (const char *part : {"shape", "strides"})
         for (size_t k = 0; k < rank; ++k) {
-          argTypes.push_back(b.getI32Type());
-          runtimeParams.push_back(&p);
-          unsignedParams.push_back(false);
-          argNames.push_back(p.name + "." + part + std::to_string(k));
+          addArg(p, b.getI32Type(), false,
+                 p.name + "." + part + std::to_string(k));
         }
       continue;
     }
@@ -462,10 +462,7 @@ void CodeGen::kernel(const Function &f) {
                   "(i32, f32, ...), tensor_descriptor(dtype, [block sizes]) "
                   "or constexpr");
     }
-    argTypes.push_back(type);
-    runtimeParams.push_back(&p);
-    unsignedParams.push_back(uns);
-    argNames.push_back(p.name);
+    addArg(p, type, uns, p.name);
   }
   for (auto &[name, value] : options.defines)
     (void)name, (void)value; // unknown -D names are checked by the caller
