@@ -103,6 +103,33 @@ struct Exp2Lowering : OpConversionPattern<math::Exp2Op> {
   }
 };
 
+/// Pattern: f32 math.exp => ex2.approx.f32(x * log2(e)) per element, as
+/// Triton lowers `tl.exp` (one multiply and MUFU.EX2; libdevice's
+/// __nv_expf is about eight instructions with a range reduction). Not
+/// flushed: results below 2^-126 stay denormal, as in Triton. Relative
+/// error about 2^-22 for |x| small, growing with |x| by the rounding of
+/// x * log2(e) (Triton's numerics exactly).
+struct ExpLowering : OpConversionPattern<math::ExpOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 exp is approximated");
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    Value log2e = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getF32FloatAttr(1.4426950408889634));
+    if (auto vecType = dyn_cast<VectorType>(x.getType()))
+      log2e = vector::BroadcastOp::create(rewriter, loc, vecType, log2e);
+    Value scaled = arith::MulFOp::create(rewriter, loc, x, log2e);
+    rewriter.replaceOp(op, perRegisterAsm(rewriter, loc,
+                                          "ex2.approx.f32 $0, $1;", "=f,f",
+                                          scaled));
+    return success();
+  }
+};
+
 /// Pattern: x * broadcast(exp2(a - b)) (or exp) on a block of f32: an
 /// online softmax's rescale of what it accumulated under an older maximum
 /// (attention's `acc * alpha[:, None]`, alpha = exp2(m_old - m_new)). The
@@ -616,7 +643,7 @@ void mlir::kite::populateElementwisePatterns(KiteTypeConverter &converter,
                                              const KiteLoweringState &state,
                                              RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering>(converter, state, patterns.getContext());
-  patterns.add<Exp2Lowering, OnlineRescaleLowering>(
+  patterns.add<Exp2Lowering, ExpLowering, OnlineRescaleLowering>(
       converter, patterns.getContext(), /*benefit=*/2);
   patterns.add<IeeeLowering<arith::DivFOp>, IeeeLowering<math::SqrtOp>>(
       converter, patterns.getContext(), /*benefit=*/3);

@@ -461,11 +461,12 @@ struct ConvertKiteToGPUPass
                            NVVM::NVVMDialect, vector::VectorDialect>();
     target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
         [&](Operation *op) { return converter.isLegal(op); });
-    // f32 exp2, scalars too, becomes ex2.approx.ftz.f32 (ElementwiseToGPU).
-    target.addDynamicallyLegalOp<math::Exp2Op>([&](math::Exp2Op op) {
-      return !getElementTypeOrSelf(op.getType()).isF32() &&
-             converter.isLegal(op.getOperation());
-    });
+    // f32 exp2 and exp, scalars too, become ex2.approx (ElementwiseToGPU).
+    target.addDynamicallyLegalOp<math::Exp2Op, math::ExpOp>(
+        [&](Operation *op) {
+          return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
+                 converter.isLegal(op);
+        });
     // div_rn / sqrt_rn in f32, scalars too, round correctly in inline PTX;
     // f32 `/`, scalars too, is div.full.f32 as in Triton (LLVM would make a
     // scalar fdiv div.rn.f32: IEEE, with a slow-path call) unless

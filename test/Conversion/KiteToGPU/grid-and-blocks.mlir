@@ -57,7 +57,8 @@ func.func @small(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 
 // -----
 
-// Elementwise arith/math on blocks keep their op and take vector types;
+// Elementwise arith/math on blocks keep their op and take vector types
+// (f32 exp: x * log2(e), then ex2.approx per register, as Triton's tl.exp);
 // splat constants become vector constants; expand_dims is free. Float
 // multiplies, adds and subtracts may fuse into fma (fastmath<contract>,
 // Triton's enable_fp_fusion) unless fp-fusion=false.
@@ -67,7 +68,13 @@ func.func @small(%p: !kite.ptr<i32>) attributes {kite.kernel} {
 // CHECK: arith.mulf %[[S]], %[[S]] fastmath<contract> : vector<2xf32>
 // NOFUSE-LABEL: gpu.func @elementwise
 // NOFUSE: arith.mulf %{{.*}}, %{{.*}} : vector<2xf32>
-// CHECK: math.exp %{{.*}} : vector<2xf32>
+// CHECK: %[[LOG2E:.*]] = vector.broadcast %{{.*}} : f32 to vector<2xf32>
+// CHECK: %[[T:.*]] = arith.mulf %{{.*}}, %[[LOG2E]] : vector<2xf32>
+// CHECK: %[[T0:.*]] = vector.extract %[[T]][0]
+// CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f" %[[T0]]
+// CHECK: %[[T1:.*]] = vector.extract %[[T]][1]
+// CHECK: llvm.inline_asm "ex2.approx.f32 $0, $1;", "=f,f" %[[T1]]
+// CHECK: vector.from_elements
 // CHECK: arith.constant dense<1.000000e+00> : vector<2xf32>
 // CHECK: arith.cmpf ogt, %{{.*}} : vector<2xf32>
 // CHECK: arith.select %{{.*}} : vector<2xi1>, vector<2xf32>
