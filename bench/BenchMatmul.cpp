@@ -239,9 +239,8 @@ void runMatmul() {
     // The descriptor form also with a producer warp ("TMA+WS s3").
     // With the producer running ahead into the next tile, the epilogue's
     // TMA stores cannot reuse the slots: they take two 16 KB panels at a
-    // time of their own beside 3 stages (4 slots of 48 KB). (Until the
-    // twentieth session they took 64 KB, which left room for 2 stages
-    // only: "TMA+WS s2", 3-5% slower at 4096^3.)
+    // time of their own beside 3 stages (4 slots of 48 KB). (With 64 KB
+    // of store staging only 2 stages fit: 3-5% slower at 4096^3.)
     // "TMA+WS cluster2" is the 2-program cluster form (B multicast to the
     // pair of tiles), a grid of an even number of programs. The forms are
     // compiled first and timed one after another for each shape,
