@@ -493,7 +493,8 @@ runPtxasOnce(StringRef program, StringRef ptx, StringRef chip,
 
 Expected<std::string>
 kite::aot::compileWithPtxas(StringRef ptx, StringRef chip, StringRef ptxas,
-                            kite::support::PerformanceNotes *notes) {
+                            kite::support::PerformanceNotes *notes,
+                            bool occupancyRetry) {
   auto program = sys::findProgramByName(ptxas);
   if (program && !sys::fs::can_execute(*program))
     program = std::make_error_code(std::errc::no_such_file_or_directory);
@@ -505,7 +506,8 @@ kite::aot::compileWithPtxas(StringRef ptx, StringRef chip, StringRef ptxas,
   if (!cubin)
     return cubin.takeError();
   // The occupancy retry, as the runtime's (kite/Support/MachineCode.h).
-  support::raiseOccupancy(
+  if (occupancyRetry)
+    support::raiseOccupancy(
       ptx.str(), *cubin,
       [&](const std::string &limited, std::string &error,
           kite::support::PerformanceNotes &secondNotes) {

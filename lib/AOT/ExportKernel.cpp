@@ -38,7 +38,8 @@ Expected<mlir::func::FuncOp> onlyKernel(mlir::ModuleOp module) {
 Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
     mlir::ModuleOp generic, const std::vector<FactSet> &specializations,
     const std::vector<std::string> &chips, TargetOptions options,
-    StringRef ptxas, StringRef sourceName, StringRef prefix) {
+    StringRef ptxas, StringRef sourceName, StringRef prefix,
+    bool occupancyRetry) {
   auto kernel = onlyKernel(generic);
   if (!kernel)
     return kernel.takeError();
@@ -98,7 +99,8 @@ Expected<kite::aot::ExportedKernel> kite::aot::exportKernel(
         return createStringError("--emit=c: the chips' compilations differ "
                                  "in threads per program");
       }
-      auto cubin = compileWithPtxas(compiled->ptx, chip, ptxas);
+      auto cubin = compileWithPtxas(compiled->ptx, chip, ptxas,
+                                    /*notes=*/nullptr, occupancyRetry);
       if (!cubin)
         return cubin.takeError();
       v.images.push_back({chip, false, std::move(*cubin),

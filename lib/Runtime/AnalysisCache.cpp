@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Environment.h"
 #include "AnalysisCache.h"
 
 #include <cstdio>
@@ -28,8 +29,8 @@ std::string kite::detail::analysisKeyText(std::string_view text,
      << "\noverride_maxnreg=" << o.overrideMaxRegisters
      << "\nautotune_config=" << o.autotuneConfig
      << "\ninput_precision=" << o.inputPrecision << "\nf32_default=";
-  if (const char *e = std::getenv("KITE_F32_DEFAULT"))
-    os << e;
+  if (auto f32Default = ::kite::detail::readEnvironment().f32Default)
+    os << *f32Default;
   char buf[64];
   for (auto &[name, value] : o.constants) {
     std::snprintf(buf, sizeof buf, "%.17g", value);

@@ -1,5 +1,6 @@
 //===- Autotune.cpp - Choosing among a kernel's configurations -------------===//
 
+#include "Environment.h"
 #include "Autotune.h"
 
 #include "Compile.h"
@@ -290,7 +291,7 @@ Expected<int> kite::detail::chooseConfig(Tuning &tuning,
                        "these arguments");
     return first;
   };
-  if (const char *e = std::getenv("KITE_AUTOTUNE"); e && std::strcmp(e, "0") == 0)
+  if (!readEnvironment().autotune)
     return applyFilter();
   std::string keyValues;
   for (int k : tuning.key)

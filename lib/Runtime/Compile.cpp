@@ -1,5 +1,6 @@
 //===- Compile.cpp - The runtime's view of the compiler ---------------------===//
 
+#include "Environment.h"
 #include "Compile.h"
 #include "KiteCompilerId.h"
 
@@ -39,10 +40,7 @@ using ::kite::Expected;
 #endif
 
 bool ::kite::detail::tracing() {
-  static const bool on = [] {
-    const char *t = std::getenv("KITE_TRACE");
-    return t && *t && std::strcmp(t, "0") != 0;
-  }();
+  static const bool on = ::kite::detail::readEnvironment().trace;
   return on;
 }
 
@@ -192,8 +190,8 @@ auto ::kite::detail::analyzeSource(std::string_view text,
     // here at the runtime's boundary; AnalysisCache.cpp keys on it.
     frontend.inputPrecision = options.inputPrecision;
     if (frontend.inputPrecision.empty())
-      if (const char *env = std::getenv("KITE_F32_DEFAULT")) {
-        frontend.inputPrecision = env;
+      if (auto f32Default = ::kite::detail::readEnvironment().f32Default) {
+        frontend.inputPrecision = *f32Default;
         frontend.inputPrecisionOrigin = "KITE_F32_DEFAULT";
       }
     frontend.autotuneConfig = options.autotuneConfig;
@@ -507,7 +505,7 @@ auto ::kite::detail::lowerToPTX(const std::string &canonical,
   // Compile warnings (e.g. a block that will spill) go to stderr with the
   // trace (KITE_TRACE); a library prints nothing otherwise.
   if (!compiled->warnings.empty())
-    if (const char *t = std::getenv("KITE_TRACE"); t && *t && *t != '0')
+    if (::kite::detail::readEnvironment().trace)
       std::fprintf(stderr, "%s", compiled->warnings.c_str());
   return std::move(compiled->ptx);
 }
@@ -622,21 +620,14 @@ std::string (::kite::detail::interpret)(const std::string &canonical,
 }
 
 bool (::kite::detail::tmaEnabled)(const ::kite::CompileOptions &options) {
-  const char *env = std::getenv("KITE_TMA");
-  return options.tma && !(env && std::string_view(env) == "0");
+  return ::kite::detail::readEnvironment().tma.value_or(options.tma) && options.tma;
 }
 
 bool (::kite::detail::tieredEnabled)(const ::kite::CompileOptions &options) {
-  const char *env = std::getenv("KITE_TIERED");
-  if (env && (std::string_view(env) == "0" || std::string_view(env) == "1"))
-    return std::string_view(env) == "1";
-  return options.tiered;
+  return ::kite::detail::readEnvironment().tiered.value_or(options.tiered);
 }
 
 bool (::kite::detail::warpSpecializeEnabled)(
     const ::kite::CompileOptions &options) {
-  const char *env = std::getenv("KITE_WS");
-  if (env && (std::string_view(env) == "0" || std::string_view(env) == "1"))
-    return std::string_view(env) == "1";
-  return options.warpSpecialize;
+  return ::kite::detail::readEnvironment().warpSpecialize.value_or(options.warpSpecialize);
 }

@@ -1,5 +1,6 @@
 //===- CudaDriver.cpp - dlopen of libcuda.so.1 -----------------------------===//
 
+#include "Environment.h"
 #include "CudaDriver.h"
 
 #include <cstring>
@@ -53,9 +54,8 @@ struct Loaded {
 
 static Loaded load() {
   Loaded l;
-  const char *name = std::getenv("KITE_CUDA_LIBRARY");
-  if (!name || !*name)
-    name = "libcuda.so.1";
+  const std::string library = ::kite::detail::readEnvironment().cudaLibrary;
+  const char *name = library.c_str();
   void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();

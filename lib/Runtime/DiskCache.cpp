@@ -1,5 +1,6 @@
 //===- DiskCache.cpp - Compiled kernels on disk ----------------------------===//
 
+#include "Environment.h"
 #include "DiskCache.h"
 #include "Compile.h"
 
@@ -50,19 +51,7 @@ static bool makeDirs(const std::string &path) {
 }
 
 std::string cache::directory() {
-  const char *off = std::getenv("KITE_CACHE_DISABLE");
-  if (off && *off && std::strcmp(off, "0") != 0)
-    return "";
-  std::string dir;
-  if (const char *d = std::getenv("KITE_CACHE_DIR"); d && *d)
-    dir = d;
-  else if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    dir = std::string(x) + "/kite";
-  else if (const char *h = std::getenv("HOME"); h && *h)
-    dir = std::string(h) + "/.cache/kite";
-  else
-    return "";
-  return dir;
+  return ::kite::detail::readEnvironment().cacheDir;
 }
 
 std::string cache::entryPath(const std::string &key,

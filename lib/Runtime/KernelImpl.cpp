@@ -1,5 +1,6 @@
 //===- KernelImpl.cpp - Compiling, caching and loading variants -----------===//
 
+#include "Environment.h"
 #include "KernelImpl.h"
 #include "CudaDriver.h"
 #include "DiskCache.h"
@@ -32,15 +33,15 @@ std::string detail::cubinKeyText(const std::string &ptxKey,
                                  const std::string &chip,
                                  const detail::Ptxas &ptxas) {
   return "cubin of " + ptxKey + " for " + chip + " by " + ptxas.stamp +
-         (support::occupancyEnabled() ? "" : ", no occupancy retry");
+         (::kite::detail::readEnvironment().occupancyRetry ? "" : ", no occupancy retry");
 }
 
 namespace {
 bool dumpEnabled(std::string &where) {
-  const char *d = std::getenv("KITE_DUMP_IR");
-  if (!d || !*d || std::strcmp(d, "0") == 0)
+  std::optional<std::string> d = ::kite::detail::readEnvironment().dumpIr;
+  if (!d)
     return false;
-  where = std::strcmp(d, "1") == 0 ? "" : d;
+  where = *d;
   return true;
 }
 

@@ -1,5 +1,6 @@
 //===- Ptxas.cpp - PTX to cubin: nvJitLink in process, or ptxas ------------===//
 
+#include "Environment.h"
 #include "Ptxas.h"
 #include "kite/Support/MachineCode.h"
 
@@ -92,15 +93,16 @@ struct NvJitLinkFile {
 };
 
 std::optional<NvJitLinkFile> findNvJitLinkFile() {
-  const char *env = std::getenv("KITE_NVJITLINK");
-  if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0))
+  const Environment process = readEnvironment();
+  const std::string &env = process.nvJitLink;
+  if (env == "0" || env == "off")
     return std::nullopt;
   std::vector<std::string> candidates;
-  if (env && *env && std::strcmp(env, "1") != 0 && std::strcmp(env, "on") != 0)
+  if (!env.empty() && env != "1" && env != "on")
     candidates.push_back(env);
   std::vector<std::string> dirs;
-  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    dirs.push_back(std::string(home) + "/lib64/");
+  if (!process.cudaHome.empty())
+    dirs.push_back(process.cudaHome + "/lib64/");
   dirs.push_back("/usr/local/cuda/lib64/");
   for (const std::string &dir : dirs)
     for (const char *name :
@@ -182,11 +184,12 @@ const std::optional<NvJitLink> &nvJitLink() {
 
 /// The ptxas binary (KITE_PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin).
 static std::optional<Ptxas> locatePtxasBinary() {
+  const Environment env = readEnvironment();
   std::string path;
-  if (const char *p = std::getenv("KITE_PTXAS"); p && *p)
-    path = p;
-  else if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    path = std::string(home) + "/bin/ptxas";
+  if (!env.ptxas.empty())
+    path = env.ptxas;
+  else if (!env.cudaHome.empty())
+    path = env.cudaHome + "/bin/ptxas";
   if (path.empty() || access(path.c_str(), X_OK) != 0)
     path = "/usr/local/cuda/bin/ptxas";
   struct stat st;
@@ -198,19 +201,17 @@ static std::optional<Ptxas> locatePtxasBinary() {
 }
 
 static std::optional<Ptxas> locate() {
-  const char *ptxasEnv = std::getenv("KITE_PTXAS");
-  if (ptxasEnv && (std::strcmp(ptxasEnv, "0") == 0 ||
-                   std::strcmp(ptxasEnv, "off") == 0))
+  const Environment env = readEnvironment();
+  if (env.ptxas == "0" || env.ptxas == "off")
     return std::nullopt;
   auto inProcess = [&]() -> std::optional<Ptxas> {
     if (const auto &lib = nvJitLinkFile())
       return Ptxas{lib->path, lib->stamp, /*inProcess=*/true};
     return std::nullopt;
   };
-  const char *jitEnv = std::getenv("KITE_NVJITLINK");
-  bool jitAsked = jitEnv && *jitEnv && std::strcmp(jitEnv, "0") != 0 &&
-                  std::strcmp(jitEnv, "off") != 0;
-  if (jitAsked && !(ptxasEnv && *ptxasEnv))
+  bool jitAsked = !env.nvJitLink.empty() && env.nvJitLink != "0" &&
+                  env.nvJitLink != "off";
+  if (jitAsked && env.ptxas.empty())
     if (auto p = inProcess())
       return p;
   if (auto p = locatePtxasBinary())
@@ -231,8 +232,7 @@ static std::string readAll(const std::string &path) {
 }
 
 bool kite::detail::earlyPtxasEnabled() {
-  const char *e = std::getenv("KITE_EARLY_PTXAS");
-  return !(e && (std::strcmp(e, "0") == 0 || std::strcmp(e, "off") == 0));
+  return readEnvironment().earlyPtxas;
 }
 
 std::unique_ptr<PtxasProcess>
@@ -245,8 +245,7 @@ PtxasProcess::start(const Ptxas &ptxas, const std::string &chip,
   std::unique_ptr<PtxasProcess> p(new PtxasProcess());
   p->path_ = ptxas.path;
   p->chip_ = chip;
-  const char *tmp = std::getenv("TMPDIR");
-  p->dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/kite-ptxas-XXXXXX";
+  p->dir_ = readEnvironment().tmpDir + "/kite-ptxas-XXXXXX";
   if (!mkdtemp(p->dir_.data())) {
     error = std::string("cannot create a temporary directory: ") +
             std::strerror(errno);
@@ -424,6 +423,8 @@ std::string kite::detail::raiseOccupancy(const Ptxas &ptxas,
                                          const std::string &chip,
                                          std::string &cubin,
                                          support::PerformanceNotes *notes) {
+  if (!readEnvironment().occupancyRetry) // KITE_OCCUPANCY=0
+    return "";
   return support::raiseOccupancy(
       ptx, cubin,
       [&](const std::string &limited, std::string &error,

@@ -161,17 +161,10 @@ PerformanceNotes kite::support::performanceNotes(std::string_view log) {
   return notes;
 }
 
-bool kite::support::occupancyEnabled() {
-  const char *env = std::getenv("KITE_OCCUPANCY");
-  return !env || std::strcmp(env, "0") != 0;
-}
-
 std::string kite::support::raiseOccupancy(const std::string &ptx,
                                           std::string &cubin,
                                           const CompilePtx &compile,
                                           PerformanceNotes *notes) {
-  if (!occupancyEnabled())
-    return "";
   std::map<std::string, OccupancyHint> hints = occupancyHints(ptx);
   if (hints.empty())
     return "";

@@ -194,12 +194,20 @@ static int writeOutput(StringRef path, StringRef text) {
   return Success;
 }
 
+/// Whether cubins get the occupancy retry (kite/Support/MachineCode.h):
+/// KITE_OCCUPANCY=0 turns it off, read here at the tool's boundary.
+static bool occupancyRetry() {
+  const char *env = std::getenv("KITE_OCCUPANCY");
+  return !env || std::strcmp(env, "0") != 0;
+}
+
 /// The cubin of `ptx` (--emit=cubin, --resources); --resources prints what
 /// each of `kernels` uses.
 static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
                     bool write) {
   kite::support::PerformanceNotes notes;
-  auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath, &notes);
+  auto cubin = kite::aot::compileWithPtxas(ptx, chip, ptxasPath, &notes,
+                                           occupancyRetry());
   if (!cubin) {
     errs() << "kitec: error: " << (resources && !write ? "--resources: " : "")
            << toString(cubin.takeError()) << "\n";
@@ -365,7 +373,7 @@ static int exportOne(mlir::ModuleOp generic,
   auto kernel = kite::aot::exportKernel(
       generic, sets, chips, options, ptxasPath,
       inputFile == "-" ? "<stdin>" : sys::path::filename(inputFile.getValue()),
-      stem);
+      stem, occupancyRetry());
   if (!kernel) {
     errs() << "kitec: error: " << toString(kernel.takeError()) << "\n";
     return InvalidInput;

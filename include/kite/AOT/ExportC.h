@@ -86,15 +86,17 @@ llvm::Expected<ExportedKernel>
 exportKernel(mlir::ModuleOp generic, const std::vector<FactSet> &specializations,
              const std::vector<std::string> &chips, TargetOptions options,
              llvm::StringRef ptxas, llvm::StringRef sourceName,
-             llvm::StringRef prefix);
+             llvm::StringRef prefix, bool occupancyRetry = true);
 
 /// Compiles PTX to a cubin for `chip` with the ptxas at `ptxas` (a path or
 /// a name looked up in PATH). With `notes`: ptxas' "Potential Performance
 /// Loss" lines for the cubin returned (e.g. wgmma serialized, C7510-C7515).
+/// `occupancyRetry`: the occupancy retry of kite/Support/MachineCode.h.
 llvm::Expected<std::string>
 compileWithPtxas(llvm::StringRef ptx, llvm::StringRef chip,
                  llvm::StringRef ptxas,
-                 support::PerformanceNotes *notes = nullptr);
+                 support::PerformanceNotes *notes = nullptr,
+                 bool occupancyRetry = true);
 
 } // namespace kite::aot
 

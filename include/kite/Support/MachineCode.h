@@ -21,7 +21,8 @@
 // --emit=c) compile the PTX again with `.maxnreg N` on that entry and keep
 // the second cubin if its stack frame grew by B bytes or less and ptxas
 // has no performance note on it (wgmmas serialized).
-// KITE_OCCUPANCY=0 turns it off.
+// Callers decide whether it runs (KITE_OCCUPANCY=0, read by the runtime
+// and kitec at their boundary, turns it off).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,9 +71,6 @@ using PerformanceNotes = std::vector<std::string>;
 /// The "Potential Performance Loss" lines of ptxas' output `log`, each
 /// from its "(C7515) ..." code on.
 PerformanceNotes performanceNotes(std::string_view log);
-
-/// Whether the occupancy retry runs (KITE_OCCUPANCY, default on).
-bool occupancyEnabled();
 
 /// PTX to a cubin (none, with the compiler's message in `error`), and the
 /// compiler's notes on it where it has them (ptxas; not nvJitLink).
