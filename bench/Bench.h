@@ -3,7 +3,8 @@
 // kite-bench (kite_bench.cpp) runs its parts (BenchElementwise.cpp: the
 // 1-D, row, math and perceptron kernels; BenchAttention.cpp: the attention
 // forward and backward; BenchMatmul.cpp: the matmuls and fp8;
-// BenchLibrary.cpp: kernels in a Triton library's style) through
+// BenchLibrary.cpp: kernels in a Triton library's style; BenchSpellings.cpp:
+// attention as users write it) through
 // these helpers, and prints one JSON line per measurement.
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +46,9 @@ int runAttention();
 void runMatmul();
 /// bench/kernels/library_style.py typed at launch ("library").
 void runLibrary();
+/// bench/kernels/attention_spellings.py: attention as users write it
+/// ("spellings").
+void runSpellings();
 
 } // namespace kitebench
 

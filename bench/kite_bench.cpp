@@ -65,7 +65,8 @@ bool part(const char *name) {
     return "," +
            std::string(
                env ? env
-                   : "1d,rows,math,perceptron,attention,attnbwd,matmul,library") +
+                   : "1d,rows,math,perceptron,attention,attnbwd,matmul,library,"
+                     "spellings") +
            ",";
   }();
   return only.find("," + std::string(name) + ",") != std::string::npos;
@@ -152,5 +153,6 @@ int main(int argc, char **argv) {
     return status;
   runMatmul();
   runLibrary();
+  runSpellings();
   return 0;
 }

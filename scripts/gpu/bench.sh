@@ -9,7 +9,7 @@
 # (kite-bench-runtime); then one table, bench.json and bandwidth.png in
 # $OUT. KITE_BENCH_QUICK=1 runs a small subset; KITE_BENCH_ONLY picks parts
 # (any of 1d, rows, math, perceptron, attention, attnbwd, matmul, fp8, runtime,
-# orient, library; default all; matmul includes fp8). KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 runs those
+# orient, library, spellings; default all; matmul includes fp8). KITE_BENCH_BLOCKS=128x64w8,32x64w4s2 runs those
 # attention configurations (BMxBNwWARPS[sSTAGES]; forward and backward)
 # instead of the built-in lists, KITE_BENCH_DROPOUT=0
 # leaves out the attention rows with dropout; KITE_BENCH_HEAD_DIMS=128,

@@ -144,6 +144,31 @@ for kernel in ("rms_norm (library)", "swiglu (library)", "cross_entropy (library
         table.append(dict(kernel=name, size=shape, kite_GBps=r["GBps"], triton_GBps=tv,
                           torch_GBps=cv, kite_over_triton=r["GBps"] / tv,
                           kite_over_torch=r["GBps"] / cv))
+# Attention as users write it (bench/kernels/attention_spellings.py, one
+# source for Kite and Triton): ref = torch's SDPA; "best" = Kite over its
+# own example form (dsl-examples/attention.kite) on the same inputs, and
+# Triton's tutorial kernel.
+for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "attention (spelled)"]:
+    key = dict(kernel="attention (spelled)", N_CTX=r["N_CTX"], HEAD_DIM=r["HEAD_DIM"])
+    t = find(impl="triton", spelling=r["spelling"], **key)
+    c = find(impl="torch", spelling="sdpa", **key)
+    best = find(impl="kite", spelling="attention.kite", **key)
+    tut = find(impl="triton", spelling="tutorial (autotuned)", **key)
+    if r["spelling"] == "attention.kite":
+        t = tut
+    tv = t["tflops"] if t else float("nan")
+    cv = c["tflops"] if c else float("nan")
+    name = f"attn {r['spelling']}"
+    shape = f"d{r['HEAD_DIM']} N={r['N_CTX']}"
+    extra = f"  / Kite example {r['tflops'] / best['tflops']:4.2f}x" if best and r is not best else ""
+    if r["spelling"] == "attention.kite":
+        extra = "  (Triton column: its tutorial kernel)"
+    print(f"{name:24} {shape:>16} {r['tflops']:8.1f}TF {tv:8.1f}TF {cv:8.1f}TF  "
+          f"{r['tflops'] / tv:10.2f}x {r['tflops'] / cv:8.2f}x" + extra)
+    table.append(dict(kernel=name, size=shape, kite_tflops=r["tflops"], triton_tflops=tv,
+                      torch_tflops=cv, kite_over_triton=r["tflops"] / tv,
+                      kite_over_torch=r["tflops"] / cv,
+                      kite_over_kite_example=(r["tflops"] / best["tflops"]) if best else None))
 for dtype in ("f32", "tf32", "f16", "bf16", "fp8"):
     for r in [r for r in rows if r.get("impl") == "kite" and r.get("kernel") == "matmul" and r["dtype"] == dtype]:
         shape = f"{r['M']}x{r['N']}x{r['K']}"

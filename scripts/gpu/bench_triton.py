@@ -24,7 +24,8 @@ quick = "--quick" in sys.argv
 # KITE_BENCH_ONLY=1d,rows,math,perceptron,attention,matmul,fp8 (any of them):
 # only those parts ("matmul" includes the fp8 rows).
 only = __import__("os").environ.get("KITE_BENCH_ONLY",
-                                    "1d,rows,math,perceptron,attention,attnbwd,matmul,library")
+                                    "1d,rows,math,perceptron,attention,attnbwd,matmul,library,"
+                                    "spellings")
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -983,6 +984,63 @@ def emit(**kw):
     print(json.dumps(kw), flush=True)
 
 
+def attention_spellings():
+    """bench/kernels/attention_spellings.py (tutorial 06's forward as users
+    write it: K^T through pointers or tl.trans, masks every iteration, exp
+    or exp2), the source Kite's "spellings" rows compile, run by Triton with
+    the same blocks (128x64 on 8 warps, 3 stages), beside Triton's tutorial
+    kernel (autotuned) and torch's scaled_dot_product_attention; each
+    spelling's output checked against torch."""
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rt", "bench"))
+    import attention_spellings as sp
+    Z, H = 4, 32
+    for D in (64, 128):
+        for N in ((1024,) if quick else (1024, 4096)):
+            q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16)
+                       for _ in range(3))
+            o = torch.empty_like(q)
+            m = torch.empty((Z, H, N), device="cuda", dtype=torch.float32)
+            scale = 1 / math.sqrt(D)
+            ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+            flops = 4.0 * Z * H * N * N * D
+            forms = []
+            for transposed in (1, 0):
+                for exp2 in (0, 1):
+                    name = ("K^T pointers" if transposed else "tl.trans(k)") + \
+                        (", exp2" if exp2 else ", exp")
+                    # exp2 takes the scale in base 2, as a user switching to
+                    # exp2 writes it.
+                    s = scale * 1.4426950408889634 if exp2 else scale
+                    fn = (lambda t=transposed, e=exp2, s=s: sp.attn_fwd_spelled[
+                        (triton.cdiv(N, 128), Z * H)](
+                        q, k, v, o, s, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
+                        H, N, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64, K_TRANSPOSED_PTRS=t,
+                        USE_EXP2=e, num_warps=8, num_stages=3))
+                    forms.append((name, fn, True))
+            grid = lambda meta: (triton.cdiv(N, meta["BLOCK_M"]), Z * H)
+            forms.append(("tutorial (autotuned)", lambda: attn_fwd_kernel[grid](
+                q, k, v, o, m, scale, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
+                *o.stride()[:3], H, N, HEAD_DIM=D, STAGE=1), False))
+            forms.append(("sdpa", lambda: torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, scale=scale), False))
+            for name, fn, check in forms:
+                try:
+                    o.zero_()
+                    fn()
+                    torch.cuda.synchronize()
+                    if check:
+                        err = (o.float() - ref.float()).abs().max().item()
+                        assert err < 2e-2, f"{name}: max |diff| {err} from torch"
+                    time.sleep(0.3)
+                    ms = do_bench(fn, warmup=25, rep=100, return_mode="median")
+                    emit(impl="torch" if name == "sdpa" else "triton",
+                         kernel="attention (spelled)", spelling=name, Z=Z, H=H, N_CTX=N,
+                         HEAD_DIM=D, us=ms * 1e3, tflops=flops / ms / 1e9)
+                except Exception as e:
+                    print(f"attention (spelled) {name} skipped: {e}", file=sys.stderr)
+
+
 def library_rows():
     """bench/kernels/library_style.py (the file Kite's "library" rows
     compile) run by Triton with the library's launch settings, beside
@@ -1201,6 +1259,8 @@ def main():
         rows_reductions()
     if "library" in only:
         library_rows()
+    if "spellings" in only:
+        attention_spellings()
     if "math" in only:
         elementwise_math()
         histograms()
