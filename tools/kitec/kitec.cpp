@@ -217,8 +217,20 @@ static int runPtxas(StringRef ptx, ArrayRef<kite::KernelInfo> kernels,
   // cubin is still right.
   for (const std::string &note : notes)
     errs() << "kitec: warning: ptxas: " << note << "\n";
+  auto functions = kite::support::cubinFunctions(*cubin);
+  // A configuration that does not fit the registers still runs, slower:
+  // say so rather than spill silently.
+  for (const kite::KernelInfo &k : kernels) {
+    auto it = functions.find(k.name);
+    if (it != functions.end() && it->second.stackBytes > 0)
+      errs() << "kitec: warning: " << k.name << " (" << chip << ", "
+             << k.threads << " threads) keeps " << it->second.stackBytes
+             << " bytes a thread on the stack: its blocks do not fit "
+             << it->second.registers
+             << " registers (spills); smaller blocks, fewer stages or more "
+                "warps would\n";
+  }
   if (resources) {
-    auto functions = kite::support::cubinFunctions(*cubin);
     for (const kite::KernelInfo &k : kernels) {
       auto it = functions.find(k.name);
       if (it == functions.end())
