@@ -472,6 +472,10 @@ private:
   //===--------------------------------------------------------------------===//
 
   Val parseDefine(const std::string &text, Loc l, const std::string &name);
+  /// Triton's descriptor signature type `tensordesc<fp16[64, 64]>` (of
+  /// parameter `name`) as the annotation `tensor_descriptor(f16, [64, 64])`.
+  ExprPtr descriptorAnnotation(const std::string &text, Loc l,
+                               const std::string &name);
 
   void kernel(const Function &f);
 

@@ -45,6 +45,44 @@ Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name
               "or a dtype (bf16, tl.float32, ...)");
 }
 
+ExprPtr CodeGen::descriptorAnnotation(const std::string &text, Loc l,
+                                      const std::string &name) {
+  auto bad = [&]() -> ExprPtr {
+    fail(l, "signature type '" + text + "' of parameter '" + name +
+                "': a descriptor is tensordesc<DTYPE[B0, B1, ...]>, e.g. "
+                "tensordesc<fp16[64, 64]> (1 to 5 block sizes, powers of "
+                "two)");
+  };
+  StringRef t = StringRef(text).trim();
+  if (!t.consume_front("tensordesc<") || !t.consume_back(">"))
+    return bad();
+  size_t open = t.find('[');
+  if (open == StringRef::npos || !t.trim().ends_with("]"))
+    return bad();
+  std::string dtype =
+      ::kite::normalizeSignatureType(t.substr(0, open).trim().str());
+  if (!dtypeNamed(dtype))
+    return bad();
+  StringRef dims = t.substr(open + 1).trim().drop_back();
+  auto annotation = std::make_unique<Expr>(Expr::Call, l);
+  annotation->args.push_back(std::make_unique<Expr>(Expr::Name, l));
+  annotation->args.back()->name = "tensor_descriptor";
+  annotation->args.push_back(std::make_unique<Expr>(Expr::Name, l));
+  annotation->args.back()->name = dtype;
+  auto block = std::make_unique<Expr>(Expr::Tuple, l);
+  SmallVector<StringRef> parts;
+  dims.split(parts, ',');
+  for (StringRef part : parts) {
+    int64_t size = 0;
+    if (part.trim().getAsInteger(10, size) || size < 1 || (size & (size - 1)))
+      return bad();
+    block->args.push_back(std::make_unique<Expr>(Expr::Int, l));
+    block->args.back()->intValue = size;
+  }
+  annotation->args.push_back(std::move(block));
+  return annotation;
+}
+
 namespace {
 /// One @autotune configuration as written: name -> number, in order.
 using ConfigValues = std::vector<std::pair<std::string, Val>>;
@@ -331,6 +369,35 @@ void CodeGen::kernel(const Function &f) {
                       "' must be a number, a bool, a string, None or a "
                       "dtype");
   };
+  // `NAME: tensor_descriptor(dtype, [B0, B1, ...])` (`t`): a descriptor the
+  // host makes (kite::TensorDescriptor), passed as its base pointer, sizes
+  // and strides (i32); the block shape may name constexprs.
+  auto addHostDescriptor = [&](const Param &p, const Expr &t) {
+    bool uns = false;
+    if (t.args.size() != 3 || !t.kwargs.empty() ||
+        t.args[1]->kind != Expr::Name || t.args[2]->kind != Expr::Tuple)
+      fail(t.loc, "a descriptor parameter is tensor_descriptor(dtype, "
+                  "[block sizes]), e.g. tensor_descriptor(f16, [BLOCK_M, "
+                  "BLOCK_K])");
+    std::optional<Type> pointee = dtypeNamed(t.args[1]->name, &uns);
+    if (!pointee)
+      fail(t.args[1]->loc, "unknown element type '" + t.args[1]->name +
+                               "' of a tensor descriptor");
+    size_t rank = t.args[2]->args.size();
+    if (rank < 1 || rank > 5)
+      fail(t.args[2]->loc, "a tensor descriptor has 1 to 5 dimensions, "
+                           "got " +
+                               std::to_string(rank));
+    hostDescriptors.push_back({&p, &t, argTypes.size(), rank});
+    addArg(p, kd::PointerType::get(ctx, *pointee), uns, p.name);
+    for (const char *part : {"shape", "strides"})
+      for (size_t k = 0; k < rank; ++k)
+        addArg(p, b.getI32Type(), false,
+               p.name + "." + part + std::to_string(k));
+  };
+  // Descriptor annotations made from signature types (below), kept alive
+  // for the entry's code.
+  std::vector<ExprPtr> signatureAnnotations;
   for (const Param &p : f.params) {
     if (!seen.insert(p.name).second)
       fail(p.loc, "duplicate parameter '" + p.name + "'");
@@ -364,6 +431,14 @@ void CodeGen::kernel(const Function &f) {
                           ? parseDefine(d->second, p.loc, p.name)
                           : expr(*p.deflt);
         checkConstexpr(p);
+        continue;
+      }
+      // Triton's descriptor signature, `tensordesc<fp16[64, 64]>`: the
+      // same parameter as `tensor_descriptor(f16, [64, 64])`.
+      if (StringRef(sig->second).trim().starts_with("tensordesc<")) {
+        signatureAnnotations.push_back(
+            descriptorAnnotation(sig->second, p.loc, p.name));
+        addHostDescriptor(p, *signatureAnnotations.back());
         continue;
       }
       std::string spelled = ::kite::normalizeSignatureType(sig->second);
@@ -417,30 +492,7 @@ void CodeGen::kernel(const Function &f) {
     bool uns = false;
     if (t.kind == Expr::Call && t.args[0]->kind == Expr::Name &&
         t.args[0]->name == "tensor_descriptor") {
-      // `NAME: tensor_descriptor(dtype, [B0, B1, ...])`: a descriptor the
-      // host makes (kite::TensorDescriptor), passed as its base pointer,
-      // sizes and strides (i32); the block shape may name constexprs.
-      if (t.args.size() != 3 || !t.kwargs.empty() ||
-          t.args[1]->kind != Expr::Name || t.args[2]->kind != Expr::Tuple)
-        fail(t.loc, "a descriptor parameter is tensor_descriptor(dtype, "
-                    "[block sizes]), e.g. tensor_descriptor(f16, [BLOCK_M, "
-                    "BLOCK_K])");
-      std::optional<Type> pointee = dtypeNamed(t.args[1]->name, &uns);
-      if (!pointee)
-        fail(t.args[1]->loc, "unknown element type '" + t.args[1]->name +
-                                 "' of a tensor descriptor");
-      size_t rank = t.args[2]->args.size();
-      if (rank < 1 || rank > 5)
-        fail(t.args[2]->loc, "a tensor descriptor has 1 to 5 dimensions, "
-                             "got " +
-                                 std::to_string(rank));
-      hostDescriptors.push_back({&p, &t, argTypes.size(), rank});
-      addArg(p, kd::PointerType::get(ctx, *pointee), uns, p.name);
-      for (const char *part : {"shape", "strides"})
-        for (size_t k = 0; k < rank; ++k) {
-          addArg(p, b.getI32Type(), false,
-                 p.name + "." + part + std::to_string(k));
-        }
+      addHostDescriptor(p, t);
       continue;
     }
     if (t.kind == Expr::Unary && t.name == "*") {

@@ -68,9 +68,18 @@ Expected<std::string> argumentType(const Generic &g, size_t index,
                  "kernel '" + g.kernel.name + "', argument " +
                      std::to_string(index) + " ('" + p.name + "'): " + why);
   };
-  if (a.descriptor())
-    return bad("a tensor descriptor needs an annotated parameter ('" +
-               p.name + ": tensor_descriptor(dtype, [block sizes])')");
+  if (const TensorDescriptor *d = a.descriptor()) {
+    // Triton's descriptor type: the element type and the block shape.
+    ScalarType elem = d->base().type();
+    if (elem == ScalarType::Any)
+      return bad("a tensor descriptor over an untyped pointer cannot type "
+                 "the parameter: make it of a DeviceBuffer<T>, a T* or "
+                 "Arg::pointer(address, ScalarType::...)");
+    std::string type = std::string("tensordesc<") + scalarTypeName(elem) + "[";
+    for (size_t k = 0; k < d->blockShape().size(); ++k)
+      type += (k ? ", " : "") + std::to_string(d->blockShape()[k]);
+    return type + "]>";
+  }
   if (a.isPointer()) {
     if (a.type() == ScalarType::Any)
       return bad("an untyped pointer cannot type the parameter (it is typed "
@@ -115,7 +124,10 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
       continue;
     const Arg &a = args[i];
     key += a.isNone() ? 'N' : a.descriptor() ? 'D' : a.isPointer() ? 'P' : 'S';
-    key += char(a.type());
+    key += char(a.descriptor() ? a.descriptor()->base().type() : a.type());
+    if (const TensorDescriptor *d = a.descriptor()) // its block shape too
+      for (int64_t size : d->blockShape())
+        key += std::to_string(size) + "x";
   }
   forwarded.clear();
   for (size_t i = 0; i < args.size(); ++i) {

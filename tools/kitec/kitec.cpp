@@ -465,8 +465,20 @@ static void setInputPrecision(kite::FrontendOptions &frontend) {
 static std::vector<std::string> splitItems(const std::string &text) {
   std::vector<std::string> items;
   size_t from = 0;
+  // A comma inside brackets (tensordesc<fp16[64, 64]>) does not split.
+  auto nextComma = [&](size_t at) {
+    int depth = 0;
+    for (size_t i = at; i < text.size(); ++i) {
+      char c = text[i];
+      depth += c == '[' || c == '<';
+      depth -= (c == ']' || c == '>') && depth > 0;
+      if (c == ',' && depth == 0)
+        return i;
+    }
+    return std::string::npos;
+  };
   while (true) {
-    size_t comma = text.find(',', from);
+    size_t comma = nextComma(from);
     std::string item = text.substr(from, comma == std::string::npos
                                              ? std::string::npos
                                              : comma - from);
@@ -483,6 +495,12 @@ static std::vector<std::string> splitItems(const std::string &text) {
 static bool signatureItem(const std::string &name, const std::string &item,
                           std::string &type, std::vector<std::string> &facts) {
   std::string t = item, fact;
+  // Triton's descriptor type, tensordesc<fp16[64, 64]> (the frontend
+  // checks its parts).
+  if (StringRef(item).trim().starts_with("tensordesc<")) {
+    type = StringRef(item).trim().str();
+    return true;
+  }
   if (size_t colon = item.rfind(':'); colon != std::string::npos) {
     t = item.substr(0, colon);
     fact = item.substr(colon + 1);
@@ -523,7 +541,7 @@ static int applySignature(SourceMgr &sourceMgr, mlir::MLIRContext &context,
           !signatureItem(name, item.substr(eq + 1), type, facts)) {
         errs() << "kitec: error: --signature item '" << item
                << "': expected NAME=TYPE (TYPE *bf16, i32, f32, ..., "
-                  "optionally :16 or :1)\n";
+                  "optionally :16 or :1; or tensordesc<fp16[64, 64]>)\n";
         return BadUsage;
       }
       if (!frontend.signature.emplace(name, type).second) {

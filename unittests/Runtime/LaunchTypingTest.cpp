@@ -176,3 +176,56 @@ TEST(LaunchTyping, SignatureInTheOptions) {
 }
 
 } // namespace
+
+// Host tensor descriptors for unannotated parameters (Triton passes
+// TensorDescriptor objects to `desc` parameters): typed at launch by their
+// element type and block shape, tensordesc<f32[8, 16]>; another block
+// shape is another kernel.
+TEST(LaunchTyping, TensorDescriptorArguments) {
+  const char *source = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def copy_tiles(src_desc, dst_desc, scale, BM: tl.constexpr, BN: tl.constexpr):
+    x = src_desc.load([tl.program_id(0) * BM, tl.program_id(1) * BN])
+    dst_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], x * scale)
+)";
+  const int M = 37, N = 53, ld = 56;
+  std::vector<float> src(size_t(M) * ld), dst(size_t(M) * ld, -7.f);
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = float(i % 97) - 40.f;
+  for (auto [bm, bn] : {std::pair<int, int>{8, 16}, {16, 32}}) {
+    CompileOptions o;
+    o.constants = {{"BM", bm}, {"BN", bn}};
+    auto k = compileKite(source, o, "copy.py");
+    ASSERT_TRUE(k) << k.error().str();
+    auto s = TensorDescriptor::create(Arg::host(src.data(), src.size()),
+                                      {M, N}, {ld, 1}, {bm, bn});
+    auto d = TensorDescriptor::create(Arg::host(dst.data(), dst.size()),
+                                      {M, N}, {ld, 1}, {bm, bn});
+    ASSERT_TRUE(s && d);
+    std::fill(dst.begin(), dst.end(), -7.f);
+    auto ran = k->interpret(Grid((M + bm - 1) / bm, (N + bn - 1) / bn),
+                            {*s, *d, 2.0f});
+    ASSERT_TRUE(ran) << ran.error().str();
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < ld; ++j) {
+        size_t at = size_t(i) * ld + j;
+        ASSERT_EQ(dst[at], j < N ? src[at] * 2.f : -7.f)
+            << bm << "x" << bn << " (" << i << ", " << j << ")";
+      }
+  }
+  // A descriptor where the kernel wants a number: the signature's kernel
+  // does not compile, and says where.
+  CompileOptions o;
+  o.constants = {{"BM", 8}, {"BN", 16}};
+  auto k = compileKite(source, o, "copy.py").value();
+  auto s = TensorDescriptor::create(Arg::host(src.data(), src.size()), {M, N},
+                                    {ld, 1}, {8, 16})
+               .value();
+  auto ran = k.interpret(Grid(5, 4), {s, s, s});
+  ASSERT_FALSE(ran);
+  EXPECT_NE(ran.error().message().find("copy.py:"), std::string::npos)
+      << ran.error().message();
+}
