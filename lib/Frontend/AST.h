@@ -108,8 +108,16 @@ struct Function {
   Loc autotuneLoc;
   std::vector<std::pair<std::string, ExprPtr>> autotuneArgs;
   /// `@triton.heuristics({"NAME": lambda args: ...})`: the constexprs it
-  /// sets (host code Kite does not evaluate: they need values).
+  /// sets, in order, and where each lambda is one expression Kite reads
+  /// (HostValues.h evaluates it at launch), the lambda: its parameter's name
+  /// and body. A dict Kite does not read leaves `heuristics` empty.
   std::vector<std::string> heuristicNames;
+  struct Heuristic {
+    std::string name, arg;
+    ExprPtr body;
+    Loc loc;
+  };
+  std::vector<Heuristic> heuristics;
   std::vector<Param> params;
   Block body;
 };

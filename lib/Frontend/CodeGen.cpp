@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostValues.h"
 #include "CodeGen.h"
 
 #include <cstdlib>
@@ -517,6 +518,17 @@ auto ::kite::declaredKernels(llvm::SourceMgr &sourceMgr, MLIRContext *context)
                    ? DeclaredParam::Constexpr
                    : DeclaredParam::Typed;
       k.params.push_back(d);
+    }
+    k.heuristicNames = f->heuristicNames;
+    for (auto &h : f->heuristics) {
+      // The lambda's body outlives the module: the evaluator owns it.
+      std::shared_ptr<const Expr> body(std::move(h.body));
+      std::string arg = h.arg;
+      k.heuristics.push_back(
+          {h.name, [body, arg](const std::map<std::string, HostValue> &values,
+                               std::string &error) {
+             return ::kite::ast::evaluateHostExpr(*body, arg, values, error);
+           }});
     }
     kernels.push_back(std::move(k));
   }

@@ -476,8 +476,9 @@ void CodeGen::kernel(const Function &f) {
                         "pass -D " + p.name + "=VALUE" +
                         (std::count(f.heuristicNames.begin(),
                                     f.heuristicNames.end(), p.name)
-                             ? " (@triton.heuristics sets it in host code, "
-                               "which Kite does not evaluate)"
+                             ? " (@triton.heuristics sets it from the "
+                               "launch's arguments: the runtime evaluates it "
+                               "at each launch; ahead of time give it)"
                          : unreadConfigs
                              ? " (@triton.autotune's configs are host code "
                                "here, which Kite does not evaluate: write "

@@ -212,24 +212,7 @@ std::unique_ptr<Function> Parser::function() {
       f->jit = true;
     }
     if (d == "heuristics") {
-      // Host lambdas, not evaluated: the names they set are recorded
-      // (string keys of the dict at the top level of the call).
-      if (acceptOp("(")) {
-        int nest = 1;
-        while (!at(Tok::End) && nest > 0) {
-          if (atOp("(") || atOp("[") || atOp("{"))
-            ++nest;
-          else if (atOp(")") || atOp("]") || atOp("}"))
-            --nest;
-          else if (nest == 2 && at(Tok::Str) && peek(1).kind == Tok::Op &&
-                   peek(1).text == ":")
-            f->heuristicNames.push_back(peek().text);
-          next();
-        }
-      }
-      expectNewline();
-      while (accept(Tok::Newline)) {
-      }
+      heuristics(*f);
       continue;
     }
     if (d != "kernel" && d != "autotune")
@@ -298,6 +281,64 @@ std::unique_ptr<Function> Parser::function() {
   expectOp(":", "after the function signature");
   f->body = block();
   return f;
+}
+
+void Parser::heuristics(Function &f) {
+  size_t start = i;
+  try {
+    quiet = true;
+    expectOp("(", "after @triton.heuristics");
+    if (atName("values") && peek(1).kind == Tok::Op && peek(1).text == "=") {
+      next();
+      next();
+    }
+    expectOp("{", "(a dict of lambdas)");
+    while (!acceptOp("}")) {
+      if (!at(Tok::Str))
+        fail(peek().loc, "a constexpr's name");
+      Function::Heuristic h;
+      h.loc = peek().loc;
+      h.name = next().text;
+      expectOp(":", "after the name");
+      if (!atName("lambda"))
+        fail(peek().loc, "a lambda");
+      next();
+      h.arg = expectName("the lambda's parameter");
+      expectOp(":", "after the lambda's parameter");
+      h.body = ternary(); // one expression: a comma ends the entry
+      f.heuristicNames.push_back(h.name);
+      f.heuristics.push_back(std::move(h));
+      if (!acceptOp(",")) {
+        expectOp("}", "after the dict");
+        break;
+      }
+    }
+    expectOp(")", "after the dict");
+    quiet = false;
+  } catch (SyntaxError &) {
+    // Host code Kite does not read: skip the call, recording the names it
+    // sets (string keys of the dict at the top level of the call).
+    quiet = false;
+    i = start;
+    f.heuristics.clear();
+    f.heuristicNames.clear();
+    if (acceptOp("(")) {
+      int nest = 1;
+      while (!at(Tok::End) && nest > 0) {
+        if (atOp("(") || atOp("[") || atOp("{"))
+          ++nest;
+        else if (atOp(")") || atOp("]") || atOp("}"))
+          --nest;
+        else if (nest == 2 && at(Tok::Str) && peek(1).kind == Tok::Op &&
+                 peek(1).text == ":")
+          f.heuristicNames.push_back(peek().text);
+        next();
+      }
+    }
+  }
+  expectNewline();
+  while (accept(Tok::Newline)) {
+  }
 }
 
 ExprPtr Parser::typeExpr() {

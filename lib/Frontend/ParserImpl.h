@@ -95,8 +95,10 @@ private:
     return "?";
   }
   [[noreturn]] void fail(Loc loc, const std::string &msg) {
-    ++errors;
-    error(loc, msg);
+    if (!quiet) {
+      ++errors;
+      error(loc, msg);
+    }
     throw SyntaxError();
   }
   void expectOp(const char *op, const char *what) {
@@ -149,6 +151,10 @@ private:
   void recoverTopLevel();
 
   std::unique_ptr<Function> function();
+  /// `@triton.heuristics(` seen: reads `{"NAME": lambda args: EXPR, ...})`
+  /// (or `values={...}`) into `f`; anything else is host code, skipped with
+  /// the names it sets recorded.
+  void heuristics(Function &f);
 
   /// `*f32` (a pointer type) or an expression (`i32`, `constexpr`).
   ExprPtr typeExpr();
@@ -217,6 +223,8 @@ private:
   const ErrorFn &error;
   unsigned &errors;
   size_t i = 0;
+  /// Parsing speculatively: a syntax error only throws (heuristics()).
+  bool quiet = false;
   unsigned depth = 0;
   int indentLevel = 0;
 };

@@ -158,6 +158,7 @@ auto ::kite::detail::declareKernels(std::string_view text,
            : p.kind == ::kite::DeclaredParam::Constexpr ? DeclaredParam::Constexpr
                                                         : DeclaredParam::Typed,
            p.hasDefault});
+    d.heuristics = k.heuristics;
     kernels.push_back(std::move(d));
   }
   return kernels;

@@ -9,6 +9,7 @@
 #ifndef KITE_LIB_RUNTIME_COMPILE_H
 #define KITE_LIB_RUNTIME_COMPILE_H
 
+#include "kite/Frontend/HostValue.h"
 #include "kite/Runtime/Runtime.h"
 
 #include <functional>
@@ -44,6 +45,8 @@ struct DeclaredParam {
 struct DeclaredKernel {
   std::string name;
   std::vector<DeclaredParam> params;
+  /// Its @triton.heuristics lambdas Kite evaluates, in order.
+  std::vector<::kite::DeclaredHeuristic> heuristics;
 };
 /// The kernels of Kite language source, parsed only (no MLIR is made);
 /// a ParseError with the diagnostics when the source does not parse.

@@ -7,6 +7,10 @@
 #include "LaunchTyping.h"
 #include "KernelImpl.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
 using namespace kite;
 using namespace kite::detail;
 
@@ -31,6 +35,9 @@ auto kite::detail::genericKernel(std::string_view text,
   bool generic = false;
   for (const DeclaredParam &p : kernel->params)
     generic |= p.kind == DeclaredParam::Untyped && !given(p.name);
+  // @triton.heuristics lambdas read the launch's values.
+  for (const DeclaredHeuristic &h : kernel->heuristics)
+    generic |= !given(h.name);
   if (!generic)
     return std::shared_ptr<Generic>();
   auto g = std::make_shared<Generic>();
@@ -59,6 +66,57 @@ auto kite::detail::genericKernel(std::string_view text,
 }
 
 namespace {
+/// A -D / CompileOptions::defines value as host code sees it; none for a
+/// dtype or anything else not a number, bool, string or None.
+std::optional<HostValue> definedValue(const std::string &text) {
+  char *end = nullptr;
+  long long iv = std::strtoll(text.c_str(), &end, 0);
+  if (!text.empty() && *end == 0)
+    return HostValue::integer(iv);
+  double dv = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == 0)
+    return HostValue::floating(dv);
+  if (text == "True" || text == "False")
+    return HostValue::boolean(text == "True");
+  if (text == "None")
+    return HostValue();
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
+      text.back() == text[0])
+    return HostValue::string(text.substr(1, text.size() - 2));
+  return std::nullopt;
+}
+
+/// A launch argument as host code sees it (a pointer or a descriptor an
+/// object: `is None` tests it).
+std::optional<HostValue> argumentValue(const Arg &a) {
+  if (a.isNone())
+    return HostValue();
+  if (a.isPointer() || a.descriptor())
+    return HostValue::object();
+  uint64_t b = a.bits();
+  switch (a.type()) {
+  case ScalarType::I1:
+    return HostValue::boolean(b & 1);
+  case ScalarType::I32:
+    return HostValue::integer(int32_t(uint32_t(b)));
+  case ScalarType::I64:
+    return HostValue::integer(int64_t(b));
+  case ScalarType::F32: {
+    float f;
+    uint32_t w = uint32_t(b);
+    std::memcpy(&f, &w, 4);
+    return HostValue::floating(f);
+  }
+  case ScalarType::F64: {
+    double d;
+    std::memcpy(&d, &b, 8);
+    return HostValue::floating(d);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 /// The signature type of an argument for an unannotated parameter, or an
 /// error naming it.
 Expected<std::string> argumentType(const Generic &g, size_t index,
@@ -129,6 +187,38 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
       for (int64_t size : d->blockShape())
         key += std::to_string(size) + "x";
   }
+  // @triton.heuristics, in order, over the launch's scalar arguments, the
+  // constexprs given and the heuristics before them (as Triton's launcher
+  // evaluates them): each value a constexpr of the typed kernel, in its key.
+  std::map<std::string, std::string> heuristicDefines;
+  if (!g.kernel.heuristics.empty()) {
+    std::map<std::string, HostValue> values;
+    for (auto &[name, text] : g.options.defines)
+      if (auto v = definedValue(text))
+        values[name] = *v;
+    for (auto &[name, value] : g.options.constants)
+      values[name] = value == std::floor(value) && std::fabs(value) < 9.0e18
+                         ? HostValue::integer(int64_t(value))
+                         : HostValue::floating(value);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (auto v = argumentValue(args[i]))
+        values[g.kernel.params[g.argParams[i]].name] = *v;
+    for (const DeclaredHeuristic &h : g.kernel.heuristics) {
+      if (g.options.defines.count(h.name) || g.options.constants.count(h.name))
+        continue; // the host's value wins
+      std::string why;
+      std::optional<HostValue> v = h.evaluate(values, why);
+      if (!v)
+        return Error(ErrorCode::InvalidArgument,
+                     "kernel '" + g.kernel.name + "': @triton.heuristics' " +
+                         h.name + ": " + why +
+                         " (give it with CompileOptions::defines or "
+                         "constants)");
+      values[h.name] = *v;
+      heuristicDefines[h.name] = v->python();
+      key += "|" + h.name + "=" + v->python();
+    }
+  }
   forwarded.clear();
   for (size_t i = 0; i < args.size(); ++i) {
     const Arg &a = args[i];
@@ -147,6 +237,8 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
     return it->second;
   }
   CompileOptions o = g.options;
+  for (auto &[name, value] : heuristicDefines)
+    o.defines[name] = value;
   for (size_t i = 0; i < args.size(); ++i) {
     const DeclaredParam &p = g.kernel.params[g.argParams[i]];
     if (p.kind != DeclaredParam::Untyped || g.options.signature.count(p.name))

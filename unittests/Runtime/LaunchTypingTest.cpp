@@ -229,3 +229,92 @@ def copy_tiles(src_desc, dst_desc, scale, BM: tl.constexpr, BN: tl.constexpr):
   EXPECT_NE(ran.error().message().find("copy.py:"), std::string::npos)
       << ran.error().message();
 }
+
+// @triton.heuristics: the lambdas read the launch's arguments (numbers,
+// None or not, constexprs, earlier heuristics) and give constexprs, one
+// typed kernel per value, as Triton's launcher evaluates them.
+TEST(LaunchTyping, HeuristicsEvaluatedAtLaunch) {
+  const char *source = R"(
+import triton
+import triton.language as tl
+
+@triton.heuristics({
+    "BLOCK_SIZE": lambda args: triton.next_power_of_2(args["n_cols"]),
+    "EVEN": lambda args: args["n_cols"] % args["BLOCK_SIZE"] == 0,
+    "HAS_W": lambda args: args["W"] is not None,
+})
+@triton.jit
+def scale(Y, X, W, n_cols, alpha, BLOCK_SIZE: tl.constexpr, EVEN: tl.constexpr,
+          HAS_W: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK_SIZE)
+    if EVEN:
+        x = tl.load(X + row * n_cols + offs)
+    else:
+        x = tl.load(X + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+    if HAS_W:
+        x = x * tl.load(W + offs, mask=offs < n_cols, other=0.0)
+    tl.store(Y + row * n_cols + offs, x * alpha, mask=offs < n_cols)
+)";
+  auto k = compileKite(source, CompileOptions{}, "scale.py");
+  ASSERT_TRUE(k) << k.error().str();
+  // The launch passes the runtime parameters only.
+  ASSERT_EQ(k->params().size(), 5u);
+  const int rows = 3;
+  for (int cols : {50, 64, 100, 7}) {
+    for (bool withW : {false, true}) {
+      auto x = iota<float>(rows * cols, 0.5f);
+      auto w = iota<float>(cols, 0.25f);
+      std::vector<float> y(rows * cols, NAN);
+      Arg wArg = withW ? Arg(w) : Arg::none();
+      auto ok = k->interpret(rows, {y, x, wArg, int32_t(cols), 3.0f});
+      ASSERT_TRUE(ok) << cols << ": " << ok.error().str();
+      for (int i = 0; i < rows * cols; ++i)
+        ASSERT_EQ(y[i], x[i] * (withW ? w[i % cols] : 1.0f) * 3.0f)
+            << cols << " " << withW << " " << i;
+    }
+  }
+  // A value the host gives wins over the heuristic.
+  CompileOptions o;
+  o.constants = {{"BLOCK_SIZE", 128}};
+  auto fixed = compileKite(source, o, "scale.py").value();
+  auto x = iota<float>(100, 1.0f);
+  std::vector<float> y(100, NAN);
+  ASSERT_TRUE(fixed.interpret(1, {y, x, Arg::none(), int32_t(100), 1.0f}));
+  EXPECT_EQ(y[99], 99.0f);
+}
+
+TEST(LaunchTyping, HeuristicsThatCannotBeEvaluated) {
+  const char *source = R"(
+import triton
+import triton.language as tl
+
+@triton.heuristics({"BLOCK": lambda args: args["X"].numel()})
+@triton.jit
+def k1(X, n, BLOCK: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+@triton.heuristics({"BLOCK": lambda args: args["n"] // args["missing"]})
+@triton.jit
+def k2(X, n, BLOCK: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK), 1.0)
+)";
+  std::vector<float> x(16);
+  for (const char *name : {"k1", "k2"}) {
+    CompileOptions o;
+    o.kernel = name;
+    auto k = compileKite(source, o, "h.py");
+    ASSERT_TRUE(k) << k.error().str();
+    auto ran = k->interpret(1, {x, int32_t(16)});
+    ASSERT_FALSE(ran) << name;
+    EXPECT_EQ(ran.error().code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(ran.error().message().find("@triton.heuristics' BLOCK"),
+              std::string::npos)
+        << ran.error().message();
+    EXPECT_NE(ran.error().message().find(
+                  std::string(name) == "k1" ? "does not evaluate"
+                                            : "args['missing']"),
+              std::string::npos)
+        << ran.error().message();
+  }
+}

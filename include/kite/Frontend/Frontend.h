@@ -15,6 +15,8 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "kite/Frontend/HostValue.h"
+
 #include <map>
 #include <optional>
 #include <vector>
@@ -65,6 +67,10 @@ struct DeclaredParam {
 struct DeclaredKernel {
   std::string name;
   std::vector<DeclaredParam> params;
+  /// `@triton.heuristics` lambdas Kite evaluates, in order; the names set
+  /// by a heuristics call Kite does not read are only in `heuristicNames`.
+  std::vector<DeclaredHeuristic> heuristics;
+  std::vector<std::string> heuristicNames;
 };
 /// The kernels of the main buffer of `sourceMgr` (helpers excluded), in
 /// order, or nullopt after diagnostics (syntax errors).
