@@ -3,7 +3,9 @@
 
 Usage: python3 bench_orient.py DIR   (DIR from scripts/gpu/orient_variants.sh)
 Environment: KITE_ORIENT_QUICK=1 (4096^3 and 4095^3 only), KITE_ORIENT_SHAPES=odd
-or div16, KITE_ORIENT_ONLY=f16,bf16 (dtypes).
+or div16, KITE_ORIENT_ONLY=f16,bf16 (dtypes; also tf32, fp8). A side that
+cannot run a case (Triton's dot on fp8 in some layout, cuBLAS's fp8 outside
+NT) shows 0.
 Each DIR/mm_<dtype>_<orient>_<div>_<BM>x<BN>x<BK>w<W>s<S>.c is Kite's export
 of bench/kernels/matmul_tutorial.kite (C only, the driver through dlopen);
 it is built here into a shared library and launched through ctypes. For
@@ -28,7 +30,14 @@ import triton.language as tl
 import triton.testing
 
 DIR = sys.argv[1]
-DT = {"f16": torch.float16, "bf16": torch.bfloat16}
+# Operand dtype and output dtype per Kite dtype name: tf32 is f32 data with
+# the dot in tf32 (Triton's default; cuBLAS with TF32 allowed), fp8 is e4m3
+# data with an f16 output (cuBLAS: torch._scaled_mm, which takes only A
+# row-major and B column-major: the NT rows).
+DT = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32,
+      "fp8": torch.float8_e4m3fn}
+OUT = {"tf32": torch.float32, "fp8": torch.float16}
+torch.backends.cuda.matmul.allow_tf32 = True
 
 
 def tutorial_configs():
@@ -83,11 +92,21 @@ def bench(fn):
 
 def operands(orient, M, N, K, dt):
     torch.manual_seed(0)
-    a = (torch.randn(M, K, device="cuda", dtype=dt) if orient[0] == "N"
-         else torch.randn(K, M, device="cuda", dtype=dt).T)
-    b = (torch.randn(K, N, device="cuda", dtype=dt) if orient[1] == "N"
-         else torch.randn(N, K, device="cuda", dtype=dt).T)
+    a = (torch.randn(M, K, device="cuda").to(dt) if orient[0] == "N"
+         else torch.randn(K, M, device="cuda").to(dt).T)
+    b = (torch.randn(K, N, device="cuda").to(dt) if orient[1] == "N"
+         else torch.randn(N, K, device="cuda").to(dt).T)
     return a, b
+
+
+def cublas(a, b, dt):
+    """cuBLAS on the same views, or None where it takes no such operands."""
+    if dt != "fp8":
+        return lambda: torch.matmul(a, b)
+    if not (a.stride(1) == 1 and b.stride(0) == 1):
+        return None
+    one = torch.ones((), device="cuda")
+    return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
 
 
 # The exports, built into shared libraries.
@@ -128,9 +147,11 @@ for (dt, orient, div), vs in sorted(variants.items()):
     for sdiv, M, N, K in shapes:
         if sdiv != div:
             continue
-        a, b = operands(orient, M, N, K, DT[dt.split("@")[0]])
+        base = dt.split("@")[0]
+        a, b = operands(orient, M, N, K, DT[base])
         ref = (a.double() @ b.double()).float()
-        c = torch.empty(M, N, device="cuda", dtype=a.dtype)
+        out_dt = OUT.get(base, a.dtype)
+        c = torch.empty(M, N, device="cuda", dtype=out_dt)
         stream = torch.cuda.current_stream().cuda_stream
         best = None
         for name, launch, bm, bn in vs:
@@ -151,13 +172,18 @@ for (dt, orient, div), vs in sorted(variants.items()):
                 continue
             if best is None or ms < best[0]:
                 best = (ms, name)
-        ct = torch.empty(M, N, device="cuda", dtype=a.dtype)
+        ct = torch.empty(M, N, device="cuda", dtype=out_dt)
         tgrid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
         trun = lambda: tutorial_matmul[tgrid](a, b, ct, M, N, K, a.stride(0), a.stride(1),
                                               b.stride(0), b.stride(1), ct.stride(0), ct.stride(1))
-        trun()
-        t_ms = bench(trun)
-        cb_ms = bench(lambda: torch.matmul(a, b))
+        try:
+            trun()
+            t_ms = bench(trun)
+        except Exception as e:  # Triton may not take this dtype and layout
+            print(f"triton {dt} {orient} {M}x{N}x{K}: {str(e).splitlines()[0][:120]}")
+            t_ms = float("inf")
+        cb = cublas(a, b, base)
+        cb_ms = bench(cb) if cb else float("inf")
         fl = 2.0 * M * N * K / 1e9
         row = {"dtype": dt, "orient": orient, "shape": f"{M}x{N}x{K}",
                "kite": fl / best[0] if best else 0.0, "kite_config": best[1].split("_")[-1] if best else "-",
@@ -165,11 +191,16 @@ for (dt, orient, div), vs in sorted(variants.items()):
         rows.append(row)
         print(json.dumps(row), flush=True)
 json.dump(rows, open(os.path.join(DIR, "orient.json"), "w"), indent=1)
+
+
+def ratio(x, y):
+    return f"{x / y:.2f}" if y else "-"
+
 print()
 print(f"{'dtype':9} {'orient':6} {'shape':16} {'Kite':>7} {'Triton':>7} {'cuBLAS':>7} {'K/T':>6} {'K/cB':>6}  Kite config")
 for r in rows:
     print(f"{r['dtype']:9} {r['orient']:6} {r['shape']:16} {r['kite']:7.1f} {r['triton']:7.1f} {r['cublas']:7.1f}"
-          f" {r['kite'] / r['triton']:6.2f} {r['kite'] / r['cublas']:6.2f}  {r['kite_config']}")
+          f" {ratio(r['kite'], r['triton']):>6} {ratio(r['kite'], r['cublas']):>6}  {r['kite_config']}")
 if wrong:
     print(f"{len(wrong)} WRONG results: " + ", ".join(wrong))
     sys.exit(1)

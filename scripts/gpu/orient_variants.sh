@@ -8,7 +8,10 @@
 # launcher (and Kite's runtime) would for such arguments: unit strides = 1,
 # pointers and the other integers divisible by 16 where they are.
 #   usage: scripts/gpu/orient_variants.sh OUTDIR
-# KITE_ORIENT_DTYPES (default "f16 bf16"), KITE_ORIENT_CONFIGS (default the
+# KITE_ORIENT_DTYPES (default "f16 bf16"; also "tf32": f32 operands and
+# output, the dot in tf32 as Triton's default; "fp8": e4m3 operands, f16
+# output; configurations a dtype cannot fit are reported and skipped),
+# KITE_ORIENT_CONFIGS (default the
 # tutorial's Hopper configurations, BMxBNxBKwWARPSsSTAGES), KITE_ORIENT_CHIP
 # (default sm_90a; sm_80: mma.sync, named mm80_...), KITE_ORIENT_DIVS (default
 # "div16 odd": sizes and strides divisible by 16, and not).
@@ -25,7 +28,12 @@ prefix=mm
 [ "$chip" = sm_90a ] || prefix="mm${chip#sm_}"
 configs=${KITE_ORIENT_CONFIGS:-"128x256x64w8s3 64x256x32w4s4 128x128x32w4s4 128x64x32w4s4 64x128x32w4s4 128x128x64w8s3"}
 for dt in $dtypes; do
-  sed -e "s/\*f16/*$dt/g; s/to(f16)/to($dt)/" "$root/bench/kernels/matmul_tutorial.kite" > "$out/mm_$dt.kite"
+  case $dt in
+    tf32) edit="s/\*f16/*f32/g; s/to(f16)/to(f32)/" ;;
+    fp8) edit="s/a_ptr: \*f16, b_ptr: \*f16/a_ptr: *f8e4m3, b_ptr: *f8e4m3/" ;;
+    *) edit="s/\*f16/*$dt/g; s/to(f16)/to($dt)/" ;;
+  esac
+  sed -e "$edit" "$root/bench/kernels/matmul_tutorial.kite" > "$out/mm_$dt.kite"
   for orient in NN NT TN TT; do
     for div in ${KITE_ORIENT_DIVS:-div16 odd}; do
       unit=(stride_cn=1)

@@ -74,7 +74,7 @@ cp "$root/dsl-examples/vector_add_aot.c" "$out/aot/"
 # part: scripts/gpu/bench_orient.py), exported to C, carried compressed.
 if [ "${KITE_SKIP_ORIENT:-0}" != 1 ]; then
   tmp="$(mktemp -d)"
-  KITEC="$kitec" KITE_ORIENT_DTYPES="${KITE_ORIENT_DTYPES:-f16 bf16}" \
+  KITEC="$kitec" KITE_ORIENT_DTYPES="${KITE_ORIENT_DTYPES:-f16 bf16 tf32 fp8}" \
     bash "$root/scripts/gpu/orient_variants.sh" "$tmp/orient" >/dev/null
   rm -f "$tmp"/orient/*.log
   tar -C "$tmp" -cJf "$out/orient.tar.xz" orient
