@@ -7,6 +7,7 @@
 #include "LaunchTyping.h"
 #include "KernelImpl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -29,8 +30,16 @@ auto kite::detail::genericKernel(std::string_view text,
   if (!kernel)
     return std::shared_ptr<Generic>(); // the analysis reports it
   auto given = [&](const std::string &name) {
-    return options.signature.count(name) || options.defines.count(name) ||
-           options.constants.count(name);
+    if (options.signature.count(name) || options.defines.count(name) ||
+        options.constants.count(name))
+      return true;
+    // Every host configuration sets it (heuristics over configurations).
+    return !options.autotuneConfigs.empty() &&
+           std::all_of(options.autotuneConfigs.begin(),
+                       options.autotuneConfigs.end(),
+                       [&](const TuningConfig &c) {
+                         return c.constants.count(name) > 0;
+                       });
   };
   bool generic = false;
   for (const DeclaredParam &p : kernel->params)
@@ -84,6 +93,13 @@ std::optional<HostValue> definedValue(const std::string &text) {
       text.back() == text[0])
     return HostValue::string(text.substr(1, text.size() - 2));
   return std::nullopt;
+}
+
+/// A constexpr's number as host code sees it.
+HostValue number(double value) {
+  return value == std::floor(value) && std::fabs(value) < 9.0e18
+             ? HostValue::integer(int64_t(value))
+             : HostValue::floating(value);
 }
 
 /// A launch argument as host code sees it (a pointer or a descriptor an
@@ -190,16 +206,19 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
   // @triton.heuristics, in order, over the launch's scalar arguments, the
   // constexprs given and the heuristics before them (as Triton's launcher
   // evaluates them): each value a constexpr of the typed kernel, in its key.
+  // One that reads what the launch does not give may read an @autotune
+  // configuration's constexprs (Triton runs heuristics after the tuner):
+  // those are evaluated per configuration below.
   std::map<std::string, std::string> heuristicDefines;
+  std::map<std::string, HostValue> values;
+  std::vector<const DeclaredHeuristic *> perConfig;
+  std::string firstWhy;
   if (!g.kernel.heuristics.empty()) {
-    std::map<std::string, HostValue> values;
     for (auto &[name, text] : g.options.defines)
       if (auto v = definedValue(text))
         values[name] = *v;
     for (auto &[name, value] : g.options.constants)
-      values[name] = value == std::floor(value) && std::fabs(value) < 9.0e18
-                         ? HostValue::integer(int64_t(value))
-                         : HostValue::floating(value);
+      values[name] = number(value);
     for (size_t i = 0; i < args.size(); ++i)
       if (auto v = argumentValue(args[i]))
         values[g.kernel.params[g.argParams[i]].name] = *v;
@@ -208,17 +227,23 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
         continue; // the host's value wins
       std::string why;
       std::optional<HostValue> v = h.evaluate(values, why);
-      if (!v)
-        return Error(ErrorCode::InvalidArgument,
-                     "kernel '" + g.kernel.name + "': @triton.heuristics' " +
-                         h.name + ": " + why +
-                         " (give it with CompileOptions::defines or "
-                         "constants)");
+      if (!v) {
+        if (perConfig.empty())
+          firstWhy = h.name + ": " + why;
+        perConfig.push_back(&h);
+        continue;
+      }
       values[h.name] = *v;
       heuristicDefines[h.name] = v->python();
       key += "|" + h.name + "=" + v->python();
     }
   }
+  auto heuristicError = [&](const std::string &what) {
+    return Error(ErrorCode::InvalidArgument,
+                 "kernel '" + g.kernel.name + "': @triton.heuristics' " +
+                     what +
+                     " (give it with CompileOptions::defines or constants)");
+  };
   forwarded.clear();
   for (size_t i = 0; i < args.size(); ++i) {
     const Arg &a = args[i];
@@ -231,37 +256,93 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
     else
       forwarded.push_back(a);
   }
+  // The typed kernel's options: the signature from the arguments.
+  auto typedOptions = [&]() -> Expected<CompileOptions> {
+    CompileOptions o = g.options;
+    for (auto &[name, value] : heuristicDefines)
+      o.defines[name] = value;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const DeclaredParam &p = g.kernel.params[g.argParams[i]];
+      if (p.kind != DeclaredParam::Untyped || g.options.signature.count(p.name))
+        continue;
+      if (args[i].isNone()) {
+        o.defines[p.name] = "None";
+        continue;
+      }
+      auto type = argumentType(g, i, p, args[i]);
+      if (!type)
+        return type.error();
+      o.signature[p.name] = *type;
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      const DeclaredParam &p = g.kernel.params[g.argParams[i]];
+      if (args[i].isNone() && p.kind != DeclaredParam::Untyped)
+        return Error(ErrorCode::InvalidArgument,
+                     "kernel '" + g.kernel.name + "', argument " +
+                         std::to_string(i) + " ('" + p.name +
+                         "'): None is for unannotated parameters (it makes "
+                         "them constexprs); this one is annotated");
+    }
+    return o;
+  };
   std::lock_guard<std::mutex> lock(g.mutex);
+  std::vector<TuningConfig> configs;
+  std::vector<std::string> tuneKey;
+  if (!perConfig.empty()) {
+    // The kernel's configurations, from a compile of the typed kernel with
+    // those heuristics' constexprs as placeholders (kept per key so far).
+    auto cached = g.probes.find(key);
+    if (cached == g.probes.end()) {
+      auto po = typedOptions();
+      if (!po)
+        return po.error();
+      for (const DeclaredHeuristic *h : perConfig)
+        po->defines[h->name] = "1";
+      auto probe = compileKite(g.text, *po, g.sourceName);
+      if (!probe || probe->configs().empty())
+        return heuristicError(firstWhy);
+      cached = g.probes
+                   .emplace(key, std::make_pair(probe->configs(),
+                                                probe->autotuneKey()))
+                   .first;
+    }
+    configs = cached->second.first;
+    tuneKey = cached->second.second;
+    for (size_t c = 0; c < configs.size(); ++c) {
+      std::map<std::string, HostValue> v = values;
+      for (auto &[name, value] : configs[c].constants)
+        v[name] = number(value);
+      key += "|#" + std::to_string(c);
+      for (const DeclaredHeuristic *h : perConfig) {
+        std::string why;
+        std::optional<HostValue> r = h->evaluate(v, why);
+        if (!r)
+          return heuristicError(h->name + ": " + why);
+        if (r->kind != HostValue::Int && r->kind != HostValue::Bool &&
+            r->kind != HostValue::Float)
+          return heuristicError(h->name + ": it gives " + r->python() +
+                                " under an @autotune configuration, where "
+                                "Kite takes numbers and bools");
+        configs[c].constants[h->name] =
+            r->kind == HostValue::Float ? r->f : double(r->i);
+        v[h->name] = *r;
+        key += "," + h->name + "=" + r->python();
+      }
+    }
+  }
   if (auto it = g.typed.find(key); it != g.typed.end()) {
     g.last = it->second;
     return it->second;
   }
-  CompileOptions o = g.options;
-  for (auto &[name, value] : heuristicDefines)
-    o.defines[name] = value;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const DeclaredParam &p = g.kernel.params[g.argParams[i]];
-    if (p.kind != DeclaredParam::Untyped || g.options.signature.count(p.name))
-      continue;
-    if (args[i].isNone()) {
-      o.defines[p.name] = "None";
-      continue;
-    }
-    auto type = argumentType(g, i, p, args[i]);
-    if (!type)
-      return type.error();
-    o.signature[p.name] = *type;
+  auto o = typedOptions();
+  if (!o)
+    return o.error();
+  if (!configs.empty()) {
+    // The configurations with the heuristics' values, as the host's.
+    o->autotuneConfigs = configs;
+    o->autotuneKey = tuneKey;
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const DeclaredParam &p = g.kernel.params[g.argParams[i]];
-    if (args[i].isNone() && p.kind != DeclaredParam::Untyped)
-      return Error(ErrorCode::InvalidArgument,
-                   "kernel '" + g.kernel.name + "', argument " +
-                       std::to_string(i) + " ('" + p.name +
-                       "'): None is for unannotated parameters (it makes "
-                       "them constexprs); this one is annotated");
-  }
-  auto k = compileKite(g.text, o, g.sourceName);
+  auto k = compileKite(g.text, *o, g.sourceName);
   if (!k)
     return k.error();
   if (g.keep && !k->configs().empty())

@@ -34,6 +34,12 @@ struct Generic {
   std::mutex mutex;
   /// Typed kernels by their arguments' kinds (typeKey).
   std::unordered_map<std::string, Kernel> typed;
+  /// Per key (the arguments' kinds, the heuristics the launch decides):
+  /// the @autotune configurations and key of the typed kernel, for
+  /// heuristics that read a configuration's constexprs.
+  std::unordered_map<std::string, std::pair<std::vector<TuningConfig>,
+                                            std::vector<std::string>>>
+      probes;
   /// The most recent typed kernel (for lastOutcome() and the like).
   std::optional<Kernel> last;
   /// Kernel::pruneConfigs' filter, applied to every typed kernel.

@@ -152,6 +152,18 @@ const std::vector<TuningConfig> &Kernel::configs() const {
   return impl_->source.configs;
 }
 
+std::vector<std::string> Kernel::autotuneKey() const {
+  if (impl_->generic)
+    if (auto k = lastTyped(*impl_))
+      return k->autotuneKey();
+  std::vector<std::string> names;
+  const std::vector<Param> &ps = params();
+  for (int i : impl_->source.key)
+    if (i >= 0 && size_t(i) < ps.size())
+      names.push_back(ps[size_t(i)].name);
+  return names;
+}
+
 Expected<TuningConfig> Kernel::tune(const GridFn &grid,
                                     const std::vector<Arg> &args,
                                     const LaunchOptions &options) const {

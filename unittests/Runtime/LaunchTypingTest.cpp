@@ -318,3 +318,45 @@ def k2(X, n, BLOCK: tl.constexpr):
         << ran.error().message();
   }
 }
+
+// Heuristics that read an @autotune configuration's constexprs (Triton's
+// matmul: EVEN_K from BLOCK_K): evaluated per configuration, as Triton runs
+// the heuristics after the tuner's choice.
+TEST(LaunchTyping, HeuristicsOverAutotuneConfigs) {
+  const char *source = R"(
+import triton
+import triton.language as tl
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 16})],
+                 key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def total(X, Out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        if EVEN:
+            acc += tl.load(X + offs)
+        else:
+            acc += tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.store(Out, tl.sum(acc, 0))
+)";
+  auto k = compileKite(source, CompileOptions{}, "total.py");
+  ASSERT_TRUE(k) << k.error().str();
+  for (int n : {48, 64, 40}) {
+    auto x = iota<float>(n, 1.0f);
+    std::vector<float> out(1, NAN);
+    // As written the kernel runs its first configuration (BLOCK 32): at
+    // n = 48 EVEN must be false there (an unmasked last block would read
+    // past x, which the interpreter reports).
+    auto ok = k->interpret(1, {x, out, int32_t(n)});
+    ASSERT_TRUE(ok) << n << ": " << ok.error().str();
+    EXPECT_EQ(out[0], float(n) * (n - 1) / 2) << n;
+    // Each configuration carries its own value.
+    const std::vector<TuningConfig> &configs = k->configs();
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[0].constants.at("EVEN"), n % 32 == 0 ? 1.0 : 0.0) << n;
+    EXPECT_EQ(configs[1].constants.at("EVEN"), n % 16 == 0 ? 1.0 : 0.0) << n;
+  }
+  EXPECT_EQ(k->autotuneKey(), std::vector<std::string>{"n"});
+}

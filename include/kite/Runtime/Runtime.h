@@ -418,6 +418,9 @@ public:
   /// Autotuning (`@autotune`, docs/runtime.md): the kernel's
   /// configurations (empty: none), and the grid each needs.
   const std::vector<TuningConfig> &configs() const;
+  /// The runtime parameters whose values key the autotuning choice
+  /// (`@autotune(key=[...])`, or CompileOptions::autotuneKey).
+  std::vector<std::string> autotuneKey() const;
   using GridFn = std::function<Grid(const TuningConfig &)>;
   /// The configuration for `args`: from memory, the disk (a result of any
   /// earlier process on this device), or chosen now by compiling every
