@@ -342,6 +342,14 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
     o->autotuneConfigs = configs;
     o->autotuneKey = tuneKey;
   }
+  // The typed kernel must not be typed at launch again (a launch would
+  // recurse without end): every unannotated parameter and heuristic now has
+  // its type or value.
+  if (auto again = genericKernel(g.text, g.sourceName, *o); !again || *again)
+    return Error(ErrorCode::CompileError,
+                 "internal compiler error: kernel '" + g.kernel.name +
+                     "' is still untyped after typing it from the launch's "
+                     "arguments");
   auto k = compileKite(g.text, *o, g.sourceName);
   if (!k)
     return k.error();
