@@ -26,7 +26,7 @@ dtypes=${KITE_ORIENT_DTYPES:-"f16 bf16"}
 chip=${KITE_ORIENT_CHIP:-sm_90a}
 prefix=mm
 [ "$chip" = sm_90a ] || prefix="mm${chip#sm_}"
-configs=${KITE_ORIENT_CONFIGS:-"128x256x64w8s3 64x256x32w4s4 128x128x32w4s4 128x64x32w4s4 64x128x32w4s4 128x128x64w8s3"}
+configs=${KITE_ORIENT_CONFIGS:-"128x256x64w8s3 64x256x32w4s4 128x128x32w4s4 128x64x32w4s4 64x128x32w4s4 128x32x32w4s4 64x32x32w2s5 32x64x32w2s5 128x128x64w8s3"}
 for dt in $dtypes; do
   case $dt in
     tf32) edit="s/\*f16/*f32/g; s/to(f16)/to(f32)/" ;;
