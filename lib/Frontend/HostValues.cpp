@@ -14,7 +14,9 @@
 #include "AST.h"
 #include "HostValues.h"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 
 using namespace kite;
@@ -144,9 +146,12 @@ private:
       throw EvalError{"'" + op + "' needs a number"};
     if (op == "+")
       return v.kind == HostValue::Bool ? HostValue::integer(v.i) : v;
-    if (op == "-")
+    if (op == "-") {
+      if (v.kind != HostValue::Float && v.i == INT64_MIN)
+        throw EvalError{"'-' overflows 64-bit integers"};
       return v.kind == HostValue::Float ? HostValue::floating(-v.f)
                                         : HostValue::integer(-v.i);
+    }
     if (op == "~" && v.kind != HostValue::Float)
       return HostValue::integer(~v.i);
     throw EvalError{"'" + op + "' on this value"};
@@ -164,22 +169,31 @@ private:
       return HostValue::floating(real(a) / real(b));
     }
     if (ints) {
-      int64_t x = a.i, y = b.i;
+      int64_t x = a.i, y = b.i, r = 0;
+      // Python's integers do not overflow; 64 bits do: an error, not a
+      // wrapped value.
+      auto checked = [&](bool overflowed) {
+        if (overflowed)
+          throw EvalError{"'" + op + "' overflows 64-bit integers"};
+        return HostValue::integer(r);
+      };
       if (op == "+")
-        return HostValue::integer(x + y);
+        return checked(__builtin_add_overflow(x, y, &r));
       if (op == "-")
-        return HostValue::integer(x - y);
+        return checked(__builtin_sub_overflow(x, y, &r));
       if (op == "*")
-        return HostValue::integer(x * y);
+        return checked(__builtin_mul_overflow(x, y, &r));
       if (op == "//" || op == "%") {
         if (y == 0)
           throw EvalError{"it divides by zero"};
-        int64_t q = x / y, r = x % y;
-        if (r != 0 && ((r < 0) != (y < 0))) { // Python floors
+        if (x == INT64_MIN && y == -1)
+          throw EvalError{"'" + op + "' overflows 64-bit integers"};
+        int64_t q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) { // Python floors
           --q;
-          r += y;
+          m += y;
         }
-        return HostValue::integer(op == "//" ? q : r);
+        return HostValue::integer(op == "//" ? q : m);
       }
       if (op == "&")
         return HostValue::integer(x & y);
@@ -187,8 +201,11 @@ private:
         return HostValue::integer(x | y);
       if (op == "^")
         return HostValue::integer(x ^ y);
-      if (op == "<<" && y >= 0 && y < 63)
-        return HostValue::integer(x << y);
+      if (op == "<<" && y >= 0 && y < 63) {
+        if (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y)))
+          throw EvalError{"'<<' overflows 64-bit integers"};
+        return HostValue::integer(int64_t(uint64_t(x) << y));
+      }
       if (op == ">>" && y >= 0)
         return HostValue::integer(y >= 63 ? (x < 0 ? -1 : 0) : x >> y);
     } else {
@@ -288,8 +305,11 @@ private:
     }
     if (name == "int") {
       const HostValue &v = one();
-      if (v.kind == HostValue::Float)
+      if (v.kind == HostValue::Float) {
+        if (!std::isfinite(v.f) || std::fabs(v.f) >= 9.2e18)
+          throw EvalError{"int() of " + v.python()};
         return HostValue::integer(int64_t(std::trunc(v.f)));
+      }
       if (numeric(v))
         return HostValue::integer(v.i);
     }
@@ -300,7 +320,7 @@ private:
     if (name == "abs" && numeric(one()))
       return one().kind == HostValue::Float
                  ? HostValue::floating(std::fabs(one().f))
-                 : HostValue::integer(one().i < 0 ? -one().i : one().i);
+                 : unary("-", one().i < 0 ? one() : unary("-", one()));
     throw EvalError{"it calls " + (name.empty() ? "a function" : name + "()") +
                     ", which Kite does not evaluate in host code"};
   }

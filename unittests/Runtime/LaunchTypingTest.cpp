@@ -360,3 +360,34 @@ def total(X, Out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
   }
   EXPECT_EQ(k->autotuneKey(), std::vector<std::string>{"n"});
 }
+
+// Host arithmetic as Python's where 64 bits allow, an error where they do
+// not (never a wrapped value).
+TEST(LaunchTyping, HeuristicsArithmetic) {
+  auto run = [](const std::string &lambda, int32_t n) {
+    std::string source = R"(
+import triton
+import triton.language as tl
+
+@triton.heuristics({"V": lambda args: )" + lambda + R"(})
+@triton.jit
+def k(X, n, V: tl.constexpr):
+    tl.store(X, V)
+)";
+    auto k = compileKite(source, CompileOptions{}, "h.py").value();
+    std::vector<float> x(1, NAN);
+    auto ok = k.interpret(1, {x, n});
+    return ok ? std::to_string(x[0]) : ok.error().message();
+  };
+  EXPECT_EQ(run("args['n'] // 4", -7), std::to_string(-2.0f)); // floors
+  EXPECT_EQ(run("args['n'] % 4", -7), std::to_string(1.0f));
+  EXPECT_EQ(run("args['n'] / 4", -7), std::to_string(-1.75f));
+  EXPECT_EQ(run("triton.cdiv(args['n'], 4)", 9), std::to_string(3.0f));
+  EXPECT_EQ(run("max(args['n'], 16) if args['n'] > 0 else 1", 5),
+            std::to_string(16.0f));
+  EXPECT_EQ(run("abs(args['n'])", -5), std::to_string(5.0f));
+  EXPECT_NE(run("args['n'] * 4611686018427387904 * 4", 3).find("overflows"),
+            std::string::npos);
+  EXPECT_NE(run("args['n'] // 0", 3).find("divides by zero"),
+            std::string::npos);
+}
