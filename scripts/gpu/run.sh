@@ -45,6 +45,10 @@ if [ -d .gpu/rt ]; then
     echo "== PyTorch operators (dsl-examples/torch)"
     bash scripts/gpu/torch_op.sh "$rt/lib" || status=1
   fi
+  if want programs; then
+    echo "== the README's own kernel, as a newcomer copies it"
+    bash scripts/gpu/readme_check.sh "$rt/lib" || status=1
+  fi
   if want programs && [ -d .gpu/aot ]; then
     echo "== ahead-of-time C export (kitec --emit=c) with a C consumer"
     cc -std=c99 -O2 -I.gpu/aot .gpu/aot/vector_add.c .gpu/aot/vector_add_aot.c -ldl \
