@@ -15,25 +15,24 @@
 namespace kite::frontend {
 
 Val CodeGen::parseDefine(const std::string &text, Loc l, const std::string &name) {
-  char *end = nullptr;
-  errno = 0;
-  long long iv = std::strtoll(text.c_str(), &end, 0);
-  if (!text.empty() && *end == 0 && errno == 0)
-    return Val::integer(iv);
-  double dv = std::strtod(text.c_str(), &end);
-  if (!text.empty() && *end == 0)
-    return Val::floating(dv);
-  if (text == "True" || text == "False")
-    return Val::boolean(text == "True");
-  if (text == "None")
-    return Val();
-  // A string: quoted as Python writes it ('mean', "sum").
-  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
-      text.back() == text[0]) {
-    Val v;
-    v.kind = Val::Str;
-    v.s = text.substr(1, text.size() - 2);
-    return v;
+  if (std::optional<HostValue> literal = parsePythonLiteral(text)) {
+    switch (literal->kind) {
+    case HostValue::Int:
+      return Val::integer(literal->i);
+    case HostValue::Float:
+      return Val::floating(literal->f);
+    case HostValue::Bool:
+      return Val::boolean(literal->i != 0);
+    case HostValue::Str: {
+      Val v;
+      v.kind = Val::Str;
+      v.s = literal->s;
+      return v;
+    }
+    case HostValue::None:
+    case HostValue::Object:
+      return Val();
+    }
   }
   // A dtype (Triton libraries pass tl.bfloat16 for `X_dtype: tl.constexpr`).
   std::string dtype = text.rfind("tl.", 0) == 0 ? text.substr(3) : text;

@@ -14,7 +14,9 @@
 #include "AST.h"
 #include "HostValues.h"
 
+#include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -45,6 +47,27 @@ std::string HostValue::python() const {
     return "<object>";
   }
   return "None";
+}
+
+std::optional<HostValue> kite::parsePythonLiteral(const std::string &text) {
+  if (text.empty())
+    return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  long long iv = std::strtoll(text.c_str(), &end, 0);
+  if (*end == 0 && errno == 0)
+    return HostValue::integer(iv);
+  double dv = std::strtod(text.c_str(), &end);
+  if (*end == 0)
+    return HostValue::floating(dv);
+  if (text == "True" || text == "False")
+    return HostValue::boolean(text == "True");
+  if (text == "None")
+    return HostValue();
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
+      text.back() == text[0])
+    return HostValue::string(text.substr(1, text.size() - 2));
+  return std::nullopt;
 }
 
 namespace {

@@ -75,26 +75,6 @@ auto kite::detail::genericKernel(std::string_view text,
 }
 
 namespace {
-/// A -D / CompileOptions::defines value as host code sees it; none for a
-/// dtype or anything else not a number, bool, string or None.
-std::optional<HostValue> definedValue(const std::string &text) {
-  char *end = nullptr;
-  long long iv = std::strtoll(text.c_str(), &end, 0);
-  if (!text.empty() && *end == 0)
-    return HostValue::integer(iv);
-  double dv = std::strtod(text.c_str(), &end);
-  if (!text.empty() && *end == 0)
-    return HostValue::floating(dv);
-  if (text == "True" || text == "False")
-    return HostValue::boolean(text == "True");
-  if (text == "None")
-    return HostValue();
-  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
-      text.back() == text[0])
-    return HostValue::string(text.substr(1, text.size() - 2));
-  return std::nullopt;
-}
-
 /// A constexpr's number as host code sees it.
 HostValue number(double value) {
   return value == std::floor(value) && std::fabs(value) < 9.0e18
@@ -215,7 +195,7 @@ Expected<Kernel> kite::detail::typedKernel(Generic &g,
   std::string firstWhy;
   if (!g.kernel.heuristics.empty()) {
     for (auto &[name, text] : g.options.defines)
-      if (auto v = definedValue(text))
+      if (auto v = parsePythonLiteral(text))
         values[name] = *v;
     for (auto &[name, value] : g.options.constants)
       values[name] = number(value);

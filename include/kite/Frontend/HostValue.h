@@ -37,6 +37,11 @@ struct HostValue {
   std::string python() const;
 };
 
+/// A constexpr value as Python writes it (kitec -D, CompileOptions::
+/// defines): an integer (decimal or 0x), a float, True/False, None or a
+/// quoted string ('mean'); none for anything else (a dtype, say).
+std::optional<HostValue> parsePythonLiteral(const std::string &text);
+
 /// One entry of a kernel's `@triton.heuristics({"NAME": lambda args: ...})`.
 struct DeclaredHeuristic {
   std::string name; ///< the constexpr it sets
