@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostValues.h"
 #include "CodeGen.h"
 
 #include <cerrno>
@@ -397,6 +398,27 @@ void CodeGen::kernel(const Function &f) {
   // Descriptor annotations made from signature types (below), kept alive
   // for the entry's code.
   std::vector<ExprPtr> signatureAnnotations;
+  // @triton.heuristics ahead of time: a lambda that reads only -D values
+  // (and earlier heuristics) gives its constexpr here; one that reads a
+  // launch's argument needs the runtime (or -D), and the error says why.
+  std::map<std::string, std::string> heuristicDefines, heuristicWhy;
+  {
+    std::map<std::string, HostValue> values;
+    for (auto &[name, text] : options.defines)
+      if (auto v = parsePythonLiteral(text))
+        values[name] = *v;
+    for (const Function::Heuristic &h : f.heuristics) {
+      if (options.defines.count(h.name))
+        continue;
+      std::string why;
+      if (auto v = ::kite::ast::evaluateHostExpr(*h.body, h.arg, values, why)) {
+        values[h.name] = *v;
+        heuristicDefines[h.name] = v->python();
+      } else {
+        heuristicWhy[h.name] = why;
+      }
+    }
+  }
   for (const Param &p : f.params) {
     if (!seen.insert(p.name).second)
       fail(p.loc, "duplicate parameter '" + p.name + "'");
@@ -464,6 +486,8 @@ void CodeGen::kernel(const Function &f) {
       auto d = options.defines.find(p.name);
       if (d != options.defines.end())
         top[p.name] = parseDefine(d->second, p.loc, p.name);
+      else if (heuristicDefines.count(p.name))
+        top[p.name] = parseDefine(heuristicDefines[p.name], p.loc, p.name);
       else if (!configs.empty() && configValue(chosen < 0 ? 0 : chosen, p.name))
         top[p.name] = *configValue(chosen < 0 ? 0 : chosen, p.name); // the
                                                   // chosen (or first) config's
@@ -476,8 +500,13 @@ void CodeGen::kernel(const Function &f) {
                         (std::count(f.heuristicNames.begin(),
                                     f.heuristicNames.end(), p.name)
                              ? " (@triton.heuristics sets it from the "
-                               "launch's arguments: the runtime evaluates it "
-                               "at each launch; ahead of time give it)"
+                               "launch's arguments, which the runtime "
+                               "evaluates at each launch; here " +
+                                   (heuristicWhy.count(p.name)
+                                        ? heuristicWhy[p.name]
+                                        : std::string("Kite reads only a "
+                                                      "dict of lambdas")) +
+                                   ")"
                          : unreadConfigs
                              ? " (@triton.autotune's configs are host code "
                                "here, which Kite does not evaluate: write "

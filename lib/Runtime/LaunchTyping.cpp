@@ -15,6 +15,16 @@
 using namespace kite;
 using namespace kite::detail;
 
+namespace {
+/// A constexpr's number as host code sees it.
+HostValue number(double value) {
+  return value == std::floor(value) && std::fabs(value) < 9.0e18
+             ? HostValue::integer(int64_t(value))
+             : HostValue::floating(value);
+}
+
+} // namespace
+
 auto kite::detail::genericKernel(std::string_view text,
                                  std::string_view sourceName,
                                  const CompileOptions &options)
@@ -44,9 +54,25 @@ auto kite::detail::genericKernel(std::string_view text,
   bool generic = false;
   for (const DeclaredParam &p : kernel->params)
     generic |= p.kind == DeclaredParam::Untyped && !given(p.name);
-  // @triton.heuristics lambdas read the launch's values.
-  for (const DeclaredHeuristic &h : kernel->heuristics)
-    generic |= !given(h.name);
+  // @triton.heuristics lambdas read the launch's values, unless they read
+  // only the constexprs given (the frontend evaluates those itself).
+  {
+    std::map<std::string, HostValue> values;
+    for (auto &[name, text] : options.defines)
+      if (auto v = parsePythonLiteral(text))
+        values[name] = *v;
+    for (auto &[name, value] : options.constants)
+      values[name] = number(value);
+    for (const DeclaredHeuristic &h : kernel->heuristics) {
+      if (given(h.name))
+        continue;
+      std::string why;
+      if (auto v = h.evaluate(values, why))
+        values[h.name] = *v;
+      else
+        generic = true;
+    }
+  }
   if (!generic)
     return std::shared_ptr<Generic>();
   auto g = std::make_shared<Generic>();
@@ -75,13 +101,6 @@ auto kite::detail::genericKernel(std::string_view text,
 }
 
 namespace {
-/// A constexpr's number as host code sees it.
-HostValue number(double value) {
-  return value == std::floor(value) && std::fabs(value) < 9.0e18
-             ? HostValue::integer(int64_t(value))
-             : HostValue::floating(value);
-}
-
 /// A launch argument as host code sees it (a pointer or a descriptor an
 /// object: `is None` tests it).
 std::optional<HostValue> argumentValue(const Arg &a) {
