@@ -28,6 +28,18 @@ namespace kite::detail {
 using namespace mlir;
 namespace kd = mlir::kite;
 
+/// Whether `loop` holds an atomic: a load or copy moved ahead of it could
+/// read memory before the atomic writes it, so such loops keep their order.
+inline bool containsAtomics(scf::ForOp loop) {
+  return loop
+      ->walk([](Operation *op) {
+        return isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// Adds to `slice` (in body order) the ops of `body` that `v` depends on.
 /// Fails on an op with side effects or regions, or on a dependence on an
 /// op in `forbidden`.

@@ -37,13 +37,7 @@ struct PipelineLoadsPass
 
   void pipeline(scf::ForOp loop) {
     Block *body = loop.getBody();
-    // A load moved ahead of an atomic of the same iteration could read
-    // memory before the atomic writes it: such loops keep their order.
-    if (loop->walk([](Operation *op) {
-              return isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op)
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            }).wasInterrupted())
+    if (::kite::detail::containsAtomics(loop))
       return;
     // Loads of blocks used only by dots of this body.
     SmallVector<kd::LoadOp> loads;

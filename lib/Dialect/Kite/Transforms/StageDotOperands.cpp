@@ -209,13 +209,7 @@ struct StageDotOperands
     if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
         !step.isStrictlyPositive())
       return;
-    // Copies issued ahead of an atomic in the same loop could read memory
-    // before the atomic writes it: such loops keep their order.
-    if (loop->walk([](Operation *op) {
-              return isa<kd::AtomicRMWOp, kd::AtomicCASOp>(op)
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            }).wasInterrupted())
+    if (::kite::detail::containsAtomics(loop))
       return;
     SmallVector<kd::DotOp> dots;
     for (Operation &op : *body)
