@@ -60,8 +60,9 @@
 // SPEC: .visible .entry seeded_dropout(
 // SPEC-NOT: ld.global.b32
 // SPEC: bra
-// SPEC-NEXT: ld.global.v4.b32
-// SPEC-NEXT: ld.global.v4.b32
+// SPEC-NOT: ld.global
+// SPEC: ld.global.v4.b32 {{.*}}, [[[ADDR:%rd[0-9]+]]];
+// SPEC-NEXT: ld.global.v4.b32 {{.*}}, [[[ADDR]]+2048];
 // SPEC-NOT: ld.global.b32
 // SPEC: st.global.v4.b32
 // SPEC-NEXT: st.global.v4.b32
