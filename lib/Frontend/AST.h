@@ -139,6 +139,10 @@ struct Module {
   /// Top-level host code of a file of Triton kernels, left out
   /// (HostCode.h): a kernel naming what one defines is told so.
   std::vector<HostStatement> hostStatements;
+  /// Those of them that are functions which parse as Kite's syntax (a
+  /// host function that builds @triton.autotune's configs), by name: read
+  /// only where a decorator calls one, never compiled.
+  std::map<std::string, std::unique_ptr<Function>> hostFunctions;
 };
 
 } // namespace kite::ast

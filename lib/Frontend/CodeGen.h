@@ -478,6 +478,16 @@ private:
                                const std::string &name);
 
   void kernel(const Function &f);
+  /// A configuration of @autotune's list: its config(...) call and the
+  /// loop variables bound where it was built.
+  using ConfigItem = std::pair<const Expr *, std::map<std::string, Val>>;
+  /// `configs=NAME()`: the configurations host function NAME returns
+  /// (CodeGenConfigs.cpp), evaluated as Python would where its body is
+  /// literals, names, lists, comprehensions, range, arithmetic,
+  /// comparisons, `for`, `if`, `append`/`extend` and `return`; false with
+  /// `why` set where it is anything else.
+  bool hostConfigs(const Function &fn, std::vector<ConfigItem> &items,
+                   std::string &why);
 
   MLIRContext *ctx;
   OpBuilder b;

@@ -465,8 +465,31 @@ Val CodeGen::expr(const Expr &e) {
                       describe(a) + " and " + describe(c));
     return binary(e.name, a, c, e.loc);
   }
-  case Expr::Compare:
+  case Expr::Compare: {
+    if (e.name == "in" || e.name == "not in") {
+      // A compile-time value among a tuple's (Triton's constexprs).
+      Val x = expr(*e.args[0]), set = expr(*e.args[1]);
+      bool scalarX = x.isConst() || x.kind == Val::Str || x.kind == Val::None ||
+                     x.kind == Val::DType;
+      if (!scalarX || set.kind != Val::Tuple)
+        fail(e.loc, "'" + e.name + "' needs a compile-time value and a tuple "
+                    "of them; got " + describe(x) + " and " + describe(set));
+      bool found = false;
+      for (const Val &y : set.elems) {
+        if (x.kind == Val::Str || y.kind == Val::Str)
+          found |= x.kind == y.kind && x.s == y.s;
+        else if (x.kind == Val::None || y.kind == Val::None)
+          found |= x.kind == y.kind;
+        else if (x.kind == Val::DType || y.kind == Val::DType)
+          found |= x.kind == y.kind && x.dtype == y.dtype && x.uns == y.uns;
+        else if (y.isConst())
+          found |= (x.kind == Val::Float ? x.f : double(x.i)) ==
+                   (y.kind == Val::Float ? y.f : double(y.i));
+      }
+      return Val::boolean(found == (e.name == "in"));
+    }
     return compare(e.name, expr(*e.args[0]), expr(*e.args[1]), e.loc);
+  }
   case Expr::Ternary: {
     Val cond = expr(*e.args[0]);
     if (cond.kind == Val::Runtime && !isa<RankedTensorType>(cond.v.getType())) {

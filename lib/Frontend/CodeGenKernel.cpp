@@ -126,19 +126,40 @@ void CodeGen::kernel(const Function &f) {
   std::vector<std::pair<std::string, Loc>> tuneKey;
   std::vector<Loc> configLocs;
   bool sawConfigs = false;
-  // Set when @triton.autotune's configs are host code (a call): not read.
+  // Set when @triton.autotune's configs are host code Kite does not
+  // evaluate: not read, and why.
   std::optional<Loc> unreadConfigs;
+  std::string unreadWhy;
   for (auto &[key, value] : f.autotuneArgs) {
     if (key == "configs") {
       sawConfigs = true;
-      if (f.jit && value->kind != Expr::Tuple &&
-          value->kind != Expr::ListComp) {
-        unreadConfigs = value->loc;
-        continue;
-      }
       // The configurations, a comprehension's loop variables bound.
       using Bindings = std::map<std::string, Val>;
       std::vector<std::pair<const Expr *, Bindings>> items;
+      if (f.jit && value->kind != Expr::Tuple &&
+          value->kind != Expr::ListComp) {
+        // configs=NAME(): a host function's list (CodeGenConfigs.cpp).
+        const Expr *callee = value->kind == Expr::Call && value->args.size() == 1 &&
+                                     value->kwargs.empty()
+                                 ? value->args[0].get()
+                                 : nullptr;
+        auto host = callee && callee->kind == Expr::Name
+                        ? module.hostFunctions.find(callee->name)
+                        : module.hostFunctions.end();
+        if (host == module.hostFunctions.end()) {
+          unreadWhy = callee && callee->kind == Expr::Name
+                          ? "'" + callee->name +
+                                "' is not a function of this file Kite can "
+                                "read"
+                          : "they are not a call of a function of this file";
+          unreadConfigs = value->loc;
+          continue;
+        }
+        if (!hostConfigs(*host->second, items, unreadWhy)) {
+          unreadConfigs = value->loc;
+          continue;
+        }
+      }
       std::function<void(const Expr &, size_t, Bindings &)> expand =
           [&](const Expr &comp, size_t clause, Bindings &bound) {
             if (clause + 1 >= comp.args.size()) {
@@ -165,6 +186,11 @@ void CodeGen::kernel(const Function &f) {
       } else if (value->kind == Expr::Tuple) {
         for (const ExprPtr &c : value->args)
           items.emplace_back(c.get(), Bindings());
+      }
+      if (items.empty() && value->kind == Expr::Call) {
+        unreadWhy = "the host function returns no configurations";
+        unreadConfigs = value->loc;
+        continue;
       }
       if (items.empty())
         fail(value->loc, "configs must be a non-empty list of config(...)");
@@ -509,8 +535,11 @@ void CodeGen::kernel(const Function &f) {
                                    ")"
                          : unreadConfigs
                              ? " (@triton.autotune's configs are host code "
-                               "here, which Kite does not evaluate: write "
-                               "them as a list of triton.Config)"
+                               "Kite does not evaluate: " +
+                                   unreadWhy +
+                                   "; Kite reads a list of triton.Config, or "
+                                   "a function of this file that builds one "
+                                   "from literals, loops and ifs)"
                              : ""));
       checkConstexpr(p);
       continue;
@@ -617,9 +646,17 @@ void CodeGen::kernel(const Function &f) {
       bool runtime = false;
       for (const Param *p : runtimeParams)
         runtime |= p->name == name;
-      if (!runtime)
-        fail(l, "key names '" + name + "', which is not a runtime parameter "
-                "of kernel '" + f.name + "'");
+      if (!runtime) {
+        // A constexpr (Triton's keys may name one): each of its values is
+        // already a kernel of its own, tuned apart.
+        bool constexprParam = false;
+        for (const Param &p : f.params)
+          constexprParam |= p.name == name;
+        if (constexprParam)
+          continue;
+        fail(l, "key names '" + name + "', which is not a parameter of "
+                "kernel '" + f.name + "'");
+      }
       names.push_back(b.getStringAttr(name));
     }
     if (chosen < 0)

@@ -179,7 +179,12 @@ std::string kite::ast::maskHostCode(StringRef source,
     at += lines[i].size() + 1;
   }
   auto blankOut = [&](const Statement &s, std::string name, std::string what) {
-    skipped.push_back({unsigned(s.first + 1), std::move(name), std::move(what)});
+    // The statement's text, its line numbers kept (blank lines above).
+    std::string text(s.first, '\n');
+    for (size_t i = s.first; i <= s.last; ++i)
+      text += lines[i].str() + "\n";
+    skipped.push_back({unsigned(s.first + 1), std::move(name), std::move(what),
+                       std::move(text)});
     for (size_t i = s.first; i <= s.last; ++i)
       for (size_t k = 0; k < lines[i].size(); ++k)
         if (out[offsets[i] + k] != '\r')

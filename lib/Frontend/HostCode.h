@@ -24,6 +24,9 @@ struct HostStatement {
   unsigned line = 0;  ///< its first line (1-based)
   std::string name;   ///< the name it defines (def, class, NAME = ...), if any
   std::string what;   ///< "a function without @triton.jit", "a class", ...
+  /// Its source, preceded by as many newlines as lines above it (parsed
+  /// alone, its locations are the file's).
+  std::string text;
 };
 
 /// Whether `source` is a file of Triton kernels: it marks functions

@@ -110,6 +110,19 @@ ExprPtr Parser::comparison() {
                  Expr::Compare);
       continue;
     }
+    // `in` / `not in` (a constexpr among a tuple's values; host code that
+    // picks configurations).
+    if (!found && (atName("in") || (atName("not") && peek(1).kind == Tok::Name &&
+                                    peek(1).text == "in"))) {
+      bool negated = atName("not");
+      Loc l = next().loc;
+      if (negated)
+        next();
+      ExprPtr rhs = bitOr();
+      e = binary(std::move(e), negated ? "not in" : "in", std::move(rhs), l,
+                 Expr::Compare);
+      continue;
+    }
     if (!found)
       return e;
     Loc l = next().loc;

@@ -378,6 +378,20 @@ Module kite::ast::parse(llvm::StringRef source, const ErrorFn &error,
   std::vector<HostStatement> host;
   std::string masked = maskHostCode(source, parsesAsKite, host);
   Module m = parseText(masked, error, errors);
+  // Host functions that read as Kite (e.g. one returning @triton.autotune's
+  // configs), parsed alone and silently: kept for the decorators to call.
+  for (const HostStatement &h : host) {
+    if (h.name.empty() || h.text.find("def ") == std::string::npos)
+      continue;
+    unsigned hostErrors = 0;
+    ErrorFn quiet = [](Loc, const std::string &) {};
+    Module alone = parseText(h.text, quiet, hostErrors);
+    if (hostErrors || alone.functions.size() != 1 ||
+        alone.functions[0]->name != h.name || alone.functions[0]->isKernel ||
+        !alone.functions[0]->params.empty())
+      continue;
+    m.hostFunctions[h.name] = std::move(alone.functions[0]);
+  }
   m.hostStatements = std::move(host);
   return m;
 }
