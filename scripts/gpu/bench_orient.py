@@ -183,7 +183,11 @@ for (dt, orient, div), vs in sorted(variants.items()):
             print(f"triton {dt} {orient} {M}x{N}x{K}: {str(e).splitlines()[0][:120]}")
             t_ms = float("inf")
         cb = cublas(a, b, base)
-        cb_ms = bench(cb) if cb else float("inf")
+        try:
+            cb_ms = bench(cb) if cb else float("inf")
+        except RuntimeError as e:  # _scaled_mm wants sizes divisible by 16
+            print(f"cublas {dt} {orient} {M}x{N}x{K}: {str(e).splitlines()[0][:120]}")
+            cb_ms = float("inf")
         fl = 2.0 * M * N * K / 1e9
         row = {"dtype": dt, "orient": orient, "shape": f"{M}x{N}x{K}",
                "kite": fl / best[0] if best else 0.0, "kite_config": best[1].split("_")[-1] if best else "-",

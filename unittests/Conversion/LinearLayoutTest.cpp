@@ -11,6 +11,7 @@
 #include "kite/Conversion/KiteToGPU/KiteToGPU.h"
 #include "kite/Conversion/KiteToGPU/LinearLayout.h"
 
+#include "Scratch.h"
 #include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,6 +57,8 @@ std::vector<BlockedLayout> kiteLayouts() {
       all.push_back(t->layout());
   }
   if (auto k = BlockedLayout::getKMajorCopy(32, 128, 128))
+    all.push_back(*k);
+  if (auto k = BlockedLayout::getByteKMajorCopy(64, 128, 256))
     all.push_back(*k);
   return all;
 }
@@ -345,6 +348,85 @@ TEST(LinearLayout, ApplyLinearEmitsTheSameMap) {
     // Bits above the dimension's are ignored.
     EXPECT_EQ(evaluate(block, layout.size(dim)), 0) << layout.str();
   }
+}
+
+// The stores of a block into a staging group registers by their addresses
+// there, not by their order (addressRuns): an fp8 K x N block in the byte
+// K-major copy layout (getByteKMajorCopy) stored K-major for wgmma groups
+// each column's 4 consecutive k into one 4-byte store, every group's bytes
+// consecutive and aligned for every thread; the layout covers the block
+// once, its reads of the block staging (rows of N bytes) are 4-byte runs,
+// and a warp's reads take at most 2 wavefronts, its stores at most 4.
+TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
+  auto wavefronts = [](const std::vector<int64_t> &bytes) {
+    std::map<int64_t, std::set<int64_t>> words; // bank -> 4-byte words
+    for (int64_t o : bytes)
+      words[o / 4 % 32].insert(o / 4);
+    size_t most = 0;
+    for (auto &[bank, w] : words)
+      most = std::max(most, w.size());
+    return int64_t(most);
+  };
+  for (auto [K, N, warps] :
+       {std::tuple<int64_t, int64_t, int64_t>{64, 128, 8}, {32, 128, 4},
+        {32, 64, 4}, {64, 256, 8}, {128, 128, 4}}) {
+    SCOPED_TRACE(std::to_string(K) + "x" + std::to_string(N) + " on " +
+                 std::to_string(warps) + " warps");
+    std::optional<BlockedLayout> l =
+        BlockedLayout::getByteKMajorCopy(K, N, 32 * warps);
+    ASSERT_TRUE(l);
+    std::set<int64_t> covered;
+    for (int64_t t = 0; t < l->numThreads; ++t)
+      for (int64_t e = 0; e < l->perThread; ++e)
+        EXPECT_TRUE(covered.insert(l->threadOffset(t) + l->registerOffset(e))
+                        .second);
+    EXPECT_EQ(int64_t(covered.size()), K * N);
+    SwizzledStaging st = SwizzledStaging::get(128, N, K, 1, /*bKMajor=*/true);
+    std::optional<LinearLayout> ll = LinearLayout::of(*l);
+    ASSERT_TRUE(ll);
+    LinearLayout addr = ll->compose(st.operandLayout(1));
+    auto groups = mlir::kite::detail::addressRuns(
+        addr, st.operandOffset(1), l->perThread, 1, 16);
+    int64_t stores = 0;
+    for (int64_t e = 0; e < l->perThread; ++e) {
+      if (groups[e].empty())
+        continue;
+      ++stores;
+      ASSERT_EQ(groups[e].size(), 4u) << "register " << e;
+      for (int64_t t = 0; t < l->numThreads; t += 37) {
+        int64_t first = addr.apply(groups[e][0], t);
+        EXPECT_EQ(first % 4, 0);
+        for (int64_t i = 0; i < 4; ++i) {
+          int64_t lin = l->threadOffset(t) + l->registerOffset(groups[e][i]);
+          EXPECT_EQ(addr.apply(groups[e][i], t), first + i);
+          EXPECT_EQ(st.bByte(lin / N, lin % N) - st.bOffset(), first + i);
+        }
+      }
+    }
+    EXPECT_EQ(stores * 4, l->perThread);
+    // Reads: 4-byte runs of a row; wavefronts of a warp's access.
+    SmallVector<int64_t> runs =
+        mlir::kite::detail::registerRuns(*l, N, 16);
+    LinearLayout staged =
+        ll->compose(blockStagingLayout({K, N}, /*elemBytes=*/1));
+    for (int64_t e = 0; e < l->perThread; ++e) {
+      if (runs[e]) {
+        EXPECT_EQ(runs[e], 4) << "register " << e;
+        std::vector<int64_t> bytes;
+        for (int64_t lane = 0; lane < 32; ++lane)
+          bytes.push_back(staged.apply(e, lane));
+        EXPECT_LE(wavefronts(bytes), 2) << "read of register " << e;
+      }
+      if (!groups[e].empty()) {
+        std::vector<int64_t> bytes;
+        for (int64_t lane = 0; lane < 32; ++lane)
+          bytes.push_back(addr.apply(e, lane));
+        EXPECT_LE(wavefronts(bytes), 4) << "store of register " << e;
+      }
+    }
+  }
+  EXPECT_FALSE(BlockedLayout::getByteKMajorCopy(64, 48, 128));
+  EXPECT_FALSE(BlockedLayout::getByteKMajorCopy(8, 128, 128));
 }
 
 } // namespace

@@ -652,6 +652,78 @@ TEST(GPU, MatmulAllShapes) {
   }
 }
 
+// fp8 (e4m3, e5m2) through the tutorial kernel in every operand
+// orientation, on the device's chip: wgmma reads fp8 K-major only, so a B
+// whose memory runs along N (and an A along M) reaches it transposed on
+// chip (kite-stage-dot-operands: the blocks through the copies' ring into
+// registers, B's bytes exchanged there and stored K-major); aligned and
+// ragged sizes, with masked K tails, against float64 of the same fp8
+// values (relative error by norm: fp8 products are accumulated with fewer
+// mantissa bits than f32).
+TEST(GPU, Fp8MatmulEveryOrientation) {
+  REQUIRE_GPU();
+  struct Shape {
+    int M, N, K;
+    bool transposedB, transposedA;
+  };
+  struct Config {
+    int bm, bn, bk, warps;
+  };
+  for (const char *in : {"f8e4m3", "f8e5m2"}) {
+    bool e5m2 = std::string(in) == "f8e5m2";
+    for (Config cfg : {Config{128, 128, 64, 8}, Config{128, 128, 32, 4},
+                       Config{64, 64, 32, 4}, Config{128, 256, 64, 8}}) {
+      CompileOptions o;
+      o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                     {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", 8}};
+      o.overrideNumWarps = cfg.warps;
+      auto k = compileKite(matmulSource(in), o, "matmul.kite");
+      ASSERT_TRUE(k) << k.error().str();
+      for (Shape sh : {Shape{528, 400, 208, false, false},
+                       Shape{528, 400, 208, true, false},
+                       Shape{528, 400, 208, false, true},
+                       Shape{528, 400, 208, true, true},
+                       Shape{256, 256, 1024, false, false},
+                       Shape{333, 257, 100, false, false},
+                       Shape{37, 29, 45, false, false}}) {
+        int M = sh.M, N = sh.N, K = sh.K;
+        auto a = randomVector(size_t(M) * K, 41), b = randomVector(size_t(K) * N, 42);
+        std::vector<uint8_t> ha(a.size()), hb(b.size());
+        for (size_t i = 0; i < a.size(); ++i)
+          a[i] = float(fp8Value(ha[i] = fp8Bits(a[i], e5m2), e5m2));
+        for (size_t i = 0; i < b.size(); ++i)
+          b[i] = float(fp8Value(hb[i] = fp8Bits(b[i], e5m2), e5m2));
+        int sbk = sh.transposedB ? 1 : N, sbn = sh.transposedB ? K : 1;
+        int sam = sh.transposedA ? 1 : K, sak = sh.transposedA ? M : 1;
+        std::vector<double> ref = hostMatmul(a, b, M, N, K, sbk, sbn, sam, sak);
+        auto da = DeviceBuffer<uint8_t>::fromHost(ha).value();
+        auto db = DeviceBuffer<uint8_t>::fromHost(hb).value();
+        auto dc = DeviceBuffer<float>::fromHost(
+                      std::vector<float>(size_t(M) * N + kGuard, std::nanf("")))
+                      .value();
+        int grid = cdiv(M, cfg.bm) * cdiv(N, cfg.bn);
+        auto ran = k->launch(grid, {Arg(da), Arg(db), Arg(dc), int32_t(M),
+                                    int32_t(N), int32_t(K), int32_t(sam),
+                                    int32_t(sak), int32_t(sbk), int32_t(sbn),
+                                    int32_t(N), int32_t(1)});
+        ASSERT_TRUE(ran) << ran.error().str();
+        auto c = dc.toHost().value();
+        EXPECT_TRUE(guardIntact(c, size_t(M) * N));
+        c.resize(size_t(M) * N);
+        double err = relError(c, ref);
+        EXPECT_LE(err, 2e-3)
+            << in << " " << M << "x" << N << "x" << K
+            << (sh.transposedB ? " (B transposed)" : "")
+            << (sh.transposedA ? " (A transposed)" : "") << " blocks "
+            << cfg.bm << "x" << cfg.bn << "x" << cfg.bk;
+        std::printf("matmul %s %dx%dx%d%s%s blocks %dx%dx%d: error %.2e\n", in,
+                    M, N, K, sh.transposedB ? "T" : "",
+                    sh.transposedA ? "A" : "", cfg.bm, cfg.bn, cfg.bk, err);
+      }
+    }
+  }
+}
+
 TEST(GPU, MatmulPointerLoadsOnTma) {
   REQUIRE_GPU();
   // The tutorial's f16 kernel on the device's chip, with the blocks and

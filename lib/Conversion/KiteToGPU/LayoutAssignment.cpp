@@ -283,8 +283,8 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       return;
     RankedTensorType a = dot.getA().getType();
     auto tile = getWgmmaTile(a.getDimSize(0), dot.getType().getDimSize(1));
-    if (!tile)
-      return;
+    if (!tile || a.getElementTypeBitWidth() != 16)
+      return; // (wgmma's register A here is f16/bf16's)
     auto layout = tile->aLayout(a.getDimSize(1));
     auto load = dot.getA().getDefiningOp<LoadOp>();
     if (!layout ||
@@ -393,6 +393,16 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (dot.getEngine() != DotEngine::WGMMA &&
           dot.getEngine() != DotEngine::MMA)
         return;
+      // An fp8 B on wgmma from registers, stored K-major (wgmma reads fp8
+      // K-major only): in the layout that exchanges its bytes in
+      // registers, 4-byte stores along K.
+      RankedTensorType b = dot.getB().getType();
+      if (dot.getEngine() == DotEngine::WGMMA &&
+          isFp8(b.getElementType()) && !wgmmaStagedTranspose(dot) &&
+          !classLayouts.count(leaderOf(dot.getB())))
+        if (auto layout = BlockedLayout::getByteKMajorCopy(
+                b.getDimSize(0), b.getDimSize(1), numThreads))
+          anchor(dot.getB(), *layout);
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
     } else if (auto stage = dyn_cast<StageOperandOp>(op)) {

@@ -286,17 +286,66 @@ Value mlir::kite::detail::SharedAddresses::at(int64_t reg) {
                              ArrayRef<LLVM::GEPArg>{int32_t(rest)});
 }
 
+SmallVector<SmallVector<int64_t>> mlir::kite::detail::addressRuns(
+    const LinearLayout &addr, int64_t start, int64_t perThread,
+    int64_t elemBytes, int64_t maxBytes, const RegisterSubset *only) {
+  using In = LinearLayout::In;
+  ArrayRef<int64_t> regBases = addr.bases(In::Register);
+  SmallVector<int64_t> used; // register bit of address bit j (from eb)
+  for (int64_t bytes = elemBytes; bytes < maxBytes; bytes *= 2) {
+    std::optional<int64_t> bit;
+    for (int64_t r = 0; r < int64_t(regBases.size()) && !bit; ++r)
+      if (regBases[r] == bytes && !llvm::is_contained(used, r) &&
+          !(only && (only->layout.apply(In::Register, int64_t(1) << r) &
+                     only->mask)))
+        bit = r;
+    if (!bit)
+      break;
+    used.push_back(*bit);
+  }
+  // The widest width whose low address bits nothing else sets.
+  for (; !used.empty(); used.pop_back()) {
+    int64_t low = (elemBytes << used.size()) - 1;
+    bool clean = !(start & low);
+    for (int64_t r = 0; r < int64_t(regBases.size()) && clean; ++r)
+      if (!llvm::is_contained(used, r))
+        clean = !(regBases[r] & low);
+    for (int64_t t : addr.bases(In::Thread))
+      clean = clean && !(t & low);
+    if (clean)
+      break;
+  }
+  int64_t usedMask = 0;
+  for (int64_t r : used)
+    usedMask |= int64_t(1) << r;
+  SmallVector<SmallVector<int64_t>> groups(perThread);
+  for (int64_t e = 0; e < perThread; ++e) {
+    if (e & usedMask)
+      continue;
+    for (int64_t i = 0; i < (int64_t(1) << used.size()); ++i) {
+      int64_t member = e;
+      for (size_t j = 0; j < used.size(); ++j)
+        if (i >> j & 1)
+          member |= int64_t(1) << used[j];
+      groups[e].push_back(member);
+    }
+  }
+  return groups;
+}
+
 void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
                                            const BlockedLayout &l, Value regs,
                                            int64_t rowLen, int64_t elemBytes,
                                            SharedAddresses &at,
                                            const RegisterSubset *only) {
   Type elem = cast<VectorType>(regs.getType()).getElementType();
-  SmallVector<int64_t> runs = registerRuns(l, rowLen, 16 / elemBytes);
+  SmallVector<SmallVector<int64_t>> runs = addressRuns(
+      at.layout(), at.startOffset(), l.perThread, elemBytes, 16, only);
   bool perThread =
       only && (only->layout.span(LinearLayout::In::Thread) & only->mask);
   for (int64_t e = 0; e < l.perThread; ++e) {
-    int64_t w = runs[e];
+    ArrayRef<int64_t> members = runs[e];
+    int64_t w = members.size();
     if (!w)
       continue;
     int64_t bits = 0;
@@ -329,8 +378,8 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
     } else {
       v = LLVM::UndefOp::create(b, loc, VectorType::get({w}, elem));
       for (int64_t i = 0; i < w; ++i)
-        v = vector::InsertOp::create(b, loc, extractRegister(b, loc, regs, e + i),
-                                     v, i);
+        v = vector::InsertOp::create(
+            b, loc, extractRegister(b, loc, regs, members[i]), v, i);
     }
     LLVM::StoreOp::create(b, loc, v, address, w * elemBytes);
   }

@@ -207,9 +207,14 @@ SwizzledStaging mlir::kite::stagingOf(StageOperandOp op) {
 
 SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
   RankedTensorType a = op.getA().getType();
+  // B K-major: read through a transposition of its N x K block, or fp8
+  // (wgmma reads it K-major only; its K x N registers are stored so).
+  bool bKMajor = bool(wgmmaStagedTranspose(op)) ||
+                 (op.getEngine() == DotEngine::WGMMA &&
+                  isFp8(op.getB().getType().getElementType()));
   return SwizzledStaging::get(a.getDimSize(0), op.getType().getDimSize(1),
                               a.getDimSize(1), a.getElementTypeBitWidth() / 8,
-                              /*bKMajor=*/bool(wgmmaStagedTranspose(op)));
+                              bKMajor);
 }
 
 TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {

@@ -158,6 +158,25 @@ BlockedLayout::getKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
   return layout;
 }
 
+std::optional<BlockedLayout>
+BlockedLayout::getByteKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
+  int64_t warps = numThreads / 32;
+  if (numThreads % 32 || N % 32 || K % 16 || !llvm::isPowerOf2_64(warps))
+    return std::nullopt;
+  int64_t wn = std::min(warps, N / 32), wk = warps / wn;
+  if (!llvm::isPowerOf2_64(wn) || (K / 16) % wk)
+    return std::nullopt;
+  int64_t rn = N / (32 * wn), rk = K / (16 * wk);
+  BlockedLayout layout;
+  layout.numel = K * N;
+  layout.numThreads = numThreads;
+  layout.chunk = 1;
+  layout.perThread = 16 * rn * rk;
+  layout.threadDigits = {{4, 4 * N}, {8, 4}, {wn, 32}, {wk, 16 * N}};
+  layout.registerDigits = {{4, 1}, {4, N}, {rn, 32 * wn}, {rk, 16 * N * wk}};
+  return layout;
+}
+
 /// The value of mixed-radix number `index` in `digits`.
 static int64_t digitsOffset(ArrayRef<LayoutDigit> digits, int64_t index) {
   int64_t offset = 0;

@@ -159,6 +159,9 @@ public:
   SharedAddresses(OpBuilder &b, Location loc, const LinearLayout &addr,
                   int64_t start, Value base);
   Value at(int64_t reg);
+  /// Register -> byte offset (XOR the thread's part), from `start`.
+  const LinearLayout &layout() const { return addr; }
+  int64_t startOffset() const { return start; }
 
 private:
   OpBuilder &b;
@@ -183,11 +186,28 @@ std::optional<LinearLayout> linearLayoutOf(Operation *op,
                                            const BlockedLayout &l,
                                            StringRef what);
 
+struct RegisterSubset;
+
+/// The groups of a thread's registers whose elements lie at consecutive,
+/// aligned addresses under `addr` (register -> byte offset from `start`,
+/// XOR the thread's part), for every thread: register bits whose images
+/// are the element size, twice it, ... (up to `maxBytes`) make a group's
+/// members; every other register and thread bit, and `start`, must leave
+/// those address bits alone (the group's first address is aligned to its
+/// bytes). Each group lists its registers in address order, under its
+/// first register's index; the others map to an empty list. With `only`,
+/// a group's members share the subset's bits.
+SmallVector<SmallVector<int64_t>>
+addressRuns(const LinearLayout &addr, int64_t start, int64_t perThread,
+            int64_t elemBytes, int64_t maxBytes,
+            const RegisterSubset *only = nullptr);
+
 /// Stores the registers `regs` of a block in layout `l` (rows of `rowLen`
-/// elements of `elemBytes`) at their SharedAddresses, in the widest runs of
-/// registers that are contiguous and aligned for every thread, 16 bytes at
-/// most (registerRuns, Scratch.h): the tensor-core operands stored into
-/// their staging, the TMA store's panels.
+/// elements of `elemBytes`) at their SharedAddresses, in the widest groups
+/// of registers whose bytes are contiguous and aligned there for every
+/// thread, 16 bytes at most (addressRuns): the tensor-core operands stored
+/// into their staging (a K x N block into a K-major staging: each run of k
+/// a thread holds, whatever its registers' order), the TMA store's panels.
 /// With `only`, just the runs whose first element e has
 /// (e & only->mask) == only->value (e: the element index in `only->layout`,
 /// the registers' layout; a run never crosses such a boundary when the mask
@@ -199,6 +219,7 @@ struct RegisterSubset {
   int64_t mask, value;
   Value threadBits; ///< applyLinear(layout, Thread, threadId), i32
 };
+
 void storeRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
                        Value regs, int64_t rowLen, int64_t elemBytes,
                        SharedAddresses &at,

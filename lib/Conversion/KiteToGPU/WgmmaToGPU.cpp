@@ -402,7 +402,8 @@ struct RegisterWgmmaDotLowering : OpConversionPattern<DotOp> {
     SwizzledStaging st = registerDotStaging(op);
     Location loc = op.getLoc();
     // A from registers when it is in wgmma's register layout for A.
-    Value aRegs = inRegisterLayoutForA(conv, *tile, op.getA(), st.K)
+    Value aRegs = st.elemBytes == 2 &&
+                          inRegisterLayoutForA(conv, *tile, op.getA(), st.K)
                       ? adaptor.getA()
                       : Value();
     Scratch s(rewriter, loc, state);

@@ -468,14 +468,18 @@ LogicalResult DotOp::verify() {
   if (getEngine() != DotEngine::FMA) {
     StringRef engine = stringifyDotEngine(getEngine());
     Type element = aType.getElementType();
-    if (!element.isF16() && !element.isBF16())
-      return emitOpError() << "engine = " << engine
-                           << " needs f16 or bf16 operands, got " << element;
-    int64_t mAlign = getEngine() == DotEngine::WGMMA ? 64 : 16;
-    if (m % mAlign || n % 16 || k % 16)
+    bool wgmma = getEngine() == DotEngine::WGMMA;
+    // wgmma also multiplies fp8 (both operands of one type, k32 steps).
+    bool fp8 = wgmma && isFp8(element) && bType.getElementType() == element;
+    if (!element.isF16() && !element.isBF16() && !fp8)
+      return emitOpError() << "engine = " << engine << " needs f16 or bf16"
+                           << (wgmma ? " (or fp8) " : " ") << "operands, got "
+                           << element;
+    int64_t mAlign = wgmma ? 64 : 16, kAlign = fp8 ? 32 : 16;
+    if (m % mAlign || n % 16 || k % kAlign)
       return emitOpError() << "engine = " << engine << " needs M % " << mAlign
-                           << ", N % 16 and K % 16 to be 0, got " << m << "x"
-                           << n << "x" << k;
+                           << ", N % 16 and K % " << kAlign
+                           << " to be 0, got " << m << "x" << n << "x" << k;
   }
   return success();
 }

@@ -154,11 +154,14 @@ bool stageRegisterDots(func::FuncOp func, scf::ForOp loop,
 /// when no operand is computed or none of its loads can be copied. On
 /// sm_90a the product may run asynchronously, reading A from the ring (a
 /// copied load) or, with `storeComputedA`, a computed A stored beside the
-/// computed B. The caller has checked the loop: a positive constant step,
+/// computed B. `loadedOperands`: also a dot of two loads the operand
+/// stagings cannot take (an fp8 B whose memory runs along N: wgmma reads
+/// fp8 K-major only, so the block goes through registers, which store it
+/// K-major). The caller has checked the loop: a positive constant step,
 /// no atomics.
 bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                        StringRef chip, int64_t warps, int64_t stages,
-                       bool storeComputedA);
+                       bool storeComputedA, bool loadedOperands = false);
 
 /// The TMA schedules of one module (they share the tensor-map parameters
 /// made so far).

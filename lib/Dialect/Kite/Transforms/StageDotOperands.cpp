@@ -72,7 +72,8 @@ struct StageDotOperands
 
   /// The dots no K loop stages (their operands computed in registers, or
   /// loaded outside a loop of their own: attention's two products, a dot
-  /// of whole blocks): f16/bf16 ones run on the tensor cores from
+  /// of whole blocks; fp8 with B along N): f16/bf16 ones (fp8 on wgmma)
+  /// run on the tensor cores from
   /// registers, the operands passing through shared memory (kite.dot
   /// engine = wgmma on sm_90a where the shape splits into m64nNk16
   /// instructions over the warpgroups, else engine = mma on sm_80+ where
@@ -88,12 +89,19 @@ struct StageDotOperands
       Type element = a.getElementType();
       int64_t M = a.getDimSize(0), K = a.getDimSize(1),
               N = dot.getType().getDimSize(1);
-      if (!(element.isF16() || element.isBF16()) || K % 16 || N % 16)
+      // fp8 (both operands of one type) on wgmma only: it reads B
+      // K-major, stored so from registers.
+      bool fp8 = kd::isFp8(element) &&
+                 dot.getB().getType().getElementType() == element;
+      if (!(element.isF16() || element.isBF16() || fp8) ||
+          K % (fp8 ? 32 : 16) || N % 16)
         return;
       if (chip == "sm_90a" && kd::WgmmaTile::choose(M, N, warps)) {
         dot.setEngine(kd::DotEngine::WGMMA);
         return;
       }
+      if (fp8)
+        return;
       if (kd::MmaTile::choose(M, N, warps))
         dot.setEngine(kd::DotEngine::MMA);
       // A shape wgmma takes on fewer warps: say so (mma.sync with operands
@@ -276,8 +284,17 @@ struct StageDotOperands
     }
     std::optional<kd::DotEngine> chosen =
         chooseEngine(func, dot, loads, conv, warps, bool(trans), bool(transA));
-    if (!chosen)
+    if (!chosen) {
+      // fp8 with B's memory along N (x @ W with W K x N): no copy
+      // transposes bytes, so both blocks go through the copies' ring into
+      // registers, and the register dot stores B K-major for wgmma (its
+      // bytes exchanged in registers), as Triton transposes on chip.
+      if (chip == "sm_90a" && kd::isFp8(element) && !trans && !transA)
+        ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
+                                          storeComputedA,
+                                          /*loadedOperands=*/true);
       return;
+    }
     const bool wgmma = *chosen == kd::DotEngine::WGMMA;
     auto slices = ::kite::detail::LoadSlices::get(loop, loads);
     if (!slices)

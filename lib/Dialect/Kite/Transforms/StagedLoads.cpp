@@ -143,7 +143,7 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
 
 bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                        StringRef chip, int64_t warps, int64_t stages,
-                       bool storeComputedA) {
+                       bool storeComputedA, bool loadedOperands) {
   if (chipVersion(chip) < 80 || stages < 2)
     return false; // cp.async is sm_80's
   Block *body = loop.getBody();
@@ -153,10 +153,11 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     auto load = v.getDefiningOp<kd::LoadOp>();
     return load && load->getBlock() == body;
   };
-  if (loaded(dot.getA()) && loaded(dot.getB()))
+  if (loaded(dot.getA()) && loaded(dot.getB()) && !loadedOperands)
     return false;
   Type aElement = dot.getA().getType().getElementType();
-  if (!(aElement.isF16() || aElement.isBF16()))
+  if (!(aElement.isF16() || aElement.isBF16() ||
+        (chip == "sm_90a" && kd::isFp8(aElement))))
     return false; // the register dot's tensor-core engines
 
   const int64_t threads = 32 * warps;
