@@ -639,8 +639,10 @@ def fp8_convert(x_ptr: *f32, q4: *f8e4m3, q5: *f8e5m2, out: *f32, n: i32, BLOCK:
                 dotFloat64(a, b, K, N, m, nn, /*bTransposed=*/true);
             size_t i = size_t(m) * N + nn;
             // (The cp.async form of this kernel, descriptors lowered to
-            // pointer blocks, is not staged for fp8 yet: it runs on the FMA
-            // path, so it is checked against float64 only.)
+            // pointer blocks, is not staged by the operand stagings for
+            // fp8: it runs the register dot on wgmma after the copies'
+            // ring, another order of sums, so it is checked against
+            // float64 only.)
             ASSERT_EQ(results[2][i], results[1][i])
                 << what << ": warp-specialized TMA and TMA differ at (" << m
                 << ", " << nn << ")";
