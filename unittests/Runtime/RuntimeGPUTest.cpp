@@ -21,6 +21,8 @@
 #include <dirent.h>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -545,32 +547,62 @@ TEST(GPU, MatmulAllShapes) {
   // for f16/bf16 and tf32, tf32's B transposed into a K-major staging) and
   // on sm_80 (mma.sync; PTX the driver compiles for the device), through
   // the runtime as a user would.
+  // The default blocks (64x64x32, 4 warps, cp.async staging: 8x4 tiles,
+  // A row-major), the tutorial's 128x128x32 with 8 warps (8x8 tiles, A
+  // k-major), 128x256x16 with 8 warps (16x8 tiles), small blocks, and the
+  // tensor-core configurations the benchmark uses (128x256x64 and
+  // 128x128x64 on 8 warps: wgmma on sm_90a for f16/bf16), and 64x64x64
+  // (operands of the result's shape, whose layouts differ from it).
+  const Config configs[] = {Config{64, 64, 32, 8, 4},   Config{128, 128, 32, 8, 8},
+                            Config{128, 256, 16, 8, 8}, Config{64, 32, 16, 4, 4},
+                            Config{128, 256, 64, 8, 8}, Config{128, 128, 64, 8, 8},
+                            Config{64, 64, 64, 8, 4}};
+  auto skipped = [](const char *chip, const char *in, const Config &cfg) {
+    bool tf32 = std::string(in) == "tf32";
+    // The FMA path does not depend on the chip; 64-deep blocks of 4-byte
+    // elements take 96 KB a slot, more than the shared memory of 3 slots
+    // (a compile error that says so).
+    return (*chip && std::string(in) == "f32") ||
+           ((std::string(in) == "f32" || tf32) && cfg.bk == 64 && cfg.bm > 64);
+  };
+  // Every kernel compiled first, side by side (the suite's time is mostly
+  // compiles; the runtime compiles from several threads at once).
+  std::map<std::string, std::optional<Expected<Kernel>>> compiled;
+  auto keyOf = [](const char *chip, const char *in, const Config &cfg) {
+    return std::string(chip) + "/" + in + "/" + std::to_string(cfg.bm) + "x" +
+           std::to_string(cfg.bn) + "x" + std::to_string(cfg.bk) + "w" +
+           std::to_string(cfg.warps);
+  };
+  {
+    std::vector<std::thread> pool;
+    std::mutex mu;
+    for (const char *chip : {"", "sm_80"})
+      for (const char *in : {"f32", "tf32", "f16", "bf16"})
+        for (const Config &cfg : configs) {
+          if (skipped(chip, in, cfg))
+            continue;
+          pool.emplace_back([&, chip, in, cfg] {
+            CompileOptions o;
+            o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
+                           {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
+            o.overrideNumWarps = cfg.warps;
+            o.chip = chip;
+            auto k = compileKite(matmulSource(in), o, "matmul.kite");
+            std::lock_guard<std::mutex> lock(mu);
+            compiled[keyOf(chip, in, cfg)].emplace(std::move(k));
+          });
+        }
+    for (auto &t : pool)
+      t.join();
+  }
   for (const char *chip : {"", "sm_80"})
   for (const char *in : {"f32", "tf32", "f16", "bf16"}) {
     bool half = std::string(in) == "f16" || std::string(in) == "bf16",
          bf16 = std::string(in) == "bf16", tf32 = std::string(in) == "tf32";
-    if (*chip && std::string(in) == "f32")
-      continue; // the FMA path does not depend on the chip
-    // The default blocks (64x64x32, 4 warps, cp.async staging: 8x4 tiles,
-    // A row-major), the tutorial's 128x128x32 with 8 warps (8x8 tiles, A
-    // k-major), 128x256x16 with 8 warps (16x8 tiles), small blocks, and the
-    // tensor-core configurations the benchmark uses (128x256x64 and
-    // 128x128x64 on 8 warps: wgmma on sm_90a for f16/bf16), and 64x64x64
-    // (operands of the result's shape, whose layouts differ from it).
-    for (Config cfg : {Config{64, 64, 32, 8, 4}, Config{128, 128, 32, 8, 8},
-                       Config{128, 256, 16, 8, 8}, Config{64, 32, 16, 4, 4},
-                       Config{128, 256, 64, 8, 8}, Config{128, 128, 64, 8, 8},
-                       Config{64, 64, 64, 8, 4}}) {
-      // 64-deep blocks of 4-byte elements: 96 KB a slot, more than the
-      // shared memory of 3 slots (a compile error that says so).
-      if ((std::string(in) == "f32" || tf32) && cfg.bk == 64 && cfg.bm > 64)
+    for (const Config &cfg : configs) {
+      if (skipped(chip, in, cfg))
         continue;
-      CompileOptions o;
-      o.constants = {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn},
-                     {"BLOCK_K", cfg.bk}, {"GROUP_SIZE_M", cfg.group}};
-      o.overrideNumWarps = cfg.warps;
-      o.chip = chip;
-      auto k = compileKite(matmulSource(in), o, "matmul.kite");
+      Expected<Kernel> &k = *compiled.at(keyOf(chip, in, cfg));
       ASSERT_TRUE(k) << k.error().str();
       for (Shape sh : {Shape{1, 1, 1, false}, Shape{16, 16, 16, false},
                        Shape{37, 29, 45, false}, Shape{64, 64, 8, false},
