@@ -403,6 +403,15 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
         if (auto layout = BlockedLayout::getByteKMajorCopy(
                 b.getDimSize(0), b.getDimSize(1), numThreads))
           anchor(dot.getB(), *layout);
+      // Likewise an fp8 A read through a transposition of its K x M block
+      // (memory along M): the block stored into A's K-major staging.
+      if (TransOp trans = wgmmaStagedTransposeA(dot)) {
+        RankedTensorType src = trans.getSrc().getType();
+        if (!classLayouts.count(leaderOf(trans.getSrc())))
+          if (auto layout = BlockedLayout::getByteKMajorCopy(
+                  src.getDimSize(0), src.getDimSize(1), numThreads))
+            anchor(trans.getSrc(), *layout);
+      }
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
     } else if (auto stage = dyn_cast<StageOperandOp>(op)) {

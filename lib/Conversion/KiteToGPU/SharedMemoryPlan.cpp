@@ -227,11 +227,23 @@ TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
   return trans;
 }
 
+TransOp mlir::kite::wgmmaStagedTransposeA(DotOp dot) {
+  if (dot.getEngine() != DotEngine::WGMMA ||
+      !isFp8(dot.getA().getType().getElementType()))
+    return {};
+  auto trans = dot.getA().getDefiningOp<TransOp>();
+  if (!trans || !trans->hasOneUse() ||
+      trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  return trans;
+}
+
 bool mlir::kite::isElidedTranspose(TransOp trans) {
   if (!trans->hasOneUse())
     return false;
   auto dot = dyn_cast<DotOp>(*trans->user_begin());
-  return dot && wgmmaStagedTranspose(dot) == trans;
+  return dot && (wgmmaStagedTranspose(dot) == trans ||
+                 wgmmaStagedTransposeA(dot) == trans);
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {

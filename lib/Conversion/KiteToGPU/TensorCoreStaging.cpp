@@ -65,10 +65,17 @@ LogicalResult mlir::kite::detail::storeDotOperands(
     storeRegisterRuns(rewriter, loc, l, regs, cols, eb, addresses);
     return success();
   };
-  // A (M x K); B (K x N), or read through a transposition its N x K
-  // source, K-major like A.
-  if (aRegs && failed(storeOperand(op.getA(), aRegs, st.K, 0, false)))
+  // A (M x K), or read through a transposition (fp8) its K x M source;
+  // B (K x N), or read through a transposition its N x K source, K-major
+  // like A.
+  if (TransOp trans = aRegs ? wgmmaStagedTransposeA(op) : TransOp()) {
+    if (failed(storeOperand(trans.getSrc(),
+                            rewriter.getRemappedValue(trans.getSrc()), st.M,
+                            0, true)))
+      return failure();
+  } else if (aRegs && failed(storeOperand(op.getA(), aRegs, st.K, 0, false))) {
     return failure();
+  }
   if (TransOp trans = wgmmaStagedTranspose(op))
     return storeOperand(trans.getSrc(),
                         rewriter.getRemappedValue(trans.getSrc()), st.K, 1,

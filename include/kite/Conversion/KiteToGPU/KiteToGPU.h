@@ -539,8 +539,13 @@ SwizzledStaging registerDotStaging(DotOp op);
 /// it is the transposition's only user: the dot stores the N x K source
 /// K-major itself and the transposition moves nothing.
 TransOp wgmmaStagedTranspose(DotOp dot);
+/// Likewise the kite.trans [1, 0] an fp8 `dot` (engine = wgmma) reads A
+/// through (its K x M source, memory along M: wgmma reads fp8 K-major
+/// only, so the dot stores the source K-major itself).
+TransOp wgmmaStagedTransposeA(DotOp dot);
 /// Whether `trans` is the transposition of a wgmma dot that stores the
-/// source itself (wgmmaStagedTranspose): it moves nothing.
+/// source itself (wgmmaStagedTranspose, wgmmaStagedTransposeA): it moves
+/// nothing.
 bool isElidedTranspose(TransOp trans);
 /// The byte offset of the staging slots in the kernel's shared memory:
 /// after the scratch of each consumer group.

@@ -196,11 +196,14 @@ bool orientOperandLoads(func::FuncOp func, scf::ForOp loop,
   bool changed = false;
   for (kd::DotOp dot : dots) {
     // Only where the staging reads the other orientation: f16/bf16 on both
-    // engines (wgmma's transpose bits, ldmatrix.trans); tf32 and fp8 only
-    // as a K-major B on wgmma.
+    // engines (wgmma's transpose bits, ldmatrix.trans); tf32 only as a
+    // K-major B on wgmma; fp8 on wgmma both (B K-major read as it is, an A
+    // along M through the register dot).
     Type element = dot.getA().getType().getElementType();
     bool half = element.isF16() || element.isBF16();
-    if (half)
+    // (fp8's A along M: loaded K x M and stored K-major from registers by
+    // the register dot on wgmma.)
+    if (half || (wgmma && kd::isFp8(element)))
       changed |= orientLoad(func, loop, dot.getA());
     if (half || (wgmma && (element.isF32() || kd::isFp8(element))))
       changed |= orientLoad(func, loop, dot.getB());

@@ -182,8 +182,8 @@ struct StageDotOperands
     bool tf32 = element.isF32() &&
                 dot.getPrecision() == kd::InputPrecision::TF32;
     // fp8 has no transposing copy (1-byte elements) and wgmma reads it
-    // K-major only: its B must come transposed.
-    bool fp8 = mlir::kite::isFp8(element) && transposedB;
+    // K-major only: its B must come transposed, its A as it is.
+    bool fp8 = mlir::kite::isFp8(element) && transposedB && !transposedA;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
     int64_t version = ::kite::detail::chipVersion(chip);
     if (chip == "sm_90a" && (half || tf32 || fp8) && K * eb % 32 == 0)
@@ -285,11 +285,12 @@ struct StageDotOperands
     std::optional<kd::DotEngine> chosen =
         chooseEngine(func, dot, loads, conv, warps, bool(trans), bool(transA));
     if (!chosen) {
-      // fp8 with B's memory along N (x @ W with W K x N): no copy
-      // transposes bytes, so both blocks go through the copies' ring into
-      // registers, and the register dot stores B K-major for wgmma (its
-      // bytes exchanged in registers), as Triton transposes on chip.
-      if (chip == "sm_90a" && kd::isFp8(element) && !trans && !transA)
+      // fp8 with B's memory along N (x @ W with W K x N) or A's along M:
+      // no copy transposes bytes, so both blocks go through the copies'
+      // ring into registers, and the register dot stores them K-major for
+      // wgmma (their bytes exchanged in registers), as Triton transposes
+      // on chip.
+      if (chip == "sm_90a" && kd::isFp8(element) && (!trans || transA))
         ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
                                           storeComputedA,
                                           /*loadedOperands=*/true);
