@@ -20,6 +20,18 @@
 //                               (loads and stores then fold their masks)
 //   else:                       the body as written
 //
+// Offsets taken modulo a size (tutorial 03's `(pid_n * BLOCK_N +
+// arange(0, BLOCK_N)) % N`, whose wrapped rows or columns are never
+// stored) are versioned the same way: where `s + arange(lo, hi)` cannot
+// wrap (0 <= s, s + hi - 1 < n) the remainder is its left operand, whose
+// runs are contiguous; AxisInfo cannot see that for an n of unknown
+// divisibility (runs of 1), so each element of a matmul operand's rows
+// would take its own address. Only remainders that hide contiguity
+// (AxisInfo's runs shorter than the operand's, and than 16) and reach a
+// load's addresses; kernels with dots take this versioning (the body's
+// K loop is copied; both copies' rings share the staging memory), not the
+// masks'.
+//
 // Only where it pays: some load or store through the mask could be a vector
 // access that the mask is not proved uniform over, or (uniform-masks, the
 // default) any vector access through such a mask: with n a multiple of 16
@@ -40,6 +52,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/bit.h"
 
@@ -180,6 +193,53 @@ static Value widen(OpBuilder &b, Location loc, Value v, bool isUnsigned) {
   return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
 }
 
+/// A remainder `(s + arange(lo, hi)) % n` (n a splat or a constant) and the
+/// bound under which it is its left operand.
+static bool matchRem(Operation *op, Bound &bound) {
+  if (!isa<arith::RemSIOp, arith::RemUIOp>(op) ||
+      !isa<RankedTensorType>(op->getResult(0).getType()) ||
+      getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth() >
+          32)
+    return false;
+  bound = Bound();
+  bound.isUnsigned = isa<arith::RemUIOp>(op);
+  return matchRange(op->getOperand(0), bound.start, bound.last) &&
+         matchLimit(op->getOperand(1), bound.isUnsigned, bound.limit,
+                    bound.constLimit);
+}
+
+/// Whether `v` reaches the addresses of a load through side-effect-free ops.
+static bool feedsLoadAddress(Value v) {
+  SmallVector<Value> work = {v};
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    for (OpOperand &use : x.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto load = dyn_cast<kd::LoadOp>(user)) {
+        if (use.get() == load.getPtr())
+          return true;
+        continue;
+      }
+      // Into a loop: the iteration argument it starts (tutorial 03's
+      // pointer blocks, advanced each iteration).
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        for (auto [init, arg] :
+             llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+          if (init == x)
+            work.push_back(arg);
+        continue;
+      }
+      if (!seen.insert(user).second || user->getNumRegions() ||
+          !isMemoryEffectFree(user))
+        continue;
+      for (Value r : user->getResults())
+        work.push_back(r);
+    }
+  }
+  return false;
+}
+
 struct VersionFullBlocks
     : ::kite::impl::VersionFullBlocksBase<VersionFullBlocks> {
   using Base::Base;
@@ -197,23 +257,50 @@ struct VersionFullBlocks
     if (!ret || ret.getNumOperands())
       return;
     int64_t ops = 0;
-    bool excluded = false;
+    bool excluded = false, dots = false;
     func.walk([&](Operation *op) {
       ++ops;
-      if (isa<kd::DotOp, kd::DotStagedOp, kd::AsyncStageOp,
-              kd::AsyncCopyOp, kd::TmaStageOp,
-              kd::MakeTensorDescOp, kd::DescriptorLoadOp,
+      dots |= isa<kd::DotOp>(op);
+      if (isa<kd::DotStagedOp, kd::AsyncStageOp, kd::AsyncCopyOp,
+              kd::TmaStageOp, kd::MakeTensorDescOp, kd::DescriptorLoadOp,
               kd::DescriptorStoreOp>(op))
         excluded = true;
     });
     if (excluded || ops > maxOps)
       return;
 
-    // The masks worth versioning: top-level values whose all-true condition
-    // is known, used by a load or store that could otherwise be wider.
     kd::AxisInfoAnalysis info(func);
     SmallVector<Value> masks;
     SmallVector<Bound> bounds;
+    // The remainders worth versioning: top-level ones whose runs AxisInfo
+    // cuts short, reaching a load's addresses.
+    SmallVector<Operation *> rems;
+    for (Operation &op : entry) {
+      Bound bound;
+      if (!matchRem(&op, bound))
+        continue;
+      int64_t runs = info.get(op.getResult(0)).contiguity;
+      if (runs >= std::min<int64_t>(16, info.get(op.getOperand(0)).contiguity) ||
+          !feedsLoadAddress(op.getResult(0)))
+        continue;
+      rems.push_back(&op);
+      bounds.push_back(bound);
+      if (!bound.isUnsigned && bound.start) {
+        // A signed remainder is its operand for 0 <= s only.
+        Bound nonNegative;
+        nonNegative.start = {};
+        nonNegative.last = 0;
+        nonNegative.limit = bound.start;
+        nonNegative.inclusive = true;
+        bounds.push_back(nonNegative);
+      }
+    }
+
+    // The masks worth versioning (not in kernels with dots: their size
+    // would double for an epilogue's sake): top-level values whose all-true
+    // condition is known, used by a load or store that could otherwise be
+    // wider.
+    if (!dots)
     func.walk([&](Operation *op) {
       Value ptr, mask;
       if (auto load = dyn_cast<kd::LoadOp>(op))
@@ -233,7 +320,7 @@ struct VersionFullBlocks
       masks.push_back(mask);
       bounds.append(these);
     });
-    if (masks.empty())
+    if (masks.empty() && rems.empty())
       return;
 
     // The body is versioned after the last of the scalars the condition
@@ -288,6 +375,12 @@ struct VersionFullBlocks
           tb, loc, DenseElementsAttr::get(type, true));
       map.map(m, t);
     }
+    // Remainders before the versioned body (their scalars defined earlier
+    // than the condition's last): their operands, defined before them, in
+    // the full copy.
+    for (Operation *rem : rems)
+      if (rem->isBeforeInBlock(ifOp))
+        map.map(rem->getResult(0), rem->getOperand(0));
     Block::iterator end = ifOp->getIterator();
     SmallVector<Operation *> body;
     for (Operation &op : llvm::make_range(std::next(end), Block::iterator(ret)))
@@ -296,6 +389,10 @@ struct VersionFullBlocks
     for (Operation *op : body) {
       if (op->getNumResults() == 1 && llvm::is_contained(masks, op->getResult(0)))
         continue;
+      if (llvm::is_contained(rems, op)) { // no wrap: the operand itself
+        map.map(op->getResult(0), map.lookupOrDefault(op->getOperand(0)));
+        continue;
+      }
       tb.clone(*op, map);
     }
     // Else: the body as written.

@@ -139,6 +139,13 @@ def VersionFullBlocks
     access through such a mask, for the mask-free copy has no predicates
     at all), and not to kernels with dots, tensor descriptors or staging,
     nor to bodies of more than `max-ops` ops.
+
+    Offsets taken modulo a size, `(s + arange(lo, hi)) % n` (tutorial 03's
+    wrapped rows and columns), whose runs AxisInfo cuts short (n of unknown
+    divisibility) and which reach a load's addresses, are versioned the
+    same way, also in kernels with dots: under 0 <= s and s + hi - 1 < n
+    the remainder is its operand, so the full copy's operand rows are
+    contiguous runs again.
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", "3000",
