@@ -393,25 +393,23 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (dot.getEngine() != DotEngine::WGMMA &&
           dot.getEngine() != DotEngine::MMA)
         return;
-      // An fp8 B on wgmma from registers, stored K-major (wgmma reads fp8
-      // K-major only): in the layout that exchanges its bytes in
-      // registers, 4-byte stores along K.
-      RankedTensorType b = dot.getB().getType();
-      if (dot.getEngine() == DotEngine::WGMMA &&
-          isFp8(b.getElementType()) && !wgmmaStagedTranspose(dot) &&
-          !classLayouts.count(leaderOf(dot.getB())))
-        if (auto layout = BlockedLayout::getByteKMajorCopy(
-                b.getDimSize(0), b.getDimSize(1), numThreads))
-          anchor(dot.getB(), *layout);
-      // Likewise an fp8 A read through a transposition of its K x M block
-      // (memory along M): the block stored into A's K-major staging.
-      if (TransOp trans = wgmmaStagedTransposeA(dot)) {
-        RankedTensorType src = trans.getSrc().getType();
-        if (!classLayouts.count(leaderOf(trans.getSrc())))
+      // A K x (N or M) block of fp8 the register dot stores K-major
+      // (wgmma reads fp8 K-major only): in the layout that exchanges its
+      // bytes in registers, 4-byte stores along K. B as it is; A read
+      // through a transposition of its K x M block (memory along M).
+      auto anchorByteKMajor = [&](Value block) {
+        auto type = cast<RankedTensorType>(block.getType());
+        if (!classLayouts.count(leaderOf(block)))
           if (auto layout = BlockedLayout::getByteKMajorCopy(
-                  src.getDimSize(0), src.getDimSize(1), numThreads))
-            anchor(trans.getSrc(), *layout);
-      }
+                  type.getDimSize(0), type.getDimSize(1), numThreads))
+            anchor(block, *layout);
+      };
+      if (dot.getEngine() == DotEngine::WGMMA &&
+          isFp8(dot.getB().getType().getElementType()) &&
+          !wgmmaStagedTranspose(dot))
+        anchorByteKMajor(dot.getB());
+      if (TransOp trans = wgmmaStagedTransposeA(dot))
+        anchorByteKMajor(trans.getSrc());
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
     } else if (auto stage = dyn_cast<StageOperandOp>(op)) {

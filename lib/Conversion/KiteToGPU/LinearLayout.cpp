@@ -335,7 +335,7 @@ SmallVector<SmallVector<int64_t>> mlir::kite::detail::addressRuns(
 
 void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
                                            const BlockedLayout &l, Value regs,
-                                           int64_t rowLen, int64_t elemBytes,
+                                           int64_t elemBytes,
                                            SharedAddresses &at,
                                            const RegisterSubset *only) {
   Type elem = cast<VectorType>(regs.getType()).getElementType();

@@ -217,25 +217,26 @@ SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
                               bKMajor);
 }
 
-TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
+/// The kite.trans [1, 0] `operand` of a wgmma dot is, when the dot is its
+/// only user.
+static TransOp soleTranspose(DotOp dot, Value operand) {
   if (dot.getEngine() != DotEngine::WGMMA)
     return {};
-  auto trans = dot.getB().getDefiningOp<TransOp>();
+  auto trans = operand.getDefiningOp<TransOp>();
   if (!trans || !trans->hasOneUse() ||
       trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
   return trans;
 }
 
+TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
+  return soleTranspose(dot, dot.getB());
+}
+
 TransOp mlir::kite::wgmmaStagedTransposeA(DotOp dot) {
-  if (dot.getEngine() != DotEngine::WGMMA ||
-      !isFp8(dot.getA().getType().getElementType()))
+  if (!isFp8(dot.getA().getType().getElementType()))
     return {};
-  auto trans = dot.getA().getDefiningOp<TransOp>();
-  if (!trans || !trans->hasOneUse() ||
-      trans.getOrder() != ArrayRef<int32_t>{1, 0})
-    return {};
-  return trans;
+  return soleTranspose(dot, dot.getA());
 }
 
 bool mlir::kite::isElidedTranspose(TransOp trans) {

@@ -51,10 +51,10 @@ LogicalResult mlir::kite::detail::storeDotOperands(
     const KiteTypeConverter &conv, DotOp op, Value aRegs, Value bRegs,
     const SwizzledStaging &st, Value base) {
   const int64_t eb = st.elemBytes;
-  // Stores a block of `cols` columns (its registers `regs`) as operand
-  // `operand` of the staging.
-  auto storeOperand = [&](Value blockValue, Value regs, int64_t cols,
-                          int operand, bool transposed) -> LogicalResult {
+  // Stores a block (its registers `regs`) as operand `operand` of the
+  // staging.
+  auto storeOperand = [&](Value blockValue, Value regs, int operand,
+                          bool transposed) -> LogicalResult {
     BlockedLayout l = conv.getLayout(blockValue);
     std::optional<LinearLayout> linear = linearLayoutOf(op, l, "an operand");
     if (!linear)
@@ -62,7 +62,7 @@ LogicalResult mlir::kite::detail::storeDotOperands(
     SharedAddresses addresses(
         rewriter, loc, linear->compose(st.operandLayout(operand, transposed)),
         st.operandOffset(operand), base);
-    storeRegisterRuns(rewriter, loc, l, regs, cols, eb, addresses);
+    storeRegisterRuns(rewriter, loc, l, regs, eb, addresses);
     return success();
   };
   // A (M x K), or read through a transposition (fp8) its K x M source;
@@ -70,17 +70,16 @@ LogicalResult mlir::kite::detail::storeDotOperands(
   // like A.
   if (TransOp trans = aRegs ? wgmmaStagedTransposeA(op) : TransOp()) {
     if (failed(storeOperand(trans.getSrc(),
-                            rewriter.getRemappedValue(trans.getSrc()), st.M,
-                            0, true)))
+                            rewriter.getRemappedValue(trans.getSrc()), 0,
+                            true)))
       return failure();
-  } else if (aRegs && failed(storeOperand(op.getA(), aRegs, st.K, 0, false))) {
+  } else if (aRegs && failed(storeOperand(op.getA(), aRegs, 0, false))) {
     return failure();
   }
   if (TransOp trans = wgmmaStagedTranspose(op))
     return storeOperand(trans.getSrc(),
-                        rewriter.getRemappedValue(trans.getSrc()), st.K, 1,
-                        true);
-  return storeOperand(op.getB(), bRegs, st.N, 1, false);
+                        rewriter.getRemappedValue(trans.getSrc()), 1, true);
+  return storeOperand(op.getB(), bRegs, 1, false);
 }
 
 namespace {
@@ -306,7 +305,6 @@ struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     SwizzledStaging st = stagingOf(op);
     int operand = op.getOperand();
-    RankedTensorType type = op.getValue().getType();
     BlockedLayout l = conv.getLayout(op.getValue());
     Location loc = op.getLoc();
     std::optional<LinearLayout> linear = linearLayoutOf(op, l, "a value");
@@ -317,8 +315,8 @@ struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
     SharedAddresses addresses(rewriter, loc,
                               linear->compose(st.operandLayout(operand)),
                               st.operandOffset(operand), slot);
-    storeRegisterRuns(rewriter, loc, l, adaptor.getValue(),
-                      type.getShape().back(), st.elemBytes, addresses);
+    storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), st.elemBytes,
+                      addresses);
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),

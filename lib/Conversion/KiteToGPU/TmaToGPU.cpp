@@ -279,7 +279,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
     if (ring.atOnce == ring.count) {
       // Every panel at once, then their stores.
       SharedAddresses at(rewriter, loc, addresses, 0, s.base);
-      storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at);
+      storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), eb, at);
       fenceAndSync();
       for (int64_t p = 0; p < ring.count; ++p)
         storePanel(p, panelAt(s.base, p * ring.bytes));
@@ -306,8 +306,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
         SharedAddresses at(rewriter, loc, addresses, 0,
                            panelAt(s.base, (slot - p) * ring.bytes));
         RegisterSubset only{*linear, mask, p << shift, threadBits};
-        storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), cols, eb, at,
-                          &only);
+        storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), eb, at, &only);
         fenceAndSync();
         storePanel(p, panelAt(s.base, slot * ring.bytes));
       }

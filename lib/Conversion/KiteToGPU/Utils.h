@@ -202,8 +202,8 @@ addressRuns(const LinearLayout &addr, int64_t start, int64_t perThread,
             int64_t elemBytes, int64_t maxBytes,
             const RegisterSubset *only = nullptr);
 
-/// Stores the registers `regs` of a block in layout `l` (rows of `rowLen`
-/// elements of `elemBytes`) at their SharedAddresses, in the widest groups
+/// Stores the registers `regs` of a block in layout `l` (elements of
+/// `elemBytes`) at their SharedAddresses, in the widest groups
 /// of registers whose bytes are contiguous and aligned there for every
 /// thread, 16 bytes at most (addressRuns): the tensor-core operands stored
 /// into their staging (a K x N block into a K-major staging: each run of k
@@ -221,8 +221,7 @@ struct RegisterSubset {
 };
 
 void storeRegisterRuns(OpBuilder &b, Location loc, const BlockedLayout &l,
-                       Value regs, int64_t rowLen, int64_t elemBytes,
-                       SharedAddresses &at,
+                       Value regs, int64_t elemBytes, SharedAddresses &at,
                        const RegisterSubset *only = nullptr);
 
 /// The registers of a block of `type` in layout `l` (rows of `rowLen`
