@@ -127,11 +127,14 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
 
   case Stage::GPU: {
     // Kite-level scheduling for the GPU, then the lowering.
-    if (!options.quickTier)
+    if (!options.quickTier) {
       pm.addPass(createVersionFullBlocks());
+      pm.addPass(createSplitFullIterations());
+    }
     pm.addPass(createRematerializeBroadcasts());
     pm.addPass(createCarryPointerOffsets());
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFoldScales());
     pm.addPass(createLoopInvariantCodeMotionPass());
     {
       StageDotOperandsOptions stage;

@@ -158,6 +158,60 @@ def VersionFullBlocks
                            "::mlir::scf::SCFDialect"];
 }
 
+def SplitFullIterations
+    : Pass<"kite-split-full-iterations", "::mlir::ModuleOp"> {
+  let summary = "Run a loop's iterations whose masks are all true apart, without the masks";
+  let description = [{
+    A loop masked on every iteration (`cols = start_n + arange(0, B)`,
+    `mask = cols < N`; tutorial 03's K tail `arange(0, BK) < K - k * BK`)
+    sees all-true masks on every iteration but its last ones. In each
+    innermost `scf.for` with a constant positive step and a masked load or
+    store, this pass finds the block comparisons `s + arange(lo, hi) < n`
+    (or `<=`, signed; through expand_dims, broadcast and reshape) whose
+    scalars s and n are affine in the induction variable (integer add, sub,
+    multiply by constants of values defined outside the loop) with
+    coef(s) - coef(n) = D > 0, so that the mask is all true exactly on a
+    prefix of the iterations: iv < ceildiv(n(0) - s(0) - (hi - 1), D). The
+    loop is split there, in 64-bit arithmetic: a copy runs the prefix with
+    those comparisons constant true (their loads, stores and selects then
+    fold), the loop as written runs the rest. Each node of s and n must be
+    within its type at the prefix's first and last iteration (affine, so
+    nowhere between does it wrap); otherwise the prefix is empty. Only
+    where it pays: such a mask selects data (`where`), or, in a loop
+    without a dot, guards an access that could be a wider vector than
+    AxisInfo proves the mask uniform over (a dot's K tail alone is left
+    alone: its loads are staged copies either way). Loops of more than
+    `max-ops` ops are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "1500",
+           "Leave loops with more ops than this alone">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FoldScales : Pass<"kite-fold-scales", "::mlir::ModuleOp"> {
+  let summary = "A block's scalar scales moved to where they cost least";
+  let description = [{
+    Two rewrites of softmax as users write it (`qk = qk * scale; m =
+    max(qk, 1); p = exp(qk - m[:, None])`):
+      - `max(x * splat(s))` becomes `(s >= 0 ? max(x) : min(x)) * s` (and
+        min alike): bit for bit the same, rounding being monotone (but for
+        the sign of a zero when s is 0); the choice a uniform branch on the
+        scalar;
+      - `exp(P - broadcast(r))` becomes `exp2(P * log2(e) + broadcast(r *
+        -log2(e)))`, with P's own scalar scale multiplied by log2(e) where
+        P is `x * splat(s)`: one fma an element where `exp` (lowered to
+        ex2.approx(y * log2(e)), as Triton lowers it) took a subtract and a
+        multiply. The argument differs from (P - r) * log2(e) by the
+        rounding of the larger term.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def CarryPointerOffsets
     : Pass<"kite-carry-pointer-offsets", "::mlir::ModuleOp"> {
   let summary = "Carry a scalar offset instead of a block of pointers in loops";
