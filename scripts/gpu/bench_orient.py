@@ -110,11 +110,18 @@ def cublas(a, b, dt):
 
 
 # The exports, built into shared libraries.
+# KITE_ORIENT_ONLY=f16 (dtypes, comma-separated) keeps those dtypes (the
+# others are not even built: cc on every export takes minutes);
+# KITE_ORIENT_SHAPES=odd (or div16) those shapes.
+only = os.environ.get("KITE_ORIENT_ONLY", "").split(",") if os.environ.get("KITE_ORIENT_ONLY") else None
+only_div = os.environ.get("KITE_ORIENT_SHAPES")
 variants = {}  # (dt, orient, div) -> [(name, lib, bm, bn, warps)]
 for c in sorted(glob.glob(os.path.join(DIR, "mm*.c"))):
     name = os.path.basename(c)[:-2]
     m = re.match(r"mm(\d*)_(\w+?)_(\w\w)_(div16|odd)_(\d+)x(\d+)x(\d+)w(\d+)s(\d+)$", name)
     if not m:
+        continue
+    if only and m.group(2) not in only or only_div and m.group(4) != only_div:
         continue
     so = os.path.join(DIR, name + ".so")
     subprocess.run(["cc", "-O2", "-shared", "-fPIC", c, "-o", so, "-ldl"], check=True)
@@ -134,13 +141,8 @@ shapes = [("div16", 4096, 4096, 4096), ("div16", 8192, 8192, 8192), ("div16", 10
           ("div16", 16, 8192, 8192), ("div16", 64, 8192, 8192), ("odd", 4095, 4095, 4095)]
 if os.environ.get("KITE_ORIENT_QUICK") == "1":
     shapes = [s for s in shapes if s[1] in (4096, 4095)]
-# KITE_ORIENT_SHAPES=odd (or div16) keeps those shapes; KITE_ORIENT_ONLY=f16
-# (dtypes, comma-separated) those dtypes.
-if os.environ.get("KITE_ORIENT_SHAPES"):
-    shapes = [s for s in shapes if s[0] == os.environ["KITE_ORIENT_SHAPES"]]
-if os.environ.get("KITE_ORIENT_ONLY"):
-    keep = os.environ["KITE_ORIENT_ONLY"].split(",")
-    variants = {k: v for k, v in variants.items() if k[0] in keep}
+if only_div:
+    shapes = [s for s in shapes if s[0] == only_div]
 rows = []
 wrong = []
 for (dt, orient, div), vs in sorted(variants.items()):
