@@ -58,7 +58,7 @@ std::vector<BlockedLayout> kiteLayouts() {
   }
   if (auto k = BlockedLayout::getKMajorCopy(32, 128, 128))
     all.push_back(*k);
-  if (auto k = BlockedLayout::getByteKMajorCopy(64, 128, 256))
+  if (auto k = BlockedLayout::getKMajorExchange(64, 128, 256))
     all.push_back(*k);
   return all;
 }
@@ -352,7 +352,7 @@ TEST(LinearLayout, ApplyLinearEmitsTheSameMap) {
 
 // The stores of a block into a staging group registers by their addresses
 // there, not by their order (addressRuns): an fp8 K x N block in the byte
-// K-major copy layout (getByteKMajorCopy) stored K-major for wgmma groups
+// K-major copy layout (getKMajorExchange) stored K-major for wgmma groups
 // each column's 4 consecutive k into one 4-byte store, every group's bytes
 // consecutive and aligned for every thread; the layout covers the block
 // once, its reads of the block staging (rows of N bytes) are 4-byte runs,
@@ -373,7 +373,7 @@ TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
     SCOPED_TRACE(std::to_string(K) + "x" + std::to_string(N) + " on " +
                  std::to_string(warps) + " warps");
     std::optional<BlockedLayout> l =
-        BlockedLayout::getByteKMajorCopy(K, N, 32 * warps);
+        BlockedLayout::getKMajorExchange(K, N, 32 * warps);
     ASSERT_TRUE(l);
     std::set<int64_t> covered;
     for (int64_t t = 0; t < l->numThreads; ++t)
@@ -425,8 +425,8 @@ TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
       }
     }
   }
-  EXPECT_FALSE(BlockedLayout::getByteKMajorCopy(64, 48, 128));
-  EXPECT_FALSE(BlockedLayout::getByteKMajorCopy(8, 128, 128));
+  EXPECT_FALSE(BlockedLayout::getKMajorExchange(64, 48, 128));
+  EXPECT_FALSE(BlockedLayout::getKMajorExchange(8, 128, 128));
 }
 
 } // namespace

@@ -393,23 +393,24 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (dot.getEngine() != DotEngine::WGMMA &&
           dot.getEngine() != DotEngine::MMA)
         return;
-      // A K x (N or M) block of fp8 the register dot stores K-major
-      // (wgmma reads fp8 K-major only): in the layout that exchanges its
-      // bytes in registers, 4-byte stores along K. B as it is; A read
-      // through a transposition of its K x M block (memory along M).
-      auto anchorByteKMajor = [&](Value block) {
+      // A K x (N or M) block of fp8 or tf32 the register dot stores
+      // K-major (wgmma reads them K-major only): in the layout that
+      // exchanges its elements in registers, 4 x 4 a thread (fp8: 4-byte
+      // stores along K; f32: 16-byte ones). B as it is; A read through a
+      // transposition of its K x M block (memory along M).
+      auto anchorKMajor = [&](Value block) {
         auto type = cast<RankedTensorType>(block.getType());
         if (!classLayouts.count(leaderOf(block)))
-          if (auto layout = BlockedLayout::getByteKMajorCopy(
+          if (auto layout = BlockedLayout::getKMajorExchange(
                   type.getDimSize(0), type.getDimSize(1), numThreads))
             anchor(block, *layout);
       };
+      Type bElement = dot.getB().getType().getElementType();
       if (dot.getEngine() == DotEngine::WGMMA &&
-          isFp8(dot.getB().getType().getElementType()) &&
-          !wgmmaStagedTranspose(dot))
-        anchorByteKMajor(dot.getB());
+          (isFp8(bElement) || bElement.isF32()) && !wgmmaStagedTranspose(dot))
+        anchorKMajor(dot.getB());
       if (TransOp trans = wgmmaStagedTransposeA(dot))
-        anchorByteKMajor(trans.getSrc());
+        anchorKMajor(trans.getSrc());
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
     } else if (auto stage = dyn_cast<StageOperandOp>(op)) {

@@ -208,10 +208,12 @@ SwizzledStaging mlir::kite::stagingOf(StageOperandOp op) {
 SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
   RankedTensorType a = op.getA().getType();
   // B K-major: read through a transposition of its N x K block, or fp8
-  // (wgmma reads it K-major only; its K x N registers are stored so).
+  // or tf32 (wgmma reads them K-major only; the K x N registers are stored
+  // so).
+  Type bElement = op.getB().getType().getElementType();
   bool bKMajor = bool(wgmmaStagedTranspose(op)) ||
                  (op.getEngine() == DotEngine::WGMMA &&
-                  isFp8(op.getB().getType().getElementType()));
+                  (isFp8(bElement) || bElement.isF32()));
   return SwizzledStaging::get(a.getDimSize(0), op.getType().getDimSize(1),
                               a.getDimSize(1), a.getElementTypeBitWidth() / 8,
                               bKMajor);
@@ -234,7 +236,8 @@ TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
 }
 
 TransOp mlir::kite::wgmmaStagedTransposeA(DotOp dot) {
-  if (!isFp8(dot.getA().getType().getElementType()))
+  Type element = dot.getA().getType().getElementType();
+  if (!isFp8(element) && !element.isF32())
     return {};
   return soleTranspose(dot, dot.getA());
 }

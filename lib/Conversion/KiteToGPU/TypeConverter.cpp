@@ -159,7 +159,7 @@ BlockedLayout::getKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
 }
 
 std::optional<BlockedLayout>
-BlockedLayout::getByteKMajorCopy(int64_t K, int64_t N, int64_t numThreads) {
+BlockedLayout::getKMajorExchange(int64_t K, int64_t N, int64_t numThreads) {
   int64_t warps = numThreads / 32;
   if (numThreads % 32 || N % 32 || K % 16 || !llvm::isPowerOf2_64(warps))
     return std::nullopt;

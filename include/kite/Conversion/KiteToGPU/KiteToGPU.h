@@ -78,15 +78,16 @@ struct BlockedLayout {
   /// registers likewise. None when N % 8 or K % 4 leaves no such split.
   static std::optional<BlockedLayout> getKMajorCopy(int64_t K, int64_t N,
                                                     int64_t numThreads);
-  /// The layout in which a K x N block of bytes (fp8) read back from the
-  /// block staging is stored into a K-major staging (wgmma reads fp8
-  /// K-major only): each thread holds 4 x 4 bytes, 4 consecutive columns
-  /// (one 4-byte read of each row) of 4 consecutive rows (one 4-byte store
-  /// of each column, the bytes exchanged in registers); a warp's lanes go 4
-  /// along K, then 8 along N (2 wavefronts a read, 4 a store, where other
-  /// splits of the lanes take more), the warps along N, then K, and the
-  /// registers likewise. None when N % 32 or K % 16 leaves no such split.
-  static std::optional<BlockedLayout> getByteKMajorCopy(int64_t K, int64_t N,
+  /// The layout in which a K x N block of fp8 or f32 (tf32) read back from
+  /// the block staging is stored into a K-major staging (wgmma reads both
+  /// K-major only): each thread holds 4 x 4 elements, 4 consecutive
+  /// columns (one read of each row: 4 bytes of fp8, 16 of f32) of 4
+  /// consecutive rows (one store of each column, the elements exchanged
+  /// in registers); a warp's lanes go 4 along K, then 8 along N (for fp8
+  /// 2 wavefronts a read, 4 a store, where other splits of the lanes take
+  /// more), the warps along N, then K, and the registers likewise. None
+  /// when N % 32 or K % 16 leaves no such split.
+  static std::optional<BlockedLayout> getKMajorExchange(int64_t K, int64_t N,
                                                         int64_t numThreads);
   /// Whether several threads hold the same element (a thread digit of
   /// stride 0).

@@ -469,13 +469,16 @@ LogicalResult DotOp::verify() {
     StringRef engine = stringifyDotEngine(getEngine());
     Type element = aType.getElementType();
     bool wgmma = getEngine() == DotEngine::WGMMA;
-    // wgmma also multiplies fp8 (both operands of one type, k32 steps).
+    // wgmma also multiplies fp8 (both operands of one type, k32 steps)
+    // and f32 as tf32 (k8 steps).
     bool fp8 = wgmma && isFp8(element) && bType.getElementType() == element;
-    if (!element.isF16() && !element.isBF16() && !fp8)
+    bool tf32 = wgmma && element.isF32() && bType.getElementType() == element &&
+                getPrecision() == InputPrecision::TF32;
+    if (!element.isF16() && !element.isBF16() && !fp8 && !tf32)
       return emitOpError() << "engine = " << engine << " needs f16 or bf16"
-                           << (wgmma ? " (or fp8) " : " ") << "operands, got "
-                           << element;
-    int64_t mAlign = wgmma ? 64 : 16, kAlign = fp8 ? 32 : 16;
+                           << (wgmma ? " (or fp8, or f32 as tf32) " : " ")
+                           << "operands, got " << element;
+    int64_t mAlign = wgmma ? 64 : 16, kAlign = fp8 ? 32 : tf32 ? 8 : 16;
     if (m % mAlign || n % 16 || k % kAlign)
       return emitOpError() << "engine = " << engine << " needs M % " << mAlign
                            << ", N % 16 and K % " << kAlign

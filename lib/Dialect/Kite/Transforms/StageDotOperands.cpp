@@ -89,18 +89,22 @@ struct StageDotOperands
       Type element = a.getElementType();
       int64_t M = a.getDimSize(0), K = a.getDimSize(1),
               N = dot.getType().getDimSize(1);
-      // fp8 (both operands of one type) on wgmma only: it reads B
-      // K-major, stored so from registers.
+      // fp8 (both operands of one type) and tf32 on wgmma only: it reads
+      // their B K-major, stored so from registers (the register dot has no
+      // tf32 mma.sync).
       bool fp8 = kd::isFp8(element) &&
                  dot.getB().getType().getElementType() == element;
-      if (!(element.isF16() || element.isBF16() || fp8) ||
-          K % (fp8 ? 32 : 16) || N % 16)
+      bool tf32 = element.isF32() &&
+                  dot.getB().getType().getElementType() == element &&
+                  dot.getPrecision() == kd::InputPrecision::TF32;
+      if (!(element.isF16() || element.isBF16() || fp8 || tf32) ||
+          K % (fp8 ? 32 : tf32 ? 8 : 16) || N % 16)
         return;
       if (chip == "sm_90a" && kd::WgmmaTile::choose(M, N, warps)) {
         dot.setEngine(kd::DotEngine::WGMMA);
         return;
       }
-      if (fp8)
+      if (fp8 || tf32)
         return;
       if (kd::MmaTile::choose(M, N, warps))
         dot.setEngine(kd::DotEngine::MMA);
@@ -179,10 +183,12 @@ struct StageDotOperands
     int64_t M = aType.getDimSize(0), K = aType.getDimSize(1),
             N = bType.getDimSize(1);
     bool half = element.isF16() || element.isBF16();
+    // tf32 and fp8 wgmma read K-major only. A tf32 B along N is copied
+    // element by element into its K-major staging; an A along M (loaded K
+    // x M) goes through registers (below). fp8 has no transposing copy
+    // (1-byte elements): its B must come transposed, its A as it is.
     bool tf32 = element.isF32() &&
-                dot.getPrecision() == kd::InputPrecision::TF32;
-    // fp8 has no transposing copy (1-byte elements) and wgmma reads it
-    // K-major only: its B must come transposed, its A as it is.
+                dot.getPrecision() == kd::InputPrecision::TF32 && !transposedA;
     bool fp8 = mlir::kite::isFp8(element) && transposedB && !transposedA;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
     int64_t version = ::kite::detail::chipVersion(chip);
@@ -285,12 +291,15 @@ struct StageDotOperands
     std::optional<kd::DotEngine> chosen =
         chooseEngine(func, dot, loads, conv, warps, bool(trans), bool(transA));
     if (!chosen) {
-      // fp8 with B's memory along N (x @ W with W K x N) or A's along M:
-      // no copy transposes bytes, so both blocks go through the copies'
-      // ring into registers, and the register dot stores them K-major for
-      // wgmma (their bytes exchanged in registers), as Triton transposes
-      // on chip.
-      if (chip == "sm_90a" && kd::isFp8(element) && (!trans || transA))
+      // fp8 with B's memory along N (x @ W with W K x N) or A's along M,
+      // tf32 with A's along M: no copy transposes them (bytes; an A's
+      // rows), so both blocks go through the copies' ring into registers,
+      // and the register dot stores them K-major for wgmma (exchanged in
+      // registers), as Triton transposes on chip.
+      bool tf32 = element.isF32() &&
+                  dot.getPrecision() == kd::InputPrecision::TF32;
+      if (chip == "sm_90a" &&
+          ((kd::isFp8(element) && (!trans || transA)) || (tf32 && transA)))
         ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
                                           storeComputedA,
                                           /*loadedOperands=*/true);
