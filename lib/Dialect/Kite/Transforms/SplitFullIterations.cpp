@@ -172,7 +172,7 @@ public:
         r = arith::MulIOp::create(b, loc, operand(0), operand(1));
       else // extsi
         r = operand(0);
-      values.push_back({r, def->getOperand(0).getType().getIntOrFloatBitWidth()});
+      // (A leaf, iv or a value of the kernel, is within its type.)
       values.push_back({r, v.getType().getIntOrFloatBitWidth()});
     }
     memo[v] = r;
