@@ -429,4 +429,52 @@ TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
   EXPECT_FALSE(BlockedLayout::getKMajorExchange(8, 128, 128));
 }
 
+// The same exchange layout for f32 (tf32's B along N, or its A along M read
+// through a transposition): each column's 4 consecutive k go into one
+// 16-byte store of the K-major staging, aligned for every thread, and each
+// row's 4 consecutive columns come from one 16-byte read of the block
+// staging.
+TEST(LinearLayout, Tf32KMajorExchangeStoresAndReadsVectors) {
+  for (auto [K, N, warps] :
+       {std::tuple<int64_t, int64_t, int64_t>{32, 128, 4}, {32, 128, 8},
+        {32, 64, 4}, {64, 128, 8}}) {
+    SCOPED_TRACE(std::to_string(K) + "x" + std::to_string(N) + " on " +
+                 std::to_string(warps) + " warps");
+    std::optional<BlockedLayout> l =
+        BlockedLayout::getKMajorExchange(K, N, 32 * warps);
+    ASSERT_TRUE(l);
+    SwizzledStaging st = SwizzledStaging::get(128, N, K, 4, /*bKMajor=*/true);
+    std::optional<LinearLayout> ll = LinearLayout::of(*l);
+    ASSERT_TRUE(ll);
+    LinearLayout addr = ll->compose(st.operandLayout(1));
+    auto groups = mlir::kite::detail::addressRuns(
+        addr, st.operandOffset(1), l->perThread, 4, 16);
+    int64_t stores = 0;
+    for (int64_t e = 0; e < l->perThread; ++e) {
+      if (groups[e].empty())
+        continue;
+      ++stores;
+      ASSERT_EQ(groups[e].size(), 4u) << "register " << e;
+      for (int64_t t = 0; t < l->numThreads; t += 29) {
+        int64_t first = addr.apply(groups[e][0], t);
+        EXPECT_EQ(first % 16, 0);
+        for (int64_t i = 0; i < 4; ++i) {
+          int64_t lin = l->threadOffset(t) + l->registerOffset(groups[e][i]);
+          EXPECT_EQ(addr.apply(groups[e][i], t), first + 4 * i);
+          EXPECT_EQ(st.bByte(lin / N, lin % N) - st.bOffset(), first + 4 * i);
+        }
+      }
+    }
+    EXPECT_EQ(stores * 4, l->perThread);
+    SmallVector<int64_t> runs = mlir::kite::detail::registerRuns(*l, N, 4);
+    int64_t reads = 0;
+    for (int64_t e = 0; e < l->perThread; ++e)
+      if (runs[e]) {
+        ++reads;
+        EXPECT_EQ(runs[e], 4) << "register " << e;
+      }
+    EXPECT_EQ(reads * 4, l->perThread);
+  }
+}
+
 } // namespace
