@@ -66,13 +66,6 @@ namespace kd = mlir::kite;
 
 namespace {
 
-/// What a scalar expression of the induction variable is: its constant
-/// coefficient of iv, and the nodes (ops of the loop) it is computed by.
-struct Affine {
-  int64_t coef = 0;
-  SmallVector<Operation *> nodes;
-};
-
 /// A mask `s + arange(.., last + 1) < n` (or <=) of the loop.
 struct FullMask {
   Operation *cmp;
@@ -88,24 +81,25 @@ public:
   explicit Splitter(scf::ForOp loop) : loop(loop) {}
 
   /// `v`'s coefficient of iv when it is affine in iv through the loop's
-  /// integer add, sub and multiply by constants; values defined outside
-  /// the loop and constants are its constant terms.
-  std::optional<Affine> affine(Value v) {
-    Affine a;
-    if (!walk(v, a))
+  /// integer add, sub, multiply by constants and sign extension; values
+  /// defined outside the loop and constants are its constant terms.
+  std::optional<int64_t> coefficient(Value v) {
+    int64_t coef = 0;
+    if (!addCoefficient(v, coef, 1))
       return std::nullopt;
-    return a;
+    return coef;
   }
 
-  bool walk(Value v, Affine &a) { return coefOf(v, a, a.coef, 1); }
-
-  /// Adds `scale` x v's coefficient to `coef`; records v's nodes.
-  bool coefOf(Value v, Affine &a, int64_t &coef, int64_t scale) {
-    if (!v.getType().isSignlessInteger() || v.getType().getIntOrFloatBitWidth() > 64)
+  /// Adds `scale` x v's coefficient to `coef` (each at most 2^31 in
+  /// magnitude).
+  bool addCoefficient(Value v, int64_t &coef, int64_t scale) {
+    constexpr int64_t kMax = int64_t(1) << 31;
+    if (!v.getType().isSignlessInteger() ||
+        v.getType().getIntOrFloatBitWidth() > 64 || std::abs(scale) > kMax)
       return false;
     if (v == loop.getInductionVar()) {
       coef += scale;
-      return true;
+      return std::abs(coef) <= kMax;
     }
     if (loop.isDefinedOutsideOfLoop(v) || matchPattern(v, m_Constant()))
       return true;
@@ -113,32 +107,23 @@ public:
     if (!def)
       return false;
     APInt c;
-    if (auto add = dyn_cast<arith::AddIOp>(def)) {
-      if (!coefOf(add.getLhs(), a, coef, scale) ||
-          !coefOf(add.getRhs(), a, coef, scale))
-        return false;
-    } else if (auto sub = dyn_cast<arith::SubIOp>(def)) {
-      if (!coefOf(sub.getLhs(), a, coef, scale) ||
-          !coefOf(sub.getRhs(), a, coef, -scale))
-        return false;
-    } else if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    if (auto add = dyn_cast<arith::AddIOp>(def))
+      return addCoefficient(add.getLhs(), coef, scale) &&
+             addCoefficient(add.getRhs(), coef, scale);
+    if (auto sub = dyn_cast<arith::SubIOp>(def))
+      return addCoefficient(sub.getLhs(), coef, scale) &&
+             addCoefficient(sub.getRhs(), coef, -scale);
+    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
       Value x = mul.getLhs(), y = mul.getRhs();
       if (!matchPattern(y, m_ConstantInt(&c)))
         std::swap(x, y);
       if (!matchPattern(y, m_ConstantInt(&c)) || c.getSignificantBits() > 32)
         return false;
-      if (!coefOf(x, a, coef, scale * c.getSExtValue()))
-        return false;
-    } else if (auto ext = dyn_cast<arith::ExtSIOp>(def)) {
-      if (!coefOf(ext.getIn(), a, coef, scale))
-        return false;
-    } else {
-      return false;
+      return addCoefficient(x, coef, scale * c.getSExtValue());
     }
-    if (std::abs(coef) > (int64_t(1) << 31))
-      return false;
-    a.nodes.push_back(def);
-    return true;
+    if (auto ext = dyn_cast<arith::ExtSIOp>(def))
+      return addCoefficient(ext.getIn(), coef, scale);
+    return false;
   }
 
   /// `v` evaluated in 64 bits with iv = `iv64`; each node's value is
@@ -361,11 +346,12 @@ struct SplitFullIterations
       if (!splat)
         return;
       m.limit = splat.getSrc();
-      std::optional<Affine> s = m.start ? sp.affine(m.start) : Affine();
-      std::optional<Affine> n = sp.affine(m.limit);
-      if (!s || !n || s->coef - n->coef <= 0)
+      std::optional<int64_t> s =
+          m.start ? sp.coefficient(m.start) : std::optional<int64_t>(0);
+      std::optional<int64_t> n = sp.coefficient(m.limit);
+      if (!s || !n || *s - *n <= 0)
         return;
-      m.slope = s->coef - n->coef;
+      m.slope = *s - *n;
       masks.push_back(m);
     });
     return masks;
