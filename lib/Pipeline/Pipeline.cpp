@@ -134,7 +134,11 @@ static void buildStage(OpPassManager &pm, const TargetOptions &options,
     pm.addPass(createRematerializeBroadcasts());
     pm.addPass(createCarryPointerOffsets());
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createFoldScales());
+    {
+      FoldScalesOptions fold;
+      fold.foldExp = options.fpFusion; // a reassociation, like fusion
+      pm.addPass(createFoldScales(fold));
+    }
     pm.addPass(createLoopInvariantCodeMotionPass());
     {
       StageDotOperandsOptions stage;

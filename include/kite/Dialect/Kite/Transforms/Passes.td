@@ -205,8 +205,14 @@ def FoldScales : Pass<"kite-fold-scales", "::mlir::ModuleOp"> {
         P is `x * splat(s)`: one fma an element where `exp` (lowered to
         ex2.approx(y * log2(e)), as Triton lowers it) took a subtract and a
         multiply. The argument differs from (P - r) * log2(e) by the
-        rounding of the larger term.
+        rounding of the larger term. Only with `fold-exp` (the pipeline
+        passes its fp-fusion option: with fusion off, arithmetic is
+        rounded as written).
   }];
+  let options = [
+    Option<"foldExp", "fold-exp", "bool", "true",
+           "Rewrite exp of a difference as exp2 with the log2(e) folded in">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect"];
