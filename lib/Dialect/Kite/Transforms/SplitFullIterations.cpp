@@ -41,6 +41,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MaskRanges.h"
+
 #include "kite/Analysis/AxisInfo.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Dialect/Kite/Transforms/Passes.h"
@@ -51,7 +53,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/bit.h"
 
 #include <set>
 #include <tuple>
@@ -63,6 +64,7 @@ namespace kite {
 
 using namespace mlir;
 namespace kd = mlir::kite;
+using namespace ::kite::detail;
 
 namespace {
 
@@ -167,41 +169,6 @@ public:
   scf::ForOp loop;
 };
 
-/// `v` through the shape ops that keep a block's set of values.
-static Value throughShapes(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<kd::ExpandDimsOp, kd::BroadcastOp, kd::ReshapeOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
-/// `v` as `s + arange(lo, hi)` (through shape ops): the scalar s (null for
-/// a bare arange) and the arange's last element.
-static bool matchRange(Value v, Value &start, int64_t &last) {
-  v = throughShapes(v);
-  if (auto range = v.getDefiningOp<kd::ArangeOp>()) {
-    start = {};
-    last = int64_t(range.getEnd()) - 1;
-    return range.getEnd() > range.getStart();
-  }
-  auto add = v.getDefiningOp<arith::AddIOp>();
-  if (!add)
-    return false;
-  for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
-                      std::pair(add.getRhs(), add.getLhs())}) {
-    auto splat = throughShapes(x).getDefiningOp<kd::SplatOp>();
-    auto range = throughShapes(y).getDefiningOp<kd::ArangeOp>();
-    if (splat && range && range.getEnd() > range.getStart()) {
-      start = splat.getSrc();
-      last = int64_t(range.getEnd()) - 1;
-      return true;
-    }
-  }
-  return false;
-}
-
 static int64_t countOps(Operation *op) {
   int64_t n = 0;
   op->walk([&](Operation *) { ++n; });
@@ -228,13 +195,6 @@ static void maskUses(Value mask, SmallVectorImpl<OpOperand *> &uses) {
   }
 }
 
-static int64_t pointeeBytes(Value ptr) {
-  auto type = cast<kd::PointerType>(getElementTypeOrSelf(ptr.getType()));
-  Type e = type.getPointeeType();
-  return e.isIntOrFloat() ? std::max<unsigned>(1, e.getIntOrFloatBitWidth() / 8)
-                          : 8;
-}
-
 /// Whether running `m` as all true buys more than the loop's size: it
 /// selects data (a `where` on every element), or, in a loop without a dot
 /// (whose masked operand loads the staging takes as copies either way), it
@@ -256,13 +216,8 @@ static bool pays(const FullMask &m, bool dots,
       ptr = load.getPtr();
     if (auto store = dyn_cast<kd::StoreOp>(user); store && use->get() == store.getMask())
       ptr = store.getPtr();
-    if (!ptr || !isa<RankedTensorType>(ptr.getType()))
-      continue;
-    int64_t bytes = pointeeBytes(ptr);
-    int64_t width = int64_t(
-        llvm::bit_floor(uint64_t(info.vectorElements(ptr, bytes))));
-    if (width >= 2 && width * bytes >= 4 &&
-        info.get(use->get()).constancy < width)
+    if (ptr && raggedVector(info, ptr, use->get(), pointeeBytes(ptr),
+                            /*uniform=*/false))
       return true;
   }
   return false;
@@ -340,7 +295,7 @@ struct SplitFullIterations
       if (pred != P::slt && pred != P::sle)
         return;
       FullMask m{cmp, {}, 0, {}, pred == P::sle, 0};
-      if (!matchRange(block, m.start, m.last))
+      if (!matchRange(block, m.start, m.last, /*shapes=*/true))
         return;
       auto splat = throughShapes(other).getDefiningOp<kd::SplatOp>();
       if (!splat)

@@ -43,6 +43,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MaskRanges.h"
+
 #include "kite/Analysis/AxisInfo.h"
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
 #include "kite/Dialect/Kite/Transforms/Passes.h"
@@ -54,7 +56,6 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/bit.h"
 
 namespace kite {
 #define GEN_PASS_DEF_VERSIONFULLBLOCKS
@@ -63,6 +64,9 @@ namespace kite {
 
 using namespace mlir;
 namespace kd = mlir::kite;
+using ::kite::detail::matchRange;
+using ::kite::detail::pointeeBytes;
+using ::kite::detail::raggedVector;
 
 namespace {
 
@@ -77,30 +81,6 @@ struct Bound {
   bool isUnsigned = false;
   bool inclusive = false;
 };
-
-/// `v` as `start + arange(lo, hi)`: the arange's last element and the
-/// scalar start (null for a bare arange).
-static bool matchRange(Value v, Value &start, int64_t &last) {
-  if (auto range = v.getDefiningOp<kd::ArangeOp>()) {
-    start = {};
-    last = int64_t(range.getEnd()) - 1;
-    return range.getEnd() > range.getStart();
-  }
-  auto add = v.getDefiningOp<arith::AddIOp>();
-  if (!add)
-    return false;
-  for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
-                      std::pair(add.getRhs(), add.getLhs())}) {
-    auto splat = a.getDefiningOp<kd::SplatOp>();
-    auto range = b.getDefiningOp<kd::ArangeOp>();
-    if (splat && range && range.getEnd() > range.getStart()) {
-      start = splat.getSrc();
-      last = int64_t(range.getEnd()) - 1;
-      return true;
-    }
-  }
-  return false;
-}
 
 /// The scalar every element of `v` equals (a splat), or a constant.
 static bool matchLimit(Value v, bool isUnsigned, Value &limit,
@@ -149,27 +129,6 @@ static bool matchMask(Value mask, SmallVectorImpl<Bound> &bounds) {
     return false;
   bounds.push_back(b);
   return true;
-}
-
-/// Whether an access of `ptr` (elements of `bytes`) could be wider than one
-/// element while `mask` is not proved uniform over such a group (or at all,
-/// with `uniform`).
-static bool raggedVector(const kd::AxisInfoAnalysis &info, Value ptr,
-                         Value mask, int64_t bytes, bool uniform) {
-  if (!isa<RankedTensorType>(ptr.getType()))
-    return false;
-  // The lowering's rule (planAccess), before the layout's run length.
-  int64_t width = int64_t(llvm::bit_floor(uint64_t(info.vectorElements(ptr, bytes))));
-  if (width < 2 || width * bytes < 4)
-    return false;
-  return uniform || info.get(mask).constancy < width;
-}
-
-static int64_t pointeeBytes(Value ptr) {
-  auto type = cast<kd::PointerType>(getElementTypeOrSelf(ptr.getType()));
-  Type e = type.getPointeeType();
-  return e.isIntOrFloat() ? std::max<unsigned>(1, e.getIntOrFloatBitWidth() / 8)
-                          : 8;
 }
 
 /// The defining op of `v` in `block`'s top level, or null for an argument
