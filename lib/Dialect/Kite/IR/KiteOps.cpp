@@ -472,8 +472,7 @@ LogicalResult DotOp::verify() {
     // wgmma also multiplies fp8 (both operands of one type, k32 steps)
     // and f32 as tf32 (k8 steps).
     bool fp8 = wgmma && isFp8(element) && bType.getElementType() == element;
-    bool tf32 = wgmma && element.isF32() && bType.getElementType() == element &&
-                getPrecision() == InputPrecision::TF32;
+    bool tf32 = wgmma && isTf32();
     if (!element.isF16() && !element.isBF16() && !fp8 && !tf32)
       return emitOpError() << "engine = " << engine << " needs f16 or bf16"
                            << (wgmma ? " (or fp8, or f32 as tf32) " : " ")

@@ -203,8 +203,7 @@ bool orientOperandLoads(func::FuncOp func, scf::ForOp loop,
     bool half = element.isF16() || element.isBF16();
     // (fp8's and tf32's A along M: loaded K x M and stored K-major from
     // registers by the register dot on wgmma.)
-    bool tf32 = element.isF32() && dot.getPrecision() == kd::InputPrecision::TF32;
-    if (half || (wgmma && (kd::isFp8(element) || tf32)))
+    if (half || (wgmma && (kd::isFp8(element) || dot.isTf32())))
       changed |= orientLoad(func, loop, dot.getA());
     if (half || (wgmma && (element.isF32() || kd::isFp8(element))))
       changed |= orientLoad(func, loop, dot.getB());

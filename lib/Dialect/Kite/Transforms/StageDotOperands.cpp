@@ -94,9 +94,7 @@ struct StageDotOperands
       // tf32 mma.sync).
       bool fp8 = kd::isFp8(element) &&
                  dot.getB().getType().getElementType() == element;
-      bool tf32 = element.isF32() &&
-                  dot.getB().getType().getElementType() == element &&
-                  dot.getPrecision() == kd::InputPrecision::TF32;
+      bool tf32 = dot.isTf32();
       if (!(element.isF16() || element.isBF16() || fp8 || tf32) ||
           K % (fp8 ? 32 : tf32 ? 8 : 16) || N % 16)
         return;
@@ -187,8 +185,7 @@ struct StageDotOperands
     // element by element into its K-major staging; an A along M (loaded K
     // x M) goes through registers (below). fp8 has no transposing copy
     // (1-byte elements): its B must come transposed, its A as it is.
-    bool tf32 = element.isF32() &&
-                dot.getPrecision() == kd::InputPrecision::TF32 && !transposedA;
+    bool tf32 = dot.isTf32() && !transposedA;
     bool fp8 = mlir::kite::isFp8(element) && transposedB && !transposedA;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
     int64_t version = ::kite::detail::chipVersion(chip);
@@ -296,10 +293,8 @@ struct StageDotOperands
       // rows), so both blocks go through the copies' ring into registers,
       // and the register dot stores them K-major for wgmma (exchanged in
       // registers), as Triton transposes on chip.
-      bool tf32 = element.isF32() &&
-                  dot.getPrecision() == kd::InputPrecision::TF32;
-      if (chip == "sm_90a" &&
-          ((kd::isFp8(element) && (!trans || transA)) || (tf32 && transA)))
+      if (chip == "sm_90a" && ((kd::isFp8(element) && (!trans || transA)) ||
+                               (dot.isTf32() && transA)))
         ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
                                           storeComputedA,
                                           /*loadedOperands=*/true);

@@ -156,9 +156,8 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   if (loaded(dot.getA()) && loaded(dot.getB()) && !loadedOperands)
     return false;
   Type aElement = dot.getA().getType().getElementType();
-  bool tf32 = aElement.isF32() && dot.getPrecision() == kd::InputPrecision::TF32;
   if (!(aElement.isF16() || aElement.isBF16() ||
-        (chip == "sm_90a" && (kd::isFp8(aElement) || tf32))))
+        (chip == "sm_90a" && (kd::isFp8(aElement) || dot.isTf32()))))
     return false; // the register dot's tensor-core engines
 
   const int64_t threads = 32 * warps;

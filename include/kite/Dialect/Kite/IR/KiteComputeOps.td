@@ -151,6 +151,14 @@ def Kite_DotOp : Kite_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
                        "(`engine` `=` $engine^)? "
                        "attr-dict `:` type($a) `,` type($b) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// f32 operands multiplied as tf32 (wgmma and mma.sync take them so;
+    /// both operands have one element type).
+    bool isTf32() {
+      return getA().getType().getElementType().isF32() &&
+             getPrecision() == ::mlir::kite::InputPrecision::TF32;
+    }
+  }];
 }
 
 def Kite_ReduceOp : Kite_Op<"reduce", [Pure]> {
