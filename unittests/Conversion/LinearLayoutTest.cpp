@@ -350,6 +350,45 @@ TEST(LinearLayout, ApplyLinearEmitsTheSameMap) {
   }
 }
 
+// The stores of a K x N block in `l` into a K-major staging of elements
+// of `elemBytes` (addressRuns): every register in a group of 4 consecutive
+// k, at consecutive, group-aligned addresses for every thread, each where
+// the staging places its element. Returns the registers' address layout
+// and their groups.
+struct KMajorStores {
+  LinearLayout addr;
+  SmallVector<SmallVector<int64_t>> groups;
+};
+static KMajorStores expectKMajorGroupsOf4(const BlockedLayout &l, int64_t K,
+                                          int64_t N, int64_t elemBytes) {
+  SwizzledStaging st =
+      SwizzledStaging::get(128, N, K, elemBytes, /*bKMajor=*/true);
+  LinearLayout addr = LinearLayout::of(l)->compose(st.operandLayout(1));
+  auto groups = mlir::kite::detail::addressRuns(
+      addr, st.operandOffset(1), l.perThread, elemBytes, 16);
+  int64_t stores = 0;
+  for (int64_t e = 0; e < l.perThread; ++e) {
+    if (groups[e].empty())
+      continue;
+    ++stores;
+    EXPECT_EQ(groups[e].size(), 4u) << "register " << e;
+    if (groups[e].size() != 4)
+      continue;
+    for (int64_t t = 0; t < l.numThreads; ++t) {
+      int64_t first = addr.apply(groups[e][0], t);
+      EXPECT_EQ(first % (4 * elemBytes), 0);
+      for (int64_t i = 0; i < 4; ++i) {
+        int64_t lin = l.threadOffset(t) + l.registerOffset(groups[e][i]);
+        EXPECT_EQ(addr.apply(groups[e][i], t), first + i * elemBytes);
+        EXPECT_EQ(st.bByte(lin / N, lin % N) - st.bOffset(),
+                  first + i * elemBytes);
+      }
+    }
+  }
+  EXPECT_EQ(stores * 4, l.perThread);
+  return {std::move(addr), std::move(groups)};
+}
+
 // The stores of a block into a staging group registers by their addresses
 // there, not by their order (addressRuns): an fp8 K x N block in the byte
 // K-major copy layout (getKMajorExchange) stored K-major for wgmma groups
@@ -381,29 +420,9 @@ TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
         EXPECT_TRUE(covered.insert(l->threadOffset(t) + l->registerOffset(e))
                         .second);
     EXPECT_EQ(int64_t(covered.size()), K * N);
-    SwizzledStaging st = SwizzledStaging::get(128, N, K, 1, /*bKMajor=*/true);
     std::optional<LinearLayout> ll = LinearLayout::of(*l);
     ASSERT_TRUE(ll);
-    LinearLayout addr = ll->compose(st.operandLayout(1));
-    auto groups = mlir::kite::detail::addressRuns(
-        addr, st.operandOffset(1), l->perThread, 1, 16);
-    int64_t stores = 0;
-    for (int64_t e = 0; e < l->perThread; ++e) {
-      if (groups[e].empty())
-        continue;
-      ++stores;
-      ASSERT_EQ(groups[e].size(), 4u) << "register " << e;
-      for (int64_t t = 0; t < l->numThreads; t += 37) {
-        int64_t first = addr.apply(groups[e][0], t);
-        EXPECT_EQ(first % 4, 0);
-        for (int64_t i = 0; i < 4; ++i) {
-          int64_t lin = l->threadOffset(t) + l->registerOffset(groups[e][i]);
-          EXPECT_EQ(addr.apply(groups[e][i], t), first + i);
-          EXPECT_EQ(st.bByte(lin / N, lin % N) - st.bOffset(), first + i);
-        }
-      }
-    }
-    EXPECT_EQ(stores * 4, l->perThread);
+    auto [addr, groups] = expectKMajorGroupsOf4(*l, K, N, /*elemBytes=*/1);
     // Reads: 4-byte runs of a row; wavefronts of a warp's access.
     SmallVector<int64_t> runs =
         mlir::kite::detail::registerRuns(*l, N, 16);
@@ -443,29 +462,7 @@ TEST(LinearLayout, Tf32KMajorExchangeStoresAndReadsVectors) {
     std::optional<BlockedLayout> l =
         BlockedLayout::getKMajorExchange(K, N, 32 * warps);
     ASSERT_TRUE(l);
-    SwizzledStaging st = SwizzledStaging::get(128, N, K, 4, /*bKMajor=*/true);
-    std::optional<LinearLayout> ll = LinearLayout::of(*l);
-    ASSERT_TRUE(ll);
-    LinearLayout addr = ll->compose(st.operandLayout(1));
-    auto groups = mlir::kite::detail::addressRuns(
-        addr, st.operandOffset(1), l->perThread, 4, 16);
-    int64_t stores = 0;
-    for (int64_t e = 0; e < l->perThread; ++e) {
-      if (groups[e].empty())
-        continue;
-      ++stores;
-      ASSERT_EQ(groups[e].size(), 4u) << "register " << e;
-      for (int64_t t = 0; t < l->numThreads; t += 29) {
-        int64_t first = addr.apply(groups[e][0], t);
-        EXPECT_EQ(first % 16, 0);
-        for (int64_t i = 0; i < 4; ++i) {
-          int64_t lin = l->threadOffset(t) + l->registerOffset(groups[e][i]);
-          EXPECT_EQ(addr.apply(groups[e][i], t), first + 4 * i);
-          EXPECT_EQ(st.bByte(lin / N, lin % N) - st.bOffset(), first + 4 * i);
-        }
-      }
-    }
-    EXPECT_EQ(stores * 4, l->perThread);
+    expectKMajorGroupsOf4(*l, K, N, /*elemBytes=*/4);
     SmallVector<int64_t> runs = mlir::kite::detail::registerRuns(*l, N, 4);
     int64_t reads = 0;
     for (int64_t e = 0; e < l->perThread; ++e)
