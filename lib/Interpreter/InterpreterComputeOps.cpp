@@ -98,10 +98,7 @@ void Interpreter::dot(kd::DotOp d) {
   int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
   // tf32x3 (three tf32 products) is as close to f32 as the GPU's FMA
   // path that runs it: f32 products here.
-  bool tf32 = d.getPrecision() == kd::InputPrecision::TF32 &&
-              cast<RankedTensorType>(d.getA().getType())
-                  .getElementType()
-                  .isF32();
+  bool tf32 = d.isTf32();
   auto in = [&](double x) {
     if (!tf32)
       return float(x);
