@@ -98,6 +98,9 @@ LinearLayout mlir::kite::exchangeLayout(ArrayRef<int64_t> shape,
 LinearLayout mlir::kite::blockStagingLayout(ArrayRef<int64_t> shape,
                                             int64_t elemBytes) {
   int64_t rowBytes = (shape.empty() ? 1 : shape.back()) * elemBytes;
+  if (shape.size() == 2 && rowBytes % 32 == 0)
+    return SwizzledStaging::get(shape[0], 16, shape[1], elemBytes)
+        .operandLayout(0);
   if (rowBytes % 128 == 0)
     return exchangeLayout(shape, elemBytes);
   int64_t numel = 1;

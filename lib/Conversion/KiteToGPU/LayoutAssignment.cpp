@@ -388,23 +388,23 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
               : getLayout(operand));
     fromDots.insert(leader);
   };
+  // A K x (N or M) block of fp8 or tf32 stored K-major (wgmma reads them
+  // K-major only) by a register dot or a kite.stage_operand: in the layout
+  // that exchanges its elements in registers, 4 x 4 a thread (fp8: 4-byte
+  // stores along K; f32: 16-byte ones). B as it is; A read through a
+  // transposition of its K x M block (memory along M).
+  auto anchorKMajor = [&](Value block) {
+    auto type = cast<RankedTensorType>(block.getType());
+    if (!classLayouts.count(leaderOf(block)))
+      if (auto layout = BlockedLayout::getKMajorExchange(
+              type.getDimSize(0), type.getDimSize(1), numThreads))
+        anchor(block, *layout);
+  };
   kernel->walk([&](Operation *op) {
     if (auto dot = dyn_cast<DotOp>(op)) {
       if (dot.getEngine() != DotEngine::WGMMA &&
           dot.getEngine() != DotEngine::MMA)
         return;
-      // A K x (N or M) block of fp8 or tf32 the register dot stores
-      // K-major (wgmma reads them K-major only): in the layout that
-      // exchanges its elements in registers, 4 x 4 a thread (fp8: 4-byte
-      // stores along K; f32: 16-byte ones). B as it is; A read through a
-      // transposition of its K x M block (memory along M).
-      auto anchorKMajor = [&](Value block) {
-        auto type = cast<RankedTensorType>(block.getType());
-        if (!classLayouts.count(leaderOf(block)))
-          if (auto layout = BlockedLayout::getKMajorExchange(
-                  type.getDimSize(0), type.getDimSize(1), numThreads))
-            anchor(block, *layout);
-      };
       Type bElement = dot.getB().getType().getElementType();
       if (dot.getEngine() == DotEngine::WGMMA &&
           (isFp8(bElement) || bElement.isF32()) && !wgmmaStagedTranspose(dot))
@@ -414,6 +414,10 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
     } else if (auto stage = dyn_cast<StageOperandOp>(op)) {
+      // (A K x N B or K x M A's transpose, stored K-major.)
+      if (stage.getElementBytes() != 2 &&
+          (stage.getOperand() == 1) != stage.getTransposed())
+        anchorKMajor(stage.getValue());
       anchorOperand(stage.getValue(), stage.getOperand() == 1);
     }
   });

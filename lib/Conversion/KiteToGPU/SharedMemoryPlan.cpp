@@ -195,7 +195,9 @@ SwizzledStaging mlir::kite::stagingOf(DotStagedOp op) {
 
 SwizzledStaging mlir::kite::stagingOf(StageOperandOp op) {
   ArrayRef<int64_t> shape = op.getDotShape();
-  SwizzledStaging st = SwizzledStaging::get(shape[0], shape[1], shape[2], 2);
+  SwizzledStaging st =
+      SwizzledStaging::get(shape[0], shape[1], shape[2], op.getElementBytes(),
+                           /*bKMajor=*/op.getOperand() == 1 && op.isKMajor());
   ArrayRef<int64_t> place = op.getPlace();
   if (op.getOperand() == 0)
     st.aPlace = place[0];
@@ -332,8 +334,7 @@ static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv) {
   kernel->walk([&](StageOperandOp op) {
     ArrayRef<int64_t> place = op.getPlace();
     int64_t slots = op.getSlots();
-    int64_t bytes =
-        llvm::alignTo(op.getValue().getType().getNumElements() * 2, 1024);
+    int64_t bytes = op.getBlockBytes();
     staging = std::max(
         {staging, slots * place[1], place[0] + (slots - 1) * place[1] + bytes});
   });

@@ -292,8 +292,9 @@ struct StagedLoadLowering : OpConversionPattern<StagedLoadOp> {
   const KiteLoweringState &state;
 };
 
-/// Pattern: kite.stage_operand => each thread's runs of the block stored
-/// into the slot's swizzled operand layout, fence.proxy.async (wgmma reads
+/// Pattern: kite.stage_operand => each thread's runs of the block (or of
+/// its transpose) stored into the slot's swizzled operand layout (K-major
+/// where wgmma reads the operand so), fence.proxy.async (wgmma reads
 /// through the async proxy); the schedule's next barrier publishes them.
 struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
   StageOperandLowering(KiteTypeConverter &c, const KiteLoweringState &s,
@@ -312,9 +313,10 @@ struct StageOperandLowering : OpConversionPattern<StageOperandOp> {
       return failure();
     Value slot =
         slotPointer(rewriter, loc, state, adaptor.getSlot(), op.getPlace()[1]);
-    SharedAddresses addresses(rewriter, loc,
-                              linear->compose(st.operandLayout(operand)),
-                              st.operandOffset(operand), slot);
+    SharedAddresses addresses(
+        rewriter, loc,
+        linear->compose(st.operandLayout(operand, op.getTransposed())),
+        st.operandOffset(operand), slot);
     storeRegisterRuns(rewriter, loc, l, adaptor.getValue(), st.elemBytes,
                       addresses);
     NVVM::FenceProxyOp::create(

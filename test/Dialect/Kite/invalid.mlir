@@ -1198,6 +1198,23 @@ func.func @stage_operand_shape(%b: tensor<128x64xf16>, %s: i32) {
 
 // -----
 
+func.func @stage_operand_transposed_shape(%a: tensor<128x64xf8E4M3FN>, %s: i32) {
+  // expected-error @+1 {{is not the dot's operand 0 shape}}
+  kite.stage_operand %a slot %s place [0, 8192] slots 2 operand 0 dot [128, 128, 64] transposed : tensor<128x64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @stage_operand_f32_fit(%b: tensor<32x128xf32>, %s: i32) {
+  // 4-byte elements: 16 KB.
+  // expected-error @+1 {{block of 16384 bytes at offset 24576 does not fit a slot of 32768 bytes}}
+  kite.stage_operand %b slot %s place [24576, 32768] slots 2 operand 1 dot [128, 128, 32] : tensor<32x128xf32>
+  return
+}
+
+// -----
+
 func.func @stage_operand_align(%b: tensor<64x128xf16>, %s: i32) {
   // expected-error @+1 {{place must be [offset, slot bytes], both 1024-byte aligned (the swizzle's atoms)}}
   kite.stage_operand %b slot %s place [16400, 40960] slots 3 operand 1 dot [128, 128, 64] : tensor<64x128xf16>

@@ -229,6 +229,21 @@ func.func @staged_product(%b: tensor<64x128xf16>, %acc: tensor<128x128xf32>,
   return %w : tensor<128x128xf32>
 }
 
+// fp8 (wgmma reads it K-major only): A stored from its K x M transpose,
+// B K-major, both in a ring of their own.
+// CHECK-LABEL: func.func @staged_product_fp8
+// CHECK: kite.stage_operand %{{.*}} slot %{{.*}} place [65536, 24576] slots 2 operand 0 dot [128, 256, 64] transposed : tensor<64x128xf8E4M3FN>
+// CHECK: kite.stage_operand %{{.*}} slot %{{.*}} place [73728, 24576] slots 2 operand 1 dot [128, 256, 64] : tensor<64x256xf8E4M3FN>
+// CHECK: kite.dot_staged %{{.*}} slot %{{.*}} b_slot %{{.*}} of 3 k 64 engine = wgmma b_k_major a_place [65536, 24576] b_place [73728, 24576] {operand_type = f8E4M3FN} : tensor<128x256xf32>
+func.func @staged_product_fp8(%at: tensor<64x128xf8E4M3FN>, %b: tensor<64x256xf8E4M3FN>,
+                              %acc: tensor<128x256xf32>, %t: i32) -> tensor<128x256xf32> {
+  kite.stage_operand %at slot %t place [65536, 24576] slots 2 operand 0 dot [128, 256, 64] transposed : tensor<64x128xf8E4M3FN>
+  kite.stage_operand %b slot %t place [73728, 24576] slots 2 operand 1 dot [128, 256, 64] : tensor<64x256xf8E4M3FN>
+  %r = kite.dot_staged %acc slot %t b_slot %t of 3 k 64 engine = wgmma b_k_major a_place [65536, 24576] b_place [73728, 24576] {operand_type = f8E4M3FN} : tensor<128x256xf32>
+  %w = kite.dot_wait %r pending 0 : tensor<128x256xf32>
+  return %w : tensor<128x256xf32>
+}
+
 // CHECK-LABEL: func.func @staged_product_rings
 // CHECK: kite.stage_operand %{{.*}} slot %{{.*}} place [98304, 16384] slots 2 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
 // CHECK: kite.dot_staged %{{.*}} slot %{{.*}} b_slot %{{.*}} of 4 k 64 engine = wgmma a_place [0, 24576] b_place [98304, 16384] {operand_type = f16} : tensor<128x128xf32>

@@ -604,12 +604,16 @@ int64_t convertLayoutBytes(ConvertLayoutOp op);
 /// bytes stay whole for the linear layout's 16-byte reads.
 LinearLayout exchangeLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
 /// Where kite.async_copy puts a block of `shape` in its ring slot (and
-/// kite.staged_load reads it), element index -> byte offset: the exchange
-/// buffer's layout where rows are a multiple of 128 bytes; rows of 16, 32
-/// or 64 bytes share 128-byte lines, whose 16-byte chunk c goes to
-/// c ^ (line mod 8), so that a warp reading a column of chunks over 8
-/// consecutive rows hits different banks (dot_scaled's A: 64-byte rows read
-/// two bytes a lane in wgmma's register layout); other rows unswizzled.
+/// kite.staged_load reads it), element index -> byte offset. A 2-d block
+/// whose rows are a multiple of 32 bytes lies as wgmma's K-major A of its
+/// shape (SwizzledStaging::operandLayout(0): panels of the widest of 128,
+/// 64 or 32 bytes dividing a row, 16-byte chunks permuted by the row within
+/// 8-row atoms), so that a product may read it where it landed (the
+/// asynchronous product of StagedLoads.cpp) and a warp reading a column of
+/// chunks over 8 consecutive rows hits different banks (dot_scaled's A:
+/// 64-byte rows read two bytes a lane in wgmma's register layout). Rows of
+/// 16 bytes share 128-byte lines, whose chunk c goes to c ^ (line mod 8);
+/// other rows unswizzled.
 LinearLayout blockStagingLayout(ArrayRef<int64_t> shape, int64_t elemBytes);
 /// The bytes of a ring slot's block (kite.async_copy, kite.staged_load).
 int64_t stagedBlockBytes(RankedTensorType block);

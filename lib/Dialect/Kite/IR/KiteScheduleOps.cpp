@@ -233,6 +233,20 @@ LogicalResult DotStagedOp::verify() {
   return success();
 }
 
+int64_t StageOperandOp::getElementBytes() {
+  return getValue().getType().getElementTypeBitWidth() / 8;
+}
+
+int64_t StageOperandOp::getBlockBytes() {
+  return llvm::alignTo(getValue().getType().getNumElements() *
+                           getElementBytes(),
+                       1024);
+}
+
+bool StageOperandOp::isKMajor() {
+  return getOperand() == 0 || getElementBytes() != 2;
+}
+
 LogicalResult StageOperandOp::verify() {
   ArrayRef<int64_t> shape = getDotShape();
   int64_t operand = getOperand();
@@ -240,13 +254,13 @@ LogicalResult StageOperandOp::verify() {
     return failure();
   RankedTensorType type = getValue().getType();
   if (failed(verifyDotOperandShape(*this, type, shape, operand,
-                                   /*transposed=*/false)))
+                                   getTransposed())))
     return failure();
   ArrayRef<int64_t> place = getPlace();
   if (place.size() != 2 || place[0] < 0 || place[0] % 1024 || place[1] % 1024)
     return emitOpError() << "place must be [offset, slot bytes], both "
                             "1024-byte aligned (the swizzle's atoms)";
-  int64_t bytes = llvm::alignTo(type.getNumElements() * 2, 1024);
+  int64_t bytes = getBlockBytes();
   if (bytes > place[1] || (place[0] < place[1] && place[0] + bytes > place[1]))
     return emitOpError() << "block of " << bytes << " bytes at offset "
                          << place[0] << " does not fit a slot of " << place[1]

@@ -28,12 +28,15 @@
 //   after:     async_wait 0
 // The dot itself stays a dot of register operands (chooseRegisterEngines:
 // wgmma on sm_90a, A from registers, B through the staging), except for
-// the asynchronous product (sm_90a): where A is one of the copied loads and
-// its block staging is wgmma's K-major swizzle (W8A16: A in f16, B int8
-// converted), the product reads A from the ring (S + 1 slots), the
-// computed B is stored into a ring of two slots of its own
-// (kite.stage_operand), and each product is waited for one iteration
-// later, while the next B converts:
+// the asynchronous product (sm_90a; f16, bf16, fp8, tf32): where A is one
+// of the copied loads (it lands as wgmma's K-major A: blockStagingLayout;
+// W8A16: A in f16, B int8 converted; fp8 x @ W with W K x N), the product
+// reads A from the ring (S + 1 slots), the computed B is stored into a
+// ring of two slots of its own (kite.stage_operand; K-major for fp8 and
+// tf32, from the block or from the one it is the transpose of), and each
+// product is waited for one iteration later, while the next B converts.
+// A computed A (an fp8/tf32 A loaded K x M and transposed) is stored
+// beside B the same way:
 //   prologue:  copies of iterations 0 .. D-1; async_wait D-1
 //   loop k:    copies of k + D -> slot (k + D) % (S + 1)
 //              b = staged_load ...; b16 = the conversions
@@ -96,16 +99,35 @@ struct AsyncProduct {
   /// A's index among the copied loads (read from the copies' ring), or
   /// none: A is computed and stored into the operands' ring beside B.
   std::optional<size_t> aLoad;
-  int64_t aBytes = 0; ///< A's bytes in a slot of the operands' ring (or 0)
-  int64_t bBytes = 0; ///< a slot of the operands' ring (two, after the copies')
+  /// A's bytes (or 0: A read from the copies' ring) and B's in a slot of
+  /// the operands' ring (two slots, after the copies' ring).
+  int64_t aBytes = 0, bBytes = 0;
+  int64_t elemBytes = 2;
+  /// Whether the blocks stored are the blocks the operands are the
+  /// kite.trans of (an fp8 or tf32 A loaded K x M, B loaded N x K: stored
+  /// K-major from their memory's order, as wgmma reads them), not the
+  /// operands.
+  bool aTransposed = false, bTransposed = false;
 };
 
+/// The block `operand` is the transpose of, where the product's staging
+/// takes it (fp8 and tf32, stored K-major from either order) and the dot
+/// is its only user.
+kd::TransOp storedTranspose(Value operand, int64_t elemBytes) {
+  auto trans = operand.getDefiningOp<kd::TransOp>();
+  if (elemBytes == 2 || !trans || !trans->hasOneUse() ||
+      trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  return trans;
+}
+
 /// The asynchronous form of `dot` in `body`, if it takes one: wgmma (the
-/// shape splits into m64nNk16 instructions over the warpgroups), an
-/// accumulator that only goes around the loop, and an A loaded in the loop
-/// (`copied`) that the block staging lays out as wgmma's K-major swizzle
-/// (rows of 128 bytes: chunk c of row r at c ^ (r mod 8)), or (with
-/// `storeComputedA`) an A computed in the loop by an op that is not a load.
+/// shape splits into m64nN instructions over the warpgroups; f16, bf16,
+/// fp8 or tf32 operands), an accumulator that only goes around the loop,
+/// and an A loaded in the loop (`copied`) that lands in the ring as
+/// wgmma's K-major A (blockStagingLayout: rows of a multiple of 32 bytes),
+/// or (with `storeComputedA`) an A computed in the loop by an op that is
+/// not a load.
 std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
                                          ArrayRef<kd::LoadOp> copied,
                                          StringRef chip, int64_t warps,
@@ -116,27 +138,36 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
   Type element = aType.getElementType();
   SmallVector<int64_t> shape = dotShapeOf(dot);
   const int64_t M = shape[0], N = shape[1], K = shape[2];
-  if (!(element.isF16() || element.isBF16()) ||
-      dot.getB().getType().getElementType() != element || K % 16 || N % 16 ||
-      !kd::WgmmaTile::choose(M, N, warps))
+  const int64_t eb = dot.isTf32() ? 4 : kd::isFp8(element) ? 1 : 2;
+  if (!(element.isF16() || element.isBF16() || kd::isFp8(element) ||
+        dot.isTf32()) ||
+      dot.getB().getType().getElementType() != element || K * eb % 32 ||
+      N % 16 || !kd::WgmmaTile::choose(M, N, warps))
     return std::nullopt;
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   if (!carried)
     return std::nullopt;
+  AsyncProduct async{*carried};
+  async.elemBytes = eb;
+  async.bTransposed = bool(storedTranspose(dot.getB(), eb));
+  async.bBytes = llvm::alignTo(N * K * eb, 1024);
   auto load = dot.getA().getDefiningOp<kd::LoadOp>();
   const auto *it = llvm::find(copied, load);
-  kd::SwizzledStaging staging = kd::SwizzledStaging::get(M, N, K, 2);
+  kd::SwizzledStaging staging = kd::SwizzledStaging::get(M, N, K, eb);
   if (load && it != copied.end() && load->hasOneUse() &&
-      kd::blockStagingLayout(aType.getShape(), 2) == staging.operandLayout(0))
-    return AsyncProduct{*carried, size_t(it - copied.begin())};
+      kd::blockStagingLayout(aType.getShape(), eb) == staging.operandLayout(0)) {
+    async.aLoad = size_t(it - copied.begin());
+    return async;
+  }
   // A computed in the loop is stored too (with `storeComputedA`); not a
   // load in another layout or one not copied, nor an A made before the
   // loop (stored again each iteration, it would cost more than it saves).
   Operation *def = dot.getA().getDefiningOp();
   if (!storeComputedA || load || !def || def->getBlock() != body)
     return std::nullopt;
-  return AsyncProduct{*carried, std::nullopt,
-                      int64_t(llvm::alignTo(M * K * 2, 1024))};
+  async.aTransposed = bool(storedTranspose(dot.getA(), eb));
+  async.aBytes = llvm::alignTo(M * K * eb, 1024);
+  return async;
 }
 
 } // namespace
@@ -199,47 +230,63 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   auto slotsFor = [&](int64_t stages) {
     return async && async->aLoad ? stages + 1 : stages;
   };
-  auto ringBytes = [&](int64_t stages) {
-    return slotsFor(stages) * slotBytes + (async ? 2 * async->bBytes : 0);
+  // The ring's layout for the product (asynchronous or not): each copied
+  // block's offset in a slot, and the slot's bytes.
+  const SmallVector<int64_t> plainOffsets = offsets;
+  const int64_t plainSlotBytes = slotBytes;
+  auto place = [&]() {
+    offsets = plainOffsets;
+    slotBytes = plainSlotBytes;
+    if (async && !async->aLoad) {
+      slotBytes = llvm::alignTo(slotBytes, 1024);
+    } else if (async) {
+      slotBytes = 0;
+      for (auto [i, load] : llvm::enumerate(copied)) {
+        if (i != async->aLoad)
+          continue;
+        offsets[i] = 0;
+        slotBytes = llvm::alignTo(
+            kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())),
+            1024);
+      }
+      for (auto [i, load] : llvm::enumerate(copied)) {
+        if (i == async->aLoad)
+          continue;
+        offsets[i] = slotBytes;
+        slotBytes += llvm::alignTo(
+            kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 128);
+      }
+      slotBytes = llvm::alignTo(slotBytes, 1024);
+    }
   };
-  if (async && !async->aLoad) {
-    slotBytes = llvm::alignTo(slotBytes, 1024);
-    async->bBytes =
-        async->aBytes +
-        llvm::alignTo(dot.getB().getType().getNumElements() * 2, 1024);
-  } else if (async) {
-    slotBytes = 0;
-    for (auto [i, load] : llvm::enumerate(copied)) {
-      if (i != async->aLoad)
-        continue;
-      offsets[i] = 0;
-      slotBytes = llvm::alignTo(
-          kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 1024);
-    }
-    for (auto [i, load] : llvm::enumerate(copied)) {
-      if (i == async->aLoad)
-        continue;
-      offsets[i] = slotBytes;
-      slotBytes += llvm::alignTo(
-          kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 128);
-    }
-    slotBytes = llvm::alignTo(slotBytes, 1024);
-    async->bBytes =
-        llvm::alignTo(dot.getB().getType().getNumElements() * 2, 1024);
-  }
+  // The operands' ring: two slots of [A (when computed), B].
+  auto ringBytes = [&](int64_t stages) {
+    return slotsFor(stages) * slotBytes +
+           (async ? 2 * (async->aBytes + async->bBytes) : 0);
+  };
   // The ring beside the scratch of the kernel's other ops (the register
   // dot's staging among them, unless the product is asynchronous).
-  int64_t scratch = 0;
-  func.walk([&](Operation *op) {
-    if (!(async && op == dot.getOperation()))
-      scratch = std::max(scratch, kd::sharedMemoryBytes(op));
-  });
-  scratch = llvm::alignTo(scratch, 1024);
   auto fits = [&](int64_t stages) {
+    int64_t scratch = 0;
+    func.walk([&](Operation *op) {
+      if (!(async && op == dot.getOperation()))
+        scratch = std::max(scratch, kd::sharedMemoryBytes(op));
+    });
+    scratch = llvm::alignTo(scratch, 1024);
     return scratch + ringBytes(stages) <= kd::kMaxSharedMemory;
   };
-  while (stages > 2 && !fits(stages))
-    --stages;
+  // The asynchronous product where its rings fit at 2 stages or more
+  // (its own ring and A's extra slot cost room), else the register dot's.
+  const int64_t asked = stages;
+  for (bool retry = true; retry;) {
+    place();
+    stages = asked;
+    while (stages > 2 && !fits(stages))
+      --stages;
+    retry = async && !fits(stages);
+    if (retry)
+      async.reset();
+  }
   if (!fits(stages))
     return false;
   SmallVector<Operation *> all(copied.begin(), copied.end());
@@ -346,33 +393,57 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     SmallVector<int64_t> shape = dotShapeOf(dot);
     // The operands' ring: [A (when computed), B] a slot.
     const int64_t start = slots * slotBytes;
+    const int64_t operandSlot = async->aBytes + async->bBytes;
     auto bPlace =
-        rewriter.getDenseI64ArrayAttr({start + async->aBytes, async->bBytes});
+        rewriter.getDenseI64ArrayAttr({start + async->aBytes, operandSlot});
     Value bSlot = arith::AndIOp::create(rewriter, loc, index, constant(1));
     auto aPlace = rewriter.getDenseI64ArrayAttr({0, slotBytes});
     Value aSlot = slot;
+    // The block a store takes: the operand or its transpose's source
+    // (the operands as they are now: a copied load is a staged_load).
+    auto stored = [&](Value operand, bool transposed) {
+      return transposed ? operand.getDefiningOp<kd::TransOp>().getSrc()
+                        : operand;
+    };
+    auto unit = [&](bool on) {
+      return on ? rewriter.getUnitAttr() : UnitAttr();
+    };
     if (!async->aLoad) {
-      aPlace = rewriter.getDenseI64ArrayAttr({start, async->bBytes});
+      aPlace = rewriter.getDenseI64ArrayAttr({start, operandSlot});
       aSlot = bSlot;
-      kd::StageOperandOp::create(rewriter, at, dot.getA(), bSlot, aPlace,
+      kd::StageOperandOp::create(rewriter, at,
+                                 stored(dot.getA(), async->aTransposed),
+                                 bSlot, aPlace,
                                  rewriter.getI64IntegerAttr(2),
                                  rewriter.getI32IntegerAttr(0),
-                                 rewriter.getDenseI64ArrayAttr(shape));
+                                 rewriter.getDenseI64ArrayAttr(shape),
+                                 unit(async->aTransposed));
     }
     kd::StageOperandOp::create(
-        rewriter, at, dot.getB(), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
-        rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape));
+        rewriter, at, stored(dot.getB(), async->bTransposed), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
+        rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape),
+        unit(async->bTransposed));
     Value done =
         kd::DotWaitOp::create(rewriter, at, dot.getType(), dot.getAcc(), 0);
     kd::AsyncWaitOp::create(rewriter, loc, D - 1);
     Type element = dot.getA().getType().getElementType();
+    // (wgmma reads fp8 and tf32 K-major only: their B is stored so.)
     auto staged = kd::DotStagedOp::create(
         rewriter, at, dot.getType(), done, aSlot, shape[2], slots,
-        kd::DotEngine::WGMMA, TypeAttr::get(element), /*b_k_major=*/false,
-        /*a=*/Value(), bPlace, aPlace, bSlot);
+        kd::DotEngine::WGMMA, TypeAttr::get(element),
+        /*b_k_major=*/async->elemBytes != 2, /*a=*/Value(), bPlace, aPlace,
+        bSlot);
+    // (The transpositions the stores took in their place.)
+    SmallVector<kd::TransOp, 2> transposes;
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (auto trans = operand.getDefiningOp<kd::TransOp>())
+        transposes.push_back(trans);
     rewriter.replaceOp(dot, staged.getResult());
     if (async->aLoad)
       rewriter.eraseOp(copied[*async->aLoad]);
+    for (kd::TransOp trans : transposes)
+      if (trans->use_empty())
+        rewriter.eraseOp(trans);
   }
   SmallVector<unsigned, 1> waits;
   if (async)

@@ -309,26 +309,43 @@ def Kite_StageOperandOp : Kite_Op<"stage_operand",
     Stores `value`, operand `operand` (0: A, M x K; 1: B, K x N) of a dot
     of shape `dot_shape` = [M, N, K], into slot `slot` of a ring of
     `slots` slots of `place[1]` bytes, in the swizzled operand layout wgmma
-    reads (SwizzledStaging: A K-major, B N-major), then fences the stores
-    for the async proxy. After a barrier of the program (a kite.async_wait)
-    a kite.dot_staged reading the same place may be issued. Slot s lies
-    at `place[0] + s * place[1]` bytes into the staging: a place[0] below
+    reads (SwizzledStaging: A K-major; B N-major for f16/bf16, K-major for
+    fp8 and f32 (tf32), which wgmma reads K-major only), then fences the
+    stores for the async proxy. With `transposed` the value is the
+    operand's transpose (A's K x M, B's N x K), stored in the same layout.
+    After a barrier of the program (a kite.async_wait) a kite.dot_staged
+    reading the same place may be issued. Slot s lies at
+    `place[0] + s * place[1]` bytes into the staging: a place[0] below
     place[1] puts the block inside the slots of another ring, a larger
-    one starts a ring of its own there. kite-stage-dot-operands
-    makes these for a K loop's dot whose B is computed in the loop (an int8
-    weight block converted to f16): the product then runs asynchronously,
-    waited for one iteration later, while the next block is converted.
+    one starts a ring of its own there. kite-stage-dot-operands makes
+    these for a K loop's dot whose operands are computed in the loop (an
+    int8 weight block converted to f16; fp8 or tf32 blocks transposed on
+    chip): the product then runs asynchronously, waited for one iteration
+    later, while the next block is converted.
 
     ```mlir
     kite.stage_operand %b slot %s place [98304, 16384] slots 2 operand 1 dot [128, 128, 64] : tensor<64x128xf16>
+    kite.stage_operand %at slot %s place [65536, 8192] slots 2 operand 0 dot [128, 128, 64] transposed : tensor<64x128xf8E4M3FN>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F16, BF16]>:$value, I32:$slot,
-                       DenseI64ArrayAttr:$place, I64Attr:$slots,
-                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape);
+  let arguments = (ins RankedTensorOf<[F16, BF16, F32, F8E4M3FN, F8E5M2]>:$value,
+                       I32:$slot, DenseI64ArrayAttr:$place, I64Attr:$slots,
+                       I32Attr:$operand, DenseI64ArrayAttr:$dot_shape,
+                       UnitAttr:$transposed);
   let assemblyFormat = "$value `slot` $slot `place` $place `slots` $slots "
-                       "`operand` $operand `dot` $dot_shape attr-dict `:` "
+                       "`operand` $operand `dot` $dot_shape "
+                       "(`transposed` $transposed^)? attr-dict `:` "
                        "type($value)";
+  let extraClassDeclaration = [{
+    /// The bytes of an element of the block.
+    int64_t getElementBytes();
+    /// The block's bytes in its slot (1024-byte aligned: the swizzle's
+    /// atoms).
+    int64_t getBlockBytes();
+    /// Whether the block lies K-major (A always; B of fp8 and f32, which
+    /// wgmma reads K-major only).
+    bool isKMajor();
+  }];
   let hasVerifier = 1;
 }
 
