@@ -50,6 +50,7 @@
 
 #include "DotSchedules.h"
 #include "LoopSlices.h"
+#include "TmaOperands.h"
 
 #include "kite/Analysis/AxisInfo.h"
 
@@ -110,15 +111,11 @@ struct AsyncProduct {
   bool aTransposed = false, bTransposed = false;
 };
 
-/// The block `operand` is the transpose of, where the product's staging
-/// takes it (fp8 and tf32, stored K-major from either order) and the dot
-/// is its only user.
-kd::TransOp storedTranspose(Value operand, int64_t elemBytes) {
-  auto trans = operand.getDefiningOp<kd::TransOp>();
-  if (elemBytes == 2 || !trans || !trans->hasOneUse() ||
-      trans.getOrder() != ArrayRef<int32_t>{1, 0})
-    return {};
-  return trans;
+/// Whether the product's store takes the block `operand` is the transpose
+/// of: fp8 and tf32 (stored K-major from either order), read through a
+/// kite.trans the dot alone reads.
+bool storedTransposed(kd::DotOp dot, Value operand, int64_t elemBytes) {
+  return elemBytes != 2 && transposedOperand(dot, operand);
 }
 
 /// The asynchronous form of `dot` in `body`, if it takes one: wgmma (the
@@ -149,7 +146,7 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
     return std::nullopt;
   AsyncProduct async{*carried};
   async.elemBytes = eb;
-  async.bTransposed = bool(storedTranspose(dot.getB(), eb));
+  async.bTransposed = storedTransposed(dot, dot.getB(), eb);
   async.bBytes = llvm::alignTo(N * K * eb, 1024);
   auto load = dot.getA().getDefiningOp<kd::LoadOp>();
   const auto *it = llvm::find(copied, load);
@@ -165,7 +162,7 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
   Operation *def = dot.getA().getDefiningOp();
   if (!storeComputedA || load || !def || def->getBlock() != body)
     return std::nullopt;
-  async.aTransposed = bool(storedTranspose(dot.getA(), eb));
+  async.aTransposed = storedTransposed(dot, dot.getA(), eb);
   async.aBytes = llvm::alignTo(M * K * eb, 1024);
   return async;
 }

@@ -92,9 +92,7 @@ static bool tmaDescriptor(Value desc, scf::ForOp loop, func::FuncOp func,
 }
 
 namespace kite::detail {
-/// The kite.trans [1, 0] of `dot`'s block through which `operand` is read,
-/// in the dot's block and read by the dot alone.
-static kd::TransOp transposedOperand(kd::DotOp dot, Value operand) {
+kd::TransOp transposedOperand(kd::DotOp dot, Value operand) {
   auto trans = operand.getDefiningOp<kd::TransOp>();
   if (!trans || trans->getBlock() != dot->getBlock() || !trans->hasOneUse() ||
       trans.getOrder() != ArrayRef<int32_t>{1, 0})

@@ -25,6 +25,11 @@ namespace kite::detail {
 /// what can be used at the kernel's entry.
 bool isLaunchValue(mlir::Value v, mlir::func::FuncOp func);
 
+/// The kite.trans [1, 0] through which `dot` reads `operand` (its A or B),
+/// in the dot's block and read by the dot alone.
+mlir::kite::TransOp transposedOperand(mlir::kite::DotOp dot,
+                                      mlir::Value operand);
+
 /// The kite.trans [1, 0] through which `dot` reads its B, when B is loaded
 /// as its N x K transpose (Triton's `dot(a, b.T)`) in the dot's block and
 /// read by the dot alone: such a B is staged K-major, row for row.
