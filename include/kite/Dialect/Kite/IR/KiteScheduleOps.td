@@ -263,8 +263,10 @@ def Kite_AsyncCopyOp : Kite_Op<"async_copy",
     Starts asynchronous copies (cp.async, 4 to 16 bytes each) of the block
     behind `ptr` into slot `slot` of a ring of `slots` slots of `place[1]`
     bytes each, at `place[0]` bytes into the slot, in the block staging
-    layout (row-major, 16-byte chunks swizzled within 128-byte lines:
-    docs/lowering.md, "Staged loads"). Masked-off elements are not read
+    layout (blockStagingLayout: a 2-d block with rows of a multiple of 32
+    bytes as wgmma's K-major A of its shape, other rows row-major with
+    16-byte chunks swizzled within 128-byte lines: docs/lowering.md,
+    "Staged loads"). Masked-off elements are not read
     and become 0. The copies complete at a later kite.async_wait; a
     kite.staged_load of the same place reads the block back in any layout.
     kite-stage-dot-operands makes these for the loads a dot's operands are
