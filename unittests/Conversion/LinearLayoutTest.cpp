@@ -448,6 +448,46 @@ TEST(LinearLayout, ByteKMajorStoresGroupByAddress) {
   EXPECT_FALSE(BlockedLayout::getKMajorExchange(8, 128, 128));
 }
 
+// The ring of staged loads lays a 2-d block whose rows are a multiple of
+// 32 bytes exactly where wgmma reads a K-major A of its shape from (so a
+// product reads an A copied as loaded where it landed): every element at
+// its own bytes, the block's bytes all used, each 16-byte chunk of a row
+// whole, and a column of chunks over 8 consecutive rows spread over the 8
+// chunk positions of 128 bytes (no bank conflict), for 1-, 2- and 4-byte
+// elements and rows of 32 to 256 bytes.
+TEST(LinearLayout, BlockStagingIsWgmmaKMajorA) {
+  for (auto [rows, cols, eb] :
+       {std::tuple<int64_t, int64_t, int64_t>{128, 32, 1}, {128, 64, 1},
+        {64, 128, 1}, {128, 32, 2}, {64, 64, 2}, {128, 128, 2},
+        {128, 32, 4}, {64, 64, 4}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " of " +
+                 std::to_string(eb) + "-byte elements");
+    LinearLayout staged = blockStagingLayout({rows, cols}, eb);
+    SwizzledStaging wgmma = SwizzledStaging::get(rows, 64, cols, eb);
+    std::set<int64_t> bytes;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t o = staged.apply(LinearLayout::In::Index, r * cols + c);
+        EXPECT_EQ(o, wgmma.aByte(r, c)) << "element (" << r << ", " << c << ")";
+        EXPECT_TRUE(bytes.insert(o).second);
+        EXPECT_LT(o, rows * cols * eb);
+        EXPECT_EQ(o % eb, 0);
+        // The element's chunk is its row's chunk of the same 16 bytes.
+        int64_t first = staged.apply(LinearLayout::In::Index,
+                                     r * cols + c / (16 / eb) * (16 / eb));
+        EXPECT_EQ(o - first, c % (16 / eb) * eb);
+      }
+    for (int64_t r0 = 0; r0 < rows; r0 += 8)
+      for (int64_t c = 0; c < cols; c += 16 / eb) {
+        std::set<int64_t> positions;
+        for (int64_t r = r0; r < r0 + 8; ++r)
+          positions.insert(
+              staged.apply(LinearLayout::In::Index, r * cols + c) % 128 / 16);
+        EXPECT_EQ(positions.size(), 8u) << "rows " << r0 << "+, column " << c;
+      }
+  }
+}
+
 // The same exchange layout for f32 (tf32's B along N, or its A along M read
 // through a transposition): each column's 4 consecutive k go into one
 // 16-byte store of the K-major staging, aligned for every thread, and each
