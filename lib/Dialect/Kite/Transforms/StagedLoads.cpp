@@ -135,7 +135,7 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
   Type element = aType.getElementType();
   SmallVector<int64_t> shape = dotShapeOf(dot);
   const int64_t M = shape[0], N = shape[1], K = shape[2];
-  const int64_t eb = dot.isTf32() ? 4 : kd::isFp8(element) ? 1 : 2;
+  const int64_t eb = aType.getElementTypeBitWidth() / 8;
   if (!(element.isF16() || element.isBF16() || kd::isFp8(element) ||
         dot.isTf32()) ||
       dot.getB().getType().getElementType() != element || K * eb % 32 ||
@@ -263,28 +263,34 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   };
   // The ring beside the scratch of the kernel's other ops (the register
   // dot's staging among them, unless the product is asynchronous).
+  int64_t scratch = 0, otherScratch = 0;
+  func.walk([&](Operation *op) {
+    int64_t bytes = kd::sharedMemoryBytes(op);
+    scratch = std::max(scratch, bytes);
+    if (op != dot.getOperation())
+      otherScratch = std::max(otherScratch, bytes);
+  });
   auto fits = [&](int64_t stages) {
-    int64_t scratch = 0;
-    func.walk([&](Operation *op) {
-      if (!(async && op == dot.getOperation()))
-        scratch = std::max(scratch, kd::sharedMemoryBytes(op));
-    });
-    scratch = llvm::alignTo(scratch, 1024);
-    return scratch + ringBytes(stages) <= kd::kMaxSharedMemory;
+    int64_t room = llvm::alignTo(async ? otherScratch : scratch, 1024);
+    return room + ringBytes(stages) <= kd::kMaxSharedMemory;
   };
-  // The asynchronous product where its rings fit at 2 stages or more
-  // (its own ring and A's extra slot cost room), else the register dot's.
+  // The most stages up to the asked ones (at least 2) whose rings fit.
   const int64_t asked = stages;
-  for (bool retry = true; retry;) {
+  auto plan = [&] {
     place();
     stages = asked;
     while (stages > 2 && !fits(stages))
       --stages;
-    retry = async && !fits(stages);
-    if (retry)
-      async.reset();
+    return fits(stages);
+  };
+  // The asynchronous product where its rings fit (its own ring and A's
+  // extra slot cost room), else the register dot's.
+  bool fit = plan();
+  if (!fit && async) {
+    async.reset();
+    fit = plan();
   }
-  if (!fits(stages))
+  if (!fit)
     return false;
   SmallVector<Operation *> all(copied.begin(), copied.end());
   all.append(carried.begin(), carried.end());
@@ -417,9 +423,9 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
                                  unit(async->aTransposed));
     }
     kd::StageOperandOp::create(
-        rewriter, at, stored(dot.getB(), async->bTransposed), bSlot, bPlace, rewriter.getI64IntegerAttr(2),
-        rewriter.getI32IntegerAttr(1), rewriter.getDenseI64ArrayAttr(shape),
-        unit(async->bTransposed));
+        rewriter, at, stored(dot.getB(), async->bTransposed), bSlot, bPlace,
+        rewriter.getI64IntegerAttr(2), rewriter.getI32IntegerAttr(1),
+        rewriter.getDenseI64ArrayAttr(shape), unit(async->bTransposed));
     Value done =
         kd::DotWaitOp::create(rewriter, at, dot.getType(), dot.getAcc(), 0);
     kd::AsyncWaitOp::create(rewriter, loc, D - 1);
