@@ -184,9 +184,9 @@ struct StageDotOperands
     // tf32 and fp8 wgmma read K-major only. A tf32 B along N is copied
     // element by element into its K-major staging where the copies' ring
     // cannot take it (stage(): B stored K-major from registers); an A along
-    // M (loaded K x M) goes through registers (below). fp8 has no
-    // transposing copy (1-byte elements): its B must come transposed, its
-    // A as it is.
+    // M (loaded K x M, read through a kite.trans) is a computed operand
+    // (stage()). fp8 has no transposing copy (1-byte elements): its B must
+    // come transposed, its A as it is.
     bool tf32 = dot.isTf32() && !transposedA;
     bool fp8 = mlir::kite::isFp8(element) && transposedB && !transposedA;
     int64_t eb = tf32 ? 4 : fp8 ? 1 : 2;
@@ -287,33 +287,27 @@ struct StageDotOperands
                                         storeComputedA);
       return;
     }
-    // tf32 with B's memory along N on wgmma (which reads tf32 K-major
-    // only): both blocks through the copies' ring in 16-byte copies, B
-    // stored K-major from registers for the asynchronous product, rather
-    // than copied element by element into a K-major staging (the H100,
-    // 4096^3: 222 against 174 TFLOP/s); the latter where the ring cannot.
-    if (chip == "sm_90a" && dot.isTf32() && !trans && !transA &&
-        kd::WgmmaTile::choose(dot.getType().getDimSize(0),
-                              dot.getType().getDimSize(1), warps) &&
+    // fp8 and tf32 with B's memory along N (x @ W, W given K x N): wgmma
+    // reads them K-major only, so both blocks go through the copies' ring
+    // in 16-byte copies and B is stored K-major from registers (exchanged
+    // there, as Triton transposes on chip), for the asynchronous product.
+    // (An A whose memory runs along M is computed, a kite.trans, and takes
+    // that path above.) A tf32 B also has a copy that transposes, one
+    // 4-byte copy an element into a K-major staging (the H100, 4096^3: 174
+    // against 222 TFLOP/s): it stays for the loops the ring cannot take,
+    // and tf32 on shapes wgmma does not split keeps mma.sync's staging.
+    bool fp8 = kd::isFp8(element);
+    if (chip == "sm_90a" && (fp8 || dot.isTf32()) && !trans &&
+        (fp8 || kd::WgmmaTile::choose(dot.getType().getDimSize(0),
+                                      dot.getType().getDimSize(1), warps)) &&
         ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
                                           storeComputedA,
                                           /*loadedOperands=*/true))
       return;
     std::optional<kd::DotEngine> chosen =
         chooseEngine(func, dot, loads, conv, warps, bool(trans), bool(transA));
-    if (!chosen) {
-      // fp8 with B's memory along N (x @ W with W K x N) or A's along M,
-      // tf32 with A's along M: no copy transposes them (bytes; an A's
-      // rows), so both blocks go through the copies' ring into registers,
-      // and the register dot stores them K-major for wgmma (exchanged in
-      // registers), as Triton transposes on chip.
-      if (chip == "sm_90a" && ((kd::isFp8(element) && (!trans || transA)) ||
-                               (dot.isTf32() && transA)))
-        ::kite::detail::stageOperandLoads(func, loop, dot, chip, warps, stages,
-                                          storeComputedA,
-                                          /*loadedOperands=*/true);
+    if (!chosen)
       return;
-    }
     const bool wgmma = *chosen == kd::DotEngine::WGMMA;
     auto slices = ::kite::detail::LoadSlices::get(loop, loads);
     if (!slices)
