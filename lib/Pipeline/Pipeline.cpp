@@ -235,10 +235,16 @@ std::string(::kite::llvmCodegenSettings)() { return "short-ptr,no-lsr"; }
 
 void ::kite::buildKiteToPTXPipeline(OpPassManager &pm,
                                   const TargetOptions &options,
-                                  Stage stopAfter) {
+                                  Stage stopAfter,
+                                  std::optional<Stage> startAfter) {
   applyLLVMCodegenSettings();
   pm.addPass(createCheckTargetPass(options, "ptx"));
+  bool skipping = startAfter.has_value();
   for (Stage stage : kStages) {
+    if (skipping) {
+      skipping = stage != *startAfter;
+      continue;
+    }
     buildStage(pm, options, stage);
     if (stage == stopAfter)
       return;
@@ -274,6 +280,11 @@ struct KiteToPTXPipelineOptions
       *this, "stop-after",
       llvm::cl::desc("Last stage: kite, gpu, llvm or ptx"),
       llvm::cl::init("ptx")};
+  Option<std::string> startAfter{
+      *this, "start-after",
+      llvm::cl::desc("The input is this stage's output (kite, gpu or llvm): "
+                     "the stages up to it are left out"),
+      llvm::cl::init("")};
   Option<bool> tma{*this, "tma",
                    llvm::cl::desc("On sm_90a, K loops may read their dot "
                                   "operands with TMA (kitec --tma)"),
@@ -297,6 +308,9 @@ void ::kite::registerPipelines() {
         options.libdevice = o.libdevice;
         options.tma = o.tma;
         std::optional<Stage> stage = parseStage(o.stopAfter);
+        std::optional<Stage> start;
+        if (!o.startAfter.empty())
+          start = parseStage(o.startAfter);
         // Invalid options are diagnosed by kite-check-target, which runs
         // first; nothing after it runs then.
         if (llvm::Error err = validateTargetOptions(options); err || !stage) {
@@ -304,7 +318,13 @@ void ::kite::registerPipelines() {
           pm.addPass(createCheckTargetPass(options, o.stopAfter));
           return;
         }
-        ::kite::buildKiteToPTXPipeline(pm, options, *stage);
+        if (!o.startAfter.empty() &&
+            (!start || *start == Stage::PTX || *start >= *stage)) {
+          pm.addPass(createCheckTargetPass(
+              options, "start-after=" + o.startAfter.getValue()));
+          return;
+        }
+        ::kite::buildKiteToPTXPipeline(pm, options, *stage, start);
       });
 }
 

@@ -12,6 +12,13 @@
 // RUN: kite-opt %s --kite-to-ptx="stop-after=llvm" | FileCheck %s --check-prefix=LLVM
 // RUN: kite-opt %s --kite-to-ptx="stop-after=kite" | FileCheck %s --check-prefix=KITE
 // RUN: kitec %s --emit=gpu | FileCheck %s --check-prefix=GPU
+// RUN: not kite-opt %s --kite-to-ptx="start-after=ptx" 2>&1 | FileCheck %s --check-prefix=START
+// RUN: not kite-opt %s --kite-to-ptx="start-after=llvm stop-after=gpu" 2>&1 | FileCheck %s --check-prefix=START-LATE
+// The back half alone: a module of gpu.func kernels (the gpu stage's
+// output) to the LLVM stage and to PTX.
+// RUN: kite-opt %s --kite-to-ptx="stop-after=gpu" -o %t.gpu.mlir
+// RUN: kite-opt %t.gpu.mlir --kite-to-ptx="start-after=gpu stop-after=llvm" | FileCheck %s --check-prefix=LLVM
+// RUN: kite-opt %t.gpu.mlir --kite-to-ptx="start-after=gpu" | FileCheck %s --check-prefix=BACK-PTX
 
 // CHIP: error: kite-to-ptx: unknown chip 'sm_91'; expected one of sm_70,
 // PTX: PTX ISA 6.0 (+ptx60) does not support sm_90; it needs +ptx78 or later
@@ -20,6 +27,10 @@
 // WARPS: num_warps must be a power of two in 1..32, got 3
 // EMIT: unknown --emit=asm; expected mlir, kite, gpu, llvm, ptx, cubin, metadata or c
 // OPT: optimization level must be 0..3, got 7
+// START: unknown stage 'start-after=ptx'; expected kite, gpu, llvm or ptx
+// START-LATE: unknown stage 'start-after=llvm'; expected kite, gpu, llvm or ptx
+// BACK-PTX: gpu.binary @kite
+// BACK-PTX: st.global.b32
 // KITE: func.func @k
 // KITE: kite.store
 // GPU: gpu.func @k

@@ -60,10 +60,13 @@ struct TargetOptions {
 llvm::Error validateTargetOptions(TargetOptions &options);
 
 /// Adds the kite -> PTX passes, up to `stopAfter`, to a ModuleOp pass
-/// manager. `options` must have been validated.
+/// manager. `options` must have been validated. With `startAfter`, the
+/// stages up to it are left out: the input is that stage's output (kite-opt
+/// `kite-to-ptx{start-after=gpu}` compiles a module of gpu.func kernels).
 void buildKiteToPTXPipeline(mlir::OpPassManager &pm,
                             const TargetOptions &options,
-                            Stage stopAfter = Stage::PTX);
+                            Stage stopAfter = Stage::PTX,
+                            std::optional<Stage> startAfter = std::nullopt);
 
 /// The process-wide settings of LLVM's NVPTX code generation that Kite
 /// makes (LLVM has them only as command-line options), applied on the first

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockAddresses.h"
 #include "Utils.h"
 
 #include "kite/Dialect/Kite/IR/KiteDialect.h"
@@ -284,85 +285,6 @@ static void storeWords(OpBuilder &b, Location loc, Value addr, Value pred,
                             LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
-/// Address (i64) of register `e` of a block of addresses, or of a scalar
-/// !llvm.ptr<1>.
-static Value addressOf(OpBuilder &b, Location loc, Value addrs, int64_t e) {
-  if (isa<LLVM::LLVMPointerType>(addrs.getType()))
-    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), addrs);
-  return extractRegister(b, loc, addrs, e);
-}
-
-
-/// Which registers of a thread share one address register: the register
-/// whose address each access is formed from (its segment's first) and the
-/// bytes to add as the access's immediate. AxisInfo splits a block of
-/// pointers into aligned runs of `contiguity` elements of consecutive
-/// addresses (along the linear index); with a layout whose register and
-/// thread bits are disjoint powers of two (LinearLayout::of, not
-/// replicated), element = registerOffset(e) + threadOffset(t) with no carry
-/// between the two, so registers whose registerOffset agree above the run's
-/// bits lie in the same run in every thread, their addresses a constant
-/// apart. Sizes and strides without divisibility facts then cost one
-/// address register per run a thread touches (a wgmma A fragment's k-pairs
-/// of one row: one, not one per pair), not one per access. Other layouts
-/// fall back to runs of consecutive registers within the layout's chunk.
-struct AddressSegments {
-  SmallVector<int64_t> first; ///< per register: its segment's first register
-};
-static AddressSegments addressSegments(const KiteLoweringState &state,
-                                       const BlockedLayout &layout,
-                                       Value ptrs) {
-  AddressSegments segments;
-  segments.first.resize(layout.perThread);
-  for (int64_t e = 0; e < layout.perThread; ++e)
-    segments.first[e] = e;
-  if (layout.isReplicated())
-    return segments;
-  uint64_t c = uint64_t(std::max<int64_t>(state.axisInfo.get(ptrs).contiguity, 1));
-  c &= ~c + 1; // its largest power of two: runs of c stay aligned
-  if (c <= 1)
-    return segments;
-  if (LinearLayout::of(layout)) {
-    DenseMap<int64_t, int64_t> firstOfRun;
-    for (int64_t e = 0; e < layout.perThread; ++e) {
-      int64_t runIndex = layout.registerOffset(e) / int64_t(c);
-      segments.first[e] = firstOfRun.try_emplace(runIndex, e).first->second;
-    }
-    return segments;
-  }
-  int64_t run = std::gcd<int64_t>(std::max<int64_t>(layout.chunk, 1), c);
-  run &= ~run + 1;
-  for (int64_t e = 0; e < layout.perThread; ++e)
-    segments.first[e] = e - e % run;
-  return segments;
-}
-
-/// Register `e` of a block of addresses as its segment's first address
-/// (i64) plus `bytes`: the PTX access takes the bytes as an immediate.
-struct RunAddress {
-  Value base;
-  int64_t bytes = 0;
-};
-static RunAddress runAddress(OpBuilder &b, Location loc, Value addrs,
-                             int64_t e, const AddressSegments *segments,
-                             const BlockedLayout *layout,
-                             int64_t elementBytes) {
-  if (isa<LLVM::LLVMPointerType>(addrs.getType()) || !segments ||
-      segments->first[e] == e)
-    return {addressOf(b, loc, addrs, e), 0};
-  int64_t first = segments->first[e];
-  return {addressOf(b, loc, addrs, first),
-          (layout->registerOffset(e) - layout->registerOffset(first)) *
-              elementBytes};
-}
-static Value fullAddress(OpBuilder &b, Location loc, RunAddress a) {
-  if (!a.bytes)
-    return a.base;
-  return arith::AddIOp::create(
-      b, loc, a.base,
-      arith::ConstantIntOp::create(b, loc, b.getI64Type(), a.bytes));
-}
-
 /// Registers [offset, offset + width) of a per-thread vector (one register
 /// as a scalar when width is 1).
 static Value slice(OpBuilder &b, Location loc, Value vec, int64_t offset,
@@ -454,18 +376,15 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     Value other = adaptor.getOther();
     Type resultType = getTypeConverter()->convertType(op.getResult());
 
-    // Which registers share an address register (set below for blocks).
-    AddressSegments segments;
+    // The registers' addresses (set below for blocks).
+    BlockAddresses addresses(ptrs);
     BlockedLayout layout;
-    bool isBlock = false;
     // One group of `w` elements at register `g` (`g` is ignored for scalars).
     auto loadGroup = [&](int64_t g, int64_t w, Value pred,
                          Value groupOther) -> Value {
       Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
       Type group = w == 1 ? pointee : Type(VectorType::get({w}, pointee));
-      RunAddress addr =
-          runAddress(rewriter, loc, ptrs, g, isBlock ? &segments : nullptr,
-                     &layout, elementBytes);
+      RunAddress addr = addresses.run(rewriter, loc, g);
       if (!pred) // Unmasked: a plain LLVM load, which LLVM may optimize.
         return fromMemory(
             rewriter, loc,
@@ -497,8 +416,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
     AccessPlan plan =
         planAccess(state, layout, op.getPtr(), op.getMask(), elementBytes);
     int64_t w = plan.width;
-    segments = addressSegments(state, layout, op.getPtr());
-    isBlock = true;
+    addresses = BlockAddresses(rewriter, converter, state, op, op.getPtr(),
+                               ptrs, layout, elementBytes);
     SmallVector<Value> elements;
     for (int64_t g = 0; g < layout.perThread; g += w) {
       Value groupOther = other ? slice(rewriter, loc, other, g, w) : Value();
@@ -566,10 +485,9 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     Value ptrs = adaptor.getPtr(), mask = adaptor.getMask();
     Value value = adaptor.getValue();
 
-    // Which registers share an address register (blocks: below).
-    AddressSegments segments;
+    // The registers' addresses (blocks: below).
+    BlockAddresses addresses(ptrs);
     BlockedLayout layout;
-    bool isBlock = false;
     auto storeGroup = [&](int64_t g, int64_t w, Value pred) {
       Type memGroup = w == 1 ? memType : Type(VectorType::get({w}, memType));
       WordPlan plan = wordsOf(w, elementBytes);
@@ -577,9 +495,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                     ? slice(rewriter, loc, value, g, w)
                     : value;
       v = toMemory(rewriter, loc, v, memGroup);
-      RunAddress addr =
-          runAddress(rewriter, loc, ptrs, g, isBlock ? &segments : nullptr,
-                     &layout, elementBytes);
+      RunAddress addr = addresses.run(rewriter, loc, g);
       if (!pred) { // Unmasked: a plain LLVM store.
         LLVM::StoreOp::create(
             rewriter, loc, v,
@@ -618,8 +534,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     if (layout.isReplicated())
       plan.uniformMask = false;
     int64_t w = plan.width;
-    segments = addressSegments(state, layout, op.getPtr());
-    isBlock = true;
+    addresses = BlockAddresses(rewriter, converter, state, op, op.getPtr(),
+                               ptrs, layout, elementBytes);
     for (int64_t g = 0; g < layout.perThread; g += w) {
       if (!mask || plan.uniformMask || w == 1) {
         storeGroup(g, w,
