@@ -28,7 +28,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/bit.h"
 
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::kite;
