@@ -13,6 +13,8 @@ using namespace mlir;
 namespace kd = mlir::kite;
 
 int64_t ::kite::detail::kernelWarps(func::FuncOp func, int64_t defaultWarps) {
+  if (!func) // not in a kite-stage kernel (a gpu.func past the lowering)
+    return defaultWarps;
   if (auto attr = func->getAttrOfType<IntegerAttr>(
           kd::KiteDialect::getNumWarpsAttrName()))
     return attr.getInt();
@@ -20,6 +22,8 @@ int64_t ::kite::detail::kernelWarps(func::FuncOp func, int64_t defaultWarps) {
 }
 
 int64_t ::kite::detail::kernelStages(func::FuncOp func) {
+  if (!func)
+    return kd::kDotStages;
   if (auto attr = func->getAttrOfType<IntegerAttr>(
           kd::KiteDialect::getNumStagesAttrName()))
     return attr.getInt();

@@ -99,7 +99,8 @@ mlir::Value appendTensorMap(mlir::func::FuncOp func,
                             int64_t swizzle);
 
 /// `func`'s warps and stages (kite.num_warps / kite.num_stages, else the
-/// defaults).
+/// defaults; the defaults for a null `func`: code outside the kite stage's
+/// kernels, such as a gpu.func given to the pipeline again).
 int64_t kernelWarps(mlir::func::FuncOp func, int64_t defaultWarps);
 int64_t kernelStages(mlir::func::FuncOp func);
 
