@@ -318,8 +318,8 @@ void ::kite::registerPipelines() {
           pm.addPass(createCheckTargetPass(options, o.stopAfter));
           return;
         }
-        if (!o.startAfter.empty() &&
-            (!start || *start == Stage::PTX || *start >= *stage)) {
+        // A start stage must come before the last one (so never ptx).
+        if (!o.startAfter.empty() && (!start || *start >= *stage)) {
           pm.addPass(createCheckTargetPass(
               options, "start-after=" + o.startAfter.getValue()));
           return;
