@@ -83,14 +83,16 @@ static std::string findLibdevice(const TargetOptions &options) {
 }
 
 /// kite-check-target for `options` and the stage name `stage`.
-static std::unique_ptr<Pass> createCheckTargetPass(const TargetOptions &options,
-                                                   StringRef stage) {
+static std::unique_ptr<Pass>
+createCheckTargetPass(const TargetOptions &options, StringRef stage,
+                      StringRef startAfter = "") {
   CheckTargetOptions check;
   check.chip = options.chip;
   check.features = options.features;
   check.optLevel = options.optLevel;
   check.numWarps = options.numWarps;
   check.stage = stage.str();
+  check.startAfter = startAfter.str();
   return createCheckTarget(check);
 }
 
@@ -320,8 +322,7 @@ void ::kite::registerPipelines() {
         }
         // A start stage must come before the last one (so never ptx).
         if (!o.startAfter.empty() && (!start || *start >= *stage)) {
-          pm.addPass(createCheckTargetPass(
-              options, "start-after=" + o.startAfter.getValue()));
+          pm.addPass(createCheckTargetPass(options, o.stopAfter, o.startAfter));
           return;
         }
         ::kite::buildKiteToPTXPipeline(pm, options, *stage, start);

@@ -169,10 +169,27 @@ struct CheckTargetPass : public kite::impl::CheckTargetBase<CheckTargetPass> {
       if (found.wasInterrupted())
         return signalPassFailure();
     }
-    if (!parseStage(stage)) {
+    std::optional<Stage> stop = parseStage(stage);
+    if (!stop) {
       getOperation().emitError()
           << "kite-to-ptx: unknown stage '" << stage
           << "'; expected kite, gpu, llvm or ptx";
+      return signalPassFailure();
+    }
+    if (startAfter.empty())
+      return;
+    std::optional<Stage> start = parseStage(startAfter);
+    if (!start || *start == Stage::PTX) {
+      getOperation().emitError()
+          << "kite-to-ptx: unknown start-after stage '" << startAfter
+          << "'; expected kite, gpu or llvm";
+      return signalPassFailure();
+    }
+    if (*start >= *stop) {
+      getOperation().emitError()
+          << "kite-to-ptx: start-after=" << startAfter
+          << " is not before stop-after=" << stage
+          << ": nothing would run";
       return signalPassFailure();
     }
   }

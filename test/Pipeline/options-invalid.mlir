@@ -13,6 +13,7 @@
 // RUN: kite-opt %s --kite-to-ptx="stop-after=kite" | FileCheck %s --check-prefix=KITE
 // RUN: kitec %s --emit=gpu | FileCheck %s --check-prefix=GPU
 // RUN: not kite-opt %s --kite-to-ptx="start-after=ptx" 2>&1 | FileCheck %s --check-prefix=START
+// RUN: not kite-opt %s --kite-to-ptx="start-after=bogus" 2>&1 | FileCheck %s --check-prefix=START-BAD
 // RUN: not kite-opt %s --kite-to-ptx="start-after=llvm stop-after=gpu" 2>&1 | FileCheck %s --check-prefix=START-LATE
 // The back half alone: a module of gpu.func kernels (the gpu stage's
 // output) to the LLVM stage and to PTX.
@@ -27,8 +28,9 @@
 // WARPS: num_warps must be a power of two in 1..32, got 3
 // EMIT: unknown --emit=asm; expected mlir, kite, gpu, llvm, ptx, cubin, metadata or c
 // OPT: optimization level must be 0..3, got 7
-// START: unknown stage 'start-after=ptx'; expected kite, gpu, llvm or ptx
-// START-LATE: unknown stage 'start-after=llvm'; expected kite, gpu, llvm or ptx
+// START: unknown start-after stage 'ptx'; expected kite, gpu or llvm
+// START-BAD: unknown start-after stage 'bogus'; expected kite, gpu or llvm
+// START-LATE: start-after=llvm is not before stop-after=gpu: nothing would run
 // BACK-PTX: gpu.binary @kite
 // BACK-PTX: st.global.b32
 // KITE: func.func @k

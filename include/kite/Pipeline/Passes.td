@@ -31,6 +31,8 @@ def CheckTarget : Pass<"kite-check-target", "::mlir::ModuleOp"> {
            "Default warps per program">,
     Option<"stage", "stop-after", "std::string", /*default=*/"\"ptx\"",
            "Pipeline stage">,
+    Option<"startAfter", "start-after", "std::string", /*default=*/"\"\"",
+           "The stage the input comes from (empty: the kite source)">,
   ];
 }
 
