@@ -407,9 +407,12 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
         return;
       Type bElement = dot.getB().getType().getElementType();
       if (dot.getEngine() == DotEngine::WGMMA &&
-          (isFp8(bElement) || bElement.isF32()) && !wgmmaStagedTranspose(dot))
+          (isFp8(bElement) || bElement.isF32()) && !stagedTranspose(dot))
         anchorKMajor(dot.getB());
-      if (TransOp trans = wgmmaStagedTransposeA(dot))
+      // (mma's A read through a transposition is stored M-major, as its
+      // source lies: no exchange in registers.)
+      if (TransOp trans = stagedTransposeA(dot);
+          trans && dot.getEngine() == DotEngine::WGMMA)
         anchorKMajor(trans.getSrc());
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);

@@ -57,7 +57,7 @@ struct TransLowering : OpConversionPattern<TransOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto &conv = *getTypeConverter<KiteTypeConverter>();
     RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
-    // Read by a wgmma dot that stores the source K-major itself: nothing
+    // Read by a tensor-core dot that stores the source itself: nothing
     // to move (the dot's lowering takes the source's registers).
     if (isElidedTranspose(op)) {
       rewriter.replaceOpWithNewOp<LLVM::PoisonOp>(op, conv.convertType(op.getResult()));

@@ -210,21 +210,24 @@ SwizzledStaging mlir::kite::stagingOf(StageOperandOp op) {
 SwizzledStaging mlir::kite::registerDotStaging(DotOp op) {
   RankedTensorType a = op.getA().getType();
   // B K-major: read through a transposition of its N x K block, or fp8
-  // or tf32 (wgmma reads them K-major only; the K x N registers are stored
-  // so).
+  // or tf32 on wgmma (it reads them K-major only; the K x N registers are
+  // stored so). A M-major: an mma dot's f16/bf16 A read through a
+  // transposition of its K x M block (ldmatrix.trans reads it).
   Type bElement = op.getB().getType().getElementType();
-  bool bKMajor = bool(wgmmaStagedTranspose(op)) ||
+  bool bKMajor = bool(stagedTranspose(op)) ||
                  (op.getEngine() == DotEngine::WGMMA &&
                   (isFp8(bElement) || bElement.isF32()));
+  bool aMMajor =
+      op.getEngine() == DotEngine::MMA && bool(stagedTransposeA(op));
   return SwizzledStaging::get(a.getDimSize(0), op.getType().getDimSize(1),
                               a.getDimSize(1), a.getElementTypeBitWidth() / 8,
-                              bKMajor);
+                              bKMajor, aMMajor);
 }
 
-/// The kite.trans [1, 0] `operand` of a wgmma dot is, when the dot is its
-/// only user.
+/// The kite.trans [1, 0] `operand` of a tensor-core dot (wgmma or mma)
+/// is, when the dot is its only user.
 static TransOp soleTranspose(DotOp dot, Value operand) {
-  if (dot.getEngine() != DotEngine::WGMMA)
+  if (dot.getEngine() != DotEngine::WGMMA && dot.getEngine() != DotEngine::MMA)
     return {};
   auto trans = operand.getDefiningOp<TransOp>();
   if (!trans || !trans->hasOneUse() ||
@@ -233,23 +236,27 @@ static TransOp soleTranspose(DotOp dot, Value operand) {
   return trans;
 }
 
-TransOp mlir::kite::wgmmaStagedTranspose(DotOp dot) {
+TransOp mlir::kite::stagedTranspose(DotOp dot) {
   return soleTranspose(dot, dot.getB());
 }
 
-TransOp mlir::kite::wgmmaStagedTransposeA(DotOp dot) {
+TransOp mlir::kite::stagedTransposeA(DotOp dot) {
   Type element = dot.getA().getType().getElementType();
-  if (!isFp8(element) && !element.isF32())
-    return {};
-  return soleTranspose(dot, dot.getA());
+  // wgmma: fp8 and tf32, stored K-major (the staging it reads for f16/bf16
+  // A from registers is K-major too; the registers convert). mma: f16 and
+  // bf16, stored M-major (ldmatrix.trans has no 32-bit form).
+  bool staged = dot.getEngine() == DotEngine::WGMMA
+                    ? isFp8(element) || element.isF32()
+                    : element.isF16() || element.isBF16();
+  return staged ? soleTranspose(dot, dot.getA()) : TransOp();
 }
 
 bool mlir::kite::isElidedTranspose(TransOp trans) {
   if (!trans->hasOneUse())
     return false;
   auto dot = dyn_cast<DotOp>(*trans->user_begin());
-  return dot && (wgmmaStagedTranspose(dot) == trans ||
-                 wgmmaStagedTransposeA(dot) == trans);
+  return dot && (stagedTranspose(dot) == trans ||
+                 stagedTransposeA(dot) == trans);
 }
 
 SwizzledStaging mlir::kite::stagingOf(AsyncStageOp op) {

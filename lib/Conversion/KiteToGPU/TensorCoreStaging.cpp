@@ -65,10 +65,11 @@ LogicalResult mlir::kite::detail::storeDotOperands(
     storeRegisterRuns(rewriter, loc, l, regs, eb, addresses);
     return success();
   };
-  // A (M x K), or read through a transposition (fp8) its K x M source;
+  // A (M x K), or read through a transposition its K x M source (wgmma's
+  // fp8/tf32 K-major, mma's f16/bf16 M-major: the staging says which);
   // B (K x N), or read through a transposition its N x K source, K-major
   // like A.
-  if (TransOp trans = aRegs ? wgmmaStagedTransposeA(op) : TransOp()) {
+  if (TransOp trans = aRegs ? stagedTransposeA(op) : TransOp()) {
     if (failed(storeOperand(trans.getSrc(),
                             rewriter.getRemappedValue(trans.getSrc()), 0,
                             true)))
@@ -76,7 +77,7 @@ LogicalResult mlir::kite::detail::storeDotOperands(
   } else if (aRegs && failed(storeOperand(op.getA(), aRegs, 0, false))) {
     return failure();
   }
-  if (TransOp trans = wgmmaStagedTranspose(op))
+  if (TransOp trans = stagedTranspose(op))
     return storeOperand(trans.getSrc(),
                         rewriter.getRemappedValue(trans.getSrc()), 1, true);
   return storeOperand(op.getB(), bRegs, 1, false);

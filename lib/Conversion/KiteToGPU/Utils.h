@@ -256,7 +256,7 @@ Value slotPointer(OpBuilder &b, Location loc, const KiteLoweringState &state,
 /// `st`'s swizzled layouts at `base`
 /// (!llvm.ptr<3>), in runs of up to 16 bytes: A K-major; B N-major, or,
 /// when the dot reads B through a transposition its lowering elides
-/// (wgmmaStagedTranspose), the transposition's source K-major
+/// (stagedTranspose), the transposition's source K-major
 /// (TensorCoreStaging.cpp). Each register's address comes from its layout
 /// composed with the staging's (LinearLayout).
 LogicalResult storeDotOperands(ConversionPatternRewriter &rewriter,

@@ -532,20 +532,22 @@ bool kernelUsesTensorCores(Operation *kernel);
 SwizzledStaging stagingOf(DotStagedOp op);
 SwizzledStaging stagingOf(AsyncStageOp op);
 SwizzledStaging stagingOf(StageOperandOp op);
-/// The staging of a kite.dot with engine = wgmma: its operands' registers
-/// stored at the start of the scratch buffer (A K-major, B N-major, or
-/// K-major when B is read through a transposition: wgmmaStagedTranspose).
+/// The staging of a kite.dot with engine = wgmma or mma: its operands'
+/// registers stored at the start of the scratch buffer (A K-major, or
+/// M-major for mma when A is read through a transposition; B N-major, or
+/// K-major when B is read through a transposition: stagedTranspose).
 SwizzledStaging registerDotStaging(DotOp op);
-/// The kite.trans [1, 0] that `dot` (engine = wgmma) reads B through, when
-/// it is the transposition's only user: the dot stores the N x K source
-/// K-major itself and the transposition moves nothing.
-TransOp wgmmaStagedTranspose(DotOp dot);
-/// Likewise the kite.trans [1, 0] an fp8 `dot` (engine = wgmma) reads A
-/// through (its K x M source, memory along M: wgmma reads fp8 K-major
-/// only, so the dot stores the source K-major itself).
-TransOp wgmmaStagedTransposeA(DotOp dot);
-/// Whether `trans` is the transposition of a wgmma dot that stores the
-/// source itself (wgmmaStagedTranspose, wgmmaStagedTransposeA): it moves
+/// The kite.trans [1, 0] that `dot` (engine = wgmma or mma) reads B
+/// through, when it is the transposition's only user: the dot stores the
+/// N x K source K-major itself and the transposition moves nothing.
+TransOp stagedTranspose(DotOp dot);
+/// Likewise the kite.trans [1, 0] `dot` reads A through (its K x M source,
+/// memory along M): a wgmma dot's fp8 or tf32 A (wgmma reads them K-major
+/// only, so the dot stores the source K-major itself), an mma dot's f16
+/// or bf16 A (stored M-major, as it lies; read by ldmatrix.trans).
+TransOp stagedTransposeA(DotOp dot);
+/// Whether `trans` is the transposition of a tensor-core dot that stores
+/// the source itself (stagedTranspose, stagedTransposeA): it moves
 /// nothing.
 bool isElidedTranspose(TransOp trans);
 /// The byte offset of the staging slots in the kernel's shared memory:
