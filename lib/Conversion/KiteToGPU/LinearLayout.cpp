@@ -338,7 +338,6 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
                                            int64_t elemBytes,
                                            SharedAddresses &at,
                                            const RegisterSubset *only) {
-  Type elem = cast<VectorType>(regs.getType()).getElementType();
   SmallVector<SmallVector<int64_t>> runs = addressRuns(
       at.layout(), at.startOffset(), l.perThread, elemBytes, 16, only);
   bool perThread =
@@ -372,10 +371,18 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
           /*withElse=*/false);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
+    // A run of 2-byte elements as one shuffle of the registers: LLVM keeps
+    // a block whose users all take runs as a vector (a loop-carried
+    // prefetch stays in packed registers, two elements a register) where
+    // element extracts scalarize it, each element in a register of its
+    // own. Bytes (fp8) stay extracts: NVPTX's byte shuffles cost more.
     Value v;
     if (w == 1) {
       v = extractRegister(b, loc, regs, e);
+    } else if (elemBytes >= 2) {
+      v = vector::ShuffleOp::create(b, loc, regs, regs, members);
     } else {
+      Type elem = cast<VectorType>(regs.getType()).getElementType();
       v = LLVM::UndefOp::create(b, loc, VectorType::get({w}, elem));
       for (int64_t i = 0; i < w; ++i)
         v = vector::InsertOp::create(

@@ -208,7 +208,9 @@ addressRuns(const LinearLayout &addr, int64_t start, int64_t perThread,
 /// thread, 16 bytes at most (addressRuns): the tensor-core operands stored
 /// into their staging (a K x N block into a K-major staging: each run of k
 /// a thread holds, whatever its registers' order), the TMA store's panels.
-/// With `only`, just the runs whose first element e has
+/// A run of 2-byte or wider elements is one shuffle of `regs` (element
+/// extracts would make LLVM scalarize a loop-carried block, one register
+/// an element). With `only`, just the runs whose first element e has
 /// (e & only->mask) == only->value (e: the element index in `only->layout`,
 /// the registers' layout; a run never crosses such a boundary when the mask
 /// covers whole runs): decided at compile time where the mask's bits come
