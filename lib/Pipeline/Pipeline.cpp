@@ -82,7 +82,8 @@ static std::string findLibdevice(const TargetOptions &options) {
   return llvm::sys::fs::exists(fallback) ? fallback : "";
 }
 
-/// kite-check-target for `options` and the stage name `stage`.
+/// kite-check-target for `options`, the stage name `stage` and, when
+/// given, the start-after stage name.
 static std::unique_ptr<Pass>
 createCheckTargetPass(const TargetOptions &options, StringRef stage,
                       StringRef startAfter = "") {

@@ -371,11 +371,12 @@ void mlir::kite::detail::storeRegisterRuns(OpBuilder &b, Location loc,
           /*withElse=*/false);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
-    // A run of 2-byte elements as one shuffle of the registers: LLVM keeps
-    // a block whose users all take runs as a vector (a loop-carried
-    // prefetch stays in packed registers, two elements a register) where
-    // element extracts scalarize it, each element in a register of its
-    // own. Bytes (fp8) stay extracts: NVPTX's byte shuffles cost more.
+    // A run of 2-byte or wider elements as one shuffle of the registers:
+    // LLVM keeps a block whose users all take runs as a vector (a
+    // loop-carried prefetch stays in packed registers, two elements a
+    // register) where element extracts scalarize it, each element in a
+    // register of its own. Bytes (fp8) stay extracts: NVPTX's byte
+    // shuffles cost more.
     Value v;
     if (w == 1) {
       v = extractRegister(b, loc, regs, e);
