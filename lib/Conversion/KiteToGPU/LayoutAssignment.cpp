@@ -409,10 +409,11 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       if (dot.getEngine() == DotEngine::WGMMA &&
           (isFp8(bElement) || bElement.isF32()) && !stagedTranspose(dot))
         anchorKMajor(dot.getB());
-      // (mma's A read through a transposition is stored M-major, as its
-      // source lies: no exchange in registers.)
+      // A read through a transposition and stored K-major (its staging
+      // says so: wgmma's fp8/tf32; mma's M-major A is stored as its source
+      // lies, no exchange in registers).
       if (TransOp trans = stagedTransposeA(dot);
-          trans && dot.getEngine() == DotEngine::WGMMA)
+          trans && !registerDotStaging(dot).aMMajor)
         anchorKMajor(trans.getSrc());
       anchorOperand(dot.getA(), false);
       anchorOperand(dot.getB(), true);
