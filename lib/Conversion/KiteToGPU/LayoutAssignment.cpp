@@ -185,6 +185,13 @@ void KiteTypeConverter::assignLayouts(Operation *kernel) {
       join(dot.getAcc(), dot.getResult());
       return;
     }
+    if (auto dot = dyn_cast<DotStagedOp>(op)) {
+      // (An A read from registers takes wgmma's layout for A, whatever
+      // its shape: a tf32 A of the accumulator's shape is not in its
+      // layout.)
+      join(dot.getAcc(), dot.getResult());
+      return;
+    }
     if (auto g = dyn_cast<GatherOp>(op)) { // the source: through shared memory
       join(g.getIndex(), g.getResult());
       return;
@@ -292,15 +299,29 @@ void KiteTypeConverter::anchorLayouts(Operation *kernel,
       return;
     anchor(dot.getA(), *layout);
   });
-  // A staged dot that reads A from registers (its slot holds only B).
+  // A staged dot that reads A from registers (its slot holds only B). An
+  // A that is the transposition of a block read from a ring (an fp8 or
+  // tf32 A lying M-major) is read in the transposed places: the
+  // transposition moves nothing.
   kernel->walk([&](DotStagedOp dot) {
     Value a = dot.getA();
     if (!a)
       return;
     auto type = dot.getType();
-    if (auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1)))
-      if (auto layout = tile->aLayout(dot.getK()))
-        anchor(a, *layout);
+    auto tile = getWgmmaTile(type.getDimSize(0), type.getDimSize(1));
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto layout =
+        tile ? tile->aLayout(dot.getK(), aType.getElementTypeBitWidth() / 8)
+             : std::nullopt;
+    if (!layout)
+      return;
+    anchor(a, *layout);
+    auto trans = a.getDefiningOp<TransOp>();
+    if (!trans || !trans.getSrc().getDefiningOp<StagedLoadOp>())
+      return;
+    if (auto read = layout->untranspose(trans.getSrc().getType().getShape(),
+                                        trans.getOrder()))
+      anchor(trans.getSrc(), *read);
   });
   // Reductions of blocks in a dot's layout take its slice (attention's row
   // max and sum: no exchange, and x[:, None] moves nothing), expand_dims

@@ -322,7 +322,7 @@ int64_t mlir::kite::kernelSharedMemoryBytes(Operation *kernel,
 static int64_t dataBytes(Operation *kernel, const KiteTypeConverter *conv) {
   int64_t staging = 0;
   kernel->walk([&](DotStagedOp op) {
-    if (op.getAPlace())
+    if (op.getAPlace() || op.getBSlot())
       return; // its rings are sized by the ops that fill them
     auto type = op.getType();
     int64_t M = type.getDimSize(0), N = type.getDimSize(1), K = op.getK();

@@ -332,14 +332,29 @@ BlockedLayout WgmmaTile::layout() const {
   return l;
 }
 
-std::optional<BlockedLayout> WgmmaTile::aLayout(int64_t K) const {
-  if (wgN != 1 || K % 16)
+std::optional<BlockedLayout> WgmmaTile::aLayout(int64_t K,
+                                                int64_t elemBytes) const {
+  const int64_t c = 4 / elemBytes; // elements a 32-bit register
+  if (wgN != 1 || K * elemBytes % 32)
     return std::nullopt;
-  WgmmaTile a = *this;
-  a.N = K;
-  a.nInst = K;
-  a.nRep = 1;
-  return a.layout();
+  if (c == 2) {
+    WgmmaTile a = *this;
+    a.N = K;
+    a.nInst = K;
+    a.nRep = 1;
+    return a.layout();
+  }
+  // As the accumulator's layout with the column pair widened to c
+  // elements: register (j, i, g, mr): element j of the register, row +8
+  // i, group g of 4c columns, instruction row mr.
+  BlockedLayout l;
+  l.numel = M * K;
+  l.numThreads = 128 * wgM;
+  l.perThread = mRep * K / 2;
+  l.chunk = c;
+  l.registerDigits = {{c, 1}, {2, 8 * K}, {K / (4 * c), 4 * c}, {mRep, 64 * K}};
+  l.threadDigits = {{4, c}, {8, K}, {4, 16 * K}, {wgM, wgRows() * K}};
+  return l;
 }
 
 std::optional<MmaTile> MmaTile::choose(int64_t M, int64_t N,

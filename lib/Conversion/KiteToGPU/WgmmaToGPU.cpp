@@ -11,11 +11,11 @@
 //     accumulator registers are the result's WgmmaTile layout, in the
 //     instruction's order;
 //     With `a` (kite.dot_staged a = A, its slot holding only B at
-//     b_place), A is read from registers: per k16 step four f16x2 pairs in
-//     wgmma's register layout for A (WgmmaTile::aLayout), all packed before
-//     wgmma.fence, and the wgmmas are inline asm (the NVVM op takes A
-//     through a descriptor only). A zero accumulator is not read: the
-//     first k step takes scale-d 0;
+//     b_place), A is read from registers: per k step four 32-bit registers
+//     (f16x2, bf16x2, one tf32, four fp8) in wgmma's register layout for A
+//     (WgmmaTile::aLayout), all packed before wgmma.fence, and the wgmmas
+//     are inline asm (the NVVM op takes A through a descriptor only). A
+//     zero accumulator is not read: the first k step takes scale-d 0;
 //   - kite.dot engine = wgmma (a dot from registers): the operands'
 //     registers stored into the same layouts at the start of the scratch
 //     buffer (A not, when it is in wgmma's register layout for A: read
@@ -61,20 +61,34 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fields));
 }
 
-/// One wgmma.mma_async with A in registers (`a`: four i32, f16/bf16
-/// pairs) and B through descriptor `bDesc` (imm-trans-b `transB`), as
-/// inline asm: the accumulator `part` (a struct of f32) in and out; without
-/// `scaleD` it is not read (D = A * B).
+/// The PTX name of wgmma operands of `type`, and the K of one instruction.
+std::pair<StringRef, int64_t> wgmmaOperandName(Type type) {
+  if (type.isF32())
+    return {"tf32", 8};
+  if (isa<Float8E4M3FNType>(type))
+    return {"e4m3", 32};
+  if (isa<Float8E5M2Type>(type))
+    return {"e5m2", 32};
+  return {type.isBF16() ? "bf16" : "f16", 16};
+}
+
+/// One wgmma.mma_async with A in registers (`a`: four i32, each 32 bits
+/// of `operandType` elements) and B through descriptor `bDesc` (imm-trans-b
+/// `transB`, which only f16/bf16 take), as inline asm: the accumulator
+/// `part` (a struct of f32) in and out; without `scaleD` it is not read
+/// (D = A * B).
 Value registerAWgmma(OpBuilder &b, Location loc, Value part, ValueRange a,
-                     Value bDesc, int64_t nInst, bool bf16, bool transB,
+                     Value bDesc, int64_t nInst, Type operandType, bool transB,
                      bool scaleD) {
   auto structType = cast<LLVM::LLVMStructType>(part.getType());
   int64_t regs = structType.getBody().size();
+  auto [name, kInst] = wgmmaOperandName(operandType);
+  const bool halves = kInst == 16;
   std::string text = std::string("{\n.reg .pred p;\nsetp.ne.b32 p, ") +
                      (scaleD ? "1" : "0") + ", 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(nInst) + "k16.f32." +
-                     (bf16 ? "bf16.bf16" : "f16.f16") + " {";
+                     std::to_string(nInst) + "k" + std::to_string(kInst) +
+                     ".f32." + name.str() + "." + name.str() + " {";
   std::string constraints;
   SmallVector<Value> operands;
   for (int64_t r = 0; r < regs; ++r) {
@@ -87,8 +101,8 @@ Value registerAWgmma(OpBuilder &b, Location loc, Value part, ValueRange a,
     constraints += ",r";
     operands.push_back(a[i]);
   }
-  text += "}, $" + std::to_string(regs + 4) + ", p, 1, 1, " +
-          (transB ? "1" : "0") + ";\n}";
+  text += "}, $" + std::to_string(regs + 4) + ", p, 1, 1" +
+          (halves ? (transB ? ", 1" : ", 0") : "") + ";\n}";
   constraints += ",l";
   operands.push_back(bDesc);
   for (int64_t r = 0; r < regs; ++r) {
@@ -196,22 +210,25 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     // tf32 cannot be transposed: B is K-major ("col"), f16/bf16's N-major
     // B is read transposed ("row").
     auto bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-    // A from registers: each k16 step's 8 of an instruction's K/2, as four
-    // pairs, all packed before the fence (a register written between
-    // wgmmas makes ptxas insert a warpgroup.arrive there).
+    // A from registers: each k step's 4c of an instruction's K/2 (c
+    // elements a 32-bit register: WgmmaTile::aLayout), as four registers,
+    // all packed before the fence (a register written between wgmmas
+    // makes ptxas insert a warpgroup.arrive there).
     SmallVector<Value> packedA;
     if (aRegs) {
-      auto pairType = VectorType::get({2}, operandType);
+      const int64_t c = 4 / eb;
+      auto packType = VectorType::get({c}, operandType);
       for (int64_t mr = 0; mr < tile.mRep; ++mr)
-        for (int64_t k = 0; k < K; k += 16)
+        for (int64_t k = 0; k < K; k += kStep)
           for (int64_t i = 0; i < 4; ++i) {
-            int64_t e = mr * (K / 2) + (k / 16) * 8 + 2 * i;
-            Value pair = vector::FromElementsOp::create(
-                rewriter, loc, pairType,
-                ValueRange{extractRegister(rewriter, loc, aRegs, e),
-                           extractRegister(rewriter, loc, aRegs, e + 1)});
+            int64_t e = mr * (K / 2) + (k / kStep) * 4 * c + c * i;
+            SmallVector<Value> elems;
+            for (int64_t j = 0; j < c; ++j)
+              elems.push_back(extractRegister(rewriter, loc, aRegs, e + j));
+            Value pack =
+                vector::FromElementsOp::create(rewriter, loc, packType, elems);
             packedA.push_back(LLVM::BitcastOp::create(
-                rewriter, loc, rewriter.getI32Type(), pair));
+                rewriter, loc, rewriter.getI32Type(), pack));
           }
     }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
@@ -231,7 +248,7 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
         ArrayRef<Value> aPairs;
         if (aRegs)
           aPairs = ArrayRef<Value>(packedA).slice(
-              4 * (mr * (K / 16) + k / 16), 4);
+              4 * (mr * (K / kStep) + k / kStep), 4);
         for (int64_t nr = 0; nr < tile.nRep; ++nr) {
           int64_t bOffset =
               bStaged.apply(In::Index, k * N + nr * tile.nInst);
@@ -240,7 +257,7 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
           Value &part = parts[mr * tile.nRep + nr];
           if (aRegs) {
             part = registerAWgmma(rewriter, loc, part, aPairs, db, tile.nInst,
-                                  operandType.isBF16(), !kMajorB,
+                                  operandType, !kMajorB,
                                   /*scaleD=*/!zeroAcc || k > 0);
             continue;
           }
@@ -284,7 +301,8 @@ FailureOr<WgmmaTile> wgmmaTileOf(Operation *op,
 /// wgmma's register layout for A, so that the wgmmas read it from registers.
 bool inRegisterLayoutForA(const KiteTypeConverter &conv, const WgmmaTile &tile,
                           Value a, int64_t K) {
-  std::optional<BlockedLayout> aLayout = tile.aLayout(K);
+  std::optional<BlockedLayout> aLayout = tile.aLayout(
+      K, cast<RankedTensorType>(a.getType()).getElementTypeBitWidth() / 8);
   return aLayout && conv.getLayout(a).placesLike(*aLayout);
 }
 

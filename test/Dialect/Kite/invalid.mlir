@@ -1248,7 +1248,7 @@ func.func @dot_staged_a_place_b(%acc: tensor<128x128xf32>, %s: i32) -> tensor<12
 // -----
 
 func.func @dot_staged_b_slot(%acc: tensor<128x128xf32>, %s: i32) -> tensor<128x128xf32> {
-  // expected-error @+1 {{reads B from a ring of its own (b_slot) only with a_place and b_place}}
+  // expected-error @+1 {{reads B from a ring of its own (b_slot) only with b_place and A at a_place or in registers}}
   %r = kite.dot_staged %acc slot %s b_slot %s of 4 k 64 engine = wgmma b_place [98304, 16384] {operand_type = f16} : tensor<128x128xf32>
   return %r : tensor<128x128xf32>
 }

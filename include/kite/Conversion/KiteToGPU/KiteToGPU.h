@@ -177,15 +177,17 @@ struct WgmmaTile {
                                          int64_t maxRegisters = 128);
   BlockedLayout layout() const;
   /// The layout in which wgmma reads an M x K A operand of this tile from
-  /// registers (wgmma.mma_async with A in registers): per warpgroup and
-  /// 64-row instruction, lane l of warp w holds rows 16w + l/4 and
-  /// 16w + l/4 + 8 at columns 8j + 2(l%4) + {0, 1}: the accumulator
+  /// registers (wgmma.mma_async with A in registers), for elements of
+  /// `elemBytes` (2: f16/bf16, 4: tf32, 1: fp8), each 32-bit register
+  /// holding c = 4 / elemBytes of them: per warpgroup and 64-row
+  /// instruction, lane l of warp w holds rows 16w + l/4 and 16w + l/4 + 8
+  /// at columns 4cj + c(l%4) + {0 .. c-1}. For f16 that is the accumulator
   /// layout of an M x K result, so the f16 cast of one product's
-  /// accumulator (attention's p) is the next one's A as it stands. Each
-  /// k16 step's A is registers 8(k/16) .. 8(k/16) + 7 of an instruction's
-  /// K/2 (pairs packed into a0..a3). None when warpgroups split N (each
-  /// would need every row of A) or K % 16.
-  std::optional<BlockedLayout> aLayout(int64_t K) const;
+  /// accumulator (attention's p) is the next one's A as it stands. Each k
+  /// step's (32 bytes of K) A is the 4c registers from 4c(k / step) of an
+  /// instruction's K/2 (packed into a0..a3). None when warpgroups split N
+  /// (each would need every row of A) or K is not whole k steps.
+  std::optional<BlockedLayout> aLayout(int64_t K, int64_t elemBytes = 2) const;
 };
 
 /// Where a tensor-core dot's operands lie in a staging slot (`elemBytes`

@@ -197,9 +197,9 @@ LogicalResult DotStagedOp::verify() {
                               "offset inside the slot";
     }
   }
-  if (getBSlot() && !getAPlace())
+  if (getBSlot() && (!getBPlace() || !(getAPlace() || getA())))
     return emitOpError() << "reads B from a ring of its own (b_slot) only "
-                            "with a_place and b_place";
+                            "with b_place and A at a_place or in registers";
   if (Value a = getA()) {
     auto aType = cast<RankedTensorType>(a.getType());
     if (getEngine() != DotEngine::WGMMA || !getBPlace())

@@ -60,7 +60,8 @@ std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body) {
   return std::nullopt;
 }
 
-void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried) {
+Operation *waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop,
+                          unsigned carried) {
   Location loc = loop.getLoc();
   Value out = loop.getResult(carried);
   auto done = kd::DotWaitOp::create(rewriter, loc, out.getType(), out, 0);
@@ -75,6 +76,66 @@ void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried) {
   OpOperand &init = loop.getInitArgsMutable()[carried];
   init.set(kd::DotWaitOp::create(rewriter, loc, init.get().getType(),
                                  init.get(), 0));
+  return done;
+}
+
+/// Moves `loop` and the waits for its accumulators after it (up to
+/// `last`) into an scf.if that runs them where the loop runs at least once;
+/// where it does not, the values they give are the loop's initial ones.
+/// The path that skips the loop then reaches the code after it without a
+/// wait: where both versions of a kernel (kite-version-full-blocks) share
+/// their epilogue once LLVM merges them, a wait on that path makes ptxas
+/// serialize every wgmma of the kernel (C7515). Nothing changes where a
+/// value of those ops has no initial counterpart.
+static void runWhereItRuns(IRRewriter &rewriter, scf::ForOp loop,
+                           Operation *last) {
+  SmallVector<Operation *> ops;
+  for (Operation *op = loop; op; op = op->getNextNode()) {
+    ops.push_back(op);
+    if (op == last)
+      break;
+  }
+  llvm::SmallPtrSet<Operation *, 8> moved(ops.begin(), ops.end());
+  auto inside = [&](Operation *user) {
+    Operation *op = loop->getBlock()->findAncestorOpInBlock(*user);
+    return op && moved.count(op);
+  };
+  // The values used after the ops, and what they are without the loop.
+  SmallVector<Value> escaping, skipped;
+  for (Operation *op : ops)
+    for (Value v : op->getResults()) {
+      if (llvm::all_of(v.getUsers(), inside))
+        continue;
+      Value fromLoop = v;
+      if (auto wait = dyn_cast<kd::DotWaitOp>(op))
+        fromLoop = wait.getAcc();
+      auto result = dyn_cast<OpResult>(fromLoop);
+      if (!result || result.getOwner() != loop)
+        return;
+      escaping.push_back(v);
+      skipped.push_back(loop.getInitArgs()[result.getResultNumber()]);
+    }
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value ran = arith::CmpIOp::create(rewriter, loc,
+                                    loop.getUnsignedCmp()
+                                        ? arith::CmpIPredicate::ult
+                                        : arith::CmpIPredicate::slt,
+                                    loop.getLowerBound(), loop.getUpperBound());
+  auto ifOp = scf::IfOp::create(rewriter, loc, ValueRange(escaping).getTypes(),
+                                ran, /*withElseRegion=*/true);
+  for (auto [i, v] : llvm::enumerate(escaping))
+    v.replaceUsesWithIf(ifOp.getResult(i), [&](OpOperand &use) {
+      return !inside(use.getOwner()) && !ifOp->isAncestor(use.getOwner());
+    });
+  Block *then = ifOp.thenBlock();
+  for (Operation *op : ops)
+    op->moveBefore(then, then->end());
+  rewriter.setInsertionPointToEnd(then);
+  scf::YieldOp::create(rewriter, loc, escaping);
+  rewriter.setInsertionPointToEnd(ifOp.elseBlock());
+  scf::YieldOp::create(rewriter, loc, skipped);
+  rewriter.setInsertionPointAfter(ifOp);
 }
 
 void drainAfterLoop(IRRewriter &rewriter, scf::ForOp loop,
@@ -82,10 +143,20 @@ void drainAfterLoop(IRRewriter &rewriter, scf::ForOp loop,
   Operation *last = loop;
   for (unsigned i : carried) {
     rewriter.setInsertionPointAfter(last);
-    waitAroundLoop(rewriter, loop, i);
-    last = *loop.getResult(i).getUsers().begin(); // the wait, its one user
+    last = waitAroundLoop(rewriter, loop, i);
   }
-  rewriter.setInsertionPointAfter(last);
+  // (Only in a version of the kernel: elsewhere nothing merges the path
+  // that skips the loop with another loop's, and the scf.if costs
+  // registers: the attention backward's 168 -> 188.)
+  bool versioned = false;
+  for (Operation *op = loop->getParentOp(); op; op = op->getParentOp())
+    versioned |= op->hasAttr(kd::kFullBlocksAttr);
+  if (!carried.empty() && versioned)
+    runWhereItRuns(rewriter, loop, last);
+  else
+    rewriter.setInsertionPointAfter(last);
+  // (After the loop's scf.if: a copy of the prologue may be in flight,
+  // zero-filling its slot, where the loop does not run.)
   kd::AsyncWaitOp::create(rewriter, loop.getLoc(), 0);
 }
 

@@ -49,12 +49,16 @@ SmallVector<int64_t> dotShapeOf(kd::DotOp dot);
 std::optional<unsigned> carriedAccumulator(kd::DotOp dot, Block *body);
 
 /// A carried wgmma accumulator: the loop's result passes through a wait
-/// for the last dot (at the rewriter's insertion point, after the loop),
-/// and the initial one through a no-op wait before it.
-void waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop, unsigned carried);
+/// for the last dot (at the rewriter's insertion point, after the loop;
+/// returned), and the initial one through a no-op wait before it.
+Operation *waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop,
+                          unsigned carried);
 
 /// After a cp.async-staged loop: the waits for its carried wgmma
-/// accumulators (`carried`, waitAroundLoop), then kite.async_wait 0, whose
+/// accumulators (`carried`, waitAroundLoop; in a version of the kernel,
+/// kite-version-full-blocks, the loop and these waits in an scf.if that
+/// runs them where the loop runs at least once, its initial accumulators
+/// where not), then kite.async_wait 0, whose
 /// barrier then follows every warpgroup's last product: no copy or store
 /// after it (a next loop's prologue, a reuse of the slots) may overwrite a
 /// slot another warpgroup's product still reads.

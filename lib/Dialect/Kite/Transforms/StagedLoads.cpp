@@ -92,16 +92,25 @@ SmallVector<kd::LoadOp> operandLoads(kd::DotOp dot, Block *body) {
 }
 
 /// How a dot runs asynchronously (sm_90a): A read by wgmma from the copies'
-/// ring (one of the copied loads) or stored beside B, B (computed) stored
-/// into the operands' ring by kite.stage_operand, each product waited for
-/// in the next iteration.
+/// ring (one of the copied loads), from registers (the transposition of a
+/// copied block, read from its slot in wgmma's register layout for A) or
+/// stored beside B; B read from the copies' ring (the transposition of a
+/// copied N x K block, which lands as wgmma's K-major B) or stored into
+/// the operands' ring by kite.stage_operand; each product waited for in
+/// the next iteration.
 struct AsyncProduct {
   unsigned carried; ///< the accumulator's iteration argument
   /// A's index among the copied loads (read from the copies' ring), or
-  /// none: A is computed and stored into the operands' ring beside B.
+  /// none: A is read from registers or stored into the operands' ring.
   std::optional<size_t> aLoad;
-  /// A's bytes (or 0: A read from the copies' ring) and B's in a slot of
-  /// the operands' ring (two slots, after the copies' ring).
+  /// The index among the copied loads of the block B is the transposition
+  /// of (read K-major from the copies' ring), or none: B is stored.
+  std::optional<size_t> bLoad;
+  /// Whether A (the transposition of a copied K x M block) is read from
+  /// registers.
+  bool aInRegisters = false;
+  /// A's and B's bytes in a slot of the operands' ring (two slots, after
+  /// the copies' ring; 0: not stored).
   int64_t aBytes = 0, bBytes = 0;
   int64_t elemBytes = 2;
   /// Whether the blocks stored are the blocks the operands are the
@@ -109,6 +118,9 @@ struct AsyncProduct {
   /// K-major from their memory's order, as wgmma reads them), not the
   /// operands.
   bool aTransposed = false, bTransposed = false;
+  /// Whether the product reads the copies' ring (which then takes a slot
+  /// more: product k reads its slot while iteration k + 1 refills one).
+  bool readsCopies() const { return aLoad || bLoad; }
 };
 
 /// Whether the product's store takes the block `operand` is the transpose
@@ -120,11 +132,20 @@ bool storedTransposed(kd::DotOp dot, Value operand, int64_t elemBytes) {
 
 /// The asynchronous form of `dot` in `body`, if it takes one: wgmma (the
 /// shape splits into m64nN instructions over the warpgroups; f16, bf16,
-/// fp8 or tf32 operands), an accumulator that only goes around the loop,
-/// and an A loaded in the loop (`copied`) that lands in the ring as
-/// wgmma's K-major A (blockStagingLayout: rows of a multiple of 32 bytes),
-/// or (with `storeComputedA`) an A computed in the loop by an op that is
-/// not a load.
+/// fp8 or tf32 operands) and an accumulator that only goes around the
+/// loop. A is one of:
+///   - a load in the loop (`copied`) that lands in the ring as wgmma's
+///     K-major A (blockStagingLayout: rows of a multiple of 32 bytes);
+///   - tf32, the transposition of a copied K x M block: read from its slot
+///     into wgmma's register layout for A (one element a register, so the
+///     reads are the stores the operands' ring would take, without the
+///     store, the fence and wgmma's read of it; fp8 would read four rows
+///     a register);
+///   - (with `storeComputedA`) computed in the loop by an op that is not
+///     a load: stored into the operands' ring.
+/// B, where A is not stored, is read from the copies' ring when it is the
+/// transposition of a copied N x K block that lands as wgmma's K-major B;
+/// else it is stored.
 std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
                                          ArrayRef<kd::LoadOp> copied,
                                          StringRef chip, int64_t warps,
@@ -136,34 +157,71 @@ std::optional<AsyncProduct> asyncProduct(kd::DotOp dot, Block *body,
   SmallVector<int64_t> shape = dotShapeOf(dot);
   const int64_t M = shape[0], N = shape[1], K = shape[2];
   const int64_t eb = aType.getElementTypeBitWidth() / 8;
+  std::optional<kd::WgmmaTile> tile = kd::WgmmaTile::choose(M, N, warps);
   if (!(element.isF16() || element.isBF16() || kd::isFp8(element) ||
         dot.isTf32()) ||
       dot.getB().getType().getElementType() != element || K * eb % 32 ||
-      N % 16 || !kd::WgmmaTile::choose(M, N, warps))
+      N % 16 || !tile)
     return std::nullopt;
   std::optional<unsigned> carried = carriedAccumulator(dot, body);
   if (!carried)
     return std::nullopt;
   AsyncProduct async{*carried};
   async.elemBytes = eb;
-  async.bTransposed = storedTransposed(dot, dot.getB(), eb);
-  async.bBytes = llvm::alignTo(N * K * eb, 1024);
+  // The index of the copied load `v` is, when it has no other user.
+  auto copiedIndex = [&](Value v) -> std::optional<size_t> {
+    auto load = v.getDefiningOp<kd::LoadOp>();
+    const auto *it = llvm::find(copied, load);
+    if (!load || it == copied.end() || !load->hasOneUse())
+      return std::nullopt;
+    return size_t(it - copied.begin());
+  };
+  // Whether a copied `block` lies in its slot as `layout` says.
+  auto landsAs = [&](Value block, const kd::LinearLayout &layout) {
+    return kd::blockStagingLayout(
+               cast<RankedTensorType>(block.getType()).getShape(), eb) ==
+           layout;
+  };
+  auto readB = [&]() {
+    kd::TransOp trans = transposedOperand(dot, dot.getB());
+    if (trans)
+      if (std::optional<size_t> i = copiedIndex(trans.getSrc()))
+        if (landsAs(trans.getSrc(),
+                    kd::SwizzledStaging::get(M, N, K, eb, /*bKMajor=*/true)
+                        .operandLayout(1, /*transposed=*/true))) {
+          async.bLoad = i;
+          return;
+        }
+    async.bTransposed = storedTransposed(dot, dot.getB(), eb);
+    async.bBytes = llvm::alignTo(N * K * eb, 1024);
+  };
   auto load = dot.getA().getDefiningOp<kd::LoadOp>();
-  const auto *it = llvm::find(copied, load);
-  kd::SwizzledStaging staging = kd::SwizzledStaging::get(M, N, K, eb);
-  if (load && it != copied.end() && load->hasOneUse() &&
-      kd::blockStagingLayout(aType.getShape(), eb) == staging.operandLayout(0)) {
-    async.aLoad = size_t(it - copied.begin());
+  if (load) {
+    std::optional<size_t> i = copiedIndex(load);
+    if (!i || !landsAs(load, kd::SwizzledStaging::get(M, N, K, eb)
+                                 .operandLayout(0)))
+      return std::nullopt; // a load in another layout, or not copied
+    async.aLoad = i;
+    readB();
     return async;
   }
-  // A computed in the loop is stored too (with `storeComputedA`); not a
-  // load in another layout or one not copied, nor an A made before the
-  // loop (stored again each iteration, it would cost more than it saves).
+  kd::TransOp aTrans = transposedOperand(dot, dot.getA());
+  if (eb == 4 && aTrans && copiedIndex(aTrans.getSrc()) &&
+      tile->aLayout(K, eb)) {
+    async.aInRegisters = true;
+    readB();
+    return async;
+  }
+  // A computed in the loop is stored too (with `storeComputedA`), B
+  // beside it; not an A made before the loop (stored again each
+  // iteration, it would cost more than it saves).
   Operation *def = dot.getA().getDefiningOp();
-  if (!storeComputedA || load || !def || def->getBlock() != body)
+  if (!storeComputedA || !def || def->getBlock() != body)
     return std::nullopt;
   async.aTransposed = storedTransposed(dot, dot.getA(), eb);
   async.aBytes = llvm::alignTo(M * K * eb, 1024);
+  async.bTransposed = storedTransposed(dot, dot.getB(), eb);
+  async.bBytes = llvm::alignTo(N * K * eb, 1024);
   return async;
 }
 
@@ -225,7 +283,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   std::optional<AsyncProduct> async =
       asyncProduct(dot, body, copied, chip, warps, storeComputedA);
   auto slotsFor = [&](int64_t stages) {
-    return async && async->aLoad ? stages + 1 : stages;
+    return async && async->readsCopies() ? stages + 1 : stages;
   };
   // The ring's layout for the product (asynchronous or not): each copied
   // block's offset in a slot, and the slot's bytes.
@@ -234,25 +292,24 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   auto place = [&]() {
     offsets = plainOffsets;
     slotBytes = plainSlotBytes;
-    if (async && !async->aLoad) {
+    if (async && !async->readsCopies()) {
       slotBytes = llvm::alignTo(slotBytes, 1024);
     } else if (async) {
+      // The blocks the product reads first, each on 1024 bytes (the
+      // swizzle's atom), the others after them.
+      auto read = [&](size_t i) {
+        return i == async->aLoad || i == async->bLoad;
+      };
       slotBytes = 0;
-      for (auto [i, load] : llvm::enumerate(copied)) {
-        if (i != async->aLoad)
-          continue;
-        offsets[i] = 0;
-        slotBytes = llvm::alignTo(
-            kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())),
-            1024);
-      }
-      for (auto [i, load] : llvm::enumerate(copied)) {
-        if (i == async->aLoad)
-          continue;
-        offsets[i] = slotBytes;
-        slotBytes += llvm::alignTo(
-            kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())), 128);
-      }
+      for (bool first : {true, false})
+        for (auto [i, load] : llvm::enumerate(copied)) {
+          if (read(i) != first)
+            continue;
+          offsets[i] = slotBytes;
+          slotBytes += llvm::alignTo(
+              kd::stagedBlockBytes(cast<RankedTensorType>(load.getType())),
+              first ? 1024 : 128);
+        }
       slotBytes = llvm::alignTo(slotBytes, 1024);
     }
   };
@@ -377,7 +434,7 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
   copyIteration(rewriter, loop, *slices, loop.getInductionVar(),
                 slices->currentArgs(loop), D, aheadSlot, issue);
   for (auto [i, load] : llvm::enumerate(copied)) {
-    if (async && async->aLoad && i == *async->aLoad)
+    if (async && (i == async->aLoad || i == async->bLoad))
       continue; // read by the product from its slot
     rewriter.setInsertionPoint(load);
     rewriter.replaceOpWithNewOp<kd::StagedLoadOp>(
@@ -386,22 +443,21 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
         rewriter.getI64IntegerAttr(slots));
   }
   if (async) {
-    // B into its slot (stores and a proxy fence); the wait for product
-    // k - 1, which ran while this B converted; the wait for iteration
-    // k + 1's copies and the barrier (every thread's B stored, every
-    // warpgroup's product k - 1 done: the slot it read may be refilled at
-    // the next iteration's top); then product k, issued asynchronously.
+    // The stored operands into their slot (stores and a proxy fence); the
+    // wait for product k - 1, which ran while these converted; the wait
+    // for iteration k + 1's copies and the barrier (every thread's
+    // operands stored, every warpgroup's product k - 1 done: the slot it
+    // read may be refilled at the next iteration's top); then product k,
+    // issued asynchronously.
     rewriter.setInsertionPoint(dot);
     Location at = dot.getLoc();
     SmallVector<int64_t> shape = dotShapeOf(dot);
-    // The operands' ring: [A (when computed), B] a slot.
+    // The operands' ring: [A (when stored), B (when stored)] a slot.
     const int64_t start = slots * slotBytes;
     const int64_t operandSlot = async->aBytes + async->bBytes;
-    auto bPlace =
-        rewriter.getDenseI64ArrayAttr({start + async->aBytes, operandSlot});
-    Value bSlot = arith::AndIOp::create(rewriter, loc, index, constant(1));
-    auto aPlace = rewriter.getDenseI64ArrayAttr({0, slotBytes});
-    Value aSlot = slot;
+    Value operandIndex;
+    if (operandSlot)
+      operandIndex = arith::AndIOp::create(rewriter, loc, index, constant(1));
     // The block a store takes: the operand or its transpose's source
     // (the operands as they are now: a copied load is a staged_load).
     auto stored = [&](Value operand, bool transposed) {
@@ -411,42 +467,68 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     auto unit = [&](bool on) {
       return on ? rewriter.getUnitAttr() : UnitAttr();
     };
-    if (!async->aLoad) {
-      aPlace = rewriter.getDenseI64ArrayAttr({start, operandSlot});
-      aSlot = bSlot;
-      kd::StageOperandOp::create(rewriter, at,
-                                 stored(dot.getA(), async->aTransposed),
-                                 bSlot, aPlace,
-                                 rewriter.getI64IntegerAttr(2),
-                                 rewriter.getI32IntegerAttr(0),
+    auto place = [&](int64_t offset, int64_t bytes) {
+      return rewriter.getDenseI64ArrayAttr({offset, bytes});
+    };
+    auto store = [&](Value block, int operand, DenseI64ArrayAttr at,
+                     bool transposed) {
+      kd::StageOperandOp::create(rewriter, dot.getLoc(), block, operandIndex,
+                                 at, rewriter.getI64IntegerAttr(2),
+                                 rewriter.getI32IntegerAttr(operand),
                                  rewriter.getDenseI64ArrayAttr(shape),
-                                 unit(async->aTransposed));
+                                 unit(transposed));
+    };
+    // A: in the copies' slot, in registers, or stored.
+    Value aSlot = slot, aRegs;
+    DenseI64ArrayAttr aPlace;
+    if (async->aLoad) {
+      aPlace = place(offsets[*async->aLoad], slotBytes);
+    } else if (async->aInRegisters) {
+      aRegs = dot.getA();
+    } else {
+      aPlace = place(start, operandSlot);
+      aSlot = operandIndex;
+      store(stored(dot.getA(), async->aTransposed), 0, aPlace,
+            async->aTransposed);
     }
-    kd::StageOperandOp::create(
-        rewriter, at, stored(dot.getB(), async->bTransposed), bSlot, bPlace,
-        rewriter.getI64IntegerAttr(2), rewriter.getI32IntegerAttr(1),
-        rewriter.getDenseI64ArrayAttr(shape), unit(async->bTransposed));
+    // B: in the copies' slot (the dot's slot: A is not stored), or stored
+    // into a ring of its own (b_slot).
+    DenseI64ArrayAttr bPlace;
+    Value bSlot;
+    if (async->bLoad) {
+      bPlace = place(offsets[*async->bLoad], slotBytes);
+    } else {
+      bPlace = place(start + async->aBytes, operandSlot);
+      bSlot = operandIndex;
+      if (aRegs)
+        aSlot = operandIndex; // (the slot then names B's ring alone)
+      store(stored(dot.getB(), async->bTransposed), 1, bPlace,
+            async->bTransposed);
+    }
     Value done =
         kd::DotWaitOp::create(rewriter, at, dot.getType(), dot.getAcc(), 0);
     kd::AsyncWaitOp::create(rewriter, loc, D - 1);
     Type element = dot.getA().getType().getElementType();
-    // (wgmma reads fp8 and tf32 K-major only: their B is stored so.)
+    // (wgmma reads fp8 and tf32 K-major only: their B is stored so, and a
+    // B read from the copies' ring is.)
     auto staged = kd::DotStagedOp::create(
         rewriter, at, dot.getType(), done, aSlot, shape[2], slots,
         kd::DotEngine::WGMMA, TypeAttr::get(element),
-        /*b_k_major=*/async->elemBytes != 2, /*a=*/Value(), bPlace, aPlace,
-        bSlot);
-    // (The transpositions the stores took in their place.)
+        /*b_k_major=*/async->elemBytes != 2 || async->bLoad, aRegs, bPlace,
+        aPlace, bSlot);
+    // (The transpositions the stores and the ring's reads took in their
+    // place, and the loads the product reads where they landed.)
     SmallVector<kd::TransOp, 2> transposes;
     for (Value operand : {dot.getA(), dot.getB()})
       if (auto trans = operand.getDefiningOp<kd::TransOp>())
         transposes.push_back(trans);
     rewriter.replaceOp(dot, staged.getResult());
-    if (async->aLoad)
-      rewriter.eraseOp(copied[*async->aLoad]);
     for (kd::TransOp trans : transposes)
       if (trans->use_empty())
         rewriter.eraseOp(trans);
+    for (std::optional<size_t> read : {async->aLoad, async->bLoad})
+      if (read)
+        rewriter.eraseOp(copied[*read]);
   }
   SmallVector<unsigned, 1> waits;
   if (async)

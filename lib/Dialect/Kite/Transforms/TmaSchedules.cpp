@@ -514,12 +514,12 @@ bool TmaSchedules::stageWithProducerWarp(
     rewriter.eraseOp(load);
   if (carried) {
     rewriter.setInsertionPointAfter(loop);
-    waitAroundLoop(rewriter, loop, *carried);
+    Operation *waited = waitAroundLoop(rewriter, loop, *carried);
     // In a tile loop the producer goes on: the tile's last dot (waited for
     // right after the loop) releases its slot, count + trips - 1, if the
     // loop ran.
     if (outer) {
-      rewriter.setInsertionPointAfter(loop->getNextNode());
+      rewriter.setInsertionPointAfter(waited);
       Value last = arith::AddIOp::create(
           rewriter, loc, count,
           arith::SubIOp::create(rewriter, loc, trips, constant(1)));

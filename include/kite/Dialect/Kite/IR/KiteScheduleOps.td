@@ -391,8 +391,9 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
     from its transpose); otherwise N-major. `a_m_major` (wgmma, f16/bf16):
     the slot's A is M-major (staged from its K x M transpose); otherwise
     K-major.
-    With `a` (wgmma, f16 or bf16) A is that block, read from registers
-    (wgmma's register layout for A; attention's q and p), and the slot
+    With `a` (wgmma) A is that block, read from registers (wgmma's
+    register layout for A: attention's q and p; an fp8 or tf32 A that
+    lies M-major, read from its ring into that layout), and the slot
     holds only B, placed as `b_place = [offset, bytes]` says (see
     kite.async_stage). With `a_place` (and `b_place`) A lies in the slot at
     that offset instead (a block kite.async_copy placed in the block
@@ -408,7 +409,7 @@ def Kite_DotStagedOp : Kite_Op<"dot_staged", [MemoryEffects<[MemRead]>,
                            "::mlir::kite::DotEngine::FMA">:$engine,
                        OptionalAttr<TypeAttr>:$operand_type,
                        UnitAttr:$b_k_major,
-                       Optional<RankedTensorOf<[F16, BF16]>>:$a,
+                       Optional<RankedTensorOf<[F16, BF16, F32, F8E4M3FN, F8E5M2]>>:$a,
                        OptionalAttr<DenseI64ArrayAttr>:$b_place,
                        OptionalAttr<DenseI64ArrayAttr>:$a_place,
                        Optional<I32>:$b_slot,
