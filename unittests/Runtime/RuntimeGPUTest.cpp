@@ -619,6 +619,7 @@ static void matmulAllShapes(const char *onChip) {
                        Shape{528, 400, 208, true, false},
                        Shape{528, 400, 208, false, true},
                        Shape{528, 400, 208, true, true},
+                       Shape{333, 257, 100, false, true},
                        Shape{333, 257, 100, true, true}}) {
         if (sh.M >= 4095 && (std::string(in) != "f32") != (sh.K == 1023))
           continue; // one big shape each: f32 the even one, the others odd

@@ -35,8 +35,12 @@
 // ring of two slots of its own (kite.stage_operand; K-major for fp8 and
 // tf32, from the block or from the one it is the transpose of), and each
 // product is waited for one iteration later, while the next B converts.
-// A computed A (an fp8/tf32 A loaded K x M and transposed) is stored
-// beside B the same way:
+// A tf32 A loaded K x M and transposed is read from its slot into wgmma's
+// register layout for A instead (the wgmmas take A from registers), and a
+// B loaded N x K and transposed, which lands as wgmma's K-major B, is read
+// by the product where it landed (beside an A read from the ring or from
+// registers). A computed A (an fp8 A loaded K x M and transposed) is
+// stored beside B the same way:
 //   prologue:  copies of iterations 0 .. D-1; async_wait D-1
 //   loop k:    copies of k + D -> slot (k + D) % (S + 1)
 //              b = staged_load ...; b16 = the conversions
