@@ -3,9 +3,10 @@
 # orientation and each of Triton tutorial 03's Hopper configurations
 # without divisibility facts (odd sizes and strides: only the unit inner
 # strides known), compiled to a cubin by kitec for CHIP: every case
-# compiles, and a case whose cubin spills is never silent (kitec warns,
-# naming the kernel). Prints one line a failing case, the spilling cases,
-# and a summary; exits non-zero on any failure.
+# compiles, none has its wgmmas serialized by ptxas (C75xx), and a case
+# whose cubin spills is never silent (kitec warns, naming the kernel).
+# Prints one line a failing case, the spilling cases, and a summary;
+# exits non-zero on any failure.
 #   usage: odd-orientation-matrix.sh KITEC PTXAS SOURCE CHIP OUTDIR
 set -uo pipefail
 kitec=$1 ptxas=$2 src=$3 chip=$4 out=$5
@@ -29,6 +30,9 @@ for orient in NN NT TN TT; do
         --specialize="$spec,stride_cn=1" --ptxas="$ptxas" --resources \
         --emit=cubin -o "$cubin" 2> "$cubin.log"; then
       echo "FAIL $chip $orient $cfg: kitec: $(head -1 "$cubin.log")"; failed=$((failed + 1)); continue
+    fi
+    if grep -q 'C75[0-9][0-9]' "$cubin.log"; then
+      echo "FAIL $chip $orient $cfg: ptxas serializes wgmmas: $(grep -o 'C75[0-9][0-9][^,]*' "$cubin.log" | head -1)"; failed=$((failed + 1)); continue
     fi
     stack=$(grep -o 'registers a thread, [0-9]* bytes of stack' "$cubin.log" | grep -o '[0-9]* bytes' | grep -o '^[0-9]*')
     if [ "${stack:-x}" = x ]; then
