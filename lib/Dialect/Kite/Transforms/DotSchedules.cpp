@@ -86,9 +86,11 @@ Operation *waitAroundLoop(IRRewriter &rewriter, scf::ForOp loop,
 /// wait: where both versions of a kernel (kite-version-full-blocks) share
 /// their epilogue once LLVM merges them, a wait on that path makes ptxas
 /// serialize every wgmma of the kernel (C7515). Nothing changes where a
-/// value of those ops has no initial counterpart.
+/// value of those ops has no initial counterpart. Leaves the rewriter
+/// after them.
 static void runWhereItRuns(IRRewriter &rewriter, scf::ForOp loop,
                            Operation *last) {
+  rewriter.setInsertionPointAfter(last);
   SmallVector<Operation *> ops;
   for (Operation *op = loop; op; op = op->getNextNode()) {
     ops.push_back(op);
