@@ -217,7 +217,6 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
     SmallVector<Value> packedA;
     if (aRegs) {
       const int64_t c = 4 / eb;
-      auto packType = VectorType::get({c}, operandType);
       for (int64_t mr = 0; mr < tile.mRep; ++mr)
         for (int64_t k = 0; k < K; k += kStep)
           for (int64_t i = 0; i < 4; ++i) {
@@ -225,6 +224,8 @@ Value issueWgmmas(ConversionPatternRewriter &rewriter, Location loc,
             SmallVector<Value> elems;
             for (int64_t j = 0; j < c; ++j)
               elems.push_back(extractRegister(rewriter, loc, aRegs, e + j));
+            // (The registers' type: fp8 is held as its bits, i8.)
+            auto packType = VectorType::get({c}, elems.front().getType());
             Value pack =
                 vector::FromElementsOp::create(rewriter, loc, packType, elems);
             packedA.push_back(LLVM::BitcastOp::create(
