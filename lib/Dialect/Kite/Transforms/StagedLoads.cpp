@@ -471,13 +471,14 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     auto unit = [&](bool on) {
       return on ? rewriter.getUnitAttr() : UnitAttr();
     };
-    auto place = [&](int64_t offset, int64_t bytes) {
+    auto placeAt = [&](int64_t offset, int64_t bytes) {
       return rewriter.getDenseI64ArrayAttr({offset, bytes});
     };
-    auto store = [&](Value block, int operand, DenseI64ArrayAttr at,
+    auto store = [&](Value value, int operand, DenseI64ArrayAttr where,
                      bool transposed) {
-      kd::StageOperandOp::create(rewriter, dot.getLoc(), block, operandIndex,
-                                 at, rewriter.getI64IntegerAttr(2),
+      kd::StageOperandOp::create(rewriter, at, stored(value, transposed),
+                                 operandIndex, where,
+                                 rewriter.getI64IntegerAttr(2),
                                  rewriter.getI32IntegerAttr(operand),
                                  rewriter.getDenseI64ArrayAttr(shape),
                                  unit(transposed));
@@ -486,28 +487,26 @@ bool stageOperandLoads(func::FuncOp func, scf::ForOp loop, kd::DotOp dot,
     Value aSlot = slot, aRegs;
     DenseI64ArrayAttr aPlace;
     if (async->aLoad) {
-      aPlace = place(offsets[*async->aLoad], slotBytes);
+      aPlace = placeAt(offsets[*async->aLoad], slotBytes);
     } else if (async->aInRegisters) {
       aRegs = dot.getA();
     } else {
-      aPlace = place(start, operandSlot);
+      aPlace = placeAt(start, operandSlot);
       aSlot = operandIndex;
-      store(stored(dot.getA(), async->aTransposed), 0, aPlace,
-            async->aTransposed);
+      store(dot.getA(), 0, aPlace, async->aTransposed);
     }
     // B: in the copies' slot (the dot's slot: A is not stored), or stored
     // into a ring of its own (b_slot).
     DenseI64ArrayAttr bPlace;
     Value bSlot;
     if (async->bLoad) {
-      bPlace = place(offsets[*async->bLoad], slotBytes);
+      bPlace = placeAt(offsets[*async->bLoad], slotBytes);
     } else {
-      bPlace = place(start + async->aBytes, operandSlot);
+      bPlace = placeAt(start + async->aBytes, operandSlot);
       bSlot = operandIndex;
       if (aRegs)
         aSlot = operandIndex; // (the slot then names B's ring alone)
-      store(stored(dot.getB(), async->bTransposed), 1, bPlace,
-            async->bTransposed);
+      store(dot.getB(), 1, bPlace, async->bTransposed);
     }
     Value done =
         kd::DotWaitOp::create(rewriter, at, dot.getType(), dot.getAcc(), 0);
